@@ -1,0 +1,456 @@
+"""A round of pai gow poker as a state machine that records every step as an event
+(SPEC.md section 5).
+
+Positions are numbered 1..7 counterclockwise: position 1 is the dealer, positions 2..7 are the six
+betting spots (spot 1 at the dealer's far right is position 2). Every operation appends events to
+:attr:`Round.events`; :meth:`Round.replay` rebuilds a round from its log alone and checks that every
+derived result is the same.
+
+>>> import random
+>>> r = Round(round_id="demo")
+>>> r.wager(1, 1000); r.wager(4, 2500)
+>>> r.deal(random.Random(7))  # a seeded generator: simulation and replay only
+>>> r.phase.value, sorted(r.hands)
+('setting', [1, 4])
+>>> for spot in r.spots_to_set(): r.set_house_way(spot)
+>>> r.finish()
+>>> r.phase.value, [e.type for e in r.events][-3:]
+('settled', ['spot-settled', 'spot-settled', 'round-settled'])
+>>> Round.replay(r.events).events == r.events
+True
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any, Final
+
+from paigow.cards import FULL_DECK, Card, parse_cards
+from paigow.errors import CardError, PaigowError, ReplayMismatch, RoundError
+from paigow.events import (
+    DealerSet,
+    Dealt,
+    Event,
+    HandSet,
+    Packet,
+    RoundSettled,
+    RoundStarted,
+    Shuffled,
+    SpotSettled,
+    StartChosen,
+    Voided,
+    WagerPlaced,
+    event_from_dict,
+)
+from paigow.house_way import HouseWay
+from paigow.ruleset import FoulRule, Ruleset, StartMethod
+from paigow.setting import Setting
+from paigow.settlement import settle
+
+SPOTS: Final = range(1, 7)
+DEALER_POSITION: Final = 1
+
+
+class Phase(StrEnum):
+    """Where a round stands."""
+
+    BETTING = "betting"
+    SHUFFLED = "shuffled"
+    STARTING = "starting"  # the starting position is chosen; the packets are not yet dealt
+    SETTING = "setting"
+    DEALER = "dealer"  # the dealer has set; settlement is next
+    SETTLED = "settled"
+    VOIDED = "voided"
+
+
+def spot_position(spot: int) -> int:
+    """Spot 1..6 -> position 2..7."""
+    return spot + 1
+
+
+def position_spot(position: int) -> int | None:
+    """Position 1..7 -> spot 1..6, or None for the dealer."""
+    return None if position == DEALER_POSITION else position - 1
+
+
+def starting_position(total: int) -> int:
+    """Count ``total`` positions counterclockwise from the dealer as 1 (9-1(d)(12), (14)).
+
+    >>> [starting_position(t) for t in (1, 3, 7, 8, 14, 15, 18)]
+    [1, 3, 7, 1, 7, 1, 4]
+    """
+    if total < 1:
+        raise ValueError(f"a count must be positive, got {total}")
+    return (total - 1) % 7 + 1
+
+
+def fisher_yates(cards: Sequence[Card], rng: random.Random) -> tuple[Card, ...]:
+    """An unbiased Fisher-Yates shuffle drawing from ``rng`` (``randrange`` is exact)."""
+    deck = list(cards)
+    for i in range(len(deck) - 1, 0, -1):
+        j = rng.randrange(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def _source_of(rng: random.Random) -> str:
+    return "csprng" if isinstance(rng, random.SystemRandom) else "seeded"
+
+
+class Round:
+    """One round at a table of a dealer and six spots."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset | None = None,
+        house_way: HouseWay | None = None,
+        round_id: str | None = None,
+    ) -> None:
+        self.ruleset = ruleset or Ruleset()
+        self.house_way = house_way or HouseWay.load(self.ruleset.house_way)
+        self.round_id = round_id or secrets.token_hex(8)
+        self.events: list[Event] = []
+        self.phase = Phase.BETTING
+        self.wagers: dict[int, int] = {}
+        self.deck: tuple[Card, ...] | None = None
+        self.start: StartChosen | None = None
+        self.hands: dict[int, tuple[Card, ...]] = {}
+        self.dealer_cards: tuple[Card, ...] | None = None
+        self.settings: dict[int, Setting] = {}
+        self.dealer_setting: Setting | None = None
+        self.results: dict[int, SpotSettled] = {}
+        self._emit(RoundStarted(self.round_id, self.ruleset.to_dict(), self.house_way.to_dict()))
+
+    # ------------------------------------------------------------------ helpers
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def _expect(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise RoundError(f"the round is in phase {self.phase.value!r}, not {wanted}")
+
+    @staticmethod
+    def _check_spot(spot: int) -> None:
+        if not isinstance(spot, int) or isinstance(spot, bool) or spot not in SPOTS:
+            raise RoundError(f"spot {spot!r} does not exist (spots are 1..6)")
+
+    # ------------------------------------------------------------------ 1. wagers
+    def wager(self, spot: int, amount: int) -> None:
+        """Place a wager on ``spot`` within the posted limits (minor units)."""
+        self._expect(Phase.BETTING)
+        self._check_spot(spot)
+        if spot in self.wagers:
+            raise RoundError(f"spot {spot} already has a wager")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
+        lo, hi = self.ruleset.min_wager, self.ruleset.max_wager
+        if not lo <= amount <= hi:
+            raise RoundError(f"wager {amount} is outside the table limits {lo}..{hi}")
+        self.wagers[spot] = amount
+        self._emit(WagerPlaced(spot, amount))
+
+    # ------------------------------------------------------------------ 2. shuffle
+    def shuffle(
+        self,
+        rng: random.Random | None = None,
+        *,
+        deck: Iterable[Card | str] | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Close betting and shuffle a full deck with ``rng`` (default: the operating system's
+        CSPRNG), or take a ``deck`` order as given (a shuffler's, or a replay's). A deck that is
+        not exactly the 53 distinct cards voids the round."""
+        self._expect(Phase.BETTING)
+        if not self.wagers:
+            raise RoundError("no wagers: nothing to deal")
+        if deck is None:
+            generator = rng if rng is not None else random.SystemRandom()
+            cards = fisher_yates(FULL_DECK, generator)
+            self._emit(Shuffled(tuple(c.code for c in cards), source or _source_of(generator)))
+        else:
+            items = list(deck)
+            codes = tuple(c.code if isinstance(c, Card) else str(c) for c in items)
+            self._emit(Shuffled(codes, source or "supplied"))
+            try:
+                cards = parse_cards(items)
+                if len(cards) != 53:
+                    raise CardError(f"a deck must hold 53 cards, got {len(cards)}")
+            except CardError as exc:
+                self.void(f"irregular deck: {exc}")
+                return
+        self.deck = cards
+        self.phase = Phase.SHUFFLED
+
+    # ------------------------------------------------------------------ 3. starting position
+    def choose_start(
+        self,
+        rng: random.Random | None = None,
+        *,
+        dice: Sequence[int] | None = None,
+        number: int | None = None,
+    ) -> None:
+        """Choose the starting position by the ruleset's method: three dice (the shaker) or an
+        RNG number 1..7, drawn from ``rng`` (default the CSPRNG) unless given."""
+        self._expect(Phase.SHUFFLED)
+        generator = rng if rng is not None else random.SystemRandom()
+        if self.ruleset.start is StartMethod.DICE:
+            if number is not None:
+                raise RoundError("this table chooses the start by dice, not an RNG number")
+            rolled = (
+                tuple(dice)
+                if dice is not None
+                else tuple(generator.randrange(1, 7) for _ in range(3))
+            )
+            if len(rolled) != 3 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in rolled):
+                raise RoundError(f"three dice of 1..6 are needed, got {list(rolled)}")
+            total = sum(rolled)
+            event = StartChosen("dice", rolled, total, starting_position(total))
+        else:
+            if dice is not None:
+                raise RoundError("this table chooses the start by RNG, not dice")
+            n = number if number is not None else generator.randrange(1, 8)
+            if not isinstance(n, int) or not 1 <= n <= 7:
+                raise RoundError(f"the RNG number must be 1..7, got {n!r}")
+            event = StartChosen("rng", None, n, starting_position(n))
+        self.start = event
+        self._emit(event)
+        self.phase = Phase.STARTING
+
+    # ------------------------------------------------------------------ 4-5. the deal
+    def deal_packets(self) -> None:
+        """Deal seven packets of seven from the starting position counterclockwise; packets on
+        spots without a wager and the four cards left over are discarded unseen."""
+        self._expect(Phase.STARTING)
+        assert self.deck is not None and self.start is not None
+        packets, discarded = [], []
+        for k in range(7):
+            position = (self.start.position - 1 + k) % 7 + 1
+            cards = self.deck[7 * k : 7 * k + 7]
+            spot = position_spot(position)
+            packet = Packet(position, spot, tuple(c.code for c in cards))
+            if spot is None:
+                self.dealer_cards = cards
+                packets.append(packet)
+            elif spot in self.wagers:
+                self.hands[spot] = cards
+                packets.append(packet)
+            else:
+                discarded.append(packet)
+        packets.sort(key=lambda p: p.position)
+        discarded.sort(key=lambda p: p.position)
+        leftover = tuple(c.code for c in self.deck[49:])
+        self._emit(Dealt(tuple(packets), tuple(discarded), leftover))
+        self.phase = Phase.SETTING
+
+    def deal(self, rng: random.Random | None = None) -> None:
+        """Shuffle, choose the starting position and deal, all from ``rng`` (default CSPRNG)."""
+        self.shuffle(rng)
+        if self.phase is Phase.SHUFFLED:
+            self.choose_start(rng)
+            self.deal_packets()
+
+    # ------------------------------------------------------------------ 6. players set
+    def spots_to_set(self) -> list[int]:
+        """Spots still to set their hands, in settlement order."""
+        return [s for s in sorted(self.hands) if s not in self.settings]
+
+    def _hand_for(self, spot: int) -> tuple[Card, ...]:
+        self._expect(Phase.SETTING)
+        self._check_spot(spot)
+        if spot not in self.hands:
+            raise RoundError(f"spot {spot} has no hand in this round")
+        if spot in self.settings:
+            raise RoundError(f"spot {spot} has already set its hand")
+        return self.hands[spot]
+
+    def set_hand(self, spot: int, setting: Setting) -> None:
+        """The player on ``spot`` sets the hand. A foul is accepted: under the Indiana rule it
+        loses; under the ``reset`` rule the house way sets the hand instead (recorded)."""
+        cards = self._hand_for(spot)
+        if set(setting.cards) != set(cards):
+            raise RoundError(f"that setting does not use the seven cards dealt to spot {spot}")
+        high = tuple(c.code for c in setting.high)
+        low = tuple(c.code for c in setting.low)
+        if setting.is_foul and self.ruleset.foul is FoulRule.RESET:
+            hw = self.house_way.set_hand(cards, self.ruleset.wheel)
+            self.settings[spot] = hw.setting
+            d = hw.setting.to_dict()
+            self._emit(
+                HandSet(
+                    spot,
+                    tuple(d["high"]),
+                    tuple(d["low"]),
+                    False,
+                    "house-way",
+                    "foul-reset",
+                    hw.rule,
+                    (high, low),
+                )
+            )
+            return
+        self.settings[spot] = setting
+        self._emit(HandSet(spot, high, low, setting.is_foul, "player"))
+
+    def set_low(self, spot: int, low: Iterable[Card | str]) -> None:
+        """Set the hand on ``spot`` by naming its two low cards."""
+        self.set_hand(spot, Setting.from_low(self._hand_for(spot), low))
+
+    def set_house_way(self, spot: int) -> None:
+        """The player on ``spot`` chooses the house way's setting (as a player's own choice)."""
+        hw = self.house_way.set_hand(self._hand_for(spot), self.ruleset.wheel)
+        self.set_hand(spot, hw.setting)
+
+    def time_out(self, spot: int) -> None:
+        """The player on ``spot`` did not set within the time limit: the house way sets it."""
+        hw = self.house_way.set_hand(self._hand_for(spot), self.ruleset.wheel)
+        self.settings[spot] = hw.setting
+        d = hw.setting.to_dict()
+        self._emit(
+            HandSet(spot, tuple(d["high"]), tuple(d["low"]), False, "house-way", "timeout", hw.rule)
+        )
+
+    # ------------------------------------------------------------------ 7. the dealer sets
+    def set_dealer(self) -> None:
+        """The dealer sets the bank's hand by the house way, after every player has set."""
+        self._expect(Phase.SETTING)
+        waiting = self.spots_to_set()
+        if waiting:
+            raise RoundError(f"spots {waiting} have not set their hands yet")
+        assert self.dealer_cards is not None
+        hw = self.house_way.set_hand(self.dealer_cards, self.ruleset.wheel)
+        self.dealer_setting = hw.setting
+        value = hw.setting.value(self.ruleset.wheel)
+        d = hw.setting.to_dict()
+        self._emit(
+            DealerSet(tuple(d["high"]), tuple(d["low"]), hw.rule, value.high.name, value.low.name)
+        )
+        self.phase = Phase.DEALER
+
+    # ------------------------------------------------------------------ 8. settlement
+    def settle(self) -> None:
+        """Settle every spot from the far right (spot 1) counterclockwise."""
+        self._expect(Phase.DEALER)
+        assert self.dealer_setting is not None
+        rules = self.ruleset
+        totals = [0, 0, 0]
+        for spot in sorted(self.settings):
+            s = settle(
+                self.settings[spot],
+                self.dealer_setting,
+                self.wagers[spot],
+                rules.commission,
+                rules.wheel,
+                foul_loses=rules.foul is FoulRule.LOSES,
+            )
+            event = SpotSettled(
+                spot,
+                s.outcome.value,
+                s.high.value,
+                s.low.value,
+                s.wager,
+                s.win,
+                s.commission,
+                s.returned,
+                s.foul,
+            )
+            self.results[spot] = event
+            self._emit(event)
+            totals[0] += s.wager
+            totals[1] += s.returned
+            totals[2] += s.commission
+        self._emit(RoundSettled(*totals))
+        self.phase = Phase.SETTLED
+
+    def finish(self) -> None:
+        """The dealer sets and the round is settled."""
+        self.set_dealer()
+        self.settle()
+
+    # ------------------------------------------------------------------ void
+    def void(self, reason: str) -> None:
+        """Void the round: every wager is returned and the fault recorded."""
+        self._expect(Phase.BETTING, Phase.SHUFFLED, Phase.STARTING, Phase.SETTING, Phase.DEALER)
+        if not reason:
+            raise RoundError("a void needs a reason")
+        self._emit(Voided(reason, tuple(sorted(self.wagers.items()))))
+        self.phase = Phase.VOIDED
+
+    # ------------------------------------------------------------------ views
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (Phase.SETTLED, Phase.VOIDED)
+
+    def returned(self) -> dict[int, int]:
+        """What goes back to each spot's player (minor units), once the round is over."""
+        if self.phase is Phase.SETTLED:
+            return {spot: e.returned for spot, e in self.results.items()}
+        if self.phase is Phase.VOIDED:
+            return dict(self.wagers)
+        raise RoundError("the round is not over")
+
+    def log(self) -> list[dict[str, Any]]:
+        """The event log as JSON-ready dicts, each with its sequence number."""
+        return [{"seq": i, **e.to_dict()} for i, e in enumerate(self.events)]
+
+    # ------------------------------------------------------------------ replay
+    @classmethod
+    def replay(cls, events: Sequence[Event | dict[str, Any]]) -> Round:
+        """Rebuild a round from its log alone, re-deriving every result; raise
+        :class:`ReplayMismatch` where the log disagrees with what the rules give."""
+        log = [e if isinstance(e, Event) else event_from_dict(e) for e in events]
+        if not log or not isinstance(log[0], RoundStarted):
+            raise ReplayMismatch("a round's log starts with round-started")
+        first = log[0]
+        try:
+            rnd = cls(
+                Ruleset.from_dict(first.ruleset),
+                HouseWay.from_dict(first.house_way),
+                first.round_id,
+            )
+            for i, event in enumerate(log[1:], start=1):
+                if i < len(rnd.events):
+                    continue  # derived by an earlier step; compared below
+                rnd._apply(event)
+        except ReplayMismatch:
+            raise
+        except PaigowError as exc:
+            raise ReplayMismatch(f"the log cannot be replayed: {exc}") from None
+        for i, (want, got) in enumerate(zip(log, rnd.events, strict=False)):
+            if want != got:
+                raise ReplayMismatch(
+                    f"event {i} differs: recorded {want.to_dict()}, replayed {got.to_dict()}"
+                )
+        if len(rnd.events) != len(log):
+            raise ReplayMismatch(f"the log has {len(log)} events, the replay {len(rnd.events)}")
+        return rnd
+
+    def _apply(self, event: Event) -> None:
+        match event:
+            case WagerPlaced(spot=spot, amount=amount):
+                self.wager(spot, amount)
+            case Shuffled(deck=deck, source=source):
+                self.shuffle(deck=deck, source=source)
+            case StartChosen(method="dice", dice=dice):
+                self.choose_start(dice=dice)
+            case StartChosen(number=number):
+                self.choose_start(number=number)
+            case Dealt():
+                self.deal_packets()
+            case HandSet(by="player", spot=spot, high=high, low=low):
+                self.set_hand(spot, Setting(parse_cards(high), parse_cards(low)))
+            case HandSet(reason="foul-reset", spot=spot, submitted=(high, low)):
+                self.set_hand(spot, Setting(parse_cards(high), parse_cards(low)))
+            case HandSet(reason="timeout", spot=spot):
+                self.time_out(spot)
+            case DealerSet():
+                self.set_dealer()
+            case SpotSettled() | RoundSettled():
+                self.settle()
+            case Voided(reason=reason):
+                self.void(reason)
+            case _:
+                raise ReplayMismatch(f"event {event.to_dict()} cannot be replayed here")
