@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
@@ -105,7 +105,7 @@ def _check_distinct(cards: Sequence[str], size: int) -> None:
         raise ValueError(f"duplicate cards: {cards!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _classify(ranks: tuple[int, ...], is_flush: bool, wheel: str) -> tuple[int, ...]:
     """Value of five cards given their ranks (sorted high to low) and whether they share a suit.
 

@@ -33,15 +33,18 @@ ref = _load_reference()
 
 
 def five(text: str, wheel: str = "second") -> tuple[int, ...]:
-    return ref.reference_five(text.split(), wheel)
+    value: tuple[int, ...] = ref.reference_five(text.split(), wheel)
+    return value
 
 
 def plain(text: str, wheel: str = "second") -> tuple[int, ...]:
-    return ref.plain_five(text.split(), wheel)
+    value: tuple[int, ...] = ref.plain_five(text.split(), wheel)
+    return value
 
 
 def two(text: str) -> tuple[int, ...]:
-    return ref.reference_two(text.split())
+    value: tuple[int, ...] = ref.reference_two(text.split())
+    return value
 
 
 # ---------------------------------------------------------------- plain 52-card poker

@@ -151,18 +151,19 @@ def parse_card(token: str) -> Card:
         return JOKER
     for symbol, letter in SUIT_SYMBOLS.items():
         text = text.replace(symbol, letter)
-    text = text.lower()
+    folded = text.lower()
     # Accept suit first ("hQ" from "♥Q") as well as rank first.
-    if len(text) >= 2 and text[0] in SUIT_CHARS and text[1:].upper() in {*RANK_CHARS, "10"}:
-        text = text[1:] + text[0]
-    rank_text, suit_text = text[:-1], text[-1:]
+    if len(folded) >= 2 and folded[0] in SUIT_CHARS and folded[1:].upper() in {*RANK_CHARS, "10"}:
+        text, folded = text[1:] + text[0], folded[1:] + folded[0]
+    if len(text) < 2:
+        raise CardError(f"{raw!r} is not a card: a card is a rank and a suit, e.g. As or Td")
+    rank_text, suit_text = folded[:-1], folded[-1:]
     if rank_text == "10":
         rank_text = "t"
     if len(rank_text) != 1 or rank_text.upper() not in RANK_CHARS:
-        shown = rank_text or text
-        raise CardError(f"{raw!r} is not a card: unknown rank {shown!r}")
+        raise CardError(f"{raw!r} is not a card: unknown rank {text[:-1]!r}")
     if suit_text not in SUIT_CHARS:
-        raise CardError(f"{raw!r} is not a card: unknown suit {suit_text!r}")
+        raise CardError(f"{raw!r} is not a card: unknown suit {text[-1]!r}")
     return Card.from_rank_suit(RANK_CHARS.index(rank_text.upper()) + 2, SUIT_CHARS.index(suit_text))
 
 

@@ -99,10 +99,12 @@ class Packet:
 
 @dataclass(frozen=True)
 class Dealt(Event):
-    """Seven packets from the starting position counterclockwise. Packets of positions without a
-    wager are ``discarded`` unseen, as are the four ``leftover`` cards."""
+    """Seven packets from the starting position counterclockwise (``order``: the positions in the
+    order dealt). Packets of positions without a wager are ``discarded`` unseen, as are the four
+    ``leftover`` cards."""
 
     type: ClassVar[str] = "dealt"
+    order: tuple[int, ...]
     packets: tuple[Packet, ...]
     discarded: tuple[Packet, ...]
     leftover: tuple[str, ...]

@@ -226,11 +226,12 @@ class Round:
         spots without a wager and the four cards left over are discarded unseen."""
         self._expect(Phase.STARTING)
         assert self.deck is not None and self.start is not None
-        packets, discarded = [], []
+        packets, discarded, order = [], [], []
         for k in range(7):
             position = (self.start.position - 1 + k) % 7 + 1
             cards = self.deck[7 * k : 7 * k + 7]
             spot = position_spot(position)
+            order.append(position)
             packet = Packet(position, spot, tuple(c.code for c in cards))
             if spot is None:
                 self.dealer_cards = cards
@@ -240,10 +241,8 @@ class Round:
                 packets.append(packet)
             else:
                 discarded.append(packet)
-        packets.sort(key=lambda p: p.position)
-        discarded.sort(key=lambda p: p.position)
         leftover = tuple(c.code for c in self.deck[49:])
-        self._emit(Dealt(tuple(packets), tuple(discarded), leftover))
+        self._emit(Dealt(tuple(order), tuple(packets), tuple(discarded), leftover))
         self.phase = Phase.SETTING
 
     def deal(self, rng: random.Random | None = None) -> None:

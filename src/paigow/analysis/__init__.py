@@ -1,0 +1,1 @@
+"""The analysis engine: numba kernels, the compiled house way, exact analysis, statistics."""

@@ -1,0 +1,540 @@
+"""Numba kernels: batch hand evaluation and the house way over numpy arrays of card indices.
+
+Cards are the core's indices (``(rank - 2) * 4 + suit``, joker 52). Five-card keys are the same
+integers as :attr:`paigow.ranking.HandValue.key`; two-card keys as
+:attr:`paigow.ranking.TwoCardValue.key`; the house way picks a setting of the same strength as
+:class:`paigow.house_way.HouseWay` (checked by the tests against the core).
+
+Hands of k cards are indexed combinatorially (colex): sorted ascending ``c0 < c1 < ... < ck-1``,
+``index = C(c0, 1) + C(c1, 2) + ... + C(ck-1, k)``; all C(53, k) hands get 0 .. C(53, k) - 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba as nb
+import numpy as np
+import numpy.typing as npt
+
+Arr = npt.NDArray[Any]
+
+JOKER = 52
+ACE_R = 12  # rank index (rank - 2) of the ace
+
+# Category numbers, as paigow.ranking.Category.
+HIGH_CARD, ONE_PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH = 0, 1, 2, 3, 4, 5
+FULL_HOUSE, QUADS, STRAIGHT_FLUSH, ROYAL_FLUSH, FIVE_ACES = 6, 7, 8, 9, 10
+
+# Actions of a house way parameter (as paigow.house_way.Action), in parameter arrays.
+KEEP, SPLIT, KEEP_IF_ACE, KEEP_IF_KING = 0, 1, 2, 3
+
+# Rule ids of the house way, as small integers (RULE_IDS[i] is the core's id).
+RULE_IDS = (
+    "five-aces.kings",
+    "five-aces.split",
+    "straight-flush",
+    "quads.pair-low",
+    "quads.keep",
+    "quads.keep-ace",
+    "quads.keep-king",
+    "quads.split",
+    "trips.two-sets",
+    "full-house.two-pairs",
+    "full-house.deuces",
+    "full-house.split",
+    "flush",
+    "straight",
+    "three-pair",
+    "trips",
+    "trips.aces",
+    "two-pair.split",
+    "two-pair.keep-ace",
+    "two-pair.keep-king",
+    "two-pair.keep",
+    "one-pair",
+    "pai-gow",
+)
+R_FIVE_KINGS, R_FIVE_SPLIT, R_SF, R_Q_PAIR, R_Q_KEEP, R_Q_KEEP_ACE, R_Q_KEEP_KING = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+)
+R_Q_SPLIT, R_TWO_SETS, R_FH_TWO, R_FH_DEUCES, R_FH_SPLIT, R_FLUSH, R_STRAIGHT = (
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+)
+R_THREE_PAIR, R_TRIPS, R_TRIPS_ACES, R_TP_SPLIT, R_TP_ACE, R_TP_KING, R_TP_KEEP = (
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+)
+R_ONE_PAIR, R_PAI_GOW = 21, 22
+
+
+def binomials(n: int = 54, k: int = 8) -> Arr:
+    """``B[n, k] = C(n, k)`` for small n, k (0 where k > n)."""
+    b = np.zeros((n, k), dtype=np.int64)
+    for i in range(n):
+        b[i, 0] = 1
+        for j in range(1, min(i, k - 1) + 1):
+            b[i, j] = b[i - 1, j - 1] + (b[i - 1, j] if j <= i - 1 else 0)
+    return b
+
+
+BINOM = binomials()
+
+
+# ------------------------------------------------------------------------------ five cards
+@nb.njit(cache=True, inline="always")
+def _popc(x: int) -> int:
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@nb.njit(cache=True, inline="always")
+def _straight_field(top: int, lowest_wheel: bool) -> int:
+    if top == 3:
+        return 10 if lowest_wheel else 27
+    return 2 * (top + 2)
+
+
+@nb.njit(cache=True)
+def _straight_top_ordered(mask: int, wild: bool, lowest_wheel: bool) -> int:
+    """Best straight top under the wheel setting (-1 if none)."""
+    need = 4 if wild else 5
+    if _popc(mask) != need:
+        return -1
+    best = -1
+    best_field = -1
+    for top in range(12, 2, -1):
+        w = 0x100F if top == 3 else 0x1F << (top - 4)
+        if (mask & ~w) == 0:
+            f = _straight_field(top, lowest_wheel)
+            if f > best_field:
+                best_field = f
+                best = top
+    return best
+
+
+@nb.njit(cache=True)
+def key5(c0: int, c1: int, c2: int, c3: int, c4: int, lowest_wheel: bool) -> int:
+    """The five-card key of :func:`paigow.ranking.evaluate_five` (distinct cards)."""
+    counts = 0  # 3 bits per rank index
+    mask = 0
+    suits = 0
+    joker = False
+    n_nat = 0
+    for c in (c0, c1, c2, c3, c4):
+        if c == JOKER:
+            joker = True
+        else:
+            r = c >> 2
+            counts += 1 << (3 * r)
+            mask |= 1 << r
+            suits |= 1 << (c & 3)
+            n_nat += 1
+    flush = suits == 1 or suits == 2 or suits == 4 or suits == 8
+    top = _straight_top_ordered(mask, joker, lowest_wheel)
+    if flush and top >= 0:
+        if top == 12:
+            return ROYAL_FLUSH << 25 | (28 << 20)
+        return STRAIGHT_FLUSH << 25 | (_straight_field(top, lowest_wheel) << 20)
+    if flush:
+        key = FLUSH
+        missing = -1
+        if joker:
+            for r in range(12, -1, -1):
+                if not (mask >> r) & 1:
+                    missing = r
+                    break
+        for r in range(12, -1, -1):
+            if (mask >> r) & 1 or r == missing:
+                key = (key << 5) | (2 * (r + 2))
+        return key
+    if top >= 0:
+        return STRAIGHT << 25 | (_straight_field(top, lowest_wheel) << 20)
+    if joker:
+        counts += 1 << (3 * ACE_R)
+    # groups by count then rank, both descending
+    key = 0
+    cat = HIGH_CARD
+    first = 0
+    second = 0
+    for cnt in (5, 4, 3, 2, 1):
+        for r in range(12, -1, -1):
+            if ((counts >> (3 * r)) & 7) == cnt:
+                key = (key << 5) | (2 * (r + 2))
+                if first == 0:
+                    first = cnt
+                elif second == 0:
+                    second = cnt
+    if first == 5:
+        return FIVE_ACES << 25 | (28 << 20)
+    if first == 4:
+        cat = QUADS
+    elif first == 3:
+        cat = FULL_HOUSE if second == 2 else TRIPS
+    elif first == 2:
+        cat = TWO_PAIR if second == 2 else ONE_PAIR
+    # pad the fields to five
+    groups = 0
+    for cnt in (5, 4, 3, 2, 1):
+        for r in range(13):
+            if ((counts >> (3 * r)) & 7) == cnt:
+                groups += 1
+    for _ in range(5 - groups):
+        key <<= 5
+    return (cat << 25) | key
+
+
+@nb.njit(cache=True, inline="always")
+def key2(a: int, b: int) -> int:
+    """The two-card key of :func:`paigow.ranking.evaluate_two` (the joker is an ace)."""
+    ra = 14 if a == JOKER else (a >> 2) + 2
+    rb = 14 if b == JOKER else (b >> 2) + 2
+    if ra == rb:
+        return (1 << 8) | ra
+    if ra > rb:
+        return (ra << 4) | rb
+    return (rb << 4) | ra
+
+
+@nb.njit(cache=True, parallel=False)
+def key5_batch(hands: Arr, lowest_wheel: bool) -> Arr:
+    """Keys of an (n, 5) array of hands."""
+    n = hands.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = key5(hands[i, 0], hands[i, 1], hands[i, 2], hands[i, 3], hands[i, 4], lowest_wheel)
+    return out
+
+
+@nb.njit(cache=True)
+def key2_batch(hands: Arr) -> Arr:
+    """Keys of an (n, 2) array of hands."""
+    n = hands.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = key2(hands[i, 0], hands[i, 1])
+    return out
+
+
+@nb.njit(cache=True)
+def all_five_card_keys(lowest_wheel: bool) -> Arr:
+    """Keys of all C(53, 5) hands, in colex order."""
+    out = np.empty(2869685, dtype=np.int64)
+    i = 0
+    for e in range(4, 53):
+        for d in range(3, e):
+            for c in range(2, d):
+                for b in range(1, c):
+                    for a in range(b):
+                        out[i] = key5(a, b, c, d, e, lowest_wheel)
+                        i += 1
+    return out
+
+
+@nb.njit(cache=True)
+def colex5(a: int, b: int, c: int, d: int, e: int, binom: Arr) -> int:
+    """Colex index of five cards given in ascending order."""
+    return int(binom[a, 1] + binom[b, 2] + binom[c, 3] + binom[d, 4] + binom[e, 5])
+
+
+@nb.njit(cache=True)
+def rank5_batch(hands: Arr, table: Arr, binom: Arr) -> Arr:
+    """Dense ranks of an (n, 5) array of hands by table lookup (any card order)."""
+    n = hands.shape[0]
+    out = np.empty(n, dtype=np.uint16)
+    s = np.empty(5, dtype=np.int64)
+    for i in range(n):
+        for j in range(5):
+            s[j] = hands[i, j]
+        # insertion sort of five
+        for j in range(1, 5):
+            v = s[j]
+            k = j - 1
+            while k >= 0 and s[k] > v:
+                s[k + 1] = s[k]
+                k -= 1
+            s[k + 1] = v
+        out[i] = table[colex5(s[0], s[1], s[2], s[3], s[4], binom)]
+    return out
+
+
+# ------------------------------------------------------------------------------ the house way
+@nb.njit(cache=True, inline="always")
+def _rank_index(c: int) -> int:
+    return ACE_R if c == JOKER else c >> 2
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_class(r: int) -> int:
+    """0 low (2-6), 1 middle (7-T), 2 high (J-K), 3 aces; r is a rank index."""
+    if r == ACE_R:
+        return 3
+    if r >= 9:
+        return 2
+    return 1 if r >= 5 else 0
+
+
+@nb.njit(cache=True, inline="always")
+def _quads_class(r: int) -> int:
+    if r >= 9:
+        return 2
+    return 1 if r >= 5 else 0
+
+
+@nb.njit(cache=True)
+def _best_placement(s: Arr, want_sf: bool, lowest_wheel: bool) -> tuple[int, int, int]:
+    """Among the 21 settings of ``s`` (sorted descending) whose high hand is a straight flush or
+    royal flush (``want_sf``), or else a straight or flush: the best low, then the best high.
+    Returns (i, j, high category) of the low positions, or (-1, -1, -1)."""
+    best_i, best_j, best_cat = -1, -1, -1
+    best_low, best_high = -1, -1
+    h = np.empty(5, dtype=np.int64)
+    for i in range(7):
+        for j in range(i + 1, 7):
+            n = 0
+            for k in range(7):
+                if k != i and k != j:
+                    h[n] = s[k]
+                    n += 1
+            hk = key5(h[0], h[1], h[2], h[3], h[4], lowest_wheel)
+            cat = hk >> 25
+            ok = cat in (STRAIGHT_FLUSH, ROYAL_FLUSH) if want_sf else cat in (STRAIGHT, FLUSH)
+            if not ok:
+                continue
+            lk = key2(s[i], s[j])
+            if lk > best_low or (lk == best_low and hk > best_high):
+                best_low, best_high, best_i, best_j, best_cat = lk, hk, i, j, cat
+    return best_i, best_j, best_cat
+
+
+@nb.njit(cache=True)
+def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, int, int]:
+    """The house way for seven distinct cards ``s`` sorted DEScending by index (the joker first).
+
+    ``tp[hi_class, lo_class]`` and ``quads[class]`` hold the preset's actions. Returns the
+    positions (i < j) in ``s`` of the two low cards and the rule number (see RULE_IDS).
+    """
+    cnt = np.zeros(13, dtype=np.int64)
+    start = np.full(13, -1, dtype=np.int64)
+    suit_cnt = np.zeros(4, dtype=np.int64)
+    mask = 0
+    joker = s[0] == JOKER
+    for k in range(7):
+        r = _rank_index(s[k])
+        if start[r] < 0:
+            start[r] = k
+        cnt[r] += 1
+        if s[k] != JOKER:
+            suit_cnt[s[k] & 3] += 1
+            mask |= 1 << (s[k] >> 2)
+    jk = 1 if joker else 0
+    flush_possible = suit_cnt.max() + jk >= 5
+    straight_possible = False
+    for top in range(3, 13):
+        w = 0x100F if top == 3 else 0x1F << (top - 4)
+        if _popc(mask & w) + jk >= 5:
+            straight_possible = True
+            break
+    n_pairs = 0
+    n_trips = 0
+    quad_r = -1
+    pair1 = -1  # highest pair rank
+    pair2 = -1
+    trip1 = -1
+    for r in range(12, -1, -1):
+        c = cnt[r]
+        if c == 2:
+            if pair1 < 0:
+                pair1 = r
+            elif pair2 < 0:
+                pair2 = r
+            n_pairs += 1
+        elif c == 3:
+            if trip1 < 0:
+                trip1 = r
+            n_trips += 1
+        elif c == 4:
+            quad_r = r
+    # singletons, highest first (positions)
+    singles = np.empty(7, dtype=np.int64)
+    n_single = 0
+    for r in range(12, -1, -1):
+        if cnt[r] == 1:
+            singles[n_single] = start[r]
+            n_single += 1
+
+    # 1. five aces
+    if cnt[ACE_R] == 5:
+        if cnt[11] == 2:
+            return start[11], start[11] + 1, R_FIVE_KINGS
+        a = start[ACE_R] + 1  # the naturals follow the joker
+        return a, a + 1, R_FIVE_SPLIT
+    # 2. straight flush
+    if flush_possible:
+        i, j, cat = _best_placement(s, True, lowest_wheel)
+        if i >= 0:
+            return i, j, R_SF
+    # 3. four of a kind
+    if quad_r >= 0:
+        beside = -1
+        for r in range(12, -1, -1):
+            if r != quad_r and cnt[r] >= 2:
+                beside = r
+                break
+        if beside >= 0:
+            return start[beside], start[beside] + 1, R_Q_PAIR
+        action = quads[_quads_class(quad_r)]
+        if _keep(action, cnt):
+            rule = (
+                R_Q_KEEP
+                if action == KEEP
+                else (R_Q_KEEP_ACE if action == KEEP_IF_ACE else R_Q_KEEP_KING)
+            )
+            return _ordered(singles[0], singles[1], rule)
+        return start[quad_r], start[quad_r] + 1, R_Q_SPLIT
+    # 4. two sets of three
+    if n_trips == 2:
+        return start[trip1], start[trip1] + 1, R_TWO_SETS
+    # 5. full house
+    if n_trips == 1 and n_pairs >= 1:
+        if n_pairs == 2:
+            return start[pair1], start[pair1] + 1, R_FH_TWO
+        if pair1 == 0 and cnt[ACE_R] == 1 and cnt[11] == 1:
+            return _ordered(start[ACE_R], start[11], R_FH_DEUCES)
+        return start[pair1], start[pair1] + 1, R_FH_SPLIT
+    # 6. flush or straight
+    if n_pairs < 2 and (flush_possible or straight_possible):
+        i, j, cat = _best_placement(s, False, lowest_wheel)
+        if i >= 0:
+            return i, j, R_FLUSH if cat == FLUSH else R_STRAIGHT
+    # 7. three pair
+    if n_pairs == 3:
+        return start[pair1], start[pair1] + 1, R_THREE_PAIR
+    # 8. three of a kind
+    if n_trips == 1:
+        if trip1 == ACE_R:
+            return _ordered(start[ACE_R] + 2, singles[0], R_TRIPS_ACES)
+        return _ordered(singles[0], singles[1], R_TRIPS)
+    # 9. two pair
+    if n_pairs == 2:
+        if pair1 == ACE_R:
+            return start[pair2], start[pair2] + 1, R_TP_SPLIT
+        action = tp[_pair_class(pair1), _pair_class(pair2)]
+        if _keep(action, cnt):
+            rule = (
+                R_TP_KEEP if action == KEEP else (R_TP_ACE if action == KEEP_IF_ACE else R_TP_KING)
+            )
+            return _ordered(singles[0], singles[1], rule)
+        return start[pair2], start[pair2] + 1, R_TP_SPLIT
+    # 10. one pair
+    if n_pairs == 1:
+        return _ordered(singles[0], singles[1], R_ONE_PAIR)
+    # 11. no pair
+    return 1, 2, R_PAI_GOW
+
+
+@nb.njit(cache=True, inline="always")
+def _ordered(i: int, j: int, rule: int) -> tuple[int, int, int]:
+    return (i, j, rule) if i < j else (j, i, rule)
+
+
+@nb.njit(cache=True, inline="always")
+def _keep(action: int, cnt: Arr) -> bool:
+    """Whether a keep/split parameter keeps, given the singletons (counts of 1)."""
+    if action == KEEP:
+        return True
+    if action == SPLIT:
+        return False
+    if cnt[ACE_R] == 1:
+        return True
+    return action == KEEP_IF_KING and cnt[11] == 1
+
+
+# ------------------------------------------------------------------------------ dense ranks
+@nb.njit(cache=True)
+def dense_setting(
+    s: Arr,
+    tp: Arr,
+    quads: Arr,
+    lowest_wheel: bool,
+    rank5: Arr,
+    rank2: Arr,
+    binom: Arr,
+) -> tuple[int, int, int]:
+    """House way of seven cards sorted descending -> (dense high rank, dense low rank, rule)."""
+    i, j, rule = house_way7(s, tp, quads, lowest_wheel)
+    idx = 0
+    n = 1
+    for k in range(6, -1, -1):  # ascending order for the colex index
+        if k != i and k != j:
+            idx += binom[s[k], n]
+            n += 1
+    return rank5[idx], rank2[s[i], s[j]], rule
+
+
+@nb.njit(cache=True, nogil=True)
+def build_slice(
+    top: int,
+    hi: Arr,
+    lo: Arr,
+    tp: Arr,
+    quads: Arr,
+    lowest_wheel: bool,
+    rank5: Arr,
+    rank2: Arr,
+    binom: Arr,
+) -> int:
+    """Fill the compiled house way for every seven-card hand whose highest card is ``top``
+    (their colex indices are C(top, 7) .. C(top + 1, 7) - 1). Returns the number of hands."""
+    s = np.empty(7, dtype=np.int64)
+    s[0] = top
+    idx = binom[top, 7]
+    count = 0
+    for f in range(top - 1, 4, -1):
+        s[1] = f
+        for e in range(f - 1, 3, -1):
+            s[2] = e
+            for d in range(e - 1, 2, -1):
+                s[3] = d
+                for c in range(d - 1, 1, -1):
+                    s[4] = c
+                    for b in range(c - 1, 0, -1):
+                        s[5] = b
+                        for a in range(b - 1, -1, -1):
+                            s[6] = a
+                            k = (
+                                binom[a, 1]
+                                + binom[b, 2]
+                                + binom[c, 3]
+                                + binom[d, 4]
+                                + binom[e, 5]
+                                + binom[f, 6]
+                                + idx
+                            )
+                            h, low, _ = dense_setting(
+                                s, tp, quads, lowest_wheel, rank5, rank2, binom
+                            )
+                            hi[k] = h
+                            lo[k] = low
+                            count += 1
+    return count

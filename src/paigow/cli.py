@@ -1,0 +1,376 @@
+"""The ``paigow`` command line: look at hands, deal rounds, play at a terminal table."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from paigow.cards import Card, format_cards, parse_cards
+from paigow.commission import Commission
+from paigow.errors import PaigowError
+from paigow.events import (
+    DealerSet,
+    Dealt,
+    Event,
+    HandSet,
+    RoundSettled,
+    RoundStarted,
+    Shuffled,
+    SpotSettled,
+    StartChosen,
+    Voided,
+    WagerPlaced,
+)
+from paigow.house_way import HouseWay
+from paigow.money import format_money, parse_money
+from paigow.ranking import Wheel, best_five
+from paigow.round import Round
+from paigow.ruleset import Ruleset, StartMethod
+from paigow.setting import all_settings
+
+app = typer.Typer(
+    name="paigow",
+    help="Pai gow poker under Indiana's 68 IAC 10-9: hands, rounds and a terminal table.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+HouseWayOpt = Annotated[
+    str, typer.Option("--house-way", help="Preset name (standard, foxwoods) or a .toml/.json file.")
+]
+WheelOpt = Annotated[Wheel, typer.Option("--wheel", help="Where A-2-3-4-5 ranks among straights.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console; 120 columns wide when the output is not a terminal (pipes, files, tests)."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, highlight=False, width=None if stream.isatty() else 120)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    _console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _load_house_way(name: str) -> HouseWay:
+    try:
+        return HouseWay.load(name)
+    except PaigowError as exc:
+        raise _fail(str(exc)) from None
+
+
+# --------------------------------------------------------------------------------------- hand
+def hand_report(cards: tuple[Card, ...], house_way: HouseWay, wheel: Wheel) -> dict[str, Any]:
+    """Everything ``paigow hand`` shows about seven cards, JSON-ready."""
+    value, five = best_five(cards, wheel)
+    hw = house_way.set_hand(cards, wheel)
+    hw_value = hw.setting.value(wheel)
+    settings = []
+    for s in all_settings(cards):
+        v = s.value(wheel)
+        settings.append(
+            {
+                "high": [c.code for c in s.high],
+                "low": [c.code for c in s.low],
+                "foul": v.foul,
+                "high_name": v.high.name,
+                "low_name": v.low.name,
+                "house_way": s.same_hands(hw.setting),
+            }
+        )
+    return {
+        "cards": [c.code for c in cards],
+        "best": {
+            "category": value.category.label,
+            "name": value.name,
+            "cards": [c.code for c in five],
+        },
+        "house_way": {
+            "preset": house_way.name,
+            "high": [c.code for c in hw.setting.high],
+            "low": [c.code for c in hw.setting.low],
+            "rule": hw.rule,
+            "high_name": hw_value.high.name,
+            "low_name": hw_value.low.name,
+        },
+        "settings": settings,
+    }
+
+
+def _print_hand(console: Console, report: dict[str, Any], show_all: bool) -> None:
+    best, hw = report["best"], report["house_way"]
+    console.print(f"[bold]Cards[/]       {' '.join(report['cards'])}", highlight=False)
+    console.print(
+        f"[bold]Best five[/]   {' '.join(best['cards'])}  ({best['name']})", highlight=False
+    )
+    console.print(
+        f"[bold]House way[/]   {' '.join(hw['high'])}  /  {' '.join(hw['low'])}   "
+        f"({hw['high_name']} / {hw['low_name']})  rule [cyan]{hw['rule']}[/] ({hw['preset']})",
+        highlight=False,
+    )
+    if not show_all:
+        return
+    table = Table(title="All 21 settings", title_justify="left")
+    for col in ("#", "high hand", "", "low", "", "foul"):
+        table.add_column(col)
+    for i, s in enumerate(report["settings"], start=1):
+        mark = " ← house way" if s["house_way"] else ""
+        table.add_row(
+            str(i),
+            " ".join(s["high"]),
+            s["high_name"],
+            " ".join(s["low"]),
+            s["low_name"],
+            ("[red]FOUL[/]" if s["foul"] else "") + mark,
+        )
+    console.print(table)
+
+
+def _hand_lines(cards: list[str]) -> Iterator[str]:
+    if cards == ["-"]:
+        for line in sys.stdin:
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield line.strip()
+    else:
+        yield " ".join(cards)
+
+
+@app.command()
+def hand(
+    cards: Annotated[
+        list[str],
+        typer.Argument(
+            help="Seven cards (e.g. As Kd Qh Jc 9s 7d Jk), or - to read one hand per line from standard input."
+        ),
+    ],
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show all 21 settings, fouls marked.")
+    ] = False,
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    as_json: JsonOpt = False,
+) -> None:
+    """The best five-card hand, the house way's setting with its rule, and all 21 settings."""
+    way = _load_house_way(house_way)
+    console = _console()
+    failures = 0
+    for i, line in enumerate(_hand_lines(cards)):
+        try:
+            seven = parse_cards(line, count=7)
+        except PaigowError as exc:
+            failures += 1
+            if as_json:
+                print(json.dumps({"input": line, "error": str(exc)}))
+            else:
+                _console(stderr=True).print(f"[bold red]error:[/] {line!r}: {exc}", highlight=False)
+            continue
+        report = hand_report(seven, way, wheel)
+        if as_json:
+            print(json.dumps(report))
+        else:
+            if i:
+                console.print()
+            _print_hand(console, report, show_all)
+    if failures:
+        raise typer.Exit(1 if cards == ["-"] else 2)
+
+
+# --------------------------------------------------------------------------------------- deal
+def _parse_spots(text: str) -> list[int]:
+    try:
+        spots = sorted({int(s) for s in text.replace(" ", "").split(",") if s})
+    except ValueError:
+        raise _fail(f"--spots takes spot numbers 1..6 separated by commas, got {text!r}") from None
+    bad = [s for s in spots if not 1 <= s <= 6]
+    if bad or not spots:
+        raise _fail(f"--spots takes spot numbers 1..6, got {text!r}")
+    return spots
+
+
+def describe_event(event: Event) -> str:
+    """One readable line for an event of the round's log."""
+    match event:
+        case RoundStarted(round_id=rid, ruleset=rs, house_way=hw):
+            return (
+                f"round {rid} opens: commission {Commission(rs['commission'])} (posted), limits "
+                f"{format_money(rs['min_wager'])}-{format_money(rs['max_wager'])}, house way "
+                f"{hw['name']}, start by {rs['start']}, foul {rs['foul']}, wheel {rs['wheel']}"
+            )
+        case WagerPlaced(spot=spot, amount=amount):
+            return f"spot {spot} wagers {format_money(amount)}"
+        case Shuffled(source=source):
+            return f"deck shuffled ({source}); order recorded in the log"
+        case StartChosen(method="dice", dice=dice, number=total, position=pos):
+            assert dice is not None
+            return (
+                f"dice {' + '.join(map(str, dice))} = {total}: counting from the dealer as 1, "
+                f"starting position {pos} ({_position_name(pos)})"
+            )
+        case StartChosen(number=n, position=pos):
+            return f"RNG shows {n}: starting position {pos} ({_position_name(pos)})"
+        case Dealt(order=order, packets=packets, discarded=discarded):
+            dealt = ", ".join(_position_name(p.position) for p in packets)
+            text = f"seven packets dealt counterclockwise to positions {list(order)}: {dealt}"
+            if discarded:
+                text += f"; discarded unseen: {', '.join(_position_name(p.position) for p in discarded)}"
+            return text + "; 4 cards left over, discarded unseen"
+        case HandSet(spot=spot, high=high, low=low, foul=foul, by=by, reason=reason, rule=rule):
+            who = "sets" if by == "player" else f"is set by the house way ({reason}, rule {rule})"
+            flag = "  FOUL" if foul else ""
+            return f"spot {spot} {who}: {' '.join(high)} / {' '.join(low)}{flag}"
+        case DealerSet(high=high, low=low, rule=rule, high_name=hn, low_name=ln):
+            return f"dealer sets by the house way, rule {rule}: {' '.join(high)} ({hn}) / {' '.join(low)} ({ln})"
+        case SpotSettled(spot=spot, outcome=o, high=h, low=lo, wager=w, commission=c, returned=r):
+            extra = f", commission {format_money(c)}" if o == "win" else ""
+            return f"spot {spot}: high {h}, low {lo} -> {o.upper()} on {format_money(w)}{extra}; returned {format_money(r)}"
+        case RoundSettled(wagered=w, returned=r, commission=c):
+            return f"round settled: wagered {format_money(w)}, returned {format_money(r)}, commission {format_money(c)}"
+        case Voided(reason=reason):
+            return f"round VOID ({reason}): every wager returned"
+    return event.type  # pragma: no cover
+
+
+def _position_name(position: int) -> str:
+    return "dealer" if position == 1 else f"spot {position - 1}"
+
+
+@app.command()
+def deal(
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed a generator: a reproducible round (simulation and replay only; tables use the OS CSPRNG)."
+        ),
+    ] = None,
+    spots: Annotated[str, typer.Option(help="Spots with a wager, e.g. 1,3,4.")] = "1,2,3,4,5,6",
+    start: Annotated[
+        StartMethod, typer.Option(help="Starting position by three dice or an RNG number 1..7.")
+    ] = StartMethod.DICE,
+    wager: Annotated[str, typer.Option(help="Each spot's wager in dollars.")] = "10",
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: Annotated[str, typer.Option(help="Commission rate, at most 0.05.")] = "0.05",
+    as_json: JsonOpt = False,
+) -> None:
+    """Conduct one round with house-way players; print its whole event log and the results."""
+    way = _load_house_way(house_way)
+    try:
+        ruleset = Ruleset(
+            commission=Commission(commission), wheel=wheel, start=start, house_way=way.name
+        )
+        amount = parse_money(wager)
+    except (PaigowError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+    rnd = Round(ruleset, way, round_id=f"seed-{seed}" if seed is not None else None)
+    try:
+        for spot in _parse_spots(spots):
+            rnd.wager(spot, amount)
+        rnd.deal(rng)
+        for spot in rnd.spots_to_set():
+            rnd.set_house_way(spot)
+        if not rnd.is_over:
+            rnd.finish()
+    except PaigowError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "round_id": rnd.round_id,
+                    "phase": rnd.phase.value,
+                    "events": rnd.log(),
+                    "results": [e.to_dict() for e in rnd.results.values()],
+                }
+            )
+        )
+        return
+    console = _console()
+    for i, event in enumerate(rnd.events):
+        console.print(f"[dim]{i:>2}[/] {describe_event(event)}")
+    _print_results(console, rnd)
+
+
+def _print_results(console: Console, rnd: Round) -> None:
+    if not rnd.results:
+        return
+    table = Table(
+        title=f"Results (commission {rnd.ruleset.commission}, posted)", title_justify="left"
+    )
+    for col in (
+        "spot",
+        "cards set (high / low)",
+        "high",
+        "low",
+        "outcome",
+        "wager",
+        "commission",
+        "returned",
+    ):
+        table.add_column(col)
+    for spot, e in rnd.results.items():
+        s = rnd.settings[spot]
+        table.add_row(
+            str(spot),
+            f"{format_cards(s.high)} / {format_cards(s.low)}" + ("  FOUL" if e.foul else ""),
+            e.high,
+            e.low,
+            e.outcome.upper(),
+            format_money(e.wager),
+            format_money(e.commission) if e.outcome == "win" else "",
+            format_money(e.returned),
+        )
+    console.print(table)
+
+
+# --------------------------------------------------------------------------------------- play
+@app.command()
+def play(
+    bankroll: Annotated[str, typer.Option(help="Your starting bankroll in dollars.")] = "500",
+    spot: Annotated[int, typer.Option(min=1, max=6, help="Your spot, 1..6.")] = 3,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed for a reproducible practice game (otherwise the OS CSPRNG)."),
+    ] = None,
+    start: Annotated[
+        StartMethod, typer.Option(help="Starting position by dice or RNG.")
+    ] = StartMethod.DICE,
+    house_way: HouseWayOpt = "standard",
+    commission: Annotated[str, typer.Option(help="Commission rate, at most 0.05.")] = "0.05",
+    min_wager: Annotated[str, typer.Option(help="Table minimum in dollars.")] = "5",
+    max_wager: Annotated[str, typer.Option(help="Table maximum in dollars.")] = "1000",
+) -> None:
+    """Play at a terminal table of six spots: you and five house-way players."""
+    from paigow.play import run_game
+
+    way = _load_house_way(house_way)
+    try:
+        ruleset = Ruleset(
+            commission=Commission(commission),
+            start=start,
+            house_way=way.name,
+            min_wager=parse_money(min_wager),
+            max_wager=parse_money(max_wager),
+        )
+        cents = parse_money(bankroll)
+    except (PaigowError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    run_game(_console(), ruleset, way, cents, seed, spot)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,30 @@
+"""Static checks as tests: ruff on src/ and tests/, mypy --strict on src/."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str:
+    found = BIN / name
+    return str(found) if found.exists() else (shutil.which(name) or name)
+
+
+def test_ruff_clean() -> None:
+    result = subprocess.run(
+        [_tool("ruff"), "check", "src", "tests"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "src"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
