@@ -495,8 +495,7 @@ def dense_setting(
 @nb.njit(cache=True, nogil=True)
 def build_slice(
     top: int,
-    hi: Arr,
-    lo: Arr,
+    table: Arr,
     tp: Arr,
     quads: Arr,
     lowest_wheel: bool,
@@ -505,7 +504,8 @@ def build_slice(
     binom: Arr,
 ) -> int:
     """Fill the compiled house way for every seven-card hand whose highest card is ``top``
-    (their colex indices are C(top, 7) .. C(top + 1, 7) - 1). Returns the number of hands."""
+    (their colex indices are C(top, 7) .. C(top + 1, 7) - 1): three bytes per hand, the dense
+    high rank (little-endian) and the dense low rank. Returns the number of hands."""
     s = np.empty(7, dtype=np.int64)
     s[0] = top
     idx = binom[top, 7]
@@ -534,7 +534,312 @@ def build_slice(
                             h, low, _ = dense_setting(
                                 s, tp, quads, lowest_wheel, rank5, rank2, binom
                             )
-                            hi[k] = h
-                            lo[k] = low
+                            table[3 * k] = h & 0xFF
+                            table[3 * k + 1] = h >> 8
+                            table[3 * k + 2] = low
                             count += 1
     return count
+
+
+# ------------------------------------------------------------------------------ exact analysis
+@nb.njit(cache=True, nogil=True)
+def dealer_histogram(rem: Arr, tops: Arr, table: Arr, hist: Arr, binom: Arr) -> int:
+    """Add to ``hist[high rank, low rank]`` the compiled house way of every seven-card hand made
+    of the cards ``rem`` (ascending) whose highest card is ``rem[t]`` for t in ``tops``.
+    Returns the number of hands counted."""
+    count = 0
+    for t in tops:
+        s6 = binom[rem[t], 7]
+        for f in range(5, t):
+            s5 = s6 + binom[rem[f], 6]
+            for e in range(4, f):
+                s4 = s5 + binom[rem[e], 5]
+                for d in range(3, e):
+                    s3 = s4 + binom[rem[d], 4]
+                    for c in range(2, d):
+                        s2 = s3 + binom[rem[c], 3]
+                        for b in range(1, c):
+                            s1 = s2 + binom[rem[b], 2]
+                            for a in range(b):
+                                k = 3 * (s1 + binom[rem[a], 1])
+                                hist[table[k] | (np.int64(table[k + 1]) << 8), table[k + 2]] += 1
+                            count += b
+    return count
+
+
+@nb.njit(cache=True)
+def dominance_counts(hist: Arr, ph: Arr, pl: Arr) -> tuple[Arr, Arr]:
+    """For settings with dense ranks (ph[i], pl[i]): how many hands of ``hist`` they beat on both
+    hands (wins) and how many beat or copy them on both (losses; copies go to the banker)."""
+    n5, n2 = hist.shape
+    cum = np.zeros((n5 + 1, n2 + 1), dtype=np.int64)  # cum[h, l] = count(hi < h, lo < l)
+    for h in range(n5):
+        row = 0
+        for low in range(n2):
+            row += hist[h, low]
+            cum[h + 1, low + 1] = cum[h, low + 1] + row
+    total = cum[n5, n2]
+    wins = np.empty(len(ph), dtype=np.int64)
+    losses = np.empty(len(ph), dtype=np.int64)
+    for i in range(len(ph)):
+        h, low = ph[i], pl[i]
+        wins[i] = cum[h, low]
+        below_h = cum[h, n2]
+        below_l = cum[n5, low]
+        losses[i] = total - below_h - below_l + cum[h, low]
+    return wins, losses
+
+
+# ------------------------------------------------------------------------------ best of seven
+_FIVE = np.array(
+    [[k for k in range(7) if k not in (i, j)] for i in range(7) for j in range(i + 1, 7)],
+    dtype=np.int64,
+)
+
+
+@nb.njit(cache=True)
+def best7_key(s: Arr, lowest_wheel: bool) -> int:
+    """The key of the best five-card hand among seven distinct cards ``s`` (any order)."""
+    best = 0
+    for r in range(21):
+        v = key5(
+            s[_FIVE[r, 0]],
+            s[_FIVE[r, 1]],
+            s[_FIVE[r, 2]],
+            s[_FIVE[r, 3]],
+            s[_FIVE[r, 4]],
+            lowest_wheel,
+        )
+        best = max(best, v)
+    return best
+
+
+@nb.njit(cache=True)
+def best7_batch(hands: Arr, lowest_wheel: bool) -> Arr:
+    """Keys of the best five-card hands of an (n, 7) array of seven-card hands."""
+    out = np.empty(hands.shape[0], dtype=np.int64)
+    for i in range(hands.shape[0]):
+        out[i] = best7_key(hands[i], lowest_wheel)
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def _window(top: int) -> int:
+    return 0x100F if top == 3 else 0x1F << (top - 4)
+
+
+@nb.njit(cache=True)
+def best7_category(s: Arr) -> int:
+    """The category of the best five-card hand among seven distinct cards, computed directly
+    from rank counts and suit masks (the joker read as an ace, or as the card that completes a
+    straight or flush). Agrees with ``best7_key(s) >> 25`` (checked by the tests)."""
+    suit_mask = np.zeros(4, dtype=np.int64)
+    counts = 0  # 3 bits per rank index
+    mask = 0
+    jk = 0
+    for k in range(7):
+        c = s[k]
+        if c == JOKER:
+            jk = 1
+        else:
+            r = c >> 2
+            suit_mask[c & 3] |= 1 << r
+            mask |= 1 << r
+            counts += 1 << (3 * r)
+    aces = ((counts >> (3 * ACE_R)) & 7) + jk
+    if aces == 5:
+        return FIVE_ACES
+    best = HIGH_CARD
+    for suit in range(4):
+        m = suit_mask[suit]
+        if _popc(m) + jk < 5:
+            continue
+        best = FLUSH
+        if _popc(m & 0x1F00) + jk >= 5:
+            return ROYAL_FLUSH
+        for top in range(3, 12):
+            if _popc(m & _window(top)) + jk >= 5:
+                best = STRAIGHT_FLUSH
+    if best == STRAIGHT_FLUSH:
+        return best
+    n2 = 0
+    n3 = 0
+    n4 = 0
+    for r in range(13):
+        c = (counts >> (3 * r)) & 7
+        if r == ACE_R:
+            c = aces
+        if c >= 4:
+            n4 += 1
+        elif c == 3:
+            n3 += 1
+        elif c == 2:
+            n2 += 1
+    if n4:
+        return QUADS
+    if n3 >= 2 or (n3 == 1 and n2 >= 1):
+        return FULL_HOUSE
+    if best == FLUSH:
+        return FLUSH
+    for top in range(3, 13):
+        if _popc(mask & _window(top)) + jk >= 5:
+            return STRAIGHT
+    if n3:
+        return TRIPS
+    if n2 >= 2:
+        return TWO_PAIR
+    if n2:
+        return ONE_PAIR
+    return HIGH_CARD
+
+
+@nb.njit(cache=True, nogil=True)
+def stats_slice(top: int, categories: Arr) -> int:
+    """Add to ``categories[c]`` the best-hand category of every seven-card hand whose highest
+    card is ``top``. Returns the number of hands."""
+    s = np.empty(7, dtype=np.int64)
+    s[0] = top
+    count = 0
+    for f in range(top - 1, 4, -1):
+        s[1] = f
+        for e in range(f - 1, 3, -1):
+            s[2] = e
+            for d in range(e - 1, 2, -1):
+                s[3] = d
+                for c in range(d - 1, 1, -1):
+                    s[4] = c
+                    for b in range(c - 1, 0, -1):
+                        s[5] = b
+                        for a in range(b - 1, -1, -1):
+                            s[6] = a
+                            categories[best7_category(s)] += 1
+                            count += 1
+    return count
+
+
+# ------------------------------------------------------------------------------ Monte Carlo
+@nb.njit(cache=True, inline="always")
+def _colex7_sorted(h: Arr, binom: Arr) -> int:
+    # insertion sort ascending, then the colex index
+    for j in range(1, 7):
+        v = h[j]
+        k = j - 1
+        while k >= 0 and h[k] > v:
+            h[k + 1] = h[k]
+            k -= 1
+        h[k + 1] = v
+    idx = 0
+    for j in range(7):
+        idx += binom[h[j], j + 1]
+    return idx
+
+
+@nb.njit(cache=True, inline="always")
+def _next(state: Arr) -> Any:
+    """xoshiro256** step on a 4-word state."""
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    x = s1 * np.uint64(5)
+    result = ((x << np.uint64(7)) | (x >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
+    return result
+
+
+@nb.njit(cache=True, inline="always")
+def _below(state: Arr, m: int) -> int:
+    """A uniform integer in [0, m) (Lemire's multiply-shift with rejection: exact)."""
+    mm = np.uint64(m)
+    threshold = (np.uint64(1 << 32) - mm) % mm
+    while True:
+        r = _next(state) >> np.uint64(32)
+        prod = r * mm
+        if (prod & np.uint64(0xFFFFFFFF)) >= threshold:
+            return int(prod >> np.uint64(32))
+
+
+@nb.njit(cache=True)
+def seed_state(seed: int) -> Arr:
+    """A xoshiro256** state from a 64-bit seed, expanded by splitmix64."""
+    state = np.empty(4, dtype=np.uint64)
+    z = np.uint64(seed)
+    for i in range(4):
+        z += np.uint64(0x9E3779B97F4A7C15)
+        x = z
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        state[i] = x ^ (x >> np.uint64(31))
+    return state
+
+
+@nb.njit(cache=True, inline="always")
+def _lookup(table: Arr, idx: int) -> tuple[Any, Any]:
+    k = 3 * idx
+    return table[k] | (np.int64(table[k + 1]) << 8), np.int64(table[k + 2])
+
+
+@nb.njit(cache=True, nogil=True)
+def simulate_chunk(
+    seed: int, rounds: int, table: Arr, binom: Arr, fixed: Arr, fixed_hi: int, fixed_lo: int
+) -> Arr:
+    """Deal ``rounds`` rounds from a xoshiro256** generator seeded with ``seed`` (simulation
+    only): player and dealer both on the house way, or (when ``fixed`` holds seven cards) the
+    player on those cards, with the given dense ranks, against random dealer hands of the other
+    cards. Returns [wins, pushes, losses]."""
+    state = seed_state(seed)
+    deck = np.arange(53, dtype=np.int64)
+    n_deck = 53
+    if fixed.shape[0] == 7:
+        n_deck = 0
+        for c in range(53):
+            used = False
+            for k in range(7):
+                if fixed[k] == c:
+                    used = True
+            if not used:
+                deck[n_deck] = c
+                n_deck += 1
+    player = fixed.shape[0] != 7
+    draw = 14 if player else 7
+    batch = 256
+    pidx = np.zeros(batch, dtype=np.int64)
+    didx = np.zeros(batch, dtype=np.int64)
+    hand = np.empty(7, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
+    done = 0
+    while done < rounds:
+        n = min(batch, rounds - done)
+        for r in range(n):
+            for i in range(draw):
+                j = i + _below(state, n_deck - i)
+                t = deck[i]
+                deck[i] = deck[j]
+                deck[j] = t
+            off = 0
+            if player:
+                for k in range(7):
+                    hand[k] = deck[k]
+                pidx[r] = _colex7_sorted(hand, binom)
+                off = 7
+            for k in range(7):
+                hand[k] = deck[off + k]
+            didx[r] = _colex7_sorted(hand, binom)
+        for r in range(n):
+            if player:
+                ph, pl = _lookup(table, pidx[r])
+            else:
+                ph, pl = fixed_hi, fixed_lo
+            dh, dl = _lookup(table, didx[r])
+            if ph > dh and pl > dl:
+                out[0] += 1
+            elif ph <= dh and pl <= dl:
+                out[2] += 1
+            else:
+                out[1] += 1
+        done += n
+    return out

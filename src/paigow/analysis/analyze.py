@@ -1,0 +1,148 @@
+"""Exact analysis of a player's hand: every setting against every dealer hand.
+
+For seven player cards, the dealer holds one of the C(46, 7) = 53,524,680 hands of the other
+cards, set by the house way (read from the compiled table). Each of the player's 21 settings wins
+when both of its hands beat the dealer's, loses when neither does (copies go to the banker), and
+pushes otherwise.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any, Final
+
+import numpy as np
+
+from paigow.analysis import kernels as K
+from paigow.analysis.compiled import CompiledHouseWay
+from paigow.cards import Card, parse_cards
+from paigow.commission import Commission
+from paigow.ruleset import FoulRule
+from paigow.setting import Setting, all_settings
+
+DEALER_HANDS: Final = comb(46, 7)
+
+
+@dataclass(frozen=True)
+class SettingResult:
+    """One setting's exact counts and its expected value per unit wagered."""
+
+    setting: Setting
+    foul: bool
+    win: int
+    push: int
+    loss: int
+    ev: Fraction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "high": [c.code for c in self.setting.high],
+            "low": [c.code for c in self.setting.low],
+            "foul": self.foul,
+            "win": self.win,
+            "push": self.push,
+            "loss": self.loss,
+            "ev": float(self.ev),
+        }
+
+
+@dataclass(frozen=True)
+class HandAnalysis:
+    """The 21 settings of a hand, which one the house way plays and which one is optimal."""
+
+    cards: tuple[Card, ...]
+    settings: tuple[SettingResult, ...]
+    house_way: int
+    house_way_rule: str
+    optimal: int
+    commission: Commission
+
+    @property
+    def ev_given_up(self) -> Fraction:
+        """What playing the house way costs against the optimal setting (per unit wagered)."""
+        return self.settings[self.optimal].ev - self.settings[self.house_way].ev
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cards": [c.code for c in self.cards],
+            "dealer_hands": DEALER_HANDS,
+            "commission": self.commission.as_str(),
+            "settings": [s.to_dict() for s in self.settings],
+            "house_way": self.house_way,
+            "house_way_rule": self.house_way_rule,
+            "optimal": self.optimal,
+            "ev_given_up": float(self.ev_given_up),
+        }
+
+
+def _balanced(tops: list[int], weights: list[int], parts: int) -> list[list[int]]:
+    groups: list[list[int]] = [[] for _ in range(parts)]
+    load = [0] * parts
+    for t, w in sorted(zip(tops, weights, strict=True), key=lambda tw: -tw[1]):
+        k = load.index(min(load))
+        groups[k].append(t)
+        load[k] += w
+    return groups
+
+
+def dealer_histogram(
+    compiled: CompiledHouseWay, cards: tuple[Card, ...], workers: int = 2
+) -> K.Arr:
+    """Histogram over (dealer high rank, dealer low rank) of the hands of the other 46 cards."""
+    used = {c.index for c in cards}
+    rem = np.array([i for i in range(53) if i not in used], dtype=np.int64)
+    n5, n2 = len(compiled.tables.five_keys), len(compiled.tables.two_keys)
+    tops = list(range(6, len(rem)))
+    groups = _balanced(tops, [comb(t, 6) for t in tops], max(1, workers))
+    hists = [np.zeros((n5, n2), dtype=np.int64) for _ in groups]
+
+    def run(k: int) -> int:
+        return int(
+            K.dealer_histogram(
+                rem, np.array(groups[k], dtype=np.int64), compiled.table, hists[k], K.BINOM
+            )
+        )
+
+    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        counted = sum(pool.map(run, range(len(groups))))
+    if counted != comb(len(rem), 7):
+        raise AssertionError(f"counted {counted} dealer hands, expected {comb(len(rem), 7)}")
+    hist: K.Arr = sum(hists[1:], hists[0])
+    return hist
+
+
+def analyze(
+    cards: str | tuple[Card, ...] | list[Card],
+    compiled: CompiledHouseWay,
+    commission: Commission | None = None,
+    foul: FoulRule = FoulRule.LOSES,
+    workers: int = 2,
+) -> HandAnalysis:
+    """Exact win/push/loss counts and EV of all 21 settings of seven cards."""
+    seven = parse_cards(cards, count=7)
+    rate = (commission or Commission()).rate
+    hist = dealer_histogram(compiled, seven, workers)
+    settings = all_settings(seven)
+    t = compiled.tables
+    ph = np.array([t.rank5_of(s.high) for s in settings], dtype=np.int64)
+    pl = np.array([t.rank2_of(s.low) for s in settings], dtype=np.int64)
+    wins, losses = K.dominance_counts(hist, ph, pl)
+    hw = compiled.way.set_hand(seven, compiled.wheel)
+    hw_index = next(i for i, s in enumerate(settings) if s.same_hands(hw.setting))
+    results = []
+    for i, s in enumerate(settings):
+        is_foul = s.is_foul
+        j = hw_index if is_foul and foul is FoulRule.RESET else i
+        win, loss = int(wins[j]), int(losses[j])
+        if is_foul and foul is FoulRule.LOSES:
+            win, loss = 0, DEALER_HANDS
+        push = DEALER_HANDS - win - loss
+        ev = (Fraction(win) * (1 - rate) - loss) / DEALER_HANDS
+        results.append(SettingResult(s, is_foul, win, push, loss, ev))
+    optimal = max(range(len(results)), key=lambda i: (results[i].ev, i == hw_index, -i))
+    return HandAnalysis(
+        seven, tuple(results), hw_index, hw.rule, optimal, commission or Commission()
+    )

@@ -1,0 +1,271 @@
+"""The compiled house way: the dealer's setting for every one of the C(53, 7) = 154,143,080
+seven-card hands, as (dense high rank, dense low rank), indexed by the hand's colex index.
+
+Stored in a user cache folder, one file per (house way parameters, wheel, format), with a
+checksum of the data; memory-mapped read-only. A missing or corrupt file is (re)built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from paigow.analysis import kernels as K
+from paigow.analysis.tables import RankTables, rank_tables
+from paigow.cards import Card
+from paigow.errors import PaigowError
+from paigow.house_way import Action, HouseWay
+from paigow.ranking import Wheel
+
+FORMAT_VERSION: Final = 1
+HANDS: Final = 154_143_080  # C(53, 7)
+MAGIC: Final = b"PAIGOWHW"
+DATA_OFFSET: Final = 1 << 16
+FILE_SIZE: Final = DATA_OFFSET + 3 * HANDS
+CHUNK: Final = 1 << 24
+
+_ACTIONS: Final = {
+    Action.KEEP: K.KEEP,
+    Action.SPLIT: K.SPLIT,
+    Action.KEEP_IF_ACE: K.KEEP_IF_ACE,
+    Action.KEEP_IF_KING: K.KEEP_IF_KING,
+}
+_CLASSES: Final = {"low": 0, "middle": 1, "high": 2}
+
+
+class CacheError(PaigowError):
+    """A compiled house way file that is missing, corrupt or of another version."""
+
+
+def cache_dir() -> Path:
+    """``$PAIGOW_CACHE_DIR``, else ``$XDG_CACHE_HOME/paigow``, else ``~/.cache/paigow``."""
+    env = os.environ.get("PAIGOW_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "paigow"
+
+
+def kernel_params(way: HouseWay) -> tuple[K.Arr, K.Arr]:
+    """The preset's parameters as the kernels' arrays (two pair by classes, quads by class)."""
+    tp = np.full((4, 4), K.SPLIT, dtype=np.int64)
+    for key, action in way.two_pair.items():
+        hi, lo = key.split("_")
+        tp[_CLASSES[hi], _CLASSES[lo]] = _ACTIONS[action]
+    quads = np.array([_ACTIONS[way.quads[c]] for c in ("low", "middle", "high")], dtype=np.int64)
+    return tp, quads
+
+
+def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
+    """What a compiled table depends on: the house way's parameters, the wheel and the format."""
+    tables = rank_tables(wheel)
+    return {
+        "format": FORMAT_VERSION,
+        "house_way": way.to_dict(),
+        "wheel": wheel.value,
+        "hands": HANDS,
+        "five_keys": hashlib.sha256(tables.five_keys.tobytes()).hexdigest()[:16],
+    }
+
+
+def cache_path(way: HouseWay, wheel: Wheel, folder: Path | None = None) -> Path:
+    """Where the compiled table of ``way`` under ``wheel`` lives."""
+    ident = identity(way, wheel)
+    digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in way.name)
+    return (folder or cache_dir()) / f"houseway-{safe}-{wheel.value}-v{FORMAT_VERSION}-{digest}.bin"
+
+
+def _checksum(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=32)
+    with path.open("rb") as f:
+        f.seek(DATA_OFFSET)
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """The metadata of a compiled table file (raises :class:`CacheError`)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+            if len(head) != 16 or head[:8] != MAGIC:
+                raise CacheError(f"{path} is not a compiled house way file")
+            (length,) = struct.unpack("<Q", head[8:])
+            if not 0 < length <= DATA_OFFSET - 16:
+                raise CacheError(f"{path} has a damaged header")
+            meta: dict[str, Any] = json.loads(f.read(length))
+    except OSError as exc:
+        raise CacheError(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError:
+        raise CacheError(f"{path} has a damaged header") from None
+    return meta
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _file_state(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
+def verify(path: Path, way: HouseWay | None = None, wheel: Wheel | None = None) -> dict[str, Any]:
+    """Check a file fully: header, identity (if ``way`` and ``wheel`` are given), size and the
+    checksum of the data. Returns the metadata; raises :class:`CacheError` if anything is off."""
+    meta = read_header(path)
+    if meta.get("format") != FORMAT_VERSION:
+        raise CacheError(f"{path} is format {meta.get('format')}, not {FORMAT_VERSION}")
+    if way is not None and wheel is not None:
+        ident = identity(way, wheel)
+        if any(meta.get(k) != v for k, v in ident.items()):
+            raise CacheError(f"{path} was compiled for another house way, wheel or evaluator")
+    if path.stat().st_size != FILE_SIZE:
+        raise CacheError(f"{path} has {path.stat().st_size} bytes, not {FILE_SIZE}")
+    if _checksum(path) != meta.get("checksum"):
+        raise CacheError(f"{path} is corrupt: its checksum does not match")
+    _stamp_path(path).write_text(_file_state(path))
+    return meta
+
+
+def build(
+    way: HouseWay,
+    wheel: Wheel = Wheel.SECOND,
+    path: Path | None = None,
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
+    """Compile the house way for every seven-card hand into ``path`` (default: the cache).
+
+    ``progress(n)`` is called with the number of hands done after each slice.
+    """
+    target = path or cache_path(way, wheel)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + f".partial-{os.getpid()}")
+    tables = rank_tables(wheel)
+    tp, quads = kernel_params(way)
+    started = time.perf_counter()
+    with partial.open("wb") as f:
+        f.truncate(FILE_SIZE)
+    try:
+        table = np.memmap(
+            partial, dtype=np.uint8, mode="r+", offset=DATA_OFFSET, shape=(3 * HANDS,)
+        )
+        lowest = wheel is Wheel.LOWEST
+
+        def run(top: int) -> int:
+            return int(
+                K.build_slice(top, table, tp, quads, lowest, tables.rank5, tables.rank2, K.BINOM)
+            )
+
+        tops = list(range(52, 5, -1))  # the largest slices first
+        done = 0
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            for n in pool.map(run, tops):
+                done += n
+                if progress is not None:
+                    progress(n)
+        if done != HANDS:
+            raise CacheError(f"compiled {done} hands, expected {HANDS}")
+        table.flush()
+        meta = {
+            **identity(way, wheel),
+            "checksum": _checksum(partial),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "build_seconds": round(time.perf_counter() - started, 1),
+            "five_ranks": len(tables.five_keys),
+            "two_ranks": len(tables.two_keys),
+        }
+        blob = json.dumps(meta, sort_keys=True).encode()
+        with partial.open("r+b") as out:
+            out.write(MAGIC + struct.pack("<Q", len(blob)) + blob)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, target)
+    finally:
+        if partial.exists():
+            partial.unlink()
+    _stamp_path(target).write_text(_file_state(target))
+    return target
+
+
+@dataclass
+class CompiledHouseWay:
+    """A compiled house way, memory-mapped read-only.
+
+    ``table[3 i : 3 i + 3]``: the dense rank of the dealer's high hand (two bytes, little-endian)
+    and of the low hand (one byte) for the hand whose colex index is ``i``.
+    """
+
+    path: Path
+    way: HouseWay
+    wheel: Wheel
+    meta: dict[str, Any]
+    table: K.Arr
+    tables: RankTables
+
+    @classmethod
+    def open(
+        cls,
+        way: HouseWay,
+        wheel: Wheel = Wheel.SECOND,
+        folder: Path | None = None,
+        build_missing: bool = True,
+        progress: Callable[[int], None] | None = None,
+        workers: int = 2,
+    ) -> CompiledHouseWay:
+        """Open the compiled table, building it if missing (or corrupt) when ``build_missing``.
+
+        A full checksum is run when the file is new to this machine or changed since it was
+        last verified; otherwise only the header and size are checked.
+        """
+        path = cache_path(way, wheel, folder)
+        if path.exists():
+            stamp = _stamp_path(path)
+            try:
+                if stamp.exists() and stamp.read_text() == _file_state(path):
+                    meta = read_header(path)
+                    if path.stat().st_size != FILE_SIZE:
+                        raise CacheError(f"{path} has the wrong size")
+                else:
+                    meta = verify(path, way, wheel)
+            except CacheError:
+                if not build_missing:
+                    raise
+                path.unlink()
+                stamp.unlink(missing_ok=True)
+        if not path.exists():
+            if not build_missing:
+                raise CacheError(f"no compiled house way at {path}: run `paigow cache build`")
+            build(way, wheel, path, workers=workers, progress=progress)
+            meta = read_header(path)
+        table = np.memmap(path, dtype=np.uint8, mode="r", offset=DATA_OFFSET, shape=(3 * HANDS,))
+        return cls(path, way, wheel, meta, table, rank_tables(wheel))
+
+    def index_of(self, cards: Sequence[Card]) -> int:
+        """The colex index of seven cards."""
+        idx = sorted(c.index for c in cards)
+        return sum(int(K.BINOM[c, i + 1]) for i, c in enumerate(idx))
+
+    def dealer_ranks(self, cards: Sequence[Card]) -> tuple[int, int]:
+        """The dense (high, low) ranks of the house way's setting of seven cards."""
+        k = 3 * self.index_of(cards)
+        return int(self.table[k]) | int(self.table[k + 1]) << 8, int(self.table[k + 2])
+
+
+def cached_files(folder: Path | None = None) -> list[Path]:
+    """Compiled house way files in the cache folder."""
+    base = folder or cache_dir()
+    return sorted(base.glob("houseway-*.bin")) if base.exists() else []
