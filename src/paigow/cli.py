@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from paigow.analysis.commands import register as register_analysis
 from paigow.cards import Card, format_cards, parse_cards
 from paigow.commission import Commission
 from paigow.errors import PaigowError
@@ -365,6 +366,9 @@ def play(
     except (PaigowError, ValueError) as exc:
         raise _fail(str(exc)) from None
     run_game(_console(), ruleset, way, cents, seed, spot)
+
+
+register_analysis(app)
 
 
 def main() -> None:

@@ -146,3 +146,22 @@ def analyze(
     return HandAnalysis(
         seven, tuple(results), hw_index, hw.rule, optimal, commission or Commission()
     )
+
+
+@dataclass(frozen=True)
+class AnalyzeChunk:
+    """One hand to analyze on a worker (picklable)."""
+
+    spec: Any  # paigow.analysis.runner.TableSpec (kept loose to avoid an import cycle)
+    cards: tuple[str, ...]
+    commission: str
+    foul: str
+
+
+def analyze_chunk(chunk: AnalyzeChunk) -> dict[str, Any]:
+    """``analyze`` of one hand as a JSON-ready dict (for batches on a cluster)."""
+    compiled = chunk.spec.open()
+    result = analyze(
+        parse_cards(chunk.cards), compiled, Commission(chunk.commission), FoulRule(chunk.foul)
+    )
+    return result.to_dict()

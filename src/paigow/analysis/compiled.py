@@ -7,13 +7,15 @@ checksum of the data; memory-mapped read-only. A missing or corrupt file is (re)
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import struct
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -111,6 +113,17 @@ def read_header(path: Path) -> dict[str, Any]:
     except ValueError:
         raise CacheError(f"{path} has a damaged header") from None
     return meta
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock beside ``path``: one process builds or verifies it at a time."""
+    with path.with_name(path.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _stamp_path(path: Path) -> Path:
@@ -232,6 +245,21 @@ class CompiledHouseWay:
         last verified; otherwise only the header and size are checked.
         """
         path = cache_path(way, wheel, folder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path):
+            meta = cls._ensure(path, way, wheel, build_missing, progress, workers)
+        table = np.memmap(path, dtype=np.uint8, mode="r", offset=DATA_OFFSET, shape=(3 * HANDS,))
+        return cls(path, way, wheel, meta, table, rank_tables(wheel))
+
+    @staticmethod
+    def _ensure(
+        path: Path,
+        way: HouseWay,
+        wheel: Wheel,
+        build_missing: bool,
+        progress: Callable[[int], None] | None,
+        workers: int,
+    ) -> dict[str, Any]:
         if path.exists():
             stamp = _stamp_path(path)
             try:
@@ -251,8 +279,7 @@ class CompiledHouseWay:
                 raise CacheError(f"no compiled house way at {path}: run `paigow cache build`")
             build(way, wheel, path, workers=workers, progress=progress)
             meta = read_header(path)
-        table = np.memmap(path, dtype=np.uint8, mode="r", offset=DATA_OFFSET, shape=(3 * HANDS,))
-        return cls(path, way, wheel, meta, table, rank_tables(wheel))
+        return meta
 
     def index_of(self, cards: Sequence[Card]) -> int:
         """The colex index of seven cards."""

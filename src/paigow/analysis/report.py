@@ -1,0 +1,193 @@
+"""The par sheet: one self-contained HTML file with the rules in force, hand frequencies, the
+dealer's settings, the house edge and charts (matplotlib, embedded as PNG)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from paigow.analysis.compiled import cache_dir
+from paigow.analysis.simulate import SimResult
+from paigow.analysis.stats import HandStats
+from paigow.house_way import HouseWay
+from paigow.ruleset import Ruleset
+
+CSS = """
+body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#111}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em}
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3;text-align:left}
+.posted{font-size:1.3em;font-weight:bold;border:2px solid #a00;display:inline-block;padding:.3em .8em}
+img{max-width:100%}.note{color:#555;font-size:.9em}
+"""
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def _bar_chart(labels: list[str], series: dict[str, list[int]], title: str, log: bool) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4))
+    width = 0.8 / len(series)
+    for k, (name, values) in enumerate(series.items()):
+        ax.bar([i + k * width for i in range(len(labels))], values, width=width, label=name)
+    ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(labels))])
+    ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
+    if log:
+        ax.set_yscale("log")
+    ax.set_title(title)
+    if len(series) > 1:
+        ax.legend()
+    src = _png(fig)
+    plt.close(fig)
+    return src
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for v in row:
+            if isinstance(v, int):
+                cells.append(f'<td class="n">{v:,}</td>')
+            elif isinstance(v, float):
+                cells.append(f'<td class="n">{v:.4f}</td>')
+            else:
+                cells.append(f"<td>{html.escape(str(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
+    """Exact edges computed by ``paigow edge`` for this house way (read from the cache folder)."""
+    found = []
+    folder = cache_dir()
+    for path in sorted(folder.glob("edge-*.json")) if folder.exists() else []:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("house_way") == way.to_dict() and data.get("wheel") == ruleset.wheel.value:
+            found.append(data)
+    return found
+
+
+def render(
+    ruleset: Ruleset, way: HouseWay, stats: HandStats, sim: SimResult, edges: list[dict[str, Any]]
+) -> str:
+    """The par sheet as one HTML document."""
+    total = stats.total
+    rules = [
+        [
+            "commission (posted, 68 IAC 10-9-1(f))",
+            f"{ruleset.commission} of every winning wager, rounded down",
+        ],
+        ["banker", "the house (9-1(e): no player-banker, no co-bank)"],
+        [
+            "foul hand",
+            "loses (9-13(a))" if ruleset.foul.value == "loses" else "set by the house way",
+        ],
+        [
+            "A-2-3-4-5",
+            "second-highest straight" if ruleset.wheel.value == "second" else "lowest straight",
+        ],
+        ["five aces", "above a royal flush"],
+        [
+            "starting position",
+            "three dice" if ruleset.start.value == "dice" else "random number 1..7",
+        ],
+        ["house way", way.name],
+    ]
+    params: list[list[Any]] = [
+        [f"two pair {k.replace('_', ' / ')}", a.value] for k, a in way.two_pair.items()
+    ]
+    params += [[f"four of a kind, {k} ranks", a.value] for k, a in way.quads.items()]
+    cat_rows = [
+        [name, n, 100 * n / total, stats.dealer_high[name], 100 * stats.dealer_high[name] / total]
+        for name, n in stats.categories.items()
+    ]
+    low_rows = [[name, n, 100 * n / total] for name, n in stats.dealer_low.items()]
+    chart_cats = _bar_chart(
+        list(stats.categories),
+        {
+            "best five cards": list(stats.categories.values()),
+            "dealer's high hand (house way)": list(stats.dealer_high.values()),
+        },
+        "Seven-card hands by category (log scale)",
+        log=True,
+    )
+    lows = list(stats.dealer_low.items())
+    chart_low = _bar_chart(
+        [n.replace("high card, ", "").replace("one pair, ", "pair ") for n, _ in lows],
+        {"dealer's low hand": [c for _, c in lows]},
+        "Dealer's low hand",
+        log=False,
+    )
+    lo, hi = sim.ci95
+    sim_rows: list[list[Any]] = [
+        ["rounds simulated", sim.rounds],
+        [
+            "win / push / loss",
+            f"{sim.win / sim.rounds:.5f} / {sim.push / sim.rounds:.5f} / {sim.loss / sim.rounds:.5f}",
+        ],
+        [
+            "house edge per hand",
+            f"{100 * sim.house_edge:.4f}% (95% CI {100 * lo:.4f}% .. {100 * hi:.4f}%)",
+        ],
+        ["house edge per resolved hand", f"{100 * sim.house_edge_resolved:.4f}%"],
+        ["seed", sim.seed],
+    ]
+    if edges:
+        edge_html = _table(
+            ["player", "deals", "win", "push", "loss", "house edge"],
+            [
+                [
+                    e["player"],
+                    e["deals"],
+                    e["win"],
+                    e["push"],
+                    e["loss"],
+                    f"{100 * e['house_edge']:.6f}%",
+                ]
+                for e in edges
+            ],
+        )
+    else:
+        edge_html = '<p class="note">The exact edge has not been computed for this house way (run <code>paigow edge</code>).</p>'
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Pai gow poker par sheet: {html.escape(way.name)}</title>
+<style>{CSS}</style></head><body>
+<h1>Pai gow poker par sheet &mdash; {html.escape(way.name)} house way</h1>
+<p>Indiana Administrative Code 68 IAC 10-9. Generated {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} by paigow.</p>
+<p class="posted">Commission: {ruleset.commission}</p>
+<h2>Rules in force</h2>{_table(["rule", "value"], rules)}
+<h3>House way parameters</h3>{_table(["parameter", "action"], params)}
+<h2>Hand frequencies</h2>
+<p>All {total:,} seven-card hands of the 53-card deck: the best five-card hand, and the dealer's high hand as the house way sets it.</p>
+{_table(["hand", "best five", "%", "dealer's high", "%"], cat_rows)}
+<img alt="hand frequencies chart" src="{chart_cats}">
+<h2>The dealer's setting</h2>
+{_table(["low hand", "count", "%"], low_rows)}
+<img alt="dealer's low hand chart" src="{chart_low}">
+<h2>House edge</h2>
+<h3>Exact</h3>{edge_html}
+<h3>Simulated (house way against house way)</h3>{_table(["", ""], sim_rows)}
+</body></html>
+"""
+
+
+def write_report(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
