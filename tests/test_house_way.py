@@ -283,8 +283,8 @@ def test_hand_worked_example(way: str, seven: str, high: str, low: str, rule: st
 def test_hand_worked_examples_cover_every_rule_id_in_both_presets() -> None:
     assert {w[4] for w in HAND_WORKED} == ALL_RULE_IDS
     by_preset = {p: {w[4] for w in HAND_WORKED if w[0] == p} for p in ("S", "F")}
-    # standard never keeps quads "if king"; foxwoods never keeps J-K two pair with an ace;
-    # neither ever keeps two pair unconditionally.
+    # standard has no `keep-if-king` for quads and foxwoods no `keep-if-ace`, and neither keeps
+    # two pair unconditionally (`two-pair.keep` is covered by the all-keep operator preset).
     reachable = ALL_RULE_IDS - {"two-pair.keep"}
     assert by_preset["S"] | {"quads.keep-king"} >= reachable
     assert by_preset["F"] | {"quads.keep-ace"} >= reachable

@@ -56,7 +56,11 @@ def dealt_round(
     if ruleset.start is StartMethod.RNG:
         r.choose_start(number=number)
     else:
-        r.choose_start(dice=(1, 1, number - 2) if number > 2 else (1, 1, 6))
+        dice = next(
+            d for d in product(range(1, 7), repeat=3) if starting_position(sum(d)) == number
+        )
+        r.choose_start(dice=dice)
+    assert r.start is not None and r.start.position == number
     r.deal_packets()
     return r
 
@@ -514,6 +518,13 @@ def test_dice_start_deals_the_first_packet_there(total: int) -> None:
     assert packet.cards == tuple(c.code for c in FULL_DECK[:7])
 
 
+@pytest.mark.parametrize("number", range(1, 8))
+def test_dealt_round_helper_with_dice(number: int) -> None:
+    r = dealt_round(DICE, dict.fromkeys(range(1, 7), 1000), number=number)
+    first = next(p for p in the(r, Dealt).packets if p.position == number)
+    assert first.cards == tuple(c.code for c in FULL_DECK[:7])
+
+
 def test_packets_on_spots_without_a_wager_are_discarded() -> None:
     r = dealt_round(RNG, {2: 1000, 5: 1000}, number=4)
     dealt = the(r, Dealt)
@@ -543,8 +554,8 @@ def test_every_card_is_dealt_once(plan: tuple[int, set[int], Ruleset]) -> None:
     r.deal(random.Random(seed))
     assert r.deck is not None
     dealt = the(r, Dealt)
-    start = the(r, Shuffled)  # the deck is recorded before the deal
-    assert start.deck == tuple(c.code for c in r.deck)
+    shuffled = the(r, Shuffled)  # the whole deck order is recorded
+    assert shuffled.deck == tuple(c.code for c in r.deck)
     seen = [code for p in (*dealt.packets, *dealt.discarded) for code in p.cards]
     seen += list(dealt.leftover)
     assert len(seen) == 53
@@ -559,11 +570,11 @@ def test_every_card_is_dealt_once(plan: tuple[int, set[int], Ruleset]) -> None:
     for p in dealt.packets:
         cards = r.dealer_cards if p.spot is None else r.hands[p.spot]
         assert p.cards == tuple(c.code for c in cards)
-    first = r.start
-    assert first is not None
-    assert dealt.order[0] == first.position
-    k = dealt.order.index(first.position)
-    assert k == 0
+    assert r.start is not None
+    assert dealt.order == tuple((r.start.position - 1 + k) % 7 + 1 for k in range(7))
+    for k, position in enumerate(dealt.order):
+        packet = next(p for p in (*dealt.packets, *dealt.discarded) if p.position == position)
+        assert packet.cards == tuple(c.code for c in r.deck[7 * k : 7 * k + 7])
 
 
 # ---------------------------------------------------------------- 6-7. setting

@@ -143,6 +143,8 @@ def parse_card(token: str) -> Card:
     ...
     paigow.errors.CardError: '1x' is not a card: unknown rank '1'
     """
+    if not isinstance(token, str):
+        raise CardError(f"{token!r} is not a card: expected a code such as 'As' or 'Jk'")
     raw = token
     text = token.strip()
     if not text:
@@ -155,7 +157,7 @@ def parse_card(token: str) -> Card:
     # Accept suit first ("hQ" from "♥Q") as well as rank first.
     if len(folded) >= 2 and folded[0] in SUIT_CHARS and folded[1:].upper() in {*RANK_CHARS, "10"}:
         text, folded = text[1:] + text[0], folded[1:] + folded[0]
-    if len(text) < 2:
+    if len(text) < 2 or folded in ("10", "1"):
         raise CardError(f"{raw!r} is not a card: a card is a rank and a suit, e.g. As or Td")
     rank_text, suit_text = folded[:-1], folded[-1:]
     if rank_text == "10":

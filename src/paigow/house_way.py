@@ -215,6 +215,11 @@ class _HandReader:
         """Cards of ranks that appear once, highest first."""
         return [self.groups[r][0] for r in self.ranks_with(1)]
 
+    def pair_of(self, rank: int) -> list[Card]:
+        """Two cards of ``rank`` for the low hand: natural ones, so that a joker among aces stays
+        in the high hand, where it can be more than an ace (a straight or flush)."""
+        return self.groups[rank][-2:]
+
     def low(self, low: Sequence[Card], rule: str) -> HouseWaySetting:
         high = tuple(c for c in self.seven if c not in low)
         return HouseWaySetting(Setting(high, tuple(low)), rule)
@@ -265,11 +270,10 @@ class _HandReader:
         quads = self.ranks_with(4)
         if not quads:
             return None
-        four = self.groups[quads[0]]
         others = [r for r in self.groups if r != quads[0]]
         beside = sorted((r for r in others if len(self.groups[r]) >= 2), reverse=True)
         if beside:
-            return self.low(self.groups[beside[0]][:2], "quads.pair-low")
+            return self.low(self.pair_of(beside[0]), "quads.pair-low")
         action = self.way.quads[quads_class(quads[0])]
         singles = self.singletons()
         if self.keep_condition(action):
@@ -279,13 +283,13 @@ class _HandReader:
                 Action.KEEP_IF_KING: "quads.keep-king",
             }[action]
             return self.low(singles[:2], rule)
-        return self.low(four[:2], "quads.split")
+        return self.low(self.pair_of(quads[0]), "quads.split")
 
     def two_sets_of_three(self) -> HouseWaySetting | None:
         trips = self.ranks_with(3)
         if len(trips) != 2:
             return None
-        return self.low(self.groups[trips[0]][:2], "trips.two-sets")
+        return self.low(self.pair_of(trips[0]), "trips.two-sets")
 
     def full_house(self) -> HouseWaySetting | None:
         trips, pairs = self.ranks_with(3), self.ranks_with(2)

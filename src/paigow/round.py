@@ -205,7 +205,9 @@ class Round:
                 if dice is not None
                 else tuple(generator.randrange(1, 7) for _ in range(3))
             )
-            if len(rolled) != 3 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in rolled):
+            if len(rolled) != 3 or any(
+                not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in rolled
+            ):
                 raise RoundError(f"three dice of 1..6 are needed, got {list(rolled)}")
             total = sum(rolled)
             event = StartChosen("dice", rolled, total, starting_position(total))
@@ -213,7 +215,7 @@ class Round:
             if dice is not None:
                 raise RoundError("this table chooses the start by RNG, not dice")
             n = number if number is not None else generator.randrange(1, 8)
-            if not isinstance(n, int) or not 1 <= n <= 7:
+            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7:
                 raise RoundError(f"the RNG number must be 1..7, got {n!r}")
             event = StartChosen("rng", None, n, starting_position(n))
         self.start = event
@@ -400,7 +402,10 @@ class Round:
     def replay(cls, events: Sequence[Event | dict[str, Any]]) -> Round:
         """Rebuild a round from its log alone, re-deriving every result; raise
         :class:`ReplayMismatch` where the log disagrees with what the rules give."""
-        log = [e if isinstance(e, Event) else event_from_dict(e) for e in events]
+        try:
+            log = [e if isinstance(e, Event) else event_from_dict(e) for e in events]
+        except (PaigowError, TypeError, KeyError, AttributeError) as exc:
+            raise ReplayMismatch(f"the log cannot be read: {exc}") from None
         if not log or not isinstance(log[0], RoundStarted):
             raise ReplayMismatch("a round's log starts with round-started")
         first = log[0]

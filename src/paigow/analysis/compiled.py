@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -77,7 +78,14 @@ def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
         "wheel": wheel.value,
         "hands": HANDS,
         "five_keys": hashlib.sha256(tables.five_keys.tobytes()).hexdigest()[:16],
+        "kernels": _kernel_digest(),
     }
+
+
+@cache
+def _kernel_digest() -> str:
+    """A digest of the kernels' source: a table compiled by other code is rebuilt."""
+    return hashlib.sha256(Path(K.__file__).read_bytes()).hexdigest()[:16]
 
 
 def cache_path(way: HouseWay, wheel: Wheel, folder: Path | None = None) -> Path:
@@ -102,14 +110,18 @@ def read_header(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as f:
             head = f.read(16)
-            if len(head) != 16 or head[:8] != MAGIC:
-                raise CacheError(f"{path} is not a compiled house way file")
-            (length,) = struct.unpack("<Q", head[8:])
-            if not 0 < length <= DATA_OFFSET - 16:
-                raise CacheError(f"{path} has a damaged header")
-            meta: dict[str, Any] = json.loads(f.read(length))
+            blob = f.read(DATA_OFFSET - 16)
     except OSError as exc:
         raise CacheError(f"cannot read {path}: {exc.strerror}") from None
+    if len(head) != 16 or head[:8] != MAGIC:
+        raise CacheError(f"{path} is not a compiled house way file")
+    (length,) = struct.unpack("<Q", head[8:])
+    try:
+        if not 0 < length <= len(blob):
+            raise ValueError
+        meta = json.loads(blob[:length])
+        if not isinstance(meta, dict):
+            raise ValueError
     except ValueError:
         raise CacheError(f"{path} has a damaged header") from None
     return meta

@@ -402,7 +402,7 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
                 beside = r
                 break
         if beside >= 0:
-            return start[beside], start[beside] + 1, R_Q_PAIR
+            return _pair_of(beside, start, cnt, R_Q_PAIR)
         action = quads[_quads_class(quad_r)]
         if _keep(action, cnt):
             rule = (
@@ -411,10 +411,10 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
                 else (R_Q_KEEP_ACE if action == KEEP_IF_ACE else R_Q_KEEP_KING)
             )
             return _ordered(singles[0], singles[1], rule)
-        return start[quad_r], start[quad_r] + 1, R_Q_SPLIT
+        return _pair_of(quad_r, start, cnt, R_Q_SPLIT)
     # 4. two sets of three
     if n_trips == 2:
-        return start[trip1], start[trip1] + 1, R_TWO_SETS
+        return _pair_of(trip1, start, cnt, R_TWO_SETS)
     # 5. full house
     if n_trips == 1 and n_pairs >= 1:
         if n_pairs == 2:
@@ -451,6 +451,13 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
         return _ordered(singles[0], singles[1], R_ONE_PAIR)
     # 11. no pair
     return 1, 2, R_PAI_GOW
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_of(r: int, start: Arr, cnt: Arr, rule: int) -> tuple[int, int, int]:
+    """The last two cards of rank r's group (natural cards: the joker comes first)."""
+    last = start[r] + cnt[r] - 1
+    return last - 1, last, rule
 
 
 @nb.njit(cache=True, inline="always")
