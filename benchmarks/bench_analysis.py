@@ -44,6 +44,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from _machine import Contention
+
 MARK = "@@RESULT "
 MB = 1_000_000
 MiB = 1 << 20
@@ -378,12 +380,16 @@ def parent(args: argparse.Namespace) -> int:
         temp = folder = Path(tempfile.mkdtemp(prefix="bench-", dir=base))
     table = cache_path(way, wheel, folder)
 
+    load = Contention()
+    idle = load.idle_check()
+    load.start()
     print("paigow analysis benchmark")
     print(
         f"  {machine()}; python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}"
     )
     print(f"  house way {way.name!r}, wheel {wheel.value}; table {table}")
-    print(f"  seed {args.seed}; each step in a fresh subprocess; memory: see the note at the end\n")
+    print(f"  seed {args.seed}; each step in a fresh subprocess; memory: see the note at the end")
+    print(f"  {idle}\n")
     results: dict[str, dict[str, Any]] = {}
     try:
         if not args.skip_build or not table.exists():
@@ -405,6 +411,7 @@ def parent(args: argparse.Namespace) -> int:
             shutil.rmtree(temp, ignore_errors=True)
     print()
     report(args, results, size, FILE_SIZE)
+    print(f"  {load.report()[0]}")
     return 0 if all(ok for _, _, ok in summary_rows(results, size)) else 1
 
 

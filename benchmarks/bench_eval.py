@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from _machine import Contention
 
 TARGET = 20_000_000  # hands per second on one core
 NAMES = [r + s for r in "23456789TJQKA" for s in "cdhs"]  # index = (rank - 2) * 4 + suit
@@ -246,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     pinned = pin_one_core()
+    load = Contention()
+    idle = load.idle_check()
+    load.start()
     from paigow.analysis import kernels as K
     from paigow.analysis.tables import rank_tables
     from paigow.cards import Card
@@ -260,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  python {sys.version.split()[0]}, numpy {np.__version__}, {pinned}")
     print(f"  {args.hands:,} random hands for our kernels, {args.peer_hands:,} for each peer")
     print(f"  (seed {args.seed}); {args.repeats} timings each, rates from the median and the best")
+    print(f"  {idle}")
     if missing:
         print(
             f"  not installed, skipped: {', '.join(missing)} (pip install -r benchmarks/requirements.txt)"
@@ -414,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  best batch path: {best_batch.name} -> {overall}")
     agree = "PASS" if serious == 0 else "FAIL"
     print(f"  order agreement with the peers: {agree}")
+    print(f"  {load.report()[0]}")
     return 0 if overall == "PASS" and agree == "PASS" else 1
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Final
 
@@ -215,10 +216,22 @@ class _HandReader:
         """Cards of ranks that appear once, highest first."""
         return [self.groups[r][0] for r in self.ranks_with(1)]
 
-    def pair_of(self, rank: int) -> list[Card]:
-        """Two cards of ``rank`` for the low hand: natural ones, so that a joker among aces stays
-        in the high hand, where it can be more than an ace (a straight or flush)."""
-        return self.groups[rank][-2:]
+    def strongest(self, lows: Sequence[Sequence[Card]], rule: str) -> HouseWaySetting:
+        """Where a rule leaves a choice between cards of one rank, the choice that makes the high
+        hand strongest: the low hand is the same, and a joker among aces may complete a straight
+        or flush in the high hand. This keeps the house way blind to suits (the first of equal
+        choices is taken)."""
+        best: tuple[int, Sequence[Card]] | None = None
+        for low in lows:
+            key = evaluate_five([c for c in self.seven if c not in low], self.wheel).key
+            if best is None or key > best[0]:
+                best = (key, low)
+        assert best is not None
+        return self.low(best[1], rule)
+
+    def pair_of(self, rank: int, rule: str) -> HouseWaySetting:
+        """Two cards of ``rank`` go low (the strongest such choice)."""
+        return self.strongest(list(combinations(self.groups[rank], 2)), rule)
 
     def low(self, low: Sequence[Card], rule: str) -> HouseWaySetting:
         high = tuple(c for c in self.seven if c not in low)
@@ -273,7 +286,7 @@ class _HandReader:
         others = [r for r in self.groups if r != quads[0]]
         beside = sorted((r for r in others if len(self.groups[r]) >= 2), reverse=True)
         if beside:
-            return self.low(self.pair_of(beside[0]), "quads.pair-low")
+            return self.pair_of(beside[0], "quads.pair-low")
         action = self.way.quads[quads_class(quads[0])]
         singles = self.singletons()
         if self.keep_condition(action):
@@ -283,13 +296,13 @@ class _HandReader:
                 Action.KEEP_IF_KING: "quads.keep-king",
             }[action]
             return self.low(singles[:2], rule)
-        return self.low(self.pair_of(quads[0]), "quads.split")
+        return self.pair_of(quads[0], "quads.split")
 
     def two_sets_of_three(self) -> HouseWaySetting | None:
         trips = self.ranks_with(3)
         if len(trips) != 2:
             return None
-        return self.low(self.pair_of(trips[0]), "trips.two-sets")
+        return self.pair_of(trips[0], "trips.two-sets")
 
     def full_house(self) -> HouseWaySetting | None:
         trips, pairs = self.ranks_with(3), self.ranks_with(2)
@@ -327,7 +340,7 @@ class _HandReader:
             return None
         singles = self.singletons()
         if trips[0] == ACE:
-            return self.low([self.groups[ACE][-1], singles[0]], "trips.aces")
+            return self.strongest([[ace, singles[0]] for ace in self.groups[ACE]], "trips.aces")
         return self.low(singles[:2], "trips")
 
     def two_pair(self) -> HouseWaySetting | None:

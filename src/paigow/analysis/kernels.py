@@ -402,7 +402,7 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
                 beside = r
                 break
         if beside >= 0:
-            return _pair_of(beside, start, cnt, R_Q_PAIR)
+            return _pair_of(s, beside, start, cnt, R_Q_PAIR, lowest_wheel)
         action = quads[_quads_class(quad_r)]
         if _keep(action, cnt):
             rule = (
@@ -411,10 +411,10 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
                 else (R_Q_KEEP_ACE if action == KEEP_IF_ACE else R_Q_KEEP_KING)
             )
             return _ordered(singles[0], singles[1], rule)
-        return _pair_of(quad_r, start, cnt, R_Q_SPLIT)
+        return _pair_of(s, quad_r, start, cnt, R_Q_SPLIT, lowest_wheel)
     # 4. two sets of three
     if n_trips == 2:
-        return _pair_of(trip1, start, cnt, R_TWO_SETS)
+        return _pair_of(s, trip1, start, cnt, R_TWO_SETS, lowest_wheel)
     # 5. full house
     if n_trips == 1 and n_pairs >= 1:
         if n_pairs == 2:
@@ -433,7 +433,13 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
     # 8. three of a kind
     if n_trips == 1:
         if trip1 == ACE_R:
-            return _ordered(start[ACE_R] + 2, singles[0], R_TRIPS_ACES)
+            best_a, best = -1, -1
+            for a in range(start[ACE_R], start[ACE_R] + 3):
+                i, j = (a, singles[0]) if a < singles[0] else (singles[0], a)
+                k = _high_key(s, i, j, lowest_wheel)
+                if k > best:
+                    best, best_a = k, a
+            return _ordered(best_a, singles[0], R_TRIPS_ACES)
         return _ordered(singles[0], singles[1], R_TRIPS)
     # 9. two pair
     if n_pairs == 2:
@@ -453,11 +459,44 @@ def house_way7(s: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, in
     return 1, 2, R_PAI_GOW
 
 
-@nb.njit(cache=True, inline="always")
-def _pair_of(r: int, start: Arr, cnt: Arr, rule: int) -> tuple[int, int, int]:
-    """The last two cards of rank r's group (natural cards: the joker comes first)."""
-    last = start[r] + cnt[r] - 1
-    return last - 1, last, rule
+@nb.njit(cache=True)
+def _high_key(s: Arr, i: int, j: int, lowest_wheel: bool) -> int:
+    """Key of the high hand of ``s`` without positions i and j."""
+    h0 = h1 = h2 = h3 = h4 = 0
+    n = 0
+    for k in range(7):
+        if k != i and k != j:
+            if n == 0:
+                h0 = s[k]
+            elif n == 1:
+                h1 = s[k]
+            elif n == 2:
+                h2 = s[k]
+            elif n == 3:
+                h3 = s[k]
+            else:
+                h4 = s[k]
+            n += 1
+    return key5(h0, h1, h2, h3, h4, lowest_wheel)
+
+
+@nb.njit(cache=True)
+def _pair_of(
+    s: Arr, r: int, start: Arr, cnt: Arr, rule: int, lowest_wheel: bool
+) -> tuple[int, int, int]:
+    """Two cards of rank r's group go low: the choice with the strongest high hand (the first of
+    equals), as the core's ``_HandReader.pair_of``."""
+    a = start[r]
+    g = cnt[r]
+    if g == 2:
+        return a, a + 1, rule
+    best_i, best_j, best = -1, -1, -1
+    for i in range(a, a + g):
+        for j in range(i + 1, a + g):
+            k = _high_key(s, i, j, lowest_wheel)
+            if k > best:
+                best, best_i, best_j = k, i, j
+    return best_i, best_j, rule
 
 
 @nb.njit(cache=True, inline="always")
