@@ -469,6 +469,67 @@ def report_command(
     _out().print(f"wrote {out}")
 
 
+# --------------------------------------------------------------------------------------- edge
+def edge_command(
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: CommissionOpt = "0.05",
+    player: Annotated[
+        str,
+        typer.Option("--player", help="house-way, or optimal (each hand set to maximise its EV)."),
+    ] = "house-way",
+    as_json: JsonOpt = False,
+    workers: WorkersOpt = 2,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+    restart: Annotated[
+        bool, typer.Option("--restart", help="Discard the checkpoints of an earlier run.")
+    ] = False,
+) -> None:
+    """The exact house edge over all 8,250,459,031,214,400 deals (resumes from checkpoints)."""
+    from paigow.analysis import edge as E
+
+    way = _way(house_way)
+    rate = _commission(commission)
+    if player not in ("house-way", "optimal"):
+        raise _fail(f"--player takes house-way or optimal, got {player!r}")
+    spec = _spec(way, wheel, workers)
+    runner = _runner(workers, scheduler, cluster)
+    if player == "house-way":
+        path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES)
+        if restart:
+            path.unlink(missing_ok=True)
+        chunks = E.chunks_for(spec)
+        done = len(E._read_checkpoint(path))
+        if done:
+            _err().print(f"resuming: {done} of {len(chunks)} chunks already done ({path.name})")
+        with progress_bar("exact edge", len(chunks) - done) as advance:
+            result = E.house_way_edge(spec, runner, rate, checkpoint=path, progress=advance)
+    else:
+        import paigow.analysis.optimal as O
+
+        path = O.checkpoint_path(spec, rate)
+        if restart:
+            path.unlink(missing_ok=True)
+        result = O.optimal_edge(spec, runner, rate, checkpoint=path, progress_bar=progress_bar)
+    saved = E.save_result(spec, result)
+    data = result.to_dict()
+    if as_json:
+        print(json.dumps(data))
+        return
+    console = _out()
+    console.print(
+        f"exact edge, {data['player']} player against the dealer's house way ({way.name}), commission {rate}"
+    )
+    console.print(f"  deals {data['deals']:,}")
+    for key in ("win", "push", "loss"):
+        console.print(f"  {key:<5} {data[key]:>26,}  ({data[key] / data['deals']:.6f})")
+    console.print(
+        f"  house edge per hand {100 * data['house_edge']:.6f}%  (= {data['house_edge_exact']})"
+    )
+    console.print(f"  {data['seconds']:.1f} s; saved to {saved}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the analysis commands to the main CLI."""
     app.add_typer(cache_app, name="cache")
@@ -476,3 +537,4 @@ def register(app: typer.Typer) -> None:
     app.command("stats")(stats_command)
     app.command("simulate")(simulate_command)
     app.command("report")(report_command)
+    app.command("edge")(edge_command)

@@ -1,0 +1,207 @@
+"""The exact house edge: win, push and loss over every (player, dealer) deal of disjoint
+seven-card hands, 154,143,080 x 53,524,680 = 8,250,459,031,214,400 of them.
+
+Method (inclusion-exclusion). For a set of cards T let A_T be the hands that contain T. Summing
+an outcome over pairs (P, D) in A_T x A_T with sign (-1)^|T| over all T counts every disjoint pair
+once and every other pair zero times (the signs over the subsets of a non-empty P & D cancel).
+Within A_T only the two settings' dense ranks matter, so each term is a two-dimensional dominance
+count (wins: the player's hands both higher; losses: both lower or equal, copies going to the
+banker). Suit relabelling leaves every count unchanged (the house way is blind to suits), so
+one T per class is enough, weighted by the class's size.
+
+The run is split into chunks (the size of T, and its highest card); each finished chunk is
+appended to a checkpoint file, and an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from paigow.analysis import kernels as K
+from paigow.analysis.compiled import cache_dir, identity
+from paigow.analysis.runner import Runner, TableSpec
+from paigow.commission import Commission
+
+FULL_DECK_INDICES = tuple(range(53))
+
+
+@dataclass(frozen=True)
+class EdgeChunk:
+    spec: TableSpec
+    k: int
+    top: int
+    deck: tuple[int, ...] = FULL_DECK_INDICES
+
+    @property
+    def key(self) -> str:
+        return f"{self.k}:{self.top}"
+
+
+def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
+    """One chunk's weighted sums [wins, losses, pairs, sets]."""
+    compiled = chunk.spec.open()
+    deck = np.array(chunk.deck, dtype=np.int64)
+    out = K.edge_chunk(
+        chunk.k,
+        chunk.top,
+        deck,
+        compiled.table,
+        K.BINOM,
+        len(compiled.tables.five_keys),
+        len(compiled.tables.two_keys),
+    )
+    return chunk.key, [int(x) for x in out]
+
+
+def chunks_for(spec: TableSpec, deck: Sequence[int] = FULL_DECK_INDICES) -> list[EdgeChunk]:
+    """Every chunk of the house-way-against-house-way edge, the largest first."""
+    d = tuple(sorted(deck))
+    out = [EdgeChunk(spec, 0, 0, d)]
+    for k in range(1, 7):
+        out += [EdgeChunk(spec, k, top, d) for top in range(k - 1, len(d))]
+
+    def work(c: EdgeChunk) -> int:
+        if c.k == 0:
+            return comb(len(d), 7)
+        return comb(c.top, c.k - 1) * comb(len(d) - c.k, 7 - c.k) // 24 + 1
+
+    return sorted(out, key=work, reverse=True)
+
+
+@dataclass(frozen=True)
+class EdgeResult:
+    """Exact counts over every deal, and the house edge at a commission rate."""
+
+    player: str
+    deals: int
+    win: int
+    push: int
+    loss: int
+    commission: Commission
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def house_edge(self) -> Fraction:
+        """The house's expected gain per unit wagered, per hand."""
+        return (self.loss - Fraction(self.win) * (1 - self.commission.rate)) / self.deals
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "deals": self.deals,
+            "win": self.win,
+            "push": self.push,
+            "loss": self.loss,
+            "commission": self.commission.as_str(),
+            "house_edge": float(self.house_edge),
+            "house_edge_exact": str(self.house_edge),
+            "seconds": round(self.seconds, 3),
+            **self.extra,
+        }
+
+
+def checkpoint_path(spec: TableSpec, player: str, deck: Sequence[int]) -> Path:
+    """Where a run's finished chunks are kept (beside the compiled tables)."""
+    from hashlib import sha256
+
+    compiled = spec.open()
+    ident = identity(compiled.way, compiled.wheel)
+    digest = sha256(json.dumps([ident, player, sorted(deck)], sort_keys=True).encode()).hexdigest()
+    return Path(spec.folder) / f"edge-{player}-{digest[:12]}.checkpoint.jsonl"
+
+
+def _read_checkpoint(path: Path) -> dict[str, list[int]]:
+    done: dict[str, list[int]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+                done[row["chunk"]] = [int(x) for x in row["sums"]]
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by an interruption: that chunk runs again
+    return done
+
+
+def house_way_edge(
+    spec: TableSpec,
+    runner: Runner,
+    commission: Commission | None = None,
+    deck: Sequence[int] = FULL_DECK_INDICES,
+    checkpoint: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    stop_after: int | None = None,
+) -> EdgeResult:
+    """Exact win/push/loss of the house way against the house way over every deal of ``deck``
+    (default the full 53 cards). ``stop_after`` ends the run after that many new chunks
+    (to show resuming); the result is then None-like: raises :class:`InterruptedError`."""
+    started = time.perf_counter()
+    path = checkpoint or checkpoint_path(spec, "house-way", deck)
+    done = _read_checkpoint(path)
+    todo = [c for c in chunks_for(spec, deck) if c.key not in done]
+    if stop_after is not None:
+        todo = todo[:stop_after]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as log:
+
+        def record(result: tuple[str, list[int]]) -> None:
+            key, sums = result
+            log.write(json.dumps({"chunk": key, "sums": sums}) + "\n")
+            log.flush()
+            done[key] = sums
+            if progress is not None:
+                progress(1)
+
+        runner.map(edge_chunk, todo, record)
+    if stop_after is not None and len(done) < len(chunks_for(spec, deck)):
+        raise InterruptedError(f"stopped after {stop_after} chunks; {len(done)} done")
+    n = len(deck)
+    totals = [0, 0, 0]
+    sets_by_k = [0] * 8
+    for key, sums in done.items():
+        k = int(key.split(":")[0])
+        sign = -1 if k % 2 else 1
+        totals[0] += sign * sums[0]
+        totals[1] += sign * sums[1]
+        totals[2] += sign * sums[2]
+        sets_by_k[k] += sums[3]
+    # |T| = 7: each hand paired with itself, a loss (a copy on both hands), never a win.
+    totals[1] -= comb(n, 7)
+    totals[2] -= comb(n, 7)
+    sets_by_k[7] = comb(n, 7)
+    deals = comb(n, 7) * comb(n - 7, 7)
+    for k in range(8):
+        if sets_by_k[k] != comb(n, k):
+            raise AssertionError(f"{sets_by_k[k]} card sets of size {k}, expected {comb(n, k)}")
+    if totals[2] != deals:
+        raise AssertionError(f"inclusion-exclusion counted {totals[2]} deals, expected {deals}")
+    win, loss = totals[0], totals[1]
+    return EdgeResult(
+        "house-way",
+        deals,
+        win,
+        deals - win - loss,
+        loss,
+        commission or Commission(),
+        time.perf_counter() - started,
+        {"deck": len(deck), "chunks": len(done)},
+    )
+
+
+def save_result(spec: TableSpec, result: EdgeResult) -> Path:
+    """Keep a finished result beside the compiled tables, where ``paigow report`` finds it."""
+    compiled = spec.open()
+    data = {**result.to_dict(), "house_way": compiled.way.to_dict(), "wheel": compiled.wheel.value}
+    path = Path(spec.folder) if spec.folder else cache_dir()
+    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}.json"
+    out.write_text(json.dumps(data, indent=2))
+    return out
