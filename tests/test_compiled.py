@@ -116,3 +116,20 @@ def test_cache_path_depends_on_parameters_and_wheel() -> None:
     assert len(paths) == 4
     renamed = HouseWay.from_dict({**std.to_dict(), "name": "standard"})
     assert cache_path(renamed, Wheel.SECOND) == cache_path(std, Wheel.SECOND)
+
+
+def test_stale_tables_of_the_same_house_way_are_pruned(
+    compiled: CompiledHouseWay, tmp_path: Path
+) -> None:
+    from paigow.analysis.compiled import prune_stale
+
+    keep = tmp_path / compiled.path.name
+    stale = tmp_path / "houseway-standard-second-v1-000000000000.bin"
+    other = tmp_path / "houseway-foxwoods-second-v1-111111111111.bin"
+    header = compiled.path.open("rb").read(1 << 16)
+    keep.write_bytes(header)
+    stale.write_bytes(header)
+    fox = header.replace(b'"name": "standard"', b'"name": "foxwood1"')
+    other.write_bytes(fox)
+    assert prune_stale(keep) == [stale]
+    assert keep.exists() and other.exists() and not stale.exists()

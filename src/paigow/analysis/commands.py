@@ -236,15 +236,27 @@ def cache_verify(as_json: JsonOpt = False) -> None:
 
 @cache_app.command("clear")
 def cache_clear() -> None:
-    """Delete every compiled house way in the cache folder."""
-    from paigow.analysis.compiled import _stamp_path, cached_files
+    """Delete every compiled house way in the cache folder, with the optimal player's structures
+    and the exact-edge checkpoints and results."""
+    import shutil
+
+    from paigow.analysis.compiled import _stamp_path, cache_dir, cached_files
 
     files = cached_files()
     for path in files:
         path.unlink()
         _stamp_path(path).unlink(missing_ok=True)
         path.with_name(path.name + ".lock").unlink(missing_ok=True)
-    _out().print(f"removed {len(files)} compiled house way(s)")
+    others = 0
+    folder = cache_dir()
+    if folder.exists():
+        for extra in [*folder.glob("edge-*.json*"), *folder.glob("optimal-*")]:
+            if extra.is_dir():
+                shutil.rmtree(extra)
+            else:
+                extra.unlink()
+            others += 1
+    _out().print(f"removed {len(files)} compiled house way(s) and {others} other file(s)")
 
 
 # --------------------------------------------------------------------------------------- analyze

@@ -291,6 +291,7 @@ class CompiledHouseWay:
                 raise CacheError(f"no compiled house way at {path}: run `paigow cache build`")
             build(way, wheel, path, workers=workers, progress=progress)
             meta = read_header(path)
+            prune_stale(path)
         return meta
 
     def index_of(self, cards: Sequence[Card]) -> int:
@@ -302,6 +303,29 @@ class CompiledHouseWay:
         """The dense (high, low) ranks of the house way's setting of seven cards."""
         k = 3 * self.index_of(cards)
         return int(self.table[k]) | int(self.table[k + 1]) << 8, int(self.table[k + 2])
+
+
+def prune_stale(keep: Path) -> list[Path]:
+    """Delete the other compiled tables of the same house way and wheel (made by another version
+    of the kernels or format): each is 462 MB and would never be read again."""
+    try:
+        mine = read_header(keep)
+    except CacheError:
+        return []
+    removed = []
+    for path in cached_files(keep.parent):
+        if path == keep:
+            continue
+        try:
+            meta = read_header(path)
+        except CacheError:
+            continue
+        if meta.get("house_way") == mine.get("house_way") and meta.get("wheel") == mine.get("wheel"):
+            path.unlink(missing_ok=True)
+            _stamp_path(path).unlink(missing_ok=True)
+            path.with_name(path.name + ".lock").unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def cached_files(folder: Path | None = None) -> list[Path]:

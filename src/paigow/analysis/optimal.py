@@ -753,3 +753,19 @@ def iter_sample(
     allc = chunks_for(spec, commission, limit=per_chunk)
     for i in rng.choice(len(allc), size=min(chunks, len(allc)), replace=False):
         yield allc[int(i)]
+
+
+@nb.njit(cache=True)
+def count_classes(deck: Arr, k: int) -> int:
+    """The number of suit classes of k-card subsets of ``deck`` (one canonical set each)."""
+    c = np.arange(k)
+    t = np.empty(k, dtype=np.int64)
+    n = 0
+    while True:
+        for i in range(k):
+            t[i] = deck[c[i]]
+        if K.suit_weight(t, k):
+            n += 1
+        if not K._next_combination(c, k, len(deck)):
+            break
+    return n
