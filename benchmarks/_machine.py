@@ -55,18 +55,30 @@ class Contention:
         warn = "  WARNING: the machine is busy, timings will be low" if share > 0.10 else ""
         return f"machine load before the run: {share:.0%} of {cores} CPUs used by others{warn}"
 
-    def report(self) -> tuple[str, bool]:
-        """(a line on what others used during the run, whether that was little enough)."""
+    def measure(self, cores_used: int | None = None) -> tuple[float, float, float, bool] | None:
+        """(CPU-seconds used by others, seconds stolen, wall seconds, quiet) since :meth:`start`,
+        or None off Linux. Quiet: others used at most 5% of the machine beyond the cores this
+        run left them (``cores_used``, default all), and the hypervisor stole at most 5%."""
         end = _cpu_jiffies()
         if self.jiffies is None or end is None:
-            return "other processes' CPU during the run: unknown (no /proc/stat)", True
+            return None
         wall = time.perf_counter() - self.wall
         busy = (end[0] - self.jiffies[0]) / self.hz
         steal = (end[1] - self.jiffies[1]) / self.hz
         others = max(busy - (_own_cpu() - self.own), 0.0)
         cores = os.cpu_count() or 1
+        spare = cores - min(cores_used or cores, cores)
+        quiet = others / wall <= spare + 0.05 * cores and steal / (wall * cores) <= 0.05
+        return others, steal, wall, quiet
+
+    def report(self, cores_used: int | None = None) -> tuple[str, bool]:
+        """(a line on what others used during the run, whether the machine was quiet)."""
+        m = self.measure(cores_used)
+        if m is None:
+            return "other processes' CPU during the run: unknown (no /proc/stat)", True
+        others, steal, wall, quiet = m
+        cores = os.cpu_count() or 1
         share = others / (wall * cores)
-        quiet = share <= 0.05 and steal / (wall * cores) <= 0.05
         line = (
             f"other processes used {others:.1f} CPU-s during the {wall:.0f} s run "
             f"({share:.0%} of {cores} CPUs); hypervisor steal {steal:.1f} s"

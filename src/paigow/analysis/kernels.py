@@ -133,74 +133,106 @@ def _straight_top_ordered(mask: int, wild: bool, lowest_wheel: bool) -> int:
     return best
 
 
+def _straight_tops() -> Arr:
+    """STRAIGHT_TOP[wheel, wild, mask]: the top rank index of the best straight a 13-bit rank mask
+    makes (with one wild card if ``wild``), 3 for the wheel; -1 if none. wheel 0 = second,
+    1 = lowest."""
+    out = np.full((2, 2, 1 << 13), -1, dtype=np.int64)
+    for lowest in (0, 1):
+        for wild in (0, 1):
+            for mask in range(1 << 13):
+                if bin(mask).count("1") != (4 if wild else 5):
+                    continue
+                best, best_field = -1, -1
+                for top in range(12, 2, -1):
+                    w = 0x100F if top == 3 else 0x1F << (top - 4)
+                    if mask & ~w == 0:
+                        field = (10 if lowest else 27) if top == 3 else 2 * (top + 2)
+                        if field > best_field:
+                            best, best_field = top, field
+                out[lowest, wild, mask] = best
+    return out
+
+
+STRAIGHT_TOP = _straight_tops()
+LOW_BIT = np.array([(m & -m).bit_length() - 1 for m in range(1 << 13)], dtype=np.int64)
+"""LOW_BIT[mask]: the index of the lowest set bit of a 13-bit mask (-1 for 0)."""
+
+
 @nb.njit(cache=True)
 def key5(c0: int, c1: int, c2: int, c3: int, c4: int, lowest_wheel: bool) -> int:
     """The five-card key of :func:`paigow.ranking.evaluate_five` (distinct cards)."""
     counts = 0  # 3 bits per rank index
     mask = 0
     suits = 0
-    joker = False
-    n_nat = 0
+    joker = 0
     for c in (c0, c1, c2, c3, c4):
         if c == JOKER:
-            joker = True
+            joker = 1
         else:
             r = c >> 2
             counts += 1 << (3 * r)
             mask |= 1 << r
             suits |= 1 << (c & 3)
-            n_nat += 1
-    flush = suits == 1 or suits == 2 or suits == 4 or suits == 8
-    top = _straight_top_ordered(mask, joker, lowest_wheel)
-    if flush and top >= 0:
-        if top == 12:
-            return ROYAL_FLUSH << 25 | (28 << 20)
-        return STRAIGHT_FLUSH << 25 | (_straight_field(top, lowest_wheel) << 20)
+    flush = (suits & (suits - 1)) == 0
+    top = STRAIGHT_TOP[1 if lowest_wheel else 0, joker, mask]
+    if top >= 0:
+        if flush:
+            if top == 12:
+                return ROYAL_FLUSH << 25 | (28 << 20)
+            return STRAIGHT_FLUSH << 25 | (_straight_field(top, lowest_wheel) << 20)
+        return STRAIGHT << 25 | (_straight_field(top, lowest_wheel) << 20)
     if flush:
-        key = FLUSH
-        missing = -1
         if joker:
             for r in range(12, -1, -1):
                 if not (mask >> r) & 1:
-                    missing = r
+                    mask |= 1 << r
                     break
+        key = FLUSH
         for r in range(12, -1, -1):
-            if (mask >> r) & 1 or r == missing:
+            if (mask >> r) & 1:
                 key = (key << 5) | (2 * (r + 2))
         return key
-    if top >= 0:
-        return STRAIGHT << 25 | (_straight_field(top, lowest_wheel) << 20)
     if joker:
         counts += 1 << (3 * ACE_R)
-    # groups by count then rank, both descending
-    key = 0
-    cat = HIGH_CARD
-    first = 0
-    second = 0
-    for cnt in (5, 4, 3, 2, 1):
-        for r in range(12, -1, -1):
-            if ((counts >> (3 * r)) & 7) == cnt:
-                key = (key << 5) | (2 * (r + 2))
-                if first == 0:
-                    first = cnt
-                elif second == 0:
-                    second = cnt
-    if first == 5:
-        return FIVE_ACES << 25 | (28 << 20)
-    if first == 4:
+        mask |= 1 << ACE_R
+    # fields by count then rank, both descending: one accumulator per count, filled from the
+    # lowest rank up, each new (higher) rank in front
+    a4 = a3 = a2 = a1 = 0
+    n4 = n3 = n2 = n1 = 0
+    m = mask
+    while m:
+        r = LOW_BIT[m]
+        m &= m - 1
+        c = (counts >> (3 * r)) & 7
+        f = 2 * (r + 2)
+        if c == 1:
+            a1 |= f << (5 * n1)
+            n1 += 1
+        elif c == 2:
+            a2 |= f << (5 * n2)
+            n2 += 1
+        elif c == 3:
+            a3 |= f << (5 * n3)
+            n3 += 1
+        elif c == 4:
+            a4 |= f << (5 * n4)
+            n4 += 1
+        else:
+            return FIVE_ACES << 25 | (28 << 20)
+    key = (((a4 << (5 * n3) | a3) << (5 * n2) | a2) << (5 * n1)) | a1
+    groups = n4 + n3 + n2 + n1
+    key <<= 5 * (5 - groups)
+    if n4:
         cat = QUADS
-    elif first == 3:
-        cat = FULL_HOUSE if second == 2 else TRIPS
-    elif first == 2:
-        cat = TWO_PAIR if second == 2 else ONE_PAIR
-    # pad the fields to five
-    groups = 0
-    for cnt in (5, 4, 3, 2, 1):
-        for r in range(13):
-            if ((counts >> (3 * r)) & 7) == cnt:
-                groups += 1
-    for _ in range(5 - groups):
-        key <<= 5
+    elif n3:
+        cat = FULL_HOUSE if n2 else TRIPS
+    elif n2 == 2:
+        cat = TWO_PAIR
+    elif n2 == 1:
+        cat = ONE_PAIR
+    else:
+        cat = HIGH_CARD
     return (cat << 25) | key
 
 
