@@ -320,7 +320,9 @@ def prune_stale(keep: Path) -> list[Path]:
             meta = read_header(path)
         except CacheError:
             continue
-        if meta.get("house_way") == mine.get("house_way") and meta.get("wheel") == mine.get("wheel"):
+        if meta.get("house_way") == mine.get("house_way") and meta.get("wheel") == mine.get(
+            "wheel"
+        ):
             path.unlink(missing_ok=True)
             _stamp_path(path).unlink(missing_ok=True)
             path.with_name(path.name + ".lock").unlink(missing_ok=True)

@@ -200,7 +200,12 @@ def house_way_edge(
 def save_result(spec: TableSpec, result: EdgeResult) -> Path:
     """Keep a finished result beside the compiled tables, where ``paigow report`` finds it."""
     compiled = spec.open()
-    data = {**result.to_dict(), "house_way": compiled.way.to_dict(), "wheel": compiled.wheel.value}
+    data = {
+        **result.to_dict(),
+        "house_way": compiled.way.to_dict(),
+        "wheel": compiled.wheel.value,
+        "table": compiled.path.name,
+    }
     path = Path(spec.folder) if spec.folder else cache_dir()
     out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}.json"
     out.write_text(json.dumps(data, indent=2))

@@ -18,6 +18,7 @@ Player hands are taken one per suit class (about 6.5 million), weighted by the c
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -597,12 +598,23 @@ def structures_folder(spec: TableSpec, deck: Sequence[int]) -> Path:
     compiled = spec.open()
     ident = identity(compiled.way, compiled.wheel)
     key = json.dumps([ident, sorted(deck), STRUCTURES_VERSION], sort_keys=True)
-    return Path(spec.folder) / f"optimal-{sha256(key.encode()).hexdigest()[:12]}"
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in compiled.way.name)
+    return (
+        Path(spec.folder)
+        / f"optimal-{safe}-{compiled.wheel.value}-{sha256(key.encode()).hexdigest()[:12]}"
+    )
 
 
 @lru_cache(maxsize=2)
 def _structures(spec: TableSpec, deck: tuple[int, ...], persist: bool) -> Structures:
-    return build_structures(spec, deck, structures_folder(spec, deck) if persist else None)
+    if not persist:
+        return build_structures(spec, deck, None)
+    folder = structures_folder(spec, deck)
+    prefix = folder.name.rsplit("-", 1)[0] + "-"
+    for stale in folder.parent.glob(prefix + "*"):  # made by other versions: 3 GB each
+        if stale != folder and stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+    return build_structures(spec, deck, folder)
 
 
 # ------------------------------------------------------------------------------ the run

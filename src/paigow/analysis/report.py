@@ -72,7 +72,13 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 
 def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
-    """Exact edges computed by ``paigow edge`` for this house way (read from the cache folder)."""
+    """Exact edges computed by ``paigow edge`` for this house way with the current compiled
+    table (read from the cache folder), at the ruleset's commission."""
+    from fractions import Fraction
+
+    from paigow.analysis.compiled import cache_path
+
+    table = cache_path(way, ruleset.wheel).name
     found = []
     folder = cache_dir()
     for path in sorted(folder.glob("edge-*.json")) if folder.exists() else []:
@@ -80,8 +86,10 @@ def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if data.get("house_way") == way.to_dict() and data.get("wheel") == ruleset.wheel.value:
-            found.append(data)
+        if data.get("house_way") == way.to_dict() and data.get("table") == table:
+            rate = ruleset.commission.rate
+            edge = (data["loss"] - Fraction(data["win"]) * (1 - rate)) / data["deals"]
+            found.append({**data, "house_edge": float(edge)})
     return found
 
 
