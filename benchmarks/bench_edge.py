@@ -67,9 +67,11 @@ def main() -> int:
     )
     classes = int(O.count_classes(np.arange(53, dtype=np.int64), 7))
     sample = list(O.iter_sample(spec, rate, per_chunk=args.per_chunk, chunks=args.sample_chunks))
-    Runner(workers=2).map(
-        O.optimal_chunk_task, sample
-    )  # warm-up: numba, and the page cache of the structures
+    # warm-up (numba, and the page cache of the structures) on another random sample
+    warm = list(
+        O.iter_sample(spec, rate, per_chunk=args.per_chunk, chunks=args.sample_chunks, seed=2)
+    )
+    Runner(workers=2).map(O.optimal_chunk_task, warm)
     for workers in (1, 2):
         t = time.perf_counter()
         res = Runner(workers=workers).map(O.optimal_chunk_task, sample)
