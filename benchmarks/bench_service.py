@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,7 +48,7 @@ def start_server(url: str, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
         line = proc.stdout.readline()
         if not line:
             break
-        if line.startswith("paigow table server: "):
+        if line.startswith("paigow table server: http"):
             return proc, line.split(": ", 1)[1].strip()
     proc.kill()
     raise RuntimeError("the server did not start")
@@ -124,6 +125,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, Any]:
     report["audit_verify_exit"] = verify.returncode
     report["backend"] = backend
     report["processes"] = processes
+    shutil.rmtree(tmp, ignore_errors=True)
     if schema is not None:
         import psycopg
 

@@ -1,0 +1,39 @@
+"""Operator accounts, created from the command line (``paigow admin create``), never over the API."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from paigow.service.audit import record
+from paigow.service.config import ServiceConfig
+from paigow.service.db import Database
+from paigow.service.errors import Unprocessable
+
+USERNAME = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
+
+
+def create_operator(
+    database_url: str, username: str, password: str, *, config: ServiceConfig | None = None
+) -> dict[str, Any]:
+    """Create an operator (migrating the database first if needed)."""
+    from paigow.service.app import create_user
+    from paigow.service.auth import Passwords
+
+    if not USERNAME.fullmatch(username):
+        raise Unprocessable("a username is 3-32 letters, digits, '_', '.', '-'")
+    if not 8 <= len(password) <= 128:
+        raise Unprocessable("a password is 8 to 128 characters")
+    cfg = config or ServiceConfig.from_env(database_url)
+    db = Database(database_url)
+    try:
+        db.migrate()
+        hashed = Passwords(
+            cfg.argon2_time_cost, cfg.argon2_memory_kib, cfg.argon2_parallelism
+        ).hash(password)
+        with db.write() as s:
+            user = create_user(s, username, hashed, "operator")
+            record(s, "cli", "operator-created", f"user:{username}", {"id": user["id"]})
+        return user
+    finally:
+        db.dispose()

@@ -1,0 +1,143 @@
+"""Table notices from whichever process changed a table to everyone who watches it.
+
+A notice only says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
+or status); watchers read what changed from the database, which stays the only source of truth.
+Within a process notices fan out to callbacks on the event loop. With PostgreSQL every notice is
+sent with ``pg_notify`` inside the transaction that made the change (so it is delivered exactly
+when that transaction commits, and never if it rolls back) and every process, this one included,
+receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
+
+>>> Notice.decode(Notice(3, "round").encode())
+Notice(table_id=3, kind='round')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paigow.service.db import Database
+
+log = logging.getLogger("paigow.service.bus")
+
+ALL = 0
+"""Subscribe to table 0 to hear every table's notices."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    table_id: int
+    kind: str  # round (events appended) | due (a dealer step may be due) | table | resync
+
+    def encode(self) -> str:
+        return json.dumps({"t": self.table_id, "k": self.kind}, separators=(",", ":"))
+
+    @classmethod
+    def decode(cls, text: str) -> Notice:
+        data = json.loads(text)
+        return cls(int(data["t"]), str(data["k"]))
+
+
+Callback = Callable[[Notice], None]
+
+
+class EventBus:
+    """Fan-out of :class:`Notice` s; callbacks run on the event loop's thread."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._subs: dict[int, set[Callback]] = defaultdict(set)
+        self._task: asyncio.Task[None] | None = None
+        self.listening = asyncio.Event()
+        self.delivered = 0
+
+    @property
+    def uses_notify(self) -> bool:
+        return self.db.is_postgres
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        if self.uses_notify:
+            self._task = asyncio.create_task(self._listen(), name="paigow-listen")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.listening.wait(), 10)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    # ----------------------------------------------------------------------------- subscribing
+    def subscribe(self, table_id: int, callback: Callback) -> None:
+        self._subs[table_id].add(callback)
+
+    def unsubscribe(self, table_id: int, callback: Callback) -> None:
+        subs = self._subs.get(table_id)
+        if subs is not None:
+            subs.discard(callback)
+            if not subs:
+                self._subs.pop(table_id, None)
+
+    def _dispatch(self, notice: Notice) -> None:
+        self.delivered += 1
+        targets = list(self._subs.get(notice.table_id, ())) + list(self._subs.get(ALL, ()))
+        for cb in targets:
+            try:
+                cb(notice)
+            except Exception:  # a watcher's fault must not stop the others
+                log.exception("a notice callback failed")
+
+    # ----------------------------------------------------------------------------- publishing
+    def publish_local(self, notices: list[Notice]) -> None:
+        """Deliver ``notices`` to this process's watchers (thread-safe; after commit)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        for n in dict.fromkeys(notices):
+            try:
+                loop.call_soon_threadsafe(self._dispatch, n)
+            except RuntimeError:  # the loop closed meanwhile
+                return
+
+    def resync_all(self) -> None:
+        self._dispatch(Notice(ALL, "resync"))
+
+    # ----------------------------------------------------------------------------- LISTEN
+    async def _listen(self) -> None:
+        import psycopg
+
+        channel = self.db.channel()
+        delay = 0.2
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.db.psycopg_conninfo("listen"), autocommit=True
+                )
+                async with conn:
+                    await conn.execute(f"LISTEN {channel}")
+                    if self.listening.is_set():  # a reconnection: we may have missed notices
+                        self.resync_all()
+                    self.listening.set()
+                    delay = 0.2
+                    async for n in conn.notifies():
+                        try:
+                            notice = Notice.decode(n.payload)
+                        except (ValueError, KeyError, TypeError):
+                            continue
+                        self._dispatch(notice)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("LISTEN connection lost (%s); reconnecting", type(exc).__name__)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)

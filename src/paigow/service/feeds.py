@@ -1,0 +1,257 @@
+"""Live table feeds for WebSocket clients: one feed per watched table per process.
+
+A feed listens for the table's notices (:mod:`paigow.service.events_bus`), reads what is new from
+the database once for all its watchers, and hands each watcher the new events, which the watcher
+shows as its viewer may see them (:mod:`paigow.service.views`). Whatever the order or number of
+notices, every watcher gets each event once and in order: items carry the round's number and the
+event's sequence number, and a watcher skips what it has already shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager
+from paigow.service.events_bus import Notice
+from paigow.service.runtime import Runtime
+from paigow.service.tables import public_state
+
+log = logging.getLogger("paigow.service.feeds")
+QUEUE_LIMIT = 2000
+COALESCE_S = 0.005
+PHASE_EVENTS = frozenset({"round-started", "dealt", "dealer-set", "round-settled", "voided"})
+
+
+@dataclass(frozen=True)
+class EventItem:
+    """Event ``seq`` of round ``round_id``; ``log`` is that round's log so far (at least up to
+    ``seq``) and ``owners`` maps spots to the users who wagered on them."""
+
+    round_id: str
+    number: int
+    seq: int
+    log: list[dict[str, Any]]
+    owners: dict[int, int]
+
+
+@dataclass(frozen=True)
+class TableItem:
+    state: dict[str, Any]
+
+
+Item = EventItem | TableItem
+
+
+@dataclass
+class _RoundData:
+    round_id: str
+    number: int
+    events: list[tuple[int, dict[str, Any]]]
+    owners: dict[int, int] | None  # None: unchanged
+
+
+class TableFeed:
+    def __init__(self, hub: FeedHub, table_id: int) -> None:
+        self.hub = hub
+        self.table_id = table_id
+        self.subscribers: set[asyncio.Queue[Item | None]] = set()
+        self.round_id: str | None = None
+        self.number = 0
+        self.log: list[dict[str, Any]] = []
+        self.owners: dict[int, int] = {}
+        self._round_dirty = False
+        self._table_dirty = False
+        self._task: asyncio.Task[None] | None = None
+        self._started = False
+
+    # ----------------------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        self.hub.rt.bus.subscribe(self.table_id, self.on_notice)
+        self.hub.rt.bus.subscribe(0, self._on_any)
+        latest = await asyncio.to_thread(self._latest)
+        if latest is not None:
+            self.round_id, self.number, self.log, self.owners = latest
+
+    def stop(self) -> None:
+        self.hub.rt.bus.unsubscribe(self.table_id, self.on_notice)
+        self.hub.rt.bus.unsubscribe(0, self._on_any)
+        if self._task is not None:
+            self._task.cancel()
+        for q in self.subscribers:
+            with contextlib.suppress(asyncio.QueueFull):
+                q.put_nowait(None)
+
+    def _latest(self) -> tuple[str, int, list[dict[str, Any]], dict[int, int]] | None:
+        with self.hub.rt.db.read() as s:
+            row = s.execute(
+                sa.select(RoundRow)
+                .where(RoundRow.table_id == self.table_id)
+                .order_by(RoundRow.number.desc())
+                .limit(1)
+            ).scalar_one_or_none()
+            if row is None:
+                return None
+            events = [
+                dict(d)
+                for d in s.execute(
+                    sa.select(RoundEvent.data)
+                    .where(RoundEvent.round_id == row.id)
+                    .order_by(RoundEvent.seq)
+                ).scalars()
+            ]
+            owners = {
+                spot: uid
+                for spot, uid in s.execute(
+                    sa.select(RoundWager.spot, RoundWager.user_id).where(
+                        RoundWager.round_id == row.id
+                    )
+                ).all()
+            }
+            return row.id, row.number, events, owners
+
+    def subscribe(self) -> asyncio.Queue[Item | None]:
+        q: asyncio.Queue[Item | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.subscribers.add(q)
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue[Item | None]) -> None:
+        self.subscribers.discard(q)
+        if not self.subscribers:
+            self.hub.drop(self)
+
+    # ----------------------------------------------------------------------------- notices
+    def _on_any(self, notice: Notice) -> None:
+        if notice.kind == "resync":
+            self.on_notice(notice)
+
+    def on_notice(self, notice: Notice) -> None:
+        if notice.kind in ("round", "due", "resync"):
+            self._round_dirty = True
+        if notice.kind in ("table", "resync"):
+            self._table_dirty = True
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._refresh(), name=f"feed-{self.table_id}")
+
+    async def _refresh(self) -> None:
+        await asyncio.sleep(COALESCE_S)  # let a burst of notices become one read
+        while self._round_dirty or self._table_dirty:
+            round_dirty, table_dirty = self._round_dirty, self._table_dirty
+            self._round_dirty = self._table_dirty = False
+            try:
+                if round_dirty:
+                    for data in await asyncio.to_thread(
+                        self._load_new, self.round_id, self.number, len(self.log)
+                    ):
+                        self._apply(data)
+                if table_dirty:
+                    state = await asyncio.to_thread(self._state)
+                    if state is not None:
+                        self._broadcast(TableItem(state))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("feed of table %s: %s: %s", self.table_id, type(exc).__name__, exc)
+                await asyncio.sleep(0.2)
+
+    def _state(self) -> dict[str, Any] | None:
+        with self.hub.rt.db.read() as s:
+            table = s.get(GameTable, self.table_id)
+            return None if table is None else public_state(s, table)
+
+    def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
+        out = []
+        with self.hub.rt.db.read() as s:
+            rows = s.execute(
+                sa.select(RoundRow.id, RoundRow.number)
+                .where(RoundRow.table_id == self.table_id, RoundRow.number >= number)
+                .order_by(RoundRow.number)
+            ).all()
+            for rid, num in rows:
+                start = next_seq if rid == round_id else 0
+                if num == number and rid != round_id:
+                    start = 0
+                events = [
+                    (seq, dict(d))
+                    for seq, d in s.execute(
+                        sa.select(RoundEvent.seq, RoundEvent.data)
+                        .where(RoundEvent.round_id == rid, RoundEvent.seq >= start)
+                        .order_by(RoundEvent.seq)
+                    ).all()
+                ]
+                owners: dict[int, int] | None = None
+                if rid != round_id or any(e.get("type") == "wager-placed" for _, e in events):
+                    owners = {
+                        spot: uid
+                        for spot, uid in s.execute(
+                            sa.select(RoundWager.spot, RoundWager.user_id).where(
+                                RoundWager.round_id == rid
+                            )
+                        ).all()
+                    }
+                out.append(_RoundData(rid, num, events, owners))
+        return out
+
+    def _apply(self, data: _RoundData) -> bool:
+        """Hand the new events to the watchers; True when the round's phase changed."""
+        if data.round_id != self.round_id:
+            if data.number < self.number:
+                return False
+            self.round_id, self.number, self.log = data.round_id, data.number, []
+            self.owners = {}
+        if data.owners is not None:
+            self.owners = data.owners
+        owners = self.owners
+        phase_changed = False
+        for seq, event in data.events:
+            if seq != len(self.log):
+                continue  # already seen (or a gap that the next refresh fills)
+            self.log.append(event)
+            self._broadcast(EventItem(data.round_id, data.number, seq, self.log, owners))
+            phase_changed |= event.get("type") in PHASE_EVENTS
+        return phase_changed
+
+    def _broadcast(self, item: Item) -> None:
+        for q in list(self.subscribers):
+            try:
+                q.put_nowait(item)
+            except asyncio.QueueFull:  # a client that does not read: cut it off
+                self.subscribers.discard(q)
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    q.get_nowait()
+                with contextlib.suppress(asyncio.QueueFull):
+                    q.put_nowait(None)
+
+
+class FeedHub:
+    """The feeds of one process."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.feeds: dict[int, TableFeed] = {}
+
+    async def feed(self, table_id: int) -> TableFeed:
+        feed = self.feeds.get(table_id)
+        if feed is None:
+            feed = TableFeed(self, table_id)
+            self.feeds[table_id] = feed
+        await feed.start()
+        return feed
+
+    def drop(self, feed: TableFeed) -> None:
+        if self.feeds.get(feed.table_id) is feed:
+            del self.feeds[feed.table_id]
+            feed.stop()
+
+    def stop(self) -> None:
+        for feed in list(self.feeds.values()):
+            feed.stop()
+        self.feeds.clear()

@@ -1,0 +1,332 @@
+"""Wallets and the double-entry ledger, in integer cents.
+
+Accounts: ``wallet:<username>`` (one per user); for each table ``wagers-in-play:table-<id>``
+(reserved wagers), ``house:win:table-<id>`` (what the bank won less what it paid) and
+``house:commission:table-<id>`` (one set per table, so that tables never wait for each other on a
+shared row, and each table's results can be read apart); and ``operator:credits`` (the source of
+every credited cent: its balance is minus what operators credited net of debits). Every movement is
+a pair of entries, one taking ``amount`` from an account and one giving it to another, written with
+the accounts' new balances in the caller's transaction; so at every instant the sum of all accounts
+is zero and the sum of every other account equals what operators credited.
+
+>>> Movement("operator:credits", "wallet:ann", 500).amount
+500
+>>> Movement("wallet:ann", "wallet:ann", 5)
+Traceback (most recent call last):
+...
+ValueError: a movement needs two different accounts
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.service.db import Account, LedgerEntry, LedgerTransaction, RoundRow, RoundWager, now
+from paigow.service.errors import InsufficientFunds, NotFound
+
+WAGERS: Final = "wagers-in-play"
+HOUSE_WIN: Final = "house:win"
+HOUSE_COMMISSION: Final = "house:commission"
+CREDITS: Final = "operator:credits"
+TABLE_KINDS: Final = (WAGERS, HOUSE_WIN, HOUSE_COMMISSION)
+SYSTEM_ACCOUNTS: Final = (*TABLE_KINDS, CREDITS)
+MAX_AMOUNT: Final = 10**13
+"""No single movement may exceed this many cents (100 billion): keeps every sum in 64 bits."""
+
+
+def wallet(username: str) -> str:
+    """The wallet account of ``username``."""
+    return f"wallet:{username}"
+
+
+@dataclass(frozen=True)
+class TableAccounts:
+    """The house's accounts at one table.
+
+    >>> TableAccounts.of(7).wagers
+    'wagers-in-play:table-7'
+    """
+
+    wagers: str
+    win: str
+    commission: str
+
+    @classmethod
+    def of(cls, table_id: int) -> TableAccounts:
+        return cls(*(f"{kind}:table-{table_id}" for kind in TABLE_KINDS))
+
+
+def kind_of(account: str) -> str:
+    """``wagers-in-play:table-7`` -> ``wagers-in-play``; wallets -> ``wallet``."""
+    if account.startswith("wallet:"):
+        return "wallet"
+    return account.split(":table-", 1)[0]
+
+
+def open_table_accounts(session: Session, table_id: int) -> TableAccounts:
+    accounts = TableAccounts.of(table_id)
+    for name in (accounts.wagers, accounts.win, accounts.commission):
+        session.add(Account(name=name, kind="system", user_id=None, balance=0))
+    return accounts
+
+
+@dataclass(frozen=True)
+class Movement:
+    """``amount`` cents taken from ``source`` and given to ``target``."""
+
+    source: str
+    target: str
+    amount: int
+    memo: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.amount, int) or isinstance(self.amount, bool):
+            raise TypeError("money is integer cents")
+        if not 0 < self.amount <= MAX_AMOUNT:
+            raise ValueError(f"a movement must be 1..{MAX_AMOUNT} cents, got {self.amount}")
+        if self.source == self.target:
+            raise ValueError("a movement needs two different accounts")
+
+
+def open_wallet(session: Session, username: str, user_id: int) -> None:
+    session.add(Account(name=wallet(username), kind="wallet", user_id=user_id, balance=0))
+
+
+BALANCES = "ledger_balances"
+
+
+def balance(session: Session, account: str) -> int:
+    """An account's balance (a wallet's as this transaction left it, when it moved it)."""
+    known: dict[str, int] = session.info.get(BALANCES, {})
+    if account in known:
+        return known[account]
+    value = session.execute(sa.select(Account.balance).where(Account.name == account)).scalar()
+    if value is None:
+        raise NotFound(f"no account {account!r}")
+    return int(value)
+
+
+DEFERRED = "ledger_deferred"
+
+
+def _deferred(session: Session) -> dict[str, int]:
+    """The house's accounts (``wagers-in-play`` and the others, which every table's money goes
+    through) are updated last, just before the commit, so that their rows stay locked for as
+    short a time as possible (PostgreSQL). Wallets are updated at once (their balance is
+    checked). Lock order in every transaction: the table, then wallets (sorted), then house
+    accounts (sorted): no cycle, no deadlock."""
+    deferred: dict[str, int] | None = session.info.get(DEFERRED)
+    if deferred is None:
+        deferred = defaultdict(int)
+        session.info[DEFERRED] = deferred
+        if not session.info.get(DEFERRED + "-listening"):
+            session.info[DEFERRED + "-listening"] = True
+            sa.event.listen(session, "before_commit", _apply_deferred)
+    return deferred
+
+
+def _apply_deferred(session: Session) -> None:
+    deferred: dict[str, int] = session.info.pop(DEFERRED, {})
+    for name in sorted(deferred):
+        delta = deferred[name]
+        if delta == 0:
+            continue
+        result = session.execute(
+            sa.update(Account)
+            .where(Account.name == name)
+            .values(balance=Account.balance + delta)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise NotFound(f"no account {name!r}")
+
+
+def post(
+    session: Session,
+    kind: str,
+    movements: Sequence[Movement],
+    *,
+    reference: str | None = None,
+    actor: str | None = None,
+    amount: int = 0,
+) -> int:
+    """Write ``movements`` as one ledger transaction in the caller's database transaction and
+    update the balances. A wallet never goes below zero: :class:`InsufficientFunds` is raised
+    instead (the caller's transaction then rolls back, so nothing is written). Balances are
+    updated in one fixed order of account names, so concurrent transactions never deadlock."""
+    if not movements:
+        raise ValueError("a ledger transaction needs at least one movement")
+    txn_id = session.execute(
+        sa.insert(LedgerTransaction)
+        .values(kind=kind, amount=amount, reference=reference, actor=actor, created_at=now())
+        .returning(LedgerTransaction.id)
+    ).scalar_one()
+    deltas: dict[str, int] = defaultdict(int)
+    rows: list[dict[str, Any]] = []
+    for pair_no, m in enumerate(movements):
+        rows.append(
+            {
+                "txn_id": txn_id,
+                "pair_no": pair_no,
+                "account": m.source,
+                "amount": -m.amount,
+                "memo": m.memo,
+            }
+        )
+        rows.append(
+            {
+                "txn_id": txn_id,
+                "pair_no": pair_no,
+                "account": m.target,
+                "amount": m.amount,
+                "memo": m.memo,
+            }
+        )
+        deltas[m.source] -= m.amount
+        deltas[m.target] += m.amount
+    deferred = _deferred(session)
+    for name in sorted(deltas):
+        delta = deltas[name]
+        if delta == 0:
+            continue
+        if not name.startswith("wallet:"):
+            deferred[name] += delta
+            continue
+        stmt = sa.update(Account).where(Account.name == name)
+        if delta < 0 and name.startswith("wallet:"):
+            stmt = stmt.where(Account.balance + delta >= 0)
+        new_balance = session.execute(
+            stmt.values(balance=Account.balance + delta)
+            .returning(Account.balance)
+            .execution_options(synchronize_session=False)
+        ).scalar()
+        if new_balance is not None:
+            session.info.setdefault(BALANCES, {})[name] = int(new_balance)
+        else:
+            exists = session.execute(sa.select(Account.name).where(Account.name == name)).first()
+            if exists is None:
+                raise NotFound(f"no account {name!r}")
+            raise InsufficientFunds(
+                f"insufficient funds: {name.removeprefix('wallet:')} has "
+                f"{balance(session, name)} cents, {-delta} needed"
+            )
+    session.execute(sa.insert(LedgerEntry), rows)
+    return int(txn_id)
+
+
+# ------------------------------------------------------------------------------------ checking
+@dataclass
+class LedgerReport:
+    """The result of :func:`check`: ``balanced`` only when every check holds."""
+
+    accounts: dict[str, int] = field(default_factory=dict)
+    credited: int = 0
+    problems: list[str] = field(default_factory=list)
+    transactions: int = 0
+    entries: int = 0
+
+    @property
+    def balanced(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "balanced": self.balanced,
+            "credited": self.credited,
+            "sum_of_accounts": sum(v for k, v in self.accounts.items() if k != CREDITS),
+            "transactions": self.transactions,
+            "entries": self.entries,
+            "system_accounts": {
+                kind: sum(v for k, v in self.accounts.items() if kind_of(k) == kind)
+                for kind in SYSTEM_ACCOUNTS
+            },
+            "wallets_total": sum(v for k, v in self.accounts.items() if k.startswith("wallet:")),
+            "problems": self.problems[:100],
+        }
+
+
+def check(session: Session) -> LedgerReport:
+    """Check the whole ledger: every pair of entries balances; every account's balance is the
+    sum of its entries; no wallet is negative; the sum of all accounts but ``operator:credits``
+    equals what operators credited (net of debits, from the transactions' own records) and is
+    minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play."""
+    report = LedgerReport()
+    for name, bal in session.execute(sa.select(Account.name, Account.balance)):
+        report.accounts[name] = int(bal)
+    report.transactions = int(
+        session.execute(sa.select(sa.func.count(LedgerTransaction.id))).scalar() or 0
+    )
+    report.entries = int(session.execute(sa.select(sa.func.count(LedgerEntry.id))).scalar() or 0)
+    bad_pairs = session.execute(
+        sa.select(LedgerEntry.txn_id, LedgerEntry.pair_no)
+        .group_by(LedgerEntry.txn_id, LedgerEntry.pair_no)
+        .having(
+            sa.or_(
+                sa.func.count() != 2,
+                sa.func.sum(LedgerEntry.amount) != 0,
+                sa.func.min(LedgerEntry.amount) >= 0,
+            )
+        )
+        .limit(20)
+    ).all()
+    for txn_id, pair_no in bad_pairs:
+        report.problems.append(f"transaction {txn_id} pair {pair_no} does not balance")
+    sums = dict(
+        session.execute(
+            sa.select(LedgerEntry.account, sa.func.sum(LedgerEntry.amount)).group_by(
+                LedgerEntry.account
+            )
+        ).all()
+    )
+    for name, bal in report.accounts.items():
+        total = int(sums.get(name) or 0)
+        if total != bal:
+            report.problems.append(f"account {name}: balance {bal} but its entries sum to {total}")
+        if name.startswith("wallet:") and bal < 0:
+            report.problems.append(f"account {name} is negative ({bal})")
+    for name in sums:
+        if name not in report.accounts:
+            report.problems.append(f"entries name an unknown account {name!r}")
+    credits = session.execute(
+        sa.select(LedgerTransaction.kind, sa.func.sum(LedgerTransaction.amount))
+        .where(LedgerTransaction.kind.in_(("credit", "debit")))
+        .group_by(LedgerTransaction.kind)
+    ).all()
+    by_kind = {k: int(v or 0) for k, v in credits}
+    report.credited = by_kind.get("credit", 0) - by_kind.get("debit", 0)
+    total = sum(report.accounts.values())
+    if total != 0:
+        report.problems.append(f"the accounts sum to {total}, not 0")
+    others = total - report.accounts.get(CREDITS, 0)
+    if others != report.credited:
+        report.problems.append(
+            f"the accounts hold {others} but operators credited {report.credited}"
+        )
+    if -report.accounts.get(CREDITS, 0) != report.credited:
+        report.problems.append(
+            f"operator:credits is {report.accounts.get(CREDITS, 0)}, credited {report.credited}"
+        )
+    in_play = {
+        TableAccounts.of(int(table_id)).wagers: int(total or 0)
+        for table_id, total in session.execute(
+            sa.select(RoundRow.table_id, sa.func.sum(RoundWager.amount))
+            .join(RoundRow, RoundRow.id == RoundWager.round_id)
+            .where(RoundWager.status == "in-play")
+            .group_by(RoundRow.table_id)
+        ).all()
+    }
+    for name, bal in report.accounts.items():
+        if kind_of(name) == WAGERS and bal != in_play.get(name, 0):
+            report.problems.append(
+                f"{name} holds {bal} but the wagers in play there are {in_play.get(name, 0)}"
+            )
+    for name in in_play:
+        if name not in report.accounts:
+            report.problems.append(f"wagers in play at a table without its account {name!r}")
+    return report

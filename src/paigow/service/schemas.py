@@ -1,0 +1,260 @@
+"""The API's request and response bodies (pydantic 2). Requests refuse unknown fields, take money
+only as whole cents (strict integers: no floats, no strings) and bound every string and number."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MAX_CENTS = 10**12
+"""The largest amount any request may name: ten billion dollars."""
+
+Username = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")]
+Password = Annotated[str, StringConstraints(min_length=8, max_length=128)]
+IdemKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.:\-]{1,100}$")]
+Cents = Annotated[int, Field(strict=True, ge=1, le=MAX_CENTS)]
+CardCode = Annotated[str, StringConstraints(min_length=1, max_length=8, pattern=r"^[^\x00-\x1f]+$")]
+Name = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ----------------------------------------------------------------------------- requests
+class RegisterIn(Strict):
+    username: Username = Field(description="3-32 letters, digits, '_', '.', '-'")
+    password: Password
+
+
+class LoginIn(Strict):
+    username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class SitIn(Strict):
+    spot: int = Field(
+        strict=True, ge=1, le=6, description="Spot 1..6 (spot 1 at the dealer's far right)"
+    )
+
+
+class WagerIn(Strict):
+    amount: Cents = Field(description="The wager in cents, within the table's limits")
+    idempotency_key: IdemKey | None = Field(
+        default=None, description="Or the Idempotency-Key header (one is required)"
+    )
+
+
+class SetIn(Strict):
+    low: list[CardCode] = Field(
+        min_length=2, max_length=2, description="The two cards of the low hand, e.g. ['Kd', '9h']"
+    )
+    confirm_foul: bool = Field(
+        default=False,
+        strict=True,
+        description="Set true to play a foul setting (it loses under the Indiana rule)",
+    )
+    round_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,32}$")] | None = Field(
+        default=None,
+        description="The round you set for (recommended): refused with 409 if it is not current",
+    )
+    idempotency_key: IdemKey | None = Field(default=None, description="Optional; or the header")
+
+
+class HouseWayParams(Strict):
+    name: Name
+    two_pair: dict[
+        Annotated[str, StringConstraints(max_length=32)],
+        Annotated[str, StringConstraints(max_length=32)],
+    ] = Field(max_length=16)
+    quads: dict[
+        Annotated[str, StringConstraints(max_length=32)],
+        Annotated[str, StringConstraints(max_length=32)],
+    ] = Field(max_length=8)
+
+
+class CreateTableIn(Strict):
+    name: Name
+    commission: Annotated[str, StringConstraints(pattern=r"^[0-9./%]{1,12}$")] = Field(
+        default="0.05", description="Posted commission rate, at most 0.05 (5%)"
+    )
+    house_way: Annotated[str, StringConstraints(max_length=32)] | HouseWayParams = Field(
+        default="standard", description="A preset (standard, foxwoods) or operator parameters"
+    )
+    start: Literal["dice", "rng"] = "dice"
+    foul: Literal["loses", "reset"] = "loses"
+    wheel: Literal["second", "lowest"] = "second"
+    mode: Literal["casino", "practice"] = "casino"
+    min_wager: Cents = 500
+    max_wager: Cents = 100_000
+    betting_time_ms: int = Field(default=15_000, strict=True, ge=100, le=3_600_000)
+    setting_time_ms: int = Field(default=60_000, strict=True, ge=100, le=3_600_000)
+
+
+class MoneyIn(Strict):
+    amount: Cents
+    idempotency_key: IdemKey | None = Field(
+        default=None, description="Or the Idempotency-Key header"
+    )
+
+
+# ----------------------------------------------------------------------------- responses
+class ErrorOut(BaseModel):
+    detail: Any = Field(description="What is wrong")
+    code: str = Field(description="A stable short name of the error")
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+
+
+class UserOut(BaseModel):
+    id: int
+    username: str
+    role: Literal["player", "operator"]
+
+
+class TokenOut(BaseModel):
+    token: str
+    token_type: Literal["bearer"] = "bearer"
+    expires_at: int
+    user: UserOut
+
+
+class SeatOut(BaseModel):
+    table_id: int
+    spot: int
+    left: bool = False
+
+
+class MeOut(UserOut):
+    balance: int = Field(description="Wallet balance in cents")
+    seats: list[SeatOut]
+
+
+class SpotOut(BaseModel):
+    spot: int
+    occupied: bool
+    player: str | None
+
+
+class WagerView(BaseModel):
+    spot: int
+    amount: int
+
+
+class RoundSummary(BaseModel):
+    id: str
+    number: int
+    phase: str
+    deadline: float | None
+    time_left_s: float | None
+    wagers: list[WagerView]
+
+
+class TableOut(BaseModel):
+    id: int
+    name: str
+    status: Literal["open", "closing", "closed"]
+    mode: Literal["casino", "practice"]
+    commission: str = Field(description="The posted commission rate, exact (e.g. '0.05')")
+    commission_posted: str = Field(description="The posted commission as shown (e.g. '5%')")
+    house_way: str
+    start: Literal["dice", "rng"]
+    foul: str
+    wheel: str
+    min_wager: int
+    max_wager: int
+    betting_time_s: float
+    setting_time_s: float
+    spots: list[SpotOut]
+    round: RoundSummary | None
+    rounds_played: int
+
+
+class WagerOut(BaseModel):
+    table_id: int
+    round_id: str
+    spot: int
+    amount: int
+    balance: int
+    betting_closes_at: float | None
+
+
+class SetOut(BaseModel):
+    table_id: int
+    round_id: str
+    spot: int
+    high: list[str]
+    low: list[str]
+    foul: bool
+    by: str
+    reason: str | None
+
+
+class SettingView(BaseModel):
+    high: list[str]
+    low: list[str]
+    foul: bool
+    by: str
+    reason: str | None
+
+
+class HandOut(BaseModel):
+    table_id: int
+    round_id: str
+    phase: str
+    spot: int
+    wager: int
+    cards: list[str] | None
+    setting: SettingView | None
+    deadline: float | None
+
+
+class HintOut(BaseModel):
+    house_way: str
+    rule: str
+    high: list[str]
+    low: list[str]
+    high_name: str
+    low_name: str
+
+
+class RoundOut(BaseModel):
+    id: str
+    table_id: int
+    number: int
+    phase: str
+    over: bool
+    complete_log: bool = Field(description="True: the complete log (replayable by Round.replay)")
+    created_at: float
+    ended_at: float | None
+    players: dict[str, str]
+    result: dict[str, Any] | None
+    events: list[dict[str, Any]]
+
+
+class CloseOut(BaseModel):
+    table_id: int
+    status: str
+
+
+class MoneyOut(BaseModel):
+    username: str
+    amount: int
+    balance: int
+    transaction_id: int
+
+
+class LedgerOut(BaseModel):
+    balanced: bool
+    credited: int
+    sum_of_accounts: int
+    transactions: int
+    entries: int
+    system_accounts: dict[str, int]
+    wallets_total: int
+    problems: list[str]

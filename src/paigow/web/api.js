@@ -1,0 +1,64 @@
+// The service's HTTP API and the logged-in session (token in localStorage).
+export const session = {
+  token: localStorage.getItem("paigow.token"),
+  user: JSON.parse(localStorage.getItem("paigow.user") || "null"),
+};
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const detail = body && body.detail;
+    super(typeof detail === "string" ? detail : JSON.stringify(detail ?? body));
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+export async function api(method, path, body, { text = false } = {}) {
+  const headers = {};
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status === 401 && session.token) {
+    logout();
+  }
+  if (!r.ok) {
+    let data = null;
+    try { data = await r.json(); } catch { data = { detail: r.statusText }; }
+    throw new ApiError(r.status, data);
+  }
+  return text ? r.text() : r.json();
+}
+
+export function key() {
+  const a = new Uint8Array(12);
+  crypto.getRandomValues(a);
+  return "web-" + Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function login(username, password) {
+  const data = await api("POST", "/api/auth/login", { username, password });
+  session.token = data.token;
+  session.user = data.user;
+  localStorage.setItem("paigow.token", data.token);
+  localStorage.setItem("paigow.user", JSON.stringify(data.user));
+  return data.user;
+}
+
+export function logout() {
+  session.token = null;
+  session.user = null;
+  localStorage.removeItem("paigow.token");
+  localStorage.removeItem("paigow.user");
+  document.dispatchEvent(new CustomEvent("paigow:session"));
+}
+
+export function money(cents) {
+  if (cents === null || cents === undefined) return "—";
+  const sign = cents < 0 ? "-" : "";
+  const v = Math.abs(cents);
+  return `${sign}$${Math.floor(v / 100).toLocaleString("en-US")}.${String(v % 100).padStart(2, "0")}`;
+}
+
+export function signed(cents) {
+  return (cents > 0 ? "+" : "") + money(cents);
+}

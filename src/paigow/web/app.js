@@ -1,0 +1,137 @@
+// The single page: a hash router over the lobby, a table, recall and the operator's page.
+import { api, session, login, logout, money } from "./api.js";
+import { h, announce, errorText } from "./dom.js";
+import { tableView } from "./table.js";
+import { recallView } from "./recall.js";
+import { operatorView } from "./operator.js";
+
+const view = () => document.getElementById("view");
+let cleanup = null;
+
+export async function refreshWho() {
+  const who = document.getElementById("who");
+  document.getElementById("nav-operator").hidden = !(session.user && session.user.role === "operator");
+  who.replaceChildren();
+  if (!session.token) {
+    who.append(h("span", {}, "Not logged in"));
+    return null;
+  }
+  try {
+    const me = await api("GET", "/api/me");
+    who.replaceChildren(
+      h("span", {}, `${me.username} (${me.role})`),
+      h("span", {}, "Balance: ", h("strong", { id: "balance", "data-cents": me.balance }, money(me.balance))),
+      h("button", { type: "button", id: "logout", onclick: () => { logout(); location.hash = "#/lobby"; } }, "Log out"),
+    );
+    return me;
+  } catch (err) {
+    who.append(h("span", { class: "error" }, errorText(err)));
+    return null;
+  }
+}
+
+function authForms(onDone) {
+  const msg = h("p", { id: "auth-msg", role: "alert" });
+  const form = (id, title, action) => {
+    const user = h("input", { id: `${id}-username`, name: "username", autocomplete: "username", required: true, minlength: 3, maxlength: 32 });
+    const pass = h("input", { id: `${id}-password`, name: "password", type: "password", autocomplete: id === "register" ? "new-password" : "current-password", required: true, minlength: id === "register" ? 8 : 1 });
+    return h("form", {
+      class: "panel", id: `${id}-form`, "aria-labelledby": `${id}-title`,
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        msg.textContent = "";
+        try {
+          await action(user.value.trim(), pass.value);
+          await onDone();
+        } catch (err) {
+          msg.className = "error";
+          msg.textContent = errorText(err);
+        }
+      },
+    },
+    h("h2", { id: `${id}-title` }, title),
+    h("div", { class: "row" },
+      h("label", {}, "Username", user),
+      h("label", {}, "Password", pass),
+      h("button", { type: "submit", class: "primary" }, title)));
+  };
+  return h("div", {},
+    h("div", { class: "grid2" },
+      form("login", "Log in", (u, p) => login(u, p)),
+      form("register", "Register", async (u, p) => {
+        await api("POST", "/api/auth/register", { username: u, password: p });
+        await login(u, p);
+        announce(`Registered and logged in as ${u}`);
+      })),
+    msg);
+}
+
+async function lobbyView(root) {
+  root.replaceChildren(h("h1", {}, "Lobby"));
+  const me = await refreshWho();
+  if (!session.token) {
+    root.append(h("p", {}, "Log in or register to sit at a table. Anyone can watch."), authForms(() => route()));
+  } else if (me) {
+    root.append(h("p", { class: "panel" }, `Your balance: `, h("strong", { id: "lobby-balance" }, money(me.balance)),
+      me.seats.length ? ` — seated at ${me.seats.map((s) => `table ${s.table_id} spot ${s.spot}`).join(", ")}` : ""));
+  }
+  const box = h("section", { class: "panel", "aria-labelledby": "tables-title" }, h("h2", { id: "tables-title" }, "Tables"));
+  root.append(box);
+  const body = h("div", { class: "scroll" });
+  box.append(body);
+  async function load() {
+    try {
+      const list = await api("GET", "/api/tables");
+      if (!list.length) { body.replaceChildren(h("p", {}, "No open tables.")); return; }
+      body.replaceChildren(h("table", { class: "list", id: "tables" },
+        h("thead", {}, h("tr", {}, ["Table", "Mode", "Commission (posted)", "Limits", "House way", "Starting position", "Foul", "Free spots", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, list.map((t) => h("tr", { "data-table": t.id },
+          h("td", {}, `${t.name} (#${t.id})`),
+          h("td", {}, t.mode),
+          h("td", {}, t.commission_posted),
+          h("td", {}, `${money(t.min_wager)} – ${money(t.max_wager)}`),
+          h("td", {}, t.house_way),
+          h("td", {}, t.start === "dice" ? "three dice" : "random number 1–7"),
+          h("td", {}, t.foul === "loses" ? "foul loses" : "foul reset by house way"),
+          h("td", {}, String(t.spots.filter((s) => !s.occupied).length)),
+          h("td", {}, h("a", { href: `#/table/${t.id}`, id: `open-table-${t.id}` }, `Open table ${t.id}`), " ",
+            h("a", { href: `#/recall/${t.id}` }, "Recall")))))));
+    } catch (err) {
+      body.replaceChildren(h("p", { class: "error" }, errorText(err)));
+    }
+  }
+  await load();
+  const timer = setInterval(load, 5000);
+  return () => clearInterval(timer);
+}
+
+const ROUTES = [
+  [/^#\/lobby$/, lobbyView],
+  [/^#\/table\/(\d+)$/, tableView],
+  [/^#\/recall\/(\d+)$/, recallView],
+  [/^#\/operator$/, operatorView],
+];
+
+export async function route() {
+  if (cleanup) { try { cleanup(); } catch { /* gone */ } cleanup = null; }
+  const hash = location.hash || "#/lobby";
+  const root = view();
+  root.replaceChildren();
+  delete root.dataset.ready;
+  for (const [re, fn] of ROUTES) {
+    const m = hash.match(re);
+    if (m) {
+      try {
+        cleanup = (await fn(root, ...m.slice(1).map(Number))) || null;
+      } catch (err) {
+        root.append(h("p", { class: "error", role: "alert" }, errorText(err)));
+      }
+      return;
+    }
+  }
+  location.hash = "#/lobby";
+}
+
+window.addEventListener("hashchange", () => { route(); view().focus({ preventScroll: true }); });
+document.addEventListener("paigow:session", () => refreshWho());
+route();

@@ -1,0 +1,62 @@
+// Game recall: the table's last ten rounds, each replayable step by step.
+import { api, session, money } from "./api.js";
+import { h, announce, errorText } from "./dom.js";
+import { cardRow } from "./cards.js";
+import { describe, derive } from "./describe.js";
+import { refreshWho } from "./app.js";
+
+export async function recallView(root, id) {
+  root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
+  await refreshWho();
+  if (!session.token) {
+    root.append(h("p", { class: "panel" }, "Log in to read the table's rounds."));
+    return null;
+  }
+  const table = await api("GET", `/api/tables/${id}`);
+  root.append(h("div", { class: "posted" }, `Commission ${table.commission_posted} (posted)`, " · ", `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
+  const rounds = await api("GET", `/api/tables/${id}/rounds`);
+  const listBox = h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h2", { id: "rounds-title" }, "The last ten rounds"));
+  const replayBox = h("section", { class: "panel", id: "replay", "aria-labelledby": "replay-title" });
+  root.append(listBox, replayBox);
+  if (!rounds.length) { listBox.append(h("p", {}, "No rounds yet.")); return null; }
+  listBox.append(h("ul", { id: "rounds" }, rounds.map((r) => h("li", {},
+    h("button", { type: "button", id: `round-${r.number}`, "data-round": r.id, onclick: () => open(r) },
+      `Round ${r.number}: ${r.phase}, ${Object.entries(r.players).map(([s, n]) => `spot ${s} ${n}`).join(", ") || "no players"}${r.ended_at ? `, ${new Date(r.ended_at * 1000).toLocaleString()}` : ""}`)))));
+
+  let timer = null;
+  function open(r) {
+    clearInterval(timer);
+    const events = r.events;
+    let step = 0;
+    const stepText = h("p", { id: "step-text", "aria-live": "polite" });
+    const steps = h("ol", { class: "log", id: "steps" });
+    const state = h("div", { class: "replay-state", id: "replay-state" });
+    const btn = (label, bid, fn) => h("button", { type: "button", id: bid, onclick: fn }, label);
+    const show = () => {
+      stepText.textContent = `Step ${step} of ${events.length}${step ? `: ${describe(events[step - 1])}` : ""}`;
+      steps.replaceChildren(...events.slice(0, step).map((e, i) => h("li", { class: i === step - 1 ? "step current" : "step" }, describe(e))));
+      const s = derive(events.slice(0, step));
+      state.replaceChildren(
+        h("div", {}, h("h3", {}, "Dealer"), s.dealer ? h("div", {}, cardRow(s.dealer.high, { small: true }), " / ", cardRow(s.dealer.low, { small: true }), h("p", {}, `${s.dealer.high_name} / ${s.dealer.low_name} (rule ${s.dealer.rule})`)) : h("p", {}, s.dealt ? "Dealt, face down" : "—")),
+        ...Object.keys(s.wagers).map((spot) => {
+          const set = s.settings[spot];
+          const res = s.results.find((x) => String(x.spot) === String(spot));
+          const cards = s.dealt && s.dealt.your_cards && s.dealt.your_cards[spot];
+          return h("div", {}, h("h3", {}, `Spot ${spot} (${r.players[spot] || "?"}) — ${money(s.wagers[spot])}`),
+            set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
+            res ? h("p", {}, h("strong", {}, res.outcome.toUpperCase()), ` returned ${money(res.returned)}, commission ${money(res.commission)}`) : null);
+        }));
+    };
+    const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };
+    replayBox.replaceChildren(h("h2", { id: "replay-title" }, `Round ${r.number} (${r.id})`),
+      h("div", { class: "row", role: "toolbar", "aria-label": "Replay" },
+        btn("First", "step-first", () => go(0)), btn("Previous step", "step-prev", () => go(step - 1)),
+        btn("Next step", "step-next", () => go(step + 1)), btn("Last", "step-last", () => go(events.length)),
+        btn("Play", "step-play", () => { clearInterval(timer); timer = setInterval(() => { if (step >= events.length) clearInterval(timer); else go(step + 1); }, 700); })),
+      stepText, state, steps);
+    go(0);
+    announce(`Round ${r.number} loaded: ${events.length} steps`);
+    document.getElementById("step-next").focus();
+  }
+  return () => clearInterval(timer);
+}

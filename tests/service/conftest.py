@@ -1,0 +1,423 @@
+"""Fixtures of the table service's tests.
+
+Every API test runs twice: on SQLite (a file in a temporary folder) and on PostgreSQL
+(127.0.0.1:5432, database ``test``, a fresh schema per test, dropped afterwards). The service runs
+as a real uvicorn server in a thread of the test process (real HTTP, real WebSockets); the
+kill-and-restart tests start ``paigow serve`` processes instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+# Fast password hashing for tests (the servers started as subprocesses inherit it).
+os.environ.setdefault("PAIGOW_ARGON2_MEMORY_KIB", "1024")
+os.environ.setdefault("PAIGOW_ARGON2_TIME_COST", "1")
+for _proxy in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+    os.environ.pop(_proxy, None)
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
+
+PG_HOST = "127.0.0.1"
+PG_PORT = 5432
+PG_DB = "test"
+FAST = {"dealer_poll_s": 0.05, "lock_poll_s": 0.1}
+OPERATOR = ("boss", "operator-password")
+
+
+# ----------------------------------------------------------------------------- PostgreSQL
+_pg_user: str | bool | None = False
+
+
+def pg_user() -> str | None:
+    """The PostgreSQL user that works (trust auth): postgres, else root; None if no server."""
+    global _pg_user
+    if _pg_user is False:
+        import psycopg
+
+        _pg_user = None
+        for user in ("postgres", "root"):
+            try:
+                with psycopg.connect(
+                    host=PG_HOST, port=PG_PORT, dbname=PG_DB, user=user, connect_timeout=3
+                ):
+                    _pg_user = user
+                    break
+            except psycopg.Error:
+                continue
+    return _pg_user if isinstance(_pg_user, str) else None
+
+
+def pg_admin() -> Any:
+    import psycopg
+
+    user = pg_user()
+    assert user is not None
+    return psycopg.connect(host=PG_HOST, port=PG_PORT, dbname=PG_DB, user=user, autocommit=True)
+
+
+def pg_url(schema: str) -> str:
+    return f"postgresql://{pg_user()}@{PG_HOST}:{PG_PORT}/{PG_DB}?options=-csearch_path%3D{schema}"
+
+
+@contextlib.contextmanager
+def pg_schema() -> Iterator[str]:
+    """A fresh schema in the database ``test``, dropped afterwards."""
+    if pg_user() is None:
+        pytest.skip(f"no PostgreSQL server at {PG_HOST}:{PG_PORT} (database {PG_DB})")
+    schema = "t_" + uuid.uuid4().hex[:12]
+    with pg_admin() as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield pg_url(schema)
+    finally:
+        with pg_admin() as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid() AND query LIKE %s",
+                (PG_DB, f"%{schema}%"),
+            )
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'tables.sqlite3'}"
+    else:
+        with pg_schema() as url:
+            yield url
+
+
+# ----------------------------------------------------------------------------- a live server
+class LiveServer:
+    """The service in a uvicorn server on a thread of this process."""
+
+    def __init__(self, db_url: str, **overrides: Any) -> None:
+        import uvicorn
+
+        from paigow.service.app import create_app
+
+        self.db_url = db_url
+        self.app = create_app(db_url, **{**FAST, **overrides})
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.time() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.time() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(20)
+        assert not self.thread.is_alive(), "the test server did not stop"
+
+
+class Client:
+    """An HTTP client of the service with helpers for the routes."""
+
+    def __init__(self, url: str, token: str | None = None, username: str | None = None) -> None:
+        self.url = url
+        self.token = token
+        self.username = username
+        self.http = httpx.Client(base_url=url, timeout=30, trust_env=False)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return self.http.get(path, headers={**self.headers, **kw.pop("headers", {})}, **kw)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> httpx.Response:
+        return self.http.post(
+            path, json=body, headers={**self.headers, **kw.pop("headers", {})}, **kw
+        )
+
+    def ok(self, r: httpx.Response, status: int = 200) -> Any:
+        assert r.status_code == status, (
+            f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"
+        )
+        return r.json()
+
+    # routes
+    def sit(self, table: int, spot: int) -> Any:
+        return self.ok(self.post(f"/api/tables/{table}/sit", {"spot": spot}))
+
+    def wager(self, table: int, amount: int, key: str | None = None) -> httpx.Response:
+        return self.post(
+            f"/api/tables/{table}/wager",
+            {"amount": amount, "idempotency_key": key or secrets.token_hex(8)},
+        )
+
+    def hand(self, table: int) -> Any:
+        return self.ok(self.get(f"/api/tables/{table}/hand"))
+
+    def set(self, table: int, low: list[str], confirm_foul: bool = False) -> httpx.Response:
+        return self.post(f"/api/tables/{table}/set", {"low": low, "confirm_foul": confirm_foul})
+
+    def balance(self) -> int:
+        return int(self.ok(self.get("/api/me"))["balance"])
+
+    def table(self, table: int) -> Any:
+        return self.ok(self.get(f"/api/tables/{table}"))
+
+    def wait_dealt(self, table: int, timeout: float = 15) -> Any:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            r = self.get(f"/api/tables/{table}/hand")
+            if r.status_code == 200 and r.json()["cards"]:
+                return r.json()
+            time.sleep(0.03)
+        raise AssertionError(f"no cards dealt at table {table}")
+
+    def wait_phase(self, table: int, phases: tuple[str | None, ...], timeout: float = 15) -> Any:
+        deadline = time.time() + timeout
+        state = None
+        while time.time() < deadline:
+            state = self.table(table)
+            phase = state["round"]["phase"] if state["round"] else None
+            if phase in phases:
+                return state
+            time.sleep(0.03)
+        raise AssertionError(f"table {table} never reached {phases}: {state}")
+
+    def ws(self, table: int, token: str | None = None) -> WsReader:
+        return WsReader(self.url, table, token if token is not None else self.token)
+
+
+class WsReader:
+    """A WebSocket client reading table events on a thread, with waits that time out."""
+
+    def __init__(self, url: str, table: int, token: str | None) -> None:
+        from websockets.sync.client import connect
+
+        ws_url = url.replace("http://", "ws://") + f"/ws/tables/{table}"
+        if token:
+            ws_url += f"?token={token}"
+        self.conn = connect(ws_url, proxy=None, open_timeout=10, legacy=True)
+        self.messages: list[dict[str, Any]] = []
+        self.q: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.closed: int | None = None
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for raw in self.conn:
+                msg = json.loads(raw)
+                self.messages.append(msg)
+                self.q.put(msg)
+        except Exception:
+            pass
+        self.closed = self.conn.close_code
+        self.q.put(None)
+
+    def wait_for(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 15
+    ) -> dict[str, Any]:
+        for m in list(self.messages):
+            if pred(m):
+                return m
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                m = self.q.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                break
+            if m is None:
+                break
+            if pred(m):
+                return m
+        raise AssertionError(
+            f"no such WebSocket message; got {[x.get('type') for x in self.messages]}"
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+        self.thread.join(5)
+
+
+class Service:
+    """A live server on a fresh database with an operator logged in."""
+
+    def __init__(self, db_url: str, **overrides: Any) -> None:
+        from paigow.service.admin import create_operator
+
+        self.db_url = db_url
+        create_operator(db_url, *OPERATOR)
+        self.server = LiveServer(db_url, **overrides)
+        self.url = self.server.url
+        self.op = self.login(*OPERATOR)
+        self._n = 0
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def login(self, username: str, password: str) -> Client:
+        c = Client(self.url)
+        r = c.post("/api/auth/login", {"username": username, "password": password})
+        data = c.ok(r)
+        c.token, c.username = data["token"], username
+        return c
+
+    def player(self, name: str | None = None, credit: int = 100_000) -> Client:
+        self._n += 1
+        name = name or f"p{self._n}_{secrets.token_hex(2)}"
+        c = Client(self.url)
+        c.ok(c.post("/api/auth/register", {"username": name, "password": "password-" + name}), 201)
+        if credit:
+            self.credit(name, credit)
+        return self.login(name, "password-" + name)
+
+    def credit(self, name: str, amount: int, key: str | None = None) -> Any:
+        return self.op.ok(
+            self.op.post(
+                f"/api/admin/wallets/{name}/credit",
+                {"amount": amount, "idempotency_key": key or secrets.token_hex(8)},
+            )
+        )
+
+    def new_table(self, **cfg: Any) -> int:
+        body = {"name": "t", "betting_time_ms": 400, "setting_time_ms": 5000, **cfg}
+        return int(self.op.ok(self.op.post("/api/admin/tables", body), 201)["id"])
+
+    def verify(self) -> dict[str, Any]:
+        from paigow.service.audit import verify
+        from paigow.service.db import Database
+
+        db = Database(self.db_url)
+        try:
+            return verify(db)
+        finally:
+            db.dispose()
+
+
+@pytest.fixture
+def svc(db_url: str) -> Iterator[Service]:
+    s = Service(db_url)
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'tables.sqlite3'}"
+
+
+# ----------------------------------------------------------------------------- server processes
+class ServerProcess:
+    """``paigow serve`` as a subprocess (for kill-and-restart tests)."""
+
+    def __init__(
+        self, db_url: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+    ) -> None:
+        full_env = {
+            **os.environ,
+            "PAIGOW_DEALER_POLL_S": "0.05",
+            "PAIGOW_LOCK_POLL_S": "0.2",
+            **(env or {}),
+        }
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "paigow.cli",
+                "serve",
+                "--port",
+                "0",
+                "--database",
+                db_url,
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=full_env,
+        )
+        self.lines: list[str] = []
+        self.url = ""
+        assert self.proc.stdout is not None
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            if line.startswith("paigow table server: http"):
+                self.url = line.split(": ", 1)[1].strip().rstrip("/")
+                break
+        if not self.url:
+            self.proc.kill()
+            raise RuntimeError("paigow serve did not start:\n" + "".join(self.lines))
+        self._drain = threading.Thread(target=self._read_rest, daemon=True)
+        self._drain.start()
+
+    def _read_rest(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def helpers() -> Any:
+    """The helper classes and functions of this conftest (tests cannot import it by name)."""
+    import types
+
+    return types.SimpleNamespace(
+        Client=Client,
+        LiveServer=LiveServer,
+        Service=Service,
+        ServerProcess=ServerProcess,
+        WsReader=WsReader,
+        pg_schema=pg_schema,
+        pg_user=pg_user,
+        OPERATOR=OPERATOR,
+    )

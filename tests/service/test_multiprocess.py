@@ -1,0 +1,230 @@
+"""Several server processes on one PostgreSQL database: each table's dealer runs in exactly one
+process (an advisory lock), a survivor takes the lock over when that process is killed, and table
+events reach the WebSocket clients of every process (LISTEN/NOTIFY). And ``paigow bots``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
+from paigow.service.admin import create_operator
+from paigow.service.audit import verify
+from paigow.service.db import Database
+
+HW = HouseWay.preset("standard")
+pytestmark = pytest.mark.slow
+
+
+def dealer_pid(db_url: str, table_id: int) -> int | None:
+    """The pid of the process that holds table ``table_id``'s dealer lock (its lock connection
+    is named paigow-locks-<pid>)."""
+    db = Database(db_url)
+    try:
+        key = db.namespace_key()
+        with db.engine.connect() as conn:
+            import sqlalchemy as sa
+
+            name = conn.execute(
+                sa.text(
+                    "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                    "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = CAST(:c AS oid) "
+                    "AND l.objid = CAST(:o AS oid)"
+                ),
+                {"c": key & 0xFFFFFFFF, "o": table_id},
+            ).scalar()
+        return int(name.rsplit("-", 1)[1]) if name else None
+    finally:
+        db.dispose()
+
+
+def wait_holder(db_url: str, table_id: int, among: set[int], timeout: float = 15) -> int:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        pid = dealer_pid(db_url, table_id)
+        if pid in among:
+            return pid
+        time.sleep(0.05)
+    raise AssertionError(f"no process of {among} took the dealer lock of table {table_id}")
+
+
+def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
+    with helpers.pg_schema() as db_url:
+        create_operator(db_url, *helpers.OPERATOR)
+        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+        try:
+            by_pid = {p.proc.pid: p for p in procs}
+            op = helpers.Client(procs[0].url)
+            op.token = op.ok(
+                op.post(
+                    "/api/auth/login",
+                    {"username": helpers.OPERATOR[0], "password": helpers.OPERATOR[1]},
+                )
+            )["token"]
+            table = op.ok(
+                op.post(
+                    "/api/admin/tables",
+                    {"name": "shared", "betting_time_ms": 60_000, "setting_time_ms": 60_000},
+                ),
+                201,
+            )["id"]
+            holder = by_pid[wait_holder(db_url, table, set(by_pid))]
+            survivor = next(p for p in procs if p is not holder)
+            # exactly one process holds the lock
+            time.sleep(0.5)
+            assert dealer_pid(db_url, table) == holder.proc.pid
+
+            players = []
+            for name in ("amy", "ben"):
+                c = helpers.Client(survivor.url)
+                c.ok(
+                    c.post("/api/auth/register", {"username": name, "password": "password-x"}), 201
+                )
+                op.ok(
+                    op.post(
+                        f"/api/admin/wallets/{name}/credit",
+                        {"amount": 10_000, "idempotency_key": name},
+                    )
+                )
+                c.token = c.ok(
+                    c.post("/api/auth/login", {"username": name, "password": "password-x"})
+                )["token"]
+                players.append(c)
+            amy, ben = players
+            amy.sit(table, 1)
+            ben.sit(table, 2)
+            ws_holder = helpers.WsReader(
+                holder.url, table, ben.token
+            )  # a client of the doomed process
+            ws_amy = helpers.WsReader(survivor.url, table, amy.token)
+            ws_ben = helpers.WsReader(survivor.url, table, ben.token)
+            try:
+                round_id = amy.ok(amy.wager(table, 1000))["round_id"]
+                # a wager made through the survivor reaches the other process's clients
+                ws_holder.wait_for(lambda m: m.get("type") == "wager-placed" and m.get("spot") == 1)
+                ws_ben.wait_for(lambda m: m.get("type") == "wager-placed" and m.get("spot") == 1)
+                holder.kill()
+                wait_holder(db_url, table, {survivor.proc.pid})
+                ben.ok(ben.wager(table, 2000))  # all seated have wagered: the survivor deals
+                dealt_amy = ws_amy.wait_for(lambda m: m.get("type") == "dealt")
+                dealt_ben = ws_ben.wait_for(lambda m: m.get("type") == "dealt")
+                assert list(dealt_amy["your_cards"]) == ["1"] and list(dealt_ben["your_cards"]) == [
+                    "2"
+                ]
+                for c, ws, spot in ((amy, ws_amy, "1"), (ben, ws_ben, "2")):
+                    cards = ws.wait_for(lambda m: m.get("type") == "dealt")["your_cards"][spot]
+                    c.ok(
+                        c.set(table, [x.code for x in HW.set_hand(parse_cards(cards)).setting.low])
+                    )
+                settled = ws_amy.wait_for(lambda m: m.get("type") == "round-settled")
+                assert settled["round_id"] == round_id
+                ws_ben.wait_for(lambda m: m.get("type") == "round-settled")
+            finally:
+                for ws in (ws_holder, ws_amy, ws_ben):
+                    ws.close()
+            report = verify(Database(db_url))
+            assert report["ok"] and report["rounds"] == 1, report
+            audit = op.__class__(survivor.url, op.token).get("/api/admin/audit").text
+            assert '"action":"round-resumed"' in audit
+        finally:
+            for p in procs:
+                p.stop()
+
+
+def _bots(url: str, pw: Path, *extra: str) -> dict[str, Any]:
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "paigow.cli",
+            "bots",
+            "--url",
+            url,
+            "--operator",
+            "boss",
+            "--operator-password-file",
+            str(pw),
+            "--betting-ms",
+            "500",
+            "--setting-ms",
+            "2000",
+            "--json",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return json.loads(r.stdout)
+
+
+def test_bots_against_two_processes(helpers: Any, tmp_path: Path) -> None:
+    with helpers.pg_schema() as db_url:
+        create_operator(db_url, *helpers.OPERATOR)
+        pw = tmp_path / "pw"
+        pw.write_text(helpers.OPERATOR[1])
+        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+        try:
+            report = _bots(
+                ",".join(p.url for p in procs),
+                pw,
+                "--tables",
+                "3",
+                "--players",
+                "3",
+                "--rounds",
+                "3",
+                "--seed",
+                "7",
+            )
+        finally:
+            for p in procs:
+                p.stop()
+        for key in (
+            "rounds",
+            "requests",
+            "errors",
+            "latency_ms",
+            "ledger_balanced",
+            "replay_mismatches",
+        ):
+            assert key in report
+        assert (
+            report["rounds"] >= 3 and report["ledger_balanced"] and report["replay_mismatches"] == 0
+        )
+        assert report["errors"]["unexpected"] == {}
+        assert set(report["latency_ms"]["wager"]) == {"p50", "p99", "n"}
+        assert verify(Database(db_url))["ok"]
+
+
+def test_bots_cli_on_sqlite(helpers: Any, sqlite_url: str, tmp_path: Path) -> None:
+    create_operator(sqlite_url, *helpers.OPERATOR)
+    pw = tmp_path / "pw"
+    pw.write_text(helpers.OPERATOR[1])
+    proc = helpers.ServerProcess(sqlite_url)
+    try:
+        report = _bots(
+            proc.url, pw, "--tables", "2", "--players", "4", "--rounds", "3", "--seed", "3"
+        )
+        assert (
+            report["rounds"] >= 3 and report["ledger_balanced"] and report["replay_mismatches"] == 0
+        )
+        assert report["errors"]["unexpected"] == {}
+        assert sum(report["errors"]["expected"].values()) >= 0
+        bad = subprocess.run(
+            [sys.executable, "-m", "paigow.cli", "bots", "--url", proc.url, "--operator", "boss"],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin"},
+        )
+        assert bad.returncode != 0
+    finally:
+        proc.stop()

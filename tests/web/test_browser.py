@@ -1,0 +1,319 @@
+"""The browser table in Debian's Chromium: register, log in, sit, wager, set, results and the
+ledger; a foul warned and lost; two players each seeing only their own cards until the showdown;
+practice hints and EV versus a casino table; recall; the operator's page. Each test saves a
+screenshot in ``artifacts/screenshots``."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
+from paigow.setting import Setting, all_settings
+
+pytestmark = pytest.mark.slow
+
+HW = HouseWay.preset("standard")
+WAIT = 20_000
+
+
+def house_low(cards: list[str]) -> list[str]:
+    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
+
+
+def foul_low(cards: list[str]) -> list[str] | None:
+    fouls = [s for s in all_settings(parse_cards(cards)) if s.is_foul]
+    return [c.code for c in fouls[0].low] if fouls else None
+
+
+def log_in(page: Page, url: str, username: str, password: str) -> None:
+    page.goto(url + "/#/lobby")
+    page.fill("#login-username", username)
+    page.fill("#login-password", password)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
+
+
+def open_table(page: Page, table: int) -> None:
+    page.click(f"#open-table-{table}")
+    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+
+
+def sit_and_wager(page: Page, spot: int, dollars: str) -> None:
+    page.click(f"#sit-{spot}")
+    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    page.fill("#wager-amount", dollars)
+    page.click("#wager-btn")
+
+
+def my_cards(page: Page) -> list[str]:
+    buttons = page.locator("#my-cards button.card")
+    expect(buttons).to_have_count(7, timeout=WAIT)
+    return [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
+
+
+def result_of(page: Page, spot: int) -> dict[str, Any]:
+    row = page.locator(f"#result-{spot}")
+    expect(row).to_be_visible(timeout=WAIT)
+    return {
+        "outcome": row.get_attribute("data-outcome"),
+        "returned": int(str(row.get_attribute("data-returned"))),
+    }
+
+
+def test_register_login_sit_wager_set_and_check_the_ledger(
+    site: Any, page: Page, shot: Any
+) -> None:
+    table = site.table(name="Main", min_wager=500, max_wager=50_000)
+    name = "ann" + re.sub(r"\D", "", str(id(page)))[-6:]
+    password = "password-ann-123"
+    page.goto(site.url + "/")
+    # register in the browser (the operator then credits the wallet), log out, log in again
+    page.fill("#register-username", name)
+    page.fill("#register-password", password)
+    page.click("#register-form button[type=submit]")
+    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
+    site.credit(name, 100_000)
+    page.click("#logout")
+    log_in(page, site.url, name, password)
+    expect(page.locator("#lobby-balance")).to_have_text("$1,000.00")
+    row = page.locator(f"#tables tr[data-table='{table}']")
+    expect(row).to_contain_text("5%")
+    expect(row).to_contain_text("$5.00 – $500.00")
+    expect(row).to_contain_text("three dice")
+    open_table(page, table)
+    expect(page.locator("#posted-commission")).to_contain_text("5%")
+    expect(page.locator("#posted-limits")).to_contain_text("$5.00 – $500.00")
+    sit_and_wager(page, 2, "15")
+    cards = my_cards(page)
+    expect(page.locator("#dice-shown")).to_be_visible()
+    expect(page.locator("#count")).to_contain_text("first packet to")
+    expect(page.locator("#dealer .card.back")).to_have_count(7)
+    # choose the house way's low hand from the keyboard: Tab to a card, Space toggles it
+    low = house_low(cards)
+    for code in low:
+        page.locator(f"#my-cards button[data-card='{code}']").focus()
+        page.keyboard.press("Space")
+    expect(page.locator("#my-cards button[aria-pressed='true']")).to_have_count(2)
+    value = Setting.from_low(parse_cards(cards), low).value()
+    expect(page.locator("#high-name")).to_have_text(value.high.name, timeout=WAIT)
+    expect(page.locator("#low-name")).to_have_text(value.low.name)
+    expect(page.locator("#foul-warning")).to_have_count(0)
+    page.locator("#set-btn").focus()
+    page.keyboard.press("Enter")
+    result = result_of(page, 2)
+    expect(page.locator("#dealer-rule")).to_contain_text("rule")
+    expect(page.locator("#ledger")).to_be_visible(timeout=WAIT)
+    balance = int(str(page.locator("#wallet-balance").get_attribute("data-cents")))
+    net = int(str(page.locator("#ledger").get_attribute("data-net")))
+    assert balance == 100_000 - 1500 + result["returned"]
+    assert net == result["returned"] - 1500
+    me = site.login(name, password).call("GET", "/api/me")
+    assert me["balance"] == balance
+    shot(page)
+
+
+def test_a_foul_is_warned_and_if_confirmed_loses(site: Any, page: Page, shot: Any) -> None:
+    table = site.table(name="Fouls")
+    name, password, api = site.player()
+    log_in(page, site.url, name, password)
+    open_table(page, table)
+    page.click("#sit-3")
+    for _ in range(4):
+        expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+        page.fill("#wager-amount", "10")
+        page.click("#wager-btn")
+        cards = my_cards(page)
+        low = foul_low(cards)
+        if low is not None:
+            break
+        for code in house_low(cards):  # no foul possible (very rare): play this round out
+            page.click(f"#my-cards button[data-card='{code}']")
+        page.click("#set-btn")
+        result_of(page, 3)
+    else:
+        pytest.skip("no hand with a foul setting in four rounds")
+    before = api.call("GET", "/api/me")["balance"]
+    for code in low:
+        page.click(f"#my-cards button[data-card='{code}']")
+    warning = page.locator("#foul-warning")
+    expect(warning).to_be_visible(timeout=WAIT)
+    expect(warning).to_contain_text("loses")
+    page.click("#set-btn")
+    expect(page.locator("#foul-confirm")).to_be_visible()
+    shot(page, "-warning")
+    page.click("#confirm-foul")
+    result = result_of(page, 3)
+    assert result == {"outcome": "loss", "returned": 0}
+    expect(page.locator("#result-3")).to_contain_text("foul")
+    expect(page.locator("#ledger")).to_be_visible(timeout=WAIT)
+    assert api.call("GET", "/api/me")["balance"] == before
+    shot(page)
+
+
+def test_two_players_see_only_their_own_cards_until_the_showdown(
+    site: Any, browser: Browser, shot: Any
+) -> None:
+    table = site.table(name="Pair")
+    pages = []
+    for spot, width in ((1, 1280), (6, 375)):
+        name, password, _ = site.player()
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        log_in(page, site.url, name, password)
+        open_table(page, table)
+        page.click(f"#sit-{spot}")
+        expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+        pages.append((spot, page))
+    for _, page in pages:
+        page.fill("#wager-amount", "5")
+        page.click("#wager-btn")
+    hands = {spot: my_cards(page) for spot, page in pages}
+    assert not set(hands[1]) & set(hands[6])
+    (a_spot, a), (b_spot, b) = pages
+    for spot, page in pages:
+        other = hands[b_spot if spot == a_spot else a_spot]
+        for code in other:
+            expect(page.locator(f"[data-card='{code}']")).to_have_count(0)
+        other_spot = b_spot if spot == a_spot else a_spot
+        expect(page.locator(f"#spot-{other_spot} .card.back")).to_have_count(7)
+    # the phone-width page fits its width
+    assert b.evaluate("document.documentElement.scrollWidth") <= 376
+    # A sets; B still sees A's cards face down
+    for code in house_low(hands[a_spot]):
+        a.click(f"#my-cards button[data-card='{code}']")
+    a.click("#set-btn")
+    expect(a.locator("#my-setting")).to_be_visible(timeout=WAIT)
+    expect(b.locator(f"#spot-{a_spot}")).to_contain_text("set", timeout=WAIT)
+    for code in hands[a_spot]:
+        expect(b.locator(f"[data-card='{code}']")).to_have_count(0)
+    shot(b, "-before-showdown")
+    for code in house_low(hands[b_spot]):
+        b.click(f"#my-cards button[data-card='{code}']")
+    b.click("#set-btn")
+    # the showdown: every setting is public
+    for _, page in pages:
+        result_of(page, a_spot)
+        result_of(page, b_spot)
+        for spot in (a_spot, b_spot):
+            for code in hands[spot]:
+                expect(page.locator(f"#spot-{spot} [data-card='{code}']")).to_have_count(1)
+    assert b.evaluate("document.documentElement.scrollWidth") <= 376
+    shot(a)
+    shot(b, "-phone")
+    for _, page in pages:
+        page.context.close()
+
+
+def test_a_practice_table_shows_hints_and_a_casino_table_does_not(
+    site: Any, page: Page, shot: Any
+) -> None:
+    practice = site.table(name="Practice", mode="practice")
+    casino = site.table(name="Casino", mode="casino")
+    name, password, api = site.player()
+    log_in(page, site.url, name, password)
+    open_table(page, practice)
+    expect(page.locator("#posted-mode")).to_have_text("Practice table")
+    sit_and_wager(page, 4, "5")
+    cards = my_cards(page)
+    page.click("#hint-btn")
+    hint = page.locator("#hint")
+    expect(hint).to_contain_text("House way", timeout=WAIT)
+    page.click("#use-hint")
+    expect(page.locator("#my-cards button[aria-pressed='true']")).to_have_count(2)
+    pressed = page.locator("#my-cards button[aria-pressed='true']")
+    assert sorted(str(pressed.nth(i).get_attribute("data-card")) for i in range(2)) == sorted(
+        house_low(cards)
+    )
+    page.click("#ev-btn")
+    expect(page.locator("#ev-table tbody tr, #ev-unavailable")).not_to_have_count(
+        0, timeout=120_000
+    )
+    if page.locator("#ev-table").count():
+        expect(page.locator("#ev-table tbody tr")).to_have_count(21)
+        expect(page.locator("#ev-table")).to_contain_text("house way")
+    shot(page)
+    page.click("#set-btn")
+    result_of(page, 4)
+    # the casino table: no hint, no EV, on the page or from the API
+    page.goto(site.url + "/#/lobby")
+    open_table(page, casino)
+    expect(page.locator("#posted-mode")).to_have_text("Casino table")
+    sit_and_wager(page, 4, "5")
+    my_cards(page)
+    expect(page.locator("#practice")).to_have_count(0)
+    expect(page.locator("#hint-btn")).to_have_count(0)
+    expect(page.locator("#ev-btn")).to_have_count(0)
+    assert api.call("GET", f"/api/tables/{casino}/hint", status=403)["code"] == "casino-table"
+    assert api.call("GET", f"/api/web/tables/{casino}/ev", status=403)["code"] == "casino-table"
+    shot(page, "-casino")
+
+
+def test_recall_replays_a_round(site: Any, page: Page, shot: Any) -> None:
+    table = site.table(name="Recall")
+    name, password, api = site.player()
+    api.call("POST", f"/api/tables/{table}/sit", {"spot": 5})
+    api.call("POST", f"/api/tables/{table}/wager", {"amount": 700, "idempotency_key": "r1"})
+    deadline = time.time() + 20
+    hand = None
+    while time.time() < deadline:
+        hand = api.call("GET", f"/api/tables/{table}/hand", status=None)
+        if isinstance(hand, dict) and hand.get("cards"):
+            break
+        time.sleep(0.05)
+    assert hand and hand["cards"]
+    api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
+    while time.time() < deadline and api.call("GET", f"/api/tables/{table}")["round"]:
+        time.sleep(0.05)
+    log_in(page, site.url, name, password)
+    page.goto(site.url + f"/#/recall/{table}")
+    page.click("#round-1")
+    expect(page.locator("#step-text")).to_contain_text("Step 0 of")
+    steps = int(re.search(r"of (\d+)", str(page.locator("#step-text").text_content())).group(1))  # type: ignore[union-attr]
+    assert steps >= 8
+    for i in range(1, steps + 1):
+        page.keyboard.press("Enter")  # "Next step" keeps the focus
+        expect(page.locator("#step-text")).to_contain_text(f"Step {i} of {steps}")
+    expect(page.locator("#steps li")).to_have_count(steps)
+    expect(page.locator("#steps")).to_contain_text("Dice")
+    expect(page.locator("#steps")).to_contain_text("The dealer reveals")
+    expect(page.locator("#step-text")).to_contain_text("Round settled")
+    expect(page.locator("#replay-state")).to_contain_text("returned")
+    page.click("#step-prev")
+    expect(page.locator("#step-text")).to_contain_text(f"Step {steps - 1} of {steps}")
+    shot(page)
+
+
+def test_the_operator_page(site: Any, page: Page, shot: Any) -> None:
+    name, _, api = site.player(credit=0)
+    log_in(page, site.url, "boss", "operator-password")
+    page.goto(site.url + "/#/operator")
+    page.fill("#t-name", "Opened in the browser")
+    page.fill("#t-commission", "0.04")
+    page.select_option("#t-mode", "practice")
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("4% posted", timeout=WAIT)
+    opened = [t for t in api.call("GET", "/api/tables") if t["name"] == "Opened in the browser"]
+    assert (
+        len(opened) == 1 and opened[0]["commission"] == "0.04" and opened[0]["mode"] == "practice"
+    )
+    page.fill("#c-user", name)
+    page.fill("#c-amount", "2500")
+    page.click("#credit-form button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("$25.00", timeout=WAIT)
+    assert api.call("GET", "/api/me")["balance"] == 2500
+    page.click(f"#close-{opened[0]['id']}")
+    expect(page.locator("#op-tables")).to_contain_text("clos", timeout=WAIT)
+    page.click("#load-audit")
+    expect(page.locator("#audit")).to_contain_text("credit", timeout=WAIT)
+    expect(page.locator("#audit-export")).to_be_visible()
+    with page.expect_download() as download:
+        page.click("#audit-export")
+    assert "credit" in Path(download.value.path()).read_text()
+    shot(page)
