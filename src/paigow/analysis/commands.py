@@ -118,6 +118,14 @@ def open_compiled(way: HouseWay, wheel: Wheel, workers: int = 2) -> CompiledHous
         return CompiledHouseWay.open(way, wheel, progress=advance, workers=workers)
 
 
+def _job(
+    way: HouseWay, wheel: Wheel, workers: int, scheduler: str | None, cluster: str | None
+) -> tuple[TableSpec, Runner]:
+    """Check where the job runs, then open (or build) the compiled table it needs."""
+    runner = _runner(workers, scheduler, cluster)
+    return _spec(way, wheel, workers), runner
+
+
 def _spec(way: HouseWay, wheel: Wheel, workers: int) -> TableSpec:
     from paigow.analysis.runner import TableSpec
 
@@ -323,9 +331,8 @@ def analyze_command(
             hands.append(tuple(c.code for c in parse_cards(line, count=7)))
         except PaigowError as exc:
             raise _fail(f"{line!r}: {exc}") from None
-    spec = _spec(way, wheel, workers)
+    spec, runner = _job(way, wheel, workers, scheduler, cluster)
     chunks = [AnalyzeChunk(spec, h, rate.as_str(), foul.value) for h in hands]
-    runner = _runner(workers, scheduler, cluster)
     if runner.scheduler is None:
         from paigow.analysis.runner import Runner
 
@@ -357,8 +364,7 @@ def stats_command(
     from paigow.analysis.stats import compute_stats
 
     way = _way(house_way)
-    spec = _spec(way, wheel, workers)
-    runner = _runner(workers, scheduler, cluster)
+    spec, runner = _job(way, wheel, workers, scheduler, cluster)
     with progress_bar("counting", HANDS) as advance:
         stats = compute_stats(spec, runner, advance)
     if as_json:
@@ -416,8 +422,7 @@ def simulate_command(
             fixed = parse_cards(player_hand, count=7)
         except PaigowError as exc:
             raise _fail(str(exc)) from None
-    spec = _spec(way, wheel, workers)
-    runner = _runner(workers, scheduler, cluster)
+    spec, runner = _job(way, wheel, workers, scheduler, cluster)
     with progress_bar("simulating", rounds) as advance:
         result = simulate(spec, rounds, runner, seed, rate, fixed, advance)
     data = result.to_dict()
@@ -471,8 +476,7 @@ def report_command(
     way = _way(house_way)
     rate = _commission(commission)
     ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
-    spec = _spec(way, wheel, workers)
-    runner = _runner(workers, scheduler, cluster)
+    spec, runner = _job(way, wheel, workers, scheduler, cluster)
     with progress_bar("counting", HANDS) as advance:
         stats = compute_stats(spec, runner, advance)
     with progress_bar("simulating", rounds) as advance:
@@ -505,8 +509,7 @@ def edge_command(
     rate = _commission(commission)
     if player not in ("house-way", "optimal"):
         raise _fail(f"--player takes house-way or optimal, got {player!r}")
-    spec = _spec(way, wheel, workers)
-    runner = _runner(workers, scheduler, cluster)
+    spec, runner = _job(way, wheel, workers, scheduler, cluster)
     if player == "house-way":
         path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES)
         if restart:
