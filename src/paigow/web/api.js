@@ -52,6 +52,13 @@ export function logout() {
   document.dispatchEvent(new CustomEvent("paigow:session"));
 }
 
+/** Dollars as typed ("25", "12.50") -> integer cents, without floating point; NaN if malformed. */
+export function parseCents(text) {
+  const m = /^\s*(\d{1,12})(?:\.(\d{1,2}))?\s*$/.exec(String(text));
+  if (!m) return NaN;
+  return Number(m[1]) * 100 + Number((m[2] || "").padEnd(2, "0"));
+}
+
 export function money(cents) {
   if (cents === null || cents === undefined) return "—";
   const sign = cents < 0 ? "-" : "";

@@ -1,5 +1,5 @@
 // A table: the dealer and six spots, wagers, dice, packets, setting a hand, the reveal, results.
-import { api, session, key, money, signed } from "./api.js";
+import { api, session, key, money, parseCents, signed } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardEl, cardRow, backs, cardsText } from "./cards.js";
 import { describe, derive, countPath, positionName } from "./describe.js";
@@ -175,7 +175,7 @@ export async function tableView(root, id) {
         onsubmit: async (ev) => {
           ev.preventDefault();
           try {
-            const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: Math.round(Number(amount.value) * 100), idempotency_key: key() });
+            const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: parseCents(amount.value), idempotency_key: key() });
             announce(`Wager of ${money(r.amount)} accepted; balance ${money(r.balance)}`);
             statusMsg.textContent = "";
             refreshWho();
