@@ -251,7 +251,8 @@ def test_foul_needs_confirmation_then_loses(svc: Any) -> None:
 
 
 def test_time_out_sets_by_the_house_way(svc: Any) -> None:
-    table = svc.new_table(betting_time_ms=5000, setting_time_ms=300)
+    # long enough for spot 1 to set in time on a loaded machine; spot 2 then times out
+    table = svc.new_table(betting_time_ms=5000, setting_time_ms=1500)
     a, b = svc.player(), svc.player()
     a.sit(table, 1)
     b.sit(table, 2)
@@ -351,7 +352,9 @@ def test_table_settings_and_closing(svc: Any) -> None:
 
 
 def test_leaving_mid_round_keeps_the_wager_in_play(svc: Any) -> None:
-    table = svc.new_table(betting_time_ms=5000, setting_time_ms=300)
+    # setting time long enough that the round is still in play when the new player tries to sit
+    # (on a loaded machine 300 ms could pass first), short enough to keep the test quick
+    table = svc.new_table(betting_time_ms=5000, setting_time_ms=3000)
     a, b = svc.player(), svc.player()
     a.sit(table, 1)
     b.sit(table, 2)
