@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from paigow.cards import ACE, Card, parse_cards, sort_cards
 from paigow.errors import HouseWayError
-from paigow.ranking import Category, Wheel, evaluate_five
+from paigow.ranking import Category, Wheel, evaluate_five, evaluate_two
 from paigow.setting import Setting, all_settings
 
 KING: Final = 13
@@ -244,9 +244,9 @@ class _HandReader:
             high = evaluate_five(s.high, self.wheel)
             if high.category not in categories:
                 continue
-            v = s.value(self.wheel)
-            if best is None or (v.low.key, v.high.key) > best[:2]:
-                best = (v.low.key, v.high.key, s)
+            low = evaluate_two(s.low)
+            if best is None or (low.key, high.key) > best[:2]:
+                best = (low.key, high.key, s)
         return None if best is None else best[2]
 
     def keep_condition(self, action: Action) -> bool:

@@ -100,15 +100,23 @@ def subset_classes(deck: Arr, k: int, binom: Arr, class_of: Arr) -> Arr:
     return out
 
 
+@nb.njit(cache=True)
+def _scratch(deck: Arr) -> tuple[Arr, Arr, Arr]:
+    """The scratch arrays of :func:`paigow.analysis.kernels._points_containing`."""
+    return (
+        np.empty(len(deck), dtype=np.int64),
+        np.zeros((8, 54), dtype=np.int64),
+        np.zeros((7, len(deck)), dtype=np.int64),
+    )
+
+
 @nb.njit(cache=True, nogil=True)
 def build_cum(reps: Arr, k: int, deck: Arr, table: Arr, binom: Arr, cum: Arr) -> None:
     """cum[i, h, l] = hands containing reps[i] with high rank < h and low rank < l."""
     n5 = cum.shape[1] - 1
     n2 = cum.shape[2] - 1
     hist = np.zeros((n5, n2), dtype=np.int64)
-    rest = np.empty(len(deck), dtype=np.int64)
-    f = np.zeros((8, 54), dtype=np.int64)
-    d = np.zeros((7, len(deck)), dtype=np.int64)
+    rest, f, d = _scratch(deck)
     dummy = np.empty(1, dtype=np.int64)
     t = np.empty(max(k, 1), dtype=np.int64)
     for i in range(reps.shape[0]):
@@ -146,9 +154,7 @@ def build_grouped(
     size = hvals.shape[0] // reps.shape[0]
     hs = np.empty(size, dtype=np.int64)
     ls = np.empty(size, dtype=np.int64)
-    rest = np.empty(len(deck), dtype=np.int64)
-    f = np.zeros((8, 54), dtype=np.int64)
-    d = np.zeros((7, len(deck)), dtype=np.int64)
+    rest, f, d = _scratch(deck)
     dummy = np.empty((1, 1), dtype=np.int64)
     t = np.empty(k, dtype=np.int64)
     for i in range(reps.shape[0]):
@@ -188,9 +194,7 @@ def build_points(reps: Arr, k: int, deck: Arr, table: Arr, binom: Arr, ph: Arr, 
     size = ph.shape[0] // reps.shape[0]
     hs = np.empty(size, dtype=np.int64)
     ls = np.empty(size, dtype=np.int64)
-    rest = np.empty(len(deck), dtype=np.int64)
-    f = np.zeros((8, 54), dtype=np.int64)
-    d = np.zeros((7, len(deck)), dtype=np.int64)
+    rest, f, d = _scratch(deck)
     dummy = np.empty((1, 1), dtype=np.int64)
     t = np.empty(k, dtype=np.int64)
     for i in range(reps.shape[0]):
