@@ -152,7 +152,7 @@ def test_deal_seed_is_reproducible_and_replays() -> None:
 def test_deal_text_and_rng_start() -> None:
     code, out = run("deal", "--seed", "3", "--start", "rng", "--spots", "2")
     assert code == 0
-    assert "RNG shows" in out
+    assert "RNG number " in out
     assert "discarded unseen" in out
     assert "dealer sets by the house way, rule" in out
     assert "Results (commission 5%, posted)" in out

@@ -19,3 +19,19 @@ def test_readme_python_examples() -> None:
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_readme_deal_example_is_the_real_output() -> None:
+    """The ``paigow deal`` example shows the event log the command prints (the narrator's words)."""
+    from typer.testing import CliRunner
+
+    from paigow.cli import app
+
+    block = re.search(r"```\n\$ paigow deal (.*?)\n(.*?)```", README.read_text(), flags=re.S)
+    assert block is not None, "the README shows a paigow deal example"
+    args, shown = block.group(1).split(), block.group(2).splitlines()
+    result = CliRunner().invoke(app, ["deal", *args])
+    assert result.exit_code == 0, result.output
+    printed = [line.rstrip() for line in result.output.splitlines()]
+    assert shown == printed[: len(shown)]
+    assert len(shown) == 15 and shown[-1].startswith("14 round settled")

@@ -9,6 +9,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from itertools import permutations, product
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,20 @@ from hypothesis import strategies as st
 from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.commission import Commission
 from paigow.errors import PaigowError, ReplayMismatch, RoundError
-from paigow.events import DealerSet, Dealt, HandSet, RoundSettled, Shuffled, SpotSettled, Voided
+from paigow.events import (
+    LOG_VERSION,
+    DealerSet,
+    Dealt,
+    Event,
+    HandSet,
+    RoundSettled,
+    RoundStarted,
+    Shuffled,
+    SpotSettled,
+    Voided,
+    WagerPlaced,
+    event_from_dict,
+)
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.round import Phase, Round, fisher_yates, starting_position
@@ -457,7 +471,7 @@ def test_irregular_deck_voids_the_round_and_returns_every_wager(deck: list[Any])
     assert r.phase is Phase.VOIDED
     assert r.is_over
     voided = the(r, Voided)
-    assert "deck" in voided.reason
+    assert voided.reason == "irregular deck"  # a fact: what is wrong is in the recorded deck
     assert dict(voided.returned) == wagers
     assert r.returned() == wagers
     assert r.events[-1] == voided
@@ -646,8 +660,7 @@ def test_the_dealer_sets_by_the_house_way_after_every_player() -> None:
     assert r.dealer_setting.same_hands(hw.setting)
     e = the(r, DealerSet)
     assert e.rule == hw.rule
-    v = hw.setting.value()
-    assert (e.high_name, e.low_name) == (v.high.name, v.low.name)
+    assert set(e.to_dict()) == {"type", "high", "low", "rule"}  # facts only: no hand names
     types = [ev.type for ev in r.events]
     assert types.index("dealer-set") > max(i for i, t in enumerate(types) if t == "hand-set")
 
@@ -857,3 +870,153 @@ def test_replay_errors_are_paigow_errors() -> None:
     assert issubclass(ReplayMismatch, PaigowError)
     with pytest.raises(ReplayMismatch):
         Round.replay([])
+
+
+# ---------------------------------------------------------------- 10. commands return their events
+
+
+def test_every_command_returns_the_events_it_emitted() -> None:
+    r = Round(RNG, WAYS["standard"], round_id="ret")
+
+    def step(emitted: tuple[Event, ...]) -> tuple[Event, ...]:
+        assert isinstance(emitted, tuple) and emitted
+        assert list(emitted) == r.events[len(r.events) - len(emitted) :]
+        return emitted
+
+    assert step(r.wager(1, 1000)) == (WagerPlaced(1, 1000),)
+    step(r.wager(2, 1000))
+    step(r.wager(3, 1000))
+    assert [e.type for e in step(r.shuffle(random.Random(5)))] == ["shuffled"]
+    assert [e.type for e in step(r.choose_start(random.Random(5)))] == ["start-chosen"]
+    assert [e.type for e in step(r.deal_packets())] == ["dealt"]
+    (a,) = step(r.set_low(1, r.hands[1][:2]))
+    assert isinstance(a, HandSet) and a.spot == 1 and a.by == "player"
+    (b,) = step(r.set_house_way(2))
+    assert isinstance(b, HandSet) and b.spot == 2
+    (c,) = step(r.time_out(3))
+    assert isinstance(c, HandSet) and c.reason == "timeout"
+    (d,) = step(r.set_dealer())
+    assert isinstance(d, DealerSet)
+    settled = step(r.settle())
+    assert [e.type for e in settled] == ["spot-settled"] * 3 + ["round-settled"]
+    assert isinstance(settled[-1], RoundSettled)
+    assert len(r.events) == 1 + 3 + 3 + 3 + 1 + 4
+
+
+def test_deal_finish_and_void_return_everything_they_emitted() -> None:
+    r = new_round(DICE, {2: 1000, 5: 500})
+    dealt = r.deal(random.Random(1))
+    assert [e.type for e in dealt] == ["shuffled", "start-chosen", "dealt"]
+    for spot in r.spots_to_set():
+        r.set_house_way(spot)
+    finished = r.finish()
+    assert [e.type for e in finished] == [
+        "dealer-set",
+        "spot-settled",
+        "spot-settled",
+        "round-settled",
+    ]
+    assert list(finished) == r.events[-4:]
+    v = new_round(DICE, {1: 1000})
+    (voided,) = v.void("table closed")
+    assert voided == Voided("table closed", ((1, 1000),))
+    irregular = new_round(DICE, {1: 1000}).shuffle(deck=list(FULL_DECK[:52]))
+    assert [e.type for e in irregular] == ["shuffled", "voided"]
+
+
+# ---------------------------------------------------------------- 11. log versions
+
+LOG_V1 = Path(__file__).parent / "data" / "log_v1.json"
+
+
+def _v1_logs() -> dict[str, list[dict[str, Any]]]:
+    logs: dict[str, list[dict[str, Any]]] = json.loads(LOG_V1.read_text())
+    return logs
+
+
+def test_new_logs_record_their_version() -> None:
+    r = _settled()
+    assert LOG_VERSION == 2
+    assert r.log()[0]["log_version"] == 2
+    assert isinstance(r.events[0], RoundStarted) and r.events[0].log_version == 2
+
+
+def test_the_version_1_fixture_is_the_old_format() -> None:
+    """The fixture was written by the engine before this version: no log_version, and the
+    dealer's hand names stored in dealer-set."""
+    for log in _v1_logs().values():
+        assert log[0]["type"] == "round-started" and "log_version" not in log[0]
+        for e in log:
+            if e["type"] == "dealer-set":
+                assert {"high_name", "low_name"} <= set(e)
+
+
+@pytest.mark.parametrize(
+    "name", ["deal-seed-7", "foul-reset-and-timeout", "irregular-deck", "voided-in-setting"]
+)
+def test_version_1_logs_still_replay(name: str) -> None:
+    log = _v1_logs()[name]
+    r = Round.replay(log)
+    assert r.is_over
+    first = r.events[0]
+    assert isinstance(first, RoundStarted) and first.log_version == 1
+    assert sum(1 for e in r.events if e.type == "voided") == (
+        1 if name in ("irregular-deck", "voided-in-setting") else 0
+    )
+    assert len(r.events) == len(log)
+    recorded = {e["spot"]: e["returned"] for e in log if e["type"] == "spot-settled"}
+    if r.phase is Phase.SETTLED:
+        assert r.returned() == recorded and len(recorded) >= 3
+    if name == "irregular-deck":
+        assert r.returned() == {3: 700}
+
+
+def test_display_text_of_version_1_is_never_compared() -> None:
+    """Rewording a hand name cannot break the replay of a past round: the names in an old log
+    are read and dropped."""
+    log = json.loads(json.dumps(_v1_logs()["deal-seed-7"]))
+    dealer = next(e for e in log if e["type"] == "dealer-set")
+    dealer["high_name"], dealer["low_name"] = "a pair of nines, reworded", "whatever"
+    r = Round.replay(log)
+    assert r.phase is Phase.SETTLED
+    del dealer["high_name"], dealer["low_name"]
+    assert Round.replay(log).events == r.events
+
+
+def test_version_1_logs_are_still_checked() -> None:
+    """The facts of an old log are compared as ever: a changed rule or amount is caught."""
+    for change in (_other_rule, lambda e: e["high"].reverse()):
+        log = json.loads(json.dumps(_v1_logs()["deal-seed-7"]))
+        change(next(e for e in log if e["type"] == "dealer-set"))
+        with pytest.raises(ReplayMismatch):
+            Round.replay(log)
+    log = json.loads(json.dumps(_v1_logs()["irregular-deck"]))
+    log[-1]["returned"] = [[3, 701]]
+    with pytest.raises(ReplayMismatch):
+        Round.replay(log)
+
+
+def test_a_version_1_round_goes_on_in_its_own_format() -> None:
+    """A round in progress when the engine changed: replayed from its old log, it carries on
+    (its header still says version 1) and the whole log replays."""
+    full = _v1_logs()["deal-seed-7"]
+    log = full[: [e["type"] for e in full].index("dealer-set")]  # every player has set
+    r = Round.replay(log)
+    assert r.phase is Phase.SETTING and not r.spots_to_set()
+    more = r.finish()
+    assert isinstance(more[0], DealerSet) and "high_name" not in more[0].to_dict()
+    whole = [*log, *({"seq": len(log) + i, **e.to_dict()} for i, e in enumerate(more))]
+    recorded = {e["spot"]: e["returned"] for e in full if e["type"] == "spot-settled"}
+    assert Round.replay(whole).returned() == recorded
+
+
+def test_an_unknown_log_version_is_refused() -> None:
+    log = _settled().log()
+    log[0]["log_version"] = 99
+    with pytest.raises(ReplayMismatch, match="log version 99"):
+        Round.replay(log)
+    with pytest.raises(RoundError, match="log version"):
+        Round(log_version=3)
+    assert event_from_dict({k: v for k, v in log[0].items() if k != "log_version"}) == RoundStarted(
+        log[0]["round_id"], log[0]["ruleset"], log[0]["house_way"], 1
+    )

@@ -11,26 +11,15 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from paigow.analysis.commands import register as register_analysis
 from paigow.cards import Card, format_cards, parse_cards
 from paigow.commission import Commission
 from paigow.errors import PaigowError
-from paigow.events import (
-    DealerSet,
-    Dealt,
-    Event,
-    HandSet,
-    RoundSettled,
-    RoundStarted,
-    Shuffled,
-    SpotSettled,
-    StartChosen,
-    Voided,
-    WagerPlaced,
-)
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
+from paigow.narrator import narrate_log
 from paigow.ranking import Wheel, best_five
 from paigow.round import Round
 from paigow.ruleset import Ruleset, StartMethod
@@ -197,53 +186,6 @@ def _parse_spots(text: str) -> list[int]:
     return spots
 
 
-def describe_event(event: Event) -> str:
-    """One readable line for an event of the round's log."""
-    match event:
-        case RoundStarted(round_id=rid, ruleset=rs, house_way=hw):
-            return (
-                f"round {rid} opens: commission {Commission(rs['commission'])} (posted), limits "
-                f"{format_money(rs['min_wager'])}-{format_money(rs['max_wager'])}, house way "
-                f"{hw['name']}, start by {rs['start']}, foul {rs['foul']}, wheel {rs['wheel']}"
-            )
-        case WagerPlaced(spot=spot, amount=amount):
-            return f"spot {spot} wagers {format_money(amount)}"
-        case Shuffled(source=source):
-            return f"deck shuffled ({source}); order recorded in the log"
-        case StartChosen(method="dice", dice=dice, number=total, position=pos):
-            assert dice is not None
-            return (
-                f"dice {' + '.join(map(str, dice))} = {total}: counting from the dealer as 1, "
-                f"starting position {pos} ({_position_name(pos)})"
-            )
-        case StartChosen(number=n, position=pos):
-            return f"RNG shows {n}: starting position {pos} ({_position_name(pos)})"
-        case Dealt(order=order, packets=packets, discarded=discarded):
-            dealt = ", ".join(_position_name(p.position) for p in packets)
-            text = f"seven packets dealt counterclockwise to positions {list(order)}: {dealt}"
-            if discarded:
-                text += f"; discarded unseen: {', '.join(_position_name(p.position) for p in discarded)}"
-            return text + "; 4 cards left over, discarded unseen"
-        case HandSet(spot=spot, high=high, low=low, foul=foul, by=by, reason=reason, rule=rule):
-            who = "sets" if by == "player" else f"is set by the house way ({reason}, rule {rule})"
-            flag = "  FOUL" if foul else ""
-            return f"spot {spot} {who}: {' '.join(high)} / {' '.join(low)}{flag}"
-        case DealerSet(high=high, low=low, rule=rule, high_name=hn, low_name=ln):
-            return f"dealer sets by the house way, rule {rule}: {' '.join(high)} ({hn}) / {' '.join(low)} ({ln})"
-        case SpotSettled(spot=spot, outcome=o, high=h, low=lo, wager=w, commission=c, returned=r):
-            extra = f", commission {format_money(c)}" if o == "win" else ""
-            return f"spot {spot}: high {h}, low {lo} -> {o.upper()} on {format_money(w)}{extra}; returned {format_money(r)}"
-        case RoundSettled(wagered=w, returned=r, commission=c):
-            return f"round settled: wagered {format_money(w)}, returned {format_money(r)}, commission {format_money(c)}"
-        case Voided(reason=reason):
-            return f"round VOID ({reason}): every wager returned"
-    return event.type  # pragma: no cover
-
-
-def _position_name(position: int) -> str:
-    return "dealer" if position == 1 else f"spot {position - 1}"
-
-
 @app.command()
 def deal(
     seed: Annotated[
@@ -296,8 +238,8 @@ def deal(
         )
         return
     console = _console()
-    for i, event in enumerate(rnd.events):
-        console.print(f"[dim]{i:>2}[/] {describe_event(event)}")
+    for i, line in enumerate(narrate_log(rnd.events)):
+        console.print(Text.assemble((f"{i:>2}", "dim"), " ", line), soft_wrap=True)
     _print_results(console, rnd)
 
 

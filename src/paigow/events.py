@@ -8,14 +8,23 @@ every result. Events are immutable and convert to and from JSON-ready dicts.
 {'type': 'wager-placed', 'spot': 2, 'amount': 1500}
 >>> event_from_dict(d) == e
 True
+>>> old = {"type": "dealer-set", "high": ["As", "Ks", "Qs", "Js", "9s"], "low": ["2c", "2d"],
+...        "rule": "flush", "high_name": "flush, ace high", "low_name": "one pair, twos"}
+>>> event_from_dict(old)
+DealerSet(high=('As', 'Ks', 'Qs', 'Js', '9s'), low=('2c', '2d'), rule='flush')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from paigow.errors import PaigowError
+
+LOG_VERSION: Final = 2
+"""The version of the log's format this engine writes (1: logs written before it was recorded)."""
+LOG_VERSIONS: Final = frozenset({1, 2})
+"""The versions this engine reads and replays."""
 
 
 @dataclass(frozen=True)
@@ -49,12 +58,14 @@ def _frozen(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class RoundStarted(Event):
-    """A round opens for wagers under a ruleset and house way (both recorded in full)."""
+    """A round opens for wagers under a ruleset and house way (both recorded in full);
+    ``log_version``: the format of the log (a log that does not say is version 1)."""
 
     type: ClassVar[str] = "round-started"
     round_id: str
     ruleset: dict[str, Any]
     house_way: dict[str, Any]
+    log_version: int = LOG_VERSION
 
 
 @dataclass(frozen=True)
@@ -129,19 +140,20 @@ class HandSet(Event):
 
 @dataclass(frozen=True)
 class DealerSet(Event):
-    """The bank's hand set by the house way, with the rule id that set it."""
+    """The bank's hand set by the house way, with the rule id that set it (the hands' names are
+    derived from the cards, never recorded)."""
 
     type: ClassVar[str] = "dealer-set"
     high: tuple[str, ...]
     low: tuple[str, ...]
     rule: str
-    high_name: str
-    low_name: str
 
 
 @dataclass(frozen=True)
 class SpotSettled(Event):
-    """One spot's settlement (minor units); ``returned`` goes back to the player."""
+    """One spot's settlement (minor units); ``returned`` goes back to the player. ``outcome``
+    (``win``, ``push``, ``loss``) and ``high``/``low`` (each hand against the dealer's: ``win``,
+    ``loss``, ``copy``) are results, not display text."""
 
     type: ClassVar[str] = "spot-settled"
     spot: int
@@ -167,7 +179,10 @@ class RoundSettled(Event):
 
 @dataclass(frozen=True)
 class Voided(Event):
-    """The round is void: every wager is returned (``returned`` by spot) and the fault recorded."""
+    """The round is void: every wager is returned (``returned`` by spot) and the fault recorded
+    (``reason``: as given to :meth:`paigow.round.Round.void`, or ``irregular deck`` when the
+    shuffle's deck was not the 53 distinct cards; version-1 logs add the parser's words after a
+    colon)."""
 
     type: ClassVar[str] = "voided"
     reason: str
@@ -192,11 +207,14 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Rebuild an event from :meth:`Event.to_dict` output (e.g. parsed JSON)."""
+    """Rebuild an event from :meth:`Event.to_dict` output (e.g. parsed JSON). Keys that are not
+    fields of the event (a log entry's ``seq``, a view's ``text``, version 1's display text) are
+    ignored; a ``round-started`` without ``log_version`` is version 1."""
     try:
         cls = EVENT_TYPES[data["type"]]
-    except KeyError:
-        raise PaigowError(f"unknown event type {data.get('type')!r}") from None
+    except (KeyError, TypeError):
+        kind = data.get("type") if isinstance(data, dict) else data
+        raise PaigowError(f"unknown event type {kind!r}") from None
     kwargs: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data:
@@ -209,7 +227,15 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         else:
             value = _frozen(value)
         kwargs[f.name] = value
+    if cls is RoundStarted and "log_version" not in data:
+        kwargs["log_version"] = 1
     try:
-        return cls(**kwargs)
+        event = cls(**kwargs)
     except TypeError as exc:
         raise PaigowError(f"malformed {cls.type} event: {exc}") from None
+    if isinstance(event, RoundStarted) and event.log_version not in LOG_VERSIONS:
+        raise PaigowError(
+            f"log version {event.log_version!r} is not one this engine reads "
+            f"({', '.join(map(str, sorted(LOG_VERSIONS)))})"
+        )
+    return event

@@ -1,0 +1,237 @@
+"""Round events in words: the one place where the facts of a round's log become text (the
+``paigow deal`` log, the terminal game, and the ``text`` the server sends the browser).
+
+Everything said is derived from the events (hand names from the cards, under the wheel the
+round's ruleset records), so the words can change without touching any stored log. A ``viewer``
+(the spots whose cards the reader may see) narrates without revealing anyone else's cards; no
+viewer means the complete log (the CLI, an operator's recall).
+
+>>> from paigow.events import DealerSet, SpotSettled
+>>> narrate(DealerSet(("9h", "9d", "7h", "3s", "2d"), ("Jk", "8c"), "one-pair"))
+'dealer sets by the house way, rule one-pair: 9h 9d 7h 3s 2d (one pair, nines) / Jk 8c (high card, ace-eight)'
+>>> narrate(SpotSettled(1, "win", "win", "win", 1000, 1000, 50, 1950, False))
+'spot 1: won $10.00, commission $0.50, returned $19.50 (high win, low win)'
+>>> narrate(SpotSettled(3, "push", "loss", "win", 1000, 0, 0, 1000, False))
+'spot 3: push, $10.00 returned (high loss, low win)'
+>>> narrate(SpotSettled(4, "loss", "loss", "copy", 1000, 0, 0, 0, False))
+'spot 4: lost $10.00 (high loss, low copy)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
+from typing import Final
+
+from paigow.cards import Card, parse_cards
+from paigow.commission import Commission
+from paigow.errors import PaigowError
+from paigow.events import (
+    DealerSet,
+    Dealt,
+    Event,
+    HandSet,
+    RoundSettled,
+    RoundStarted,
+    Shuffled,
+    SpotSettled,
+    StartChosen,
+    Voided,
+    WagerPlaced,
+)
+from paigow.money import format_money
+from paigow.ranking import Wheel, evaluate_five, evaluate_two
+
+__all__ = [
+    "hand_names",
+    "narrate",
+    "narrate_log",
+    "position_name",
+    "settlement_line",
+    "start_line",
+    "wheel_of",
+]
+
+_REASONS: Final = {"timeout": "time-out", "foul-reset": "foul reset"}
+_SOURCES: Final = {
+    "csprng": "the operating system's secure generator",
+    "seeded": "a seeded generator, for simulation and replay",
+    "supplied": "an order supplied",
+}
+
+
+def position_name(position: int) -> str:
+    """Position 1 is the dealer, positions 2..7 are spots 1..6.
+
+    >>> position_name(1), position_name(5)
+    ('dealer', 'spot 4')
+    """
+    return "dealer" if position == 1 else f"spot {position - 1}"
+
+
+@lru_cache(maxsize=4096)
+def _names(high: tuple[str, ...], low: tuple[str, ...], wheel: Wheel) -> tuple[str, str]:
+    return (
+        evaluate_five(parse_cards(high), wheel).name,
+        evaluate_two(parse_cards(low)).name,
+    )
+
+
+def hand_names(
+    high: Sequence[Card | str], low: Sequence[Card | str], wheel: Wheel = Wheel.SECOND
+) -> tuple[str, str]:
+    """The names of a five-card high hand and a two-card low hand.
+
+    >>> hand_names(["Qs", "Qh", "9s", "6h", "5s"], ["Jh", "Jc"])
+    ('one pair, queens', 'one pair, jacks')
+    >>> hand_names("Ah 2c 3d 4s 5h".split(), ["Kd", "9c"], Wheel.LOWEST)
+    ('straight, ace to five', 'high card, king-nine')
+    """
+    return _names(_codes(high), _codes(low), Wheel(wheel))
+
+
+def _codes(cards: Sequence[Card | str]) -> tuple[str, ...]:
+    return tuple(c.code if isinstance(c, Card) else str(c) for c in cards)
+
+
+def _setting(high: Sequence[str], low: Sequence[str], wheel: Wheel) -> str:
+    try:
+        hn, ln = hand_names(high, low, wheel)
+    except PaigowError:  # cards no hand can hold: shown as recorded, unnamed
+        return f"{' '.join(high)} / {' '.join(low)}"
+    return f"{' '.join(high)} ({hn}) / {' '.join(low)} ({ln})"
+
+
+def start_line(event: StartChosen) -> str:
+    """The dice (or the RNG number) and the count to the starting position.
+
+    >>> start_line(StartChosen("dice", (5, 6, 1), 12, 5))
+    'dice 5 + 6 + 1 = 12: counting 12 positions counterclockwise from the dealer as 1 reaches position 5 (spot 4), where the first packet goes'
+    >>> start_line(StartChosen("rng", None, 1, 1))
+    'RNG number 1: counting 1 position counterclockwise from the dealer as 1 reaches position 1 (dealer), where the first packet goes'
+    """
+    if event.dice is not None:
+        shown = f"dice {' + '.join(map(str, event.dice))} = {event.number}"
+    else:
+        shown = f"RNG number {event.number}"
+    plural = "" if event.number == 1 else "s"
+    return (
+        f"{shown}: counting {event.number} position{plural} counterclockwise from the dealer as 1 "
+        f"reaches position {event.position} ({position_name(event.position)}), where the first "
+        "packet goes"
+    )
+
+
+def settlement_line(event: SpotSettled) -> str:
+    """One spot's settlement: what was won (and its commission), pushed or lost.
+
+    >>> settlement_line(SpotSettled(2, "loss", "win", "win", 500, 0, 0, 0, True))
+    'spot 2: lost $5.00 (foul)'
+    """
+    if event.outcome == "win":
+        money = (
+            f"won {format_money(event.win)}, commission {format_money(event.commission)}, "
+            f"returned {format_money(event.returned)}"
+        )
+    elif event.outcome == "push":
+        money = f"push, {format_money(event.returned)} returned"
+    else:
+        money = f"lost {format_money(event.wager)}"
+    why = "foul" if event.foul else f"high {event.high}, low {event.low}"
+    return f"spot {event.spot}: {money} ({why})"
+
+
+def _hand_set(event: HandSet, wheel: Wheel, shown: bool) -> str:
+    reason = _REASONS.get(event.reason or "", event.reason or "")
+    if not shown:
+        if event.by == "player":
+            return f"spot {event.spot} has set its hand"
+        return f"spot {event.spot}'s hand is set by the house way ({reason})"
+    cards = _setting(event.high, event.low, wheel)
+    if event.by == "player":
+        foul = "; FOUL: the low hand outranks the high hand" if event.foul else ""
+        return f"spot {event.spot} sets: {cards}{foul}"
+    if event.reason == "foul-reset" and event.submitted is not None:
+        fouled = f"{' '.join(event.submitted[0])} / {' '.join(event.submitted[1])}"
+        return (
+            f"spot {event.spot} submits a foul ({fouled}); the house way sets it instead, "
+            f"rule {event.rule}: {cards}"
+        )
+    return f"spot {event.spot} is set by the house way ({reason}), rule {event.rule}: {cards}"
+
+
+def _dealt(event: Dealt, viewer: Collection[int] | None) -> str:
+    playing = ", ".join(position_name(p.position) for p in event.packets)
+    text = f"seven packets dealt counterclockwise from position {event.order[0]}: {playing}"
+    if event.discarded:
+        empty = ", ".join(position_name(p.position) for p in event.discarded)
+        text += f"; discarded unseen: {empty} and the 4 cards left over"
+    else:
+        text += "; the 4 cards left over discarded unseen"
+    if viewer is not None:
+        for p in event.packets:
+            if p.spot is not None and p.spot in viewer:
+                text += f"; your cards (spot {p.spot}): {' '.join(p.cards)}"
+    return text
+
+
+def narrate(
+    event: Event, wheel: Wheel = Wheel.SECOND, viewer: Collection[int] | None = None
+) -> str:
+    """One event in words. ``wheel``: the round's (see :func:`wheel_of`); ``viewer``: the spots
+    whose cards the reader may see (None: everything, as in the complete log).
+
+    >>> from paigow.events import HandSet
+    >>> e = HandSet(2, ("Ks", "Kd", "9c", "5h", "2s"), ("Ad", "Th"), False, "player")
+    >>> narrate(e)
+    'spot 2 sets: Ks Kd 9c 5h 2s (one pair, kings) / Ad Th (high card, ace-ten)'
+    >>> narrate(e, viewer={4})
+    'spot 2 has set its hand'
+    """
+    match event:
+        case RoundStarted(round_id=rid, ruleset=rs, house_way=hw):
+            return (
+                f"round {rid} opens: commission {Commission(rs['commission'])} (posted), limits "
+                f"{format_money(rs['min_wager'])}-{format_money(rs['max_wager'])}, house way "
+                f"{hw['name']}, start by {rs['start']}, foul {rs['foul']}, wheel {rs['wheel']}"
+            )
+        case WagerPlaced(spot=spot, amount=amount):
+            return f"spot {spot} wagers {format_money(amount)}"
+        case Shuffled(source=source):
+            return f"deck of 53 cards shuffled by {_SOURCES.get(source, source)}"
+        case StartChosen():
+            return start_line(event)
+        case Dealt():
+            return _dealt(event, viewer)
+        case HandSet():
+            return _hand_set(event, wheel, viewer is None or event.spot in viewer)
+        case DealerSet(high=high, low=low, rule=rule):
+            return f"dealer sets by the house way, rule {rule}: {_setting(high, low, wheel)}"
+        case SpotSettled():
+            return settlement_line(event)
+        case RoundSettled(wagered=w, returned=r, commission=c):
+            return (
+                f"round settled: wagered {format_money(w)}, returned {format_money(r)}, "
+                f"commission {format_money(c)}"
+            )
+        case Voided(reason=reason, returned=returned):
+            back = ", ".join(f"spot {s} {format_money(a)}" for s, a in returned)
+            return f"round void ({reason}): " + (
+                f"every wager returned ({back})" if back else "no wager to return"
+            )
+    return event.type
+
+
+def wheel_of(events: Iterable[Event]) -> Wheel:
+    """The wheel the round's ruleset records (the default when the log does not start)."""
+    for event in events:
+        if isinstance(event, RoundStarted):
+            return Wheel(event.ruleset.get("wheel", Wheel.SECOND))
+        break
+    return Wheel.SECOND
+
+
+def narrate_log(events: Sequence[Event], viewer: Collection[int] | None = None) -> list[str]:
+    """Every event of a round's log in words, in order."""
+    wheel = wheel_of(events)
+    return [narrate(e, wheel, viewer) for e in events]
