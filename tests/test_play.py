@@ -10,6 +10,7 @@ from rich.console import Console
 
 from paigow import FoulRule, HouseWay, Round, Ruleset, Setting, StartMethod, parse_cards, settle
 from paigow.events import DealerSet, HandSet, Shuffled, SpotSettled
+from paigow.narrator import hand_names
 from paigow.play import format_net, parse_low_choice, parse_wager, run_game
 
 SPOT = 3
@@ -141,17 +142,21 @@ def test_round_plays_through_and_bankroll_follows_the_events() -> None:
     assert "commission 5% of every winning wager" in text
     assert "wagers $5.00 to $1,000.00" in text
     assert "house way standard" in text
-    assert "Dice: " in text and "positions counterclockwise from the dealer as 1" in text
+    assert "Dice " in text and "positions counterclockwise from the dealer as 1 reaches" in text
     assert text.count("Your cards: 1:") == 3
     assert "Best five-card hand:" in text
-    assert "The dealer sets by the house way (standard)" in text
+    assert "Dealer sets by the house way, rule " in text
     assert "Results, spot 1 to 6 (commission 5% of every win)" in screen
     assert "3 (you)" in screen
     for rnd in rounds:
         assert rnd.phase.value == "settled"
         assert sorted(rnd.results) == [1, 2, 3, 4, 5, 6]
         dealer = next(e for e in rnd.events if isinstance(e, DealerSet))
-        assert f"rule {dealer.rule}." in text
+        high, low = hand_names(dealer.high, dealer.low)
+        assert (
+            f"rule {dealer.rule}: {' '.join(dealer.high)} ({high}) / {' '.join(dealer.low)} ({low})."
+            in text
+        )
         assert Round.replay(rnd.events).events == rnd.events
     assert [r.wagers[SPOT] for r in rounds] == [2500, 2500, 1250]  # Enter repeats the last wager
     # the bankroll moves by returned - wager of each round, as the events give it
@@ -351,7 +356,8 @@ def test_rng_start_is_shown() -> None:
         Script(wager=["5"], low=["h"], hint=["y"]), ruleset=Ruleset(start=StartMethod.RNG)
     )
     assert rnd.start is not None and rnd.start.dice is None
-    assert f"RNG number: {rnd.start.number}." in flat(screen)
+    n = rnd.start.number
+    assert f"RNG number {n}: counting {n} position" in flat(screen)
     assert "starting position by an RNG number 1 to 7" in flat(screen)
 
 

@@ -26,7 +26,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -34,11 +34,12 @@ from rich.text import Text
 
 from paigow.cards import Card, format_cards, parse_cards, sort_cards
 from paigow.errors import CardError
-from paigow.events import DealerSet, HandSet, SpotSettled
+from paigow.events import DealerSet, Event, HandSet, SpotSettled, Voided
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
+from paigow.narrator import hand_names, narrate, start_line
 from paigow.ranking import best_five
-from paigow.round import Phase, Round, position_spot
+from paigow.round import Phase, Round
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
 
@@ -61,6 +62,7 @@ _HOUSE_MULTIPLES: Final = (1, 1, 2, 2, 3, 4, 5)
 _YES: Final = frozenset({"y", "yes"})
 _NO: Final = frozenset({"n", "no"})
 _QUIT: Final = frozenset({"q", "quit", "exit"})
+_CARD_CODE: Final = re.compile(r"\b(?:Jk|[2-9TJQKA][cdhs])\b")
 _CARD_LEGEND: Final = (
     "Cards: rank 2-9, T ten, J jack, Q queen, K king, A ace; suit c clubs, d diamonds, "
     "h hearts, s spades; Jk the joker."
@@ -160,16 +162,21 @@ def _setting_str(setting: Setting) -> str:
     return f"{format_cards(sort_cards(setting.high))} / {format_cards(sort_cards(setting.low))}"
 
 
-def _dealer_set(rnd: Round) -> DealerSet:
-    for event in reversed(rnd.events):
-        if isinstance(event, DealerSet):
-            return event
-    raise AssertionError("the dealer has not set")
+def _told(line: str) -> Text:
+    """A narrator's line as a sentence, its cards coloured."""
+    text = Text(line[:1].upper() + line[1:] + ".")
+    for m in _CARD_CODE.finditer(text.plain):
+        text.stylize(_card_text(parse_cards(m.group())[0]).style, m.start(), m.end())
+    return text
 
 
-def _place(position: int) -> str:
-    spot = position_spot(position)
-    return "the dealer" if spot is None else f"spot {spot}"
+_E = TypeVar("_E", bound=Event)
+
+
+def _one(events: Sequence[Event], kind: type[_E]) -> _E:
+    """The one event of ``kind`` among those a command returned."""
+    (event,) = [e for e in events if isinstance(e, kind)]
+    return event
 
 
 # ---------------------------------------------------------------------------------- history
@@ -373,23 +380,23 @@ class _Game:
             f"{self.spot} is reserved; bankroll {format_money(self.bankroll)}.",
             style="bold",
         )
-        rnd.deal(self.rng)
+        dealt = rnd.deal(self.rng)
         if rnd.phase is Phase.VOIDED:
-            self.say("The round is void: every wager is returned.", style="yellow")
+            self.say(_told(narrate(_one(dealt, Voided))), style="yellow")
             self.bankroll += rnd.returned()[self.spot]
             return
         self.show_deal(rnd)
-        self.set_your_hand(rnd)
+        mine = self.set_your_hand(rnd)
         for s in rnd.spots_to_set():
             rnd.set_house_way(s)
-        rnd.set_dealer()
-        self.show_dealer(rnd)
+        dealer = _one(rnd.set_dealer(), DealerSet)
+        self.show_dealer(rnd, dealer)
         rnd.settle()
         self.show_results(rnd)
         result = rnd.results[self.spot]
         self.bankroll += result.returned
         self.say(f"Bankroll: {format_money(self.bankroll)}", style="bold")
-        self.record(number, rnd, result)
+        self.record(number, rnd, result, mine, dealer)
         if self.on_round is not None:
             self.on_round(rnd)
 
@@ -402,15 +409,11 @@ class _Game:
         self.say(f"Shuffle: 53 cards (52 and the joker), Fisher-Yates, from {source}.")
         start = rnd.start
         assert start is not None
-        if start.dice is not None:
-            shown = " + ".join(str(d) for d in start.dice)
-            how = f"Dice: {shown} = {start.number}"
-        else:
-            how = f"RNG number: {start.number}"
         self.say(
-            f"{how}. Counting {start.number} positions counterclockwise from the dealer as 1 reaches "
-            f"position {start.position} ({_place(start.position)}): the first packet goes "
-            "there, the rest counterclockwise; the four cards left over are discarded unseen.",
+            _told(
+                f"{start_line(start)}, the rest counterclockwise; the four cards left over are "
+                "discarded unseen"
+            ),
             style="bold",
         )
 
@@ -424,10 +427,10 @@ class _Game:
         value, _ = best_five(cards, self.ruleset.wheel)
         self.say(f"Best five-card hand: {value.name}")
 
-    def set_your_hand(self, rnd: Round) -> None:
+    def set_your_hand(self, rnd: Round) -> HandSet:
         """Ask for the two low cards until a setting is accepted; on quit or end of input the
         house way sets the hand (as when the time limit runs out) and the game ends after the
-        round."""
+        round. The event that set your hand."""
         dealt = rnd.hands[self.spot]
         cards = sort_cards(dealt)
         self.show_your_cards(cards)
@@ -442,8 +445,9 @@ class _Game:
                 if key in _QUIT:
                     raise EOFError
                 if key in ("h", "hint"):
-                    if self.offer_hint(rnd, cards):
-                        return
+                    hinted = self.offer_hint(rnd, cards)
+                    if hinted is not None:
+                        return hinted
                     continue
                 try:
                     low = parse_low_choice(answer, cards)
@@ -451,50 +455,50 @@ class _Game:
                     self.say(f"{exc}.", style="yellow")
                     continue
                 setting = Setting.from_low(dealt, low)
-                value = setting.value(wheel)
+                high_name, low_name = hand_names(setting.high, setting.low, wheel)
                 self.say(
                     Text.assemble(
                         "High: ",
                         _cards_text(setting.high),
-                        f" ({value.high.name})   Low: ",
+                        f" ({high_name})   Low: ",
                         _cards_text(setting.low),
-                        f" ({value.low.name})",
+                        f" ({low_name})",
                     )
                 )
-                if value.foul and not self.confirm_foul(value.high.name, value.low.name):
+                if setting.is_foul and not self.confirm_foul(high_name, low_name):
                     continue
-                rnd.set_hand(self.spot, setting)
-                self.report_reset(rnd)
-                return
+                hs = _one(rnd.set_hand(self.spot, setting), HandSet)
+                self.report_reset(rnd, hs)
+                return hs
         except EOFError:
             self.leaving = True
-            rnd.time_out(self.spot)
-            hs = self.hand_set(rnd)
+            hs = _one(rnd.time_out(self.spot), HandSet)
             self.say(
                 f"You leave the table: your hand is set by the house way ({hs.rule}), as when "
                 f"the time limit runs out: {_setting_str(rnd.settings[self.spot])}.",
                 style="yellow",
             )
+            return hs
 
-    def offer_hint(self, rnd: Round, cards: Sequence[Card]) -> bool:
-        """Show the house way's setting; True when the player plays it."""
+    def offer_hint(self, rnd: Round, cards: Sequence[Card]) -> HandSet | None:
+        """Show the house way's setting; the event that set your hand when the player plays it."""
         hw = self.house_way.set_hand(rnd.hands[self.spot], self.ruleset.wheel)
-        value = hw.setting.value(self.ruleset.wheel)
+        high_name, low_name = hand_names(hw.setting.high, hw.setting.low, self.ruleset.wheel)
         numbers = " ".join(str(cards.index(c) + 1) for c in hw.setting.low)
         self.say(
             Text.assemble(
                 f"House way setting ({self.house_way.name}, rule {hw.rule}): high ",
                 _cards_text(hw.setting.high),
-                f" ({value.high.name}) / low ",
+                f" ({high_name}) / low ",
                 _cards_text(hw.setting.low),
-                f" ({value.low.name}); low cards {numbers}.",
+                f" ({low_name}); low cards {numbers}.",
             ),
             style="green",
         )
         if not self.ask_yes_no("Play the house way's setting? (y/n): "):
-            return False
-        rnd.set_house_way(self.spot)
-        return True
+            return None
+        hs = _one(rnd.set_house_way(self.spot), HandSet)
+        return hs
 
     def confirm_foul(self, high_name: str, low_name: str) -> bool:
         """Explain the foul; True when the player submits it anyway."""
@@ -512,8 +516,7 @@ class _Game:
         self.say("Under this table's rule the house way sets a fouled hand instead.")
         return self.ask_yes_no("Submit it anyway and let the house way set your hand? (y/n): ")
 
-    def report_reset(self, rnd: Round) -> None:
-        hs = self.hand_set(rnd)
+    def report_reset(self, rnd: Round, hs: HandSet) -> None:
         if hs.reason == "foul-reset":
             s = rnd.settings[self.spot]
             self.say(
@@ -521,27 +524,10 @@ class _Game:
                 style="green",
             )
 
-    def hand_set(self, rnd: Round) -> HandSet:
-        for event in reversed(rnd.events):
-            if isinstance(event, HandSet) and event.spot == self.spot:
-                return event
-        raise AssertionError("no hand set for your spot")
-
-    def show_dealer(self, rnd: Round) -> None:
-        assert rnd.dealer_cards is not None and rnd.dealer_setting is not None
-        ds = rnd.dealer_setting
-        value = ds.value(self.ruleset.wheel)
+    def show_dealer(self, rnd: Round, dealer: DealerSet) -> None:
+        assert rnd.dealer_cards is not None
         self.say(Text.assemble("Dealer's cards: ", _cards_text(rnd.dealer_cards)))
-        self.say(
-            Text.assemble(
-                f"The dealer sets by the house way ({self.house_way.name}): high ",
-                _cards_text(ds.high),
-                f" ({value.high.name}) / low ",
-                _cards_text(ds.low),
-                f" ({value.low.name}); rule {_dealer_set(rnd).rule}.",
-            ),
-            style="bold",
-        )
+        self.say(_told(narrate(dealer, self.ruleset.wheel)), style="bold")
 
     def show_results(self, rnd: Round) -> None:
         rate = str(self.ruleset.commission)
@@ -586,8 +572,9 @@ class _Game:
             text = f"You lose: {format_net(net)}."
         self.say(text, style="bold")
 
-    def record(self, number: int, rnd: Round, result: SpotSettled) -> None:
-        hs = self.hand_set(rnd)
+    def record(
+        self, number: int, rnd: Round, result: SpotSettled, hs: HandSet, dealer: DealerSet
+    ) -> None:
         if hs.by == "player":
             set_by = "you"
         elif hs.reason == "foul-reset":
@@ -606,7 +593,7 @@ class _Game:
                 set_by=set_by,
                 foul=result.foul,
                 dealer_setting=_setting_str(ds),
-                dealer_rule=_dealer_set(rnd).rule,
+                dealer_rule=dealer.rule,
                 outcome=result.outcome,
                 wager=result.wager,
                 net=result.returned - result.wager,
