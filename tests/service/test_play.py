@@ -8,6 +8,7 @@ from typing import Any
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from paigow.narrator import hand_names
 from paigow.round import Round
 from paigow.setting import all_settings
 
@@ -80,6 +81,10 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
         assert dealt_a["your_cards"] == {"1": ha["cards"]}
         assert dealt_b["your_cards"] == {"6": hb["cards"]}
         assert "your_cards" not in dealt_s
+        # the narration each viewer gets names their own cards and no one else's
+        assert dealt_a["text"].endswith(f"your cards (spot 1): {' '.join(ha['cards'])}")
+        assert "your cards" not in dealt_s["text"] and "spot 6" in dealt_s["text"]
+        assert not set(_strings(dealt_b)) & set(ha["cards"])
         # before the showdown: nobody else's cards, over HTTP either
         view_b = b.ok(b.get(f"/api/rounds/{rid}"))
         assert not set(_strings(view_b)) & set(ha["cards"])
@@ -91,11 +96,18 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
         a.ok(a.set(table, house_low(ha["cards"])))
         set_seen_by_b = wb.wait_for(lambda m: m["type"] == "hand-set" and m["spot"] == 1)
         assert "high" not in set_seen_by_b
+        assert set_seen_by_b["text"] == "spot 1 has set its hand"
         mine = wa.wait_for(lambda m: m["type"] == "hand-set" and m["spot"] == 1)
         assert sorted(mine["high"] + mine["low"]) == sorted(ha["cards"])
+        assert mine["text"].startswith(f"spot 1 sets: {' '.join(mine['high'])} (")
         b.ok(b.set(table, house_low(hb["cards"])))
         showdown = spectator.wait_for(lambda m: m["type"] == "dealer-set")
         assert set(showdown["settings"]) == {"1", "6"} and showdown["rule"]
+        names = hand_names(showdown["high"], showdown["low"])  # derived, not stored
+        assert (showdown["high_name"], showdown["low_name"]) == names
+        assert showdown["text"].startswith(f"dealer sets by the house way, rule {showdown['rule']}")
+        settled = spectator.wait_for(lambda m: m["type"] == "spot-settled")
+        assert settled["text"].startswith(f"spot {settled['spot']}: ")
         spectator.wait_for(lambda m: m["type"] == "round-settled")
         wa.wait_for(lambda m: m["type"] == "round-settled")
         wb.wait_for(lambda m: m["type"] == "round-settled")
@@ -109,6 +121,7 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
         for ws in (wa, wb, spectator):
             for m in ws.messages:
                 assert "deck" not in m and "leftover" not in m and "discarded" not in m
+                assert m["type"] in ("hello", "pong") or m["text"], m
                 assert not set(_strings(m)) & (leftover | discarded), m
         # after the round, players still see no deck or leftover
         after = b.ok(b.get(f"/api/rounds/{rid}"))
@@ -120,8 +133,10 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
 
 
 def _strings(obj: Any) -> list[str]:
+    """Every string in ``obj`` and every word of it (so that a card named in a narration's
+    ``text`` counts as shown)."""
     if isinstance(obj, str):
-        return [obj]
+        return [obj, *(w.strip("(),;:.") for w in obj.split())]
     if isinstance(obj, dict):
         return [s for v in obj.values() for s in _strings(v)]
     if isinstance(obj, list):

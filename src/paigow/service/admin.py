@@ -9,6 +9,7 @@ from paigow.service.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.db import Database
 from paigow.service.errors import Unprocessable
+from paigow.service.statuses import Role
 
 USERNAME = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
 
@@ -32,7 +33,7 @@ def create_operator(
             cfg.argon2_time_cost, cfg.argon2_memory_kib, cfg.argon2_parallelism
         ).hash(password)
         with db.write() as s:
-            user = create_user(s, username, hashed, "operator")
+            user = create_user(s, username, hashed, Role.OPERATOR)
             record(s, "cli", "operator-created", f"user:{username}", {"id": user["id"]})
         return user
     finally:

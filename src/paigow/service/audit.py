@@ -20,6 +20,7 @@ from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.db import AuditRecord, Database, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.ledger import check as check_ledger
+from paigow.service.statuses import Phase, WagerStatus
 
 
 def record(
@@ -118,17 +119,17 @@ def replay_round(session: Session, row: RoundRow) -> str | None:
         for spot, w in wagers.items():
             if w.returned != returned.get(spot, 0):
                 return f"spot {spot}: recorded return {w.returned}, replay gives {returned.get(spot, 0)}"
-            want = "settled" if rnd.phase.value == "settled" else "returned"
+            want = WagerStatus.SETTLED if rnd.phase is Phase.SETTLED else WagerStatus.RETURNED
             if w.status != want:
-                return f"spot {spot}: wager status {w.status!r}, expected {want!r}"
-        if rnd.phase.value == "settled":
+                return f"spot {spot}: wager status {w.status!r}, expected {want.value!r}"
+        if rnd.phase is Phase.SETTLED:
             totals = next(e for e in reversed(rnd.events) if e.type == "round-settled").to_dict()
             totals.pop("type")
             if (row.result or {}).get("totals") != totals:
                 return f"recorded totals {row.result} differ from the replay's {totals}"
     else:
         for spot, w in wagers.items():
-            if w.status != "in-play":
+            if w.status != WagerStatus.IN_PLAY:
                 return f"spot {spot}: wager {w.status} in a round still in play"
     return None
 

@@ -44,11 +44,6 @@ class ServiceConfig:
     """Threads that run requests (few: the GIL runs one at a time; more only queue)."""
     run_dealers: bool = True
     """False: serve the API only and deal no table (e.g. a read-only replica process)."""
-    pause_at: str | None = None
-    """Test hook: the dealer stops for good after committing this step (``deal``, ``dealer``)
-    or inside the settlement transaction before it commits (``settle``)."""
-    pause_marker: str | None = None
-    """Test hook: a file the dealer creates when it pauses."""
     argon2_time_cost: int = 2
     argon2_memory_kib: int = 19_456
     argon2_parallelism: int = 1

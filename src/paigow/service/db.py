@@ -50,7 +50,7 @@ class User(Base):
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
     username: Mapped[str] = mapped_column(sa.String(32), unique=True)
     password_hash: Mapped[str] = mapped_column(sa.String(256))
-    role: Mapped[str] = mapped_column(sa.String(16))  # player | operator
+    role: Mapped[str] = mapped_column(sa.String(16))  # a statuses.Role
     created_at: Mapped[float] = mapped_column(sa.Float)
 
 
@@ -112,10 +112,10 @@ class GameTable(Base):
     name: Mapped[str] = mapped_column(sa.String(64))
     ruleset: Mapped[Any] = mapped_column(sa.JSON)
     house_way: Mapped[Any] = mapped_column(sa.JSON)
-    mode: Mapped[str] = mapped_column(sa.String(16))  # casino | practice
+    mode: Mapped[str] = mapped_column(sa.String(16))  # a statuses.TableMode
     betting_time_ms: Mapped[int] = mapped_column(sa.Integer)
     setting_time_ms: Mapped[int] = mapped_column(sa.Integer)
-    status: Mapped[str] = mapped_column(sa.String(16))  # open | closing | closed
+    status: Mapped[str] = mapped_column(sa.String(16))  # a statuses.TableStatus
     created_at: Mapped[float] = mapped_column(sa.Float)
     created_by: Mapped[str] = mapped_column(sa.String(32))
     current_round_id: Mapped[str | None] = mapped_column(sa.String(32), nullable=True)
@@ -139,7 +139,7 @@ class RoundRow(Base):
     id: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
     table_id: Mapped[int] = mapped_column(sa.ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(sa.Integer)
-    phase: Mapped[str] = mapped_column(sa.String(16))
+    phase: Mapped[str] = mapped_column(sa.String(16))  # a paigow.round.Phase
     deadline: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     event_count: Mapped[int] = mapped_column(sa.Integer, default=0)
     created_at: Mapped[float] = mapped_column(sa.Float)
@@ -166,7 +166,7 @@ class RoundWager(Base):
     spot: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
     amount: Mapped[int] = mapped_column(sa.BigInteger)
-    status: Mapped[str] = mapped_column(sa.String(16))  # in-play | settled | returned
+    status: Mapped[str] = mapped_column(sa.String(16))  # a statuses.WagerStatus
     returned: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
 
 

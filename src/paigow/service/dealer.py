@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -28,6 +27,7 @@ from paigow.service.db import GameTable, RoundRow
 from paigow.service.events_bus import ALL, Notice
 from paigow.service.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
+from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
 
 log = logging.getLogger("paigow.service.dealer")
 COALESCE_S = 0.015
@@ -82,7 +82,7 @@ class Dealer:
         """On taking the table over: a round in progress resumes from its last committed step
         if its log replays; otherwise it is voided and every wager returned."""
         view = await asyncio.to_thread(self._peek)
-        if view is None or view.round_id is None or view.phase in ("settled", "voided"):
+        if view is None or view.round_id is None or view.phase in ENDED:
             return
         problem = await asyncio.to_thread(self._replay_problem, view.round_id)
         if problem is None:
@@ -125,7 +125,7 @@ class Dealer:
         if view is None:
             return True
         step, wait = rounds.next_step(view, time.time())
-        if step == "stop":
+        if step is DealerStep.STOP:
             return True
         if step is None:
             # nothing to do until a notice says a step may be due, or the deadline passes;
@@ -139,41 +139,26 @@ class Dealer:
         await asyncio.to_thread(self._act, step, view)
         self.steps += 1
         self._failures = 0
-        await self._maybe_pause(step)
         return False
 
-    def _act(self, step: str, view: rounds.TableView) -> None:
+    def _act(self, step: DealerStep, view: rounds.TableView) -> None:
         rid = view.round_id
         with self.rt.write() as s:
-            if step == "deal" and rid is not None:
+            if step is DealerStep.DEAL and rid is not None:
                 rounds.deal(s, self.table_id, rid)
-            elif step == "dealer" and rid is not None:
+            elif step is DealerStep.DEALER and rid is not None:
                 rounds.dealer_sets(s, self.table_id, rid)
-            elif step == "settle" and rid is not None:
-                pause = self.rt.config.pause_at == "settle"
-                if pause:
-                    self._mark_pause("settle")
-                rounds.settle(s, self.table_id, rid, pause=pause)
-            elif step == "void" and rid is not None:
+            elif step is DealerStep.SETTLE and rid is not None:
+                rounds.settle(s, self.table_id, rid)
+            elif step is DealerStep.VOID and rid is not None:
                 reason = (
                     "table closed"
-                    if view.status == "closing"
+                    if view.status == TableStatus.CLOSING
                     else f"cannot resume from {view.phase}"
                 )
                 rounds.void(s, self.table_id, rid, reason)
-            elif step == "close":
+            elif step is DealerStep.CLOSE:
                 rounds.finish_close(s, self.table_id)
-
-    def _mark_pause(self, step: str) -> None:
-        marker = self.rt.config.pause_marker
-        if marker:
-            Path(marker).write_text(step)
-
-    async def _maybe_pause(self, step: str) -> None:
-        if self.rt.config.pause_at == step and step in ("deal", "dealer"):
-            self._mark_pause(step)
-            log.warning("test hook: the dealer of table %s pauses after %s", self.table_id, step)
-            await asyncio.Event().wait()  # forever (until the process is killed)
 
     async def _fault(self, exc: Exception) -> None:
         """A step failed. A round the rules engine refuses to go on with (its log does not
@@ -253,7 +238,7 @@ class DealerSupervisor:
             return list(
                 s.execute(
                     sa.select(GameTable.id)
-                    .where(GameTable.status.in_(("open", "closing")))
+                    .where(GameTable.status.in_(OPEN_STATUSES))
                     .order_by(GameTable.id)
                 ).scalars()
             )

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
 from paigow.service.db import Database, GameTable, User
+from paigow.service.statuses import Role, TableMode
 
 OPERATOR = "house"
 
@@ -28,7 +29,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     try:
         db.migrate()
         with db.read() as s:
-            has_operator = s.scalar(sa.select(sa.func.count()).where(User.role == "operator"))
+            has_operator = s.scalar(sa.select(sa.func.count()).where(User.role == Role.OPERATOR))
             has_tables = s.scalar(sa.select(sa.func.count()).select_from(GameTable))
     finally:
         db.dispose()
@@ -42,7 +43,10 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         db = Database(database_url)
         try:
             with db.write() as s:
-                for name, mode in (("Indiana 1", "casino"), ("Practice 1", "practice")):
+                for name, mode in (
+                    ("Indiana 1", TableMode.CASINO),
+                    ("Practice 1", TableMode.PRACTICE),
+                ):
                     create_table(
                         s,
                         operator=OPERATOR,

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from paigow.service.db import Account, LedgerEntry, LedgerTransaction, RoundRow, RoundWager, now
 from paigow.service.errors import InsufficientFunds, NotFound
+from paigow.service.statuses import WagerStatus
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"
@@ -317,7 +318,7 @@ def check(session: Session) -> LedgerReport:
         for table_id, total in session.execute(
             sa.select(RoundRow.table_id, sa.func.sum(RoundWager.amount))
             .join(RoundRow, RoundRow.id == RoundWager.round_id)
-            .where(RoundWager.status == "in-play")
+            .where(RoundWager.status == WagerStatus.IN_PLAY)
             .group_by(RoundRow.table_id)
         ).all()
     }

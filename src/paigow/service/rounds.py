@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from paigow.cards import parse_cards
 from paigow.errors import PaigowError
+from paigow.events import Event, HandSet
 from paigow.round import Phase, Round
 from paigow.service import ledger
 from paigow.service.audit import record
@@ -36,6 +36,7 @@ from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat,
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.ledger import Movement, TableAccounts, wallet
 from paigow.service.runtime import RoundCache, after_commit, notify
+from paigow.service.statuses import DealerStep, Role, TableMode, TableStatus, WagerStatus
 from paigow.service.tables import ENDED, lock_table, table_house_way, table_ruleset
 from paigow.setting import Setting
 
@@ -69,12 +70,12 @@ def load_round(session: Session, row: RoundRow) -> Round:
     return Round.replay(load_events(session, row.id))
 
 
-def _append(session: Session, row: RoundRow, rnd: Round, start: int) -> None:
-    """Persist the events the round emitted since ``start`` and its new phase."""
+def _append(session: Session, row: RoundRow, rnd: Round, new: Sequence[Event]) -> None:
+    """Persist ``new``, the events the round's commands just returned, and its new phase."""
+    start = len(rnd.events) - len(new)
     if start != row.event_count:
         raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
     t = now()
-    new = rnd.events[start:]
     if new:
         session.execute(
             sa.insert(RoundEvent),
@@ -112,7 +113,7 @@ def _new_round(session: Session, table: GameTable) -> tuple[RoundRow, Round]:
     )
     session.add(row)
     session.flush()
-    _append(session, row, rnd, 0)
+    _append(session, row, rnd, tuple(rnd.events))  # round-started
     table.current_round_id = row.id
     return row, rnd
 
@@ -138,7 +139,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager)."""
     table = lock_table(session, table_id)
-    if table.status != "open":
+    if table.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {table.status}: no new wagers", code="table-closed")
     seat = session.execute(
         sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
@@ -170,8 +171,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
             )
     if seat.spot in rnd.wagers:
         raise Conflict(f"spot {seat.spot} already has a wager this round", code="already-wagered")
-    start = len(rnd.events)
-    rnd.wager(seat.spot, amount)
+    new = rnd.wager(seat.spot, amount)
     ledger.post(
         session,
         "wager",
@@ -188,10 +188,15 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
     )
     session.execute(
         sa.insert(RoundWager).values(
-            round_id=row.id, spot=seat.spot, user_id=user.id, amount=amount, status="in-play"
+            round_id=row.id,
+            spot=seat.spot,
+            user_id=user.id,
+            amount=amount,
+            status=WagerStatus.IN_PLAY,
         )
     )
-    _append(session, row, rnd, start)
+    opened = row.event_count == 1  # only round-started before this wager
+    _append(session, row, rnd, new)
     idle = session.execute(
         sa.select(sa.func.count())
         .select_from(Seat)
@@ -201,7 +206,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         )
     ).scalar_one()
     # wake the dealer when a round opens (its betting deadline starts) or betting may close
-    notify(session, table_id, "due" if start == 1 or idle == 0 else "round")
+    notify(session, table_id, "due" if opened or idle == 0 else "round")
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -259,11 +264,10 @@ def set_hand(
             f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
             code="foul-unconfirmed",
         )
-    start = len(rnd.events)
-    rnd.set_hand(w.spot, setting)
-    _append(session, row, rnd, start)
+    new = rnd.set_hand(w.spot, setting)
+    _append(session, row, rnd, new)
     notify(session, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
-    e = rnd.events[-1].to_dict()
+    (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -313,7 +317,7 @@ def hint(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
     table = session.get(GameTable, table_id)
     if table is None:
         raise NotFound(f"no table {table_id}", code="no-table")
-    if table.mode != "practice":
+    if table.mode != TableMode.PRACTICE:
         raise Forbidden(
             "hints are for practice tables only: at a casino table the player sets the hand "
             "without help (68 IAC 10-9-13(a))",
@@ -383,41 +387,44 @@ def peek(session: Session, table_id: int) -> TableView | None:
     )
 
 
-def next_step(view: TableView, at: float) -> tuple[str | None, float | None]:
+def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | None]:
     """The dealer's next step for ``view`` at time ``at``: (step, None) to act now, or
     (None, seconds) to wait at most that long (None: until something changes).
 
     >>> v = TableView(1, "open", "r", "betting", 100.0, 2, 1, 0)
     >>> next_step(v, 99.0), next_step(v, 100.0)
-    ((None, 1.0), ('deal', None))
-    >>> next_step(TableView(1, "open", "r", "betting", 100.0, 2, 0, 0), 50.0)
-    ('deal', None)
-    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2), 50.0)
-    ('dealer', None)
-    >>> next_step(TableView(1, "open", "r", "dealer", None, 2, 0, 2), 50.0)
-    ('settle', None)
+    ((None, 1.0), (<DealerStep.DEAL: 'deal'>, None))
+    >>> next_step(TableView(1, "open", "r", "betting", 100.0, 2, 0, 0), 50.0)[0] == "deal"
+    True
+    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2), 50.0)[0] == "dealer"
+    True
+    >>> next_step(TableView(1, "open", "r", "dealer", None, 2, 0, 2), 50.0)[0] == "settle"
+    True
     """
-    if view.status == "closed":
-        return "stop", None
+    if view.status == TableStatus.CLOSED:
+        return DealerStep.STOP, None
     phase = view.phase
     if phase is None or phase in ENDED:
-        if view.status == "closing":
-            return "close", None
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.CLOSE, None
         return None, None
     left = None if view.deadline is None else view.deadline - at
-    if phase == Phase.BETTING.value:
-        if view.status == "closing":
-            return "void", None
+    if phase == Phase.BETTING:
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.VOID, None
         if view.wagers and (view.seated_without_wager == 0 or (left is not None and left <= 0)):
-            return "deal", None
+            return DealerStep.DEAL, None
         return None, left
-    if phase == Phase.SETTING.value:
+    if phase == Phase.SETTING:
         if view.hands_set >= view.wagers or (left is not None and left <= 0):
-            return "dealer", None
+            return DealerStep.DEALER, None
         return None, left
-    if phase == Phase.DEALER.value:
-        return "settle", None
-    return "void", None  # shuffled / starting: a step that cannot have been committed alone
+    if phase == Phase.DEALER:
+        return DealerStep.SETTLE, None
+    return (
+        DealerStep.VOID,
+        None,
+    )  # shuffled / starting: a step that cannot have been committed alone
 
 
 def deal(session: Session, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
@@ -427,9 +434,8 @@ def deal(session: Session, table_id: int, round_id: str, rng: random.Random | No
     if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
         return False
     rnd = load_round(session, row)
-    start = len(rnd.events)
-    rnd.deal(rng if rng is not None else random.SystemRandom())
-    _append(session, row, rnd, start)
+    new = rnd.deal(rng if rng is not None else random.SystemRandom())
+    _append(session, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(session, table, row, "irregular deck")
     else:
@@ -448,25 +454,24 @@ def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
     waiting = rnd.spots_to_set()
     if waiting and row.deadline is not None and now() < row.deadline:
         return False  # not due yet (a hand may still come)
-    start = len(rnd.events)
+    new: list[Event] = []
     for spot in waiting:
-        rnd.time_out(spot)
-    rnd.set_dealer()
-    _append(session, row, rnd, start)
+        new += rnd.time_out(spot)
+    new += rnd.set_dealer()
+    _append(session, row, rnd, new)
     row.deadline = None
     notify(session, table_id)
     return True
 
 
-def settle(session: Session, table_id: int, round_id: str, pause: bool = False) -> bool:
+def settle(session: Session, table_id: int, round_id: str) -> bool:
     """Settle every spot and move the money, in one transaction with the events."""
     table = lock_table(session, table_id)
     row = _current(session, table)
     if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
         return False
     rnd = load_round(session, row)
-    start = len(rnd.events)
-    rnd.settle()
+    new = rnd.settle()
     owners = _owners(session, row.id)
     wagers = {
         w.spot: w
@@ -478,7 +483,7 @@ def settle(session: Session, table_id: int, round_id: str, pause: bool = False) 
     house = TableAccounts.of(table_id)
     for spot, result in rnd.results.items():
         w = wagers[spot]
-        if w.status != "in-play" or w.amount != result.wager:
+        if w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
             raise InconsistentRound(
                 f"round {row.id} spot {spot}: the wager record does not match the log"
             )
@@ -494,11 +499,11 @@ def settle(session: Session, table_id: int, round_id: str, pause: bool = False) 
                 movements.append(
                     Movement(name, house.commission, result.commission, memo + " commission")
                 )
-        w.status = "settled"
+        w.status = WagerStatus.SETTLED
         w.returned = result.returned
     ledger.post(session, "settlement", movements, reference=row.id)
-    _append(session, row, rnd, start)
-    totals = rnd.events[-1].to_dict()
+    _append(session, row, rnd, new)
+    totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
     row.result = {
         "totals": totals,
@@ -506,8 +511,6 @@ def settle(session: Session, table_id: int, round_id: str, pause: bool = False) 
     }
     _end(table, row)
     notify(session, table_id)
-    if pause:  # test hook: die here, inside the settlement transaction, before it commits
-        time.sleep(3600)
     return True
 
 
@@ -525,7 +528,7 @@ def _refund_all(session: Session, table: GameTable, row: RoundRow, reason: str) 
     total = 0
     for w in session.execute(
         sa.select(RoundWager)
-        .where(RoundWager.round_id == row.id, RoundWager.status == "in-play")
+        .where(RoundWager.round_id == row.id, RoundWager.status == WagerStatus.IN_PLAY)
         .order_by(RoundWager.spot)
     ).scalars():
         movements.append(
@@ -536,7 +539,7 @@ def _refund_all(session: Session, table: GameTable, row: RoundRow, reason: str) 
                 f"spot {w.spot} void",
             )
         )
-        w.status = "returned"
+        w.status = WagerStatus.RETURNED
         w.returned = w.amount
         total += w.amount
     if movements:
@@ -556,9 +559,7 @@ def void(session: Session, table_id: int, round_id: str, reason: str, actor: str
     phase_before = row.phase
     try:
         rnd = load_round(session, row)
-        start = len(rnd.events)
-        rnd.void(reason)
-        _append(session, row, rnd, start)
+        _append(session, row, rnd, rnd.void(reason))
     except PaigowError as exc:  # an unreadable log: record the void by hand
         reason = f"{reason}; the log cannot be replayed: {exc}"
         returned = [
@@ -593,12 +594,12 @@ def void(session: Session, table_id: int, round_id: str, reason: str, actor: str
 def finish_close(session: Session, table_id: int) -> bool:
     """A closing table whose round is over: closed, seats cleared."""
     table = lock_table(session, table_id)
-    if table.status != "closing":
+    if table.status != TableStatus.CLOSING:
         return False
     row = _current(session, table)
     if row is not None and row.phase not in ENDED:
         return False
-    table.status = "closed"
+    table.status = TableStatus.CLOSED
     session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
     record(session, SYSTEM, "table-closed", f"table:{table_id}", {})
     notify(session, table_id, "table")
@@ -609,12 +610,12 @@ def close_table(session: Session, table_id: int, operator: str) -> dict[str, Any
     """An operator closes a table: no new wagers; a round still in betting is voided (wagers
     returned) by the dealer; a dealt round is played out; then the table is closed."""
     table = lock_table(session, table_id)
-    if table.status == "closed":
-        return {"table_id": table_id, "status": "closed"}
-    table.status = "closing"
+    if table.status == TableStatus.CLOSED:
+        return {"table_id": table_id, "status": TableStatus.CLOSED}
+    table.status = TableStatus.CLOSING
     record(session, operator, "table-close", f"table:{table_id}", {})
     notify(session, table_id, "table")
-    return {"table_id": table_id, "status": "closing"}
+    return {"table_id": table_id, "status": TableStatus.CLOSING}
 
 
 # ------------------------------------------------------------------------------------ recall
@@ -630,7 +631,7 @@ def round_view(session: Session, round_id: str, user: Principal | None) -> dict[
     owners = _owners(session, row.id)
     mine = {spot for spot, (uid, _) in owners.items() if user is not None and uid == user.id}
     over = row.phase in ENDED
-    full = over and user is not None and user.role == "operator"
+    full = over and user is not None and user.role == Role.OPERATOR
     return {
         "id": row.id,
         "table_id": row.table_id,

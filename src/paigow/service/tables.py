@@ -28,11 +28,11 @@ from paigow.service.db import GameTable, RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.ledger import open_table_accounts
 from paigow.service.runtime import notify
+from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 
-MODES: Final = ("casino", "practice")
+MODES: Final = tuple(TableMode)
 SPOTS: Final = range(1, 7)
-OPEN_STATUSES: Final = ("open", "closing")
-ENDED: Final = ("settled", "voided")
+__all__ = ["ENDED", "MODES", "OPEN_STATUSES", "SPOTS"]
 
 
 def house_way_from(spec: str | Mapping[str, Any]) -> HouseWay:
@@ -98,7 +98,7 @@ def create_table(
         mode=mode,
         betting_time_ms=betting_time_ms,
         setting_time_ms=setting_time_ms,
-        status="open",
+        status=TableStatus.OPEN,
         created_at=now(),
         created_by=operator,
         current_round_id=None,
@@ -160,7 +160,7 @@ def current_round(session: Session, table: GameTable) -> RoundRow | None:
 # --------------------------------------------------------------------------------------- seats
 def sit(session: Session, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
     table = lock_table(session, table_id)
-    if table.status != "open":
+    if table.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {table.status}", code="table-closed")
     if spot not in SPOTS:
         raise Unprocessable("spots are 1..6", code="bad-spot")

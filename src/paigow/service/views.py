@@ -7,12 +7,18 @@ sets) every player's setting becomes public. The deck order, the four leftover c
 packets discarded on empty spots are never shown (operators read the complete log, for game recall,
 once the round is over).
 
+Every event shown carries ``text``: the narrator's words for it (:mod:`paigow.narrator`), as that
+viewer may read them (never naming cards the viewer may not see), and the dealer's hands carry
+their names (``high_name``, ``low_name``), derived from the cards: the log stores no display text.
+
 >>> log = [
 ...     {"type": "wager-placed", "spot": 2, "amount": 500},
 ...     {"type": "shuffled", "deck": ["As"] * 53, "source": "csprng"},
 ... ]
->>> [view_event(log, i, set()) for i in range(2)]
-[{'type': 'wager-placed', 'spot': 2, 'amount': 500}, {'type': 'shuffled', 'source': 'csprng'}]
+>>> [view_event(log, i, set()) for i in range(2)]  # doctest: +NORMALIZE_WHITESPACE
+[{'type': 'wager-placed', 'spot': 2, 'amount': 500, 'text': 'spot 2 wagers $5.00'},
+ {'type': 'shuffled', 'source': 'csprng',
+  'text': "deck of 53 cards shuffled by the operating system's secure generator"}]
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-ENDED_PHASES = ("settled", "voided")
+from paigow.errors import PaigowError
+from paigow.events import event_from_dict
+from paigow.narrator import hand_names, narrate
+from paigow.ranking import Wheel
 
 
 def _settings_before(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any]:
@@ -38,11 +47,43 @@ def _settings_before(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any]:
     return out
 
 
+def _wheel(log: Sequence[dict[str, Any]]) -> Wheel:
+    try:
+        return Wheel(log[0]["ruleset"]["wheel"])
+    except (IndexError, KeyError, TypeError, ValueError):
+        return Wheel.SECOND
+
+
+def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] | None) -> str:
+    """The narration of event ``i`` for the viewer (None: the complete log)."""
+    try:
+        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots)
+    except (PaigowError, KeyError, TypeError, ValueError):  # an unreadable entry: its type
+        return str(log[i].get("type", "event"))
+
+
+def _dealer_names(e: dict[str, Any], log: Sequence[dict[str, Any]]) -> dict[str, str]:
+    try:
+        high, low = hand_names(e["high"], e["low"], _wheel(log))
+    except (PaigowError, KeyError, TypeError):
+        return {}
+    return {"high_name": high, "low_name": low}
+
+
 def view_event(
     log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int]
 ) -> dict[str, Any] | None:
     """Event ``i`` of ``log`` (the core's event dicts) as the viewer holding ``viewer_spots`` may
-    see it (None: nothing to show)."""
+    see it, with its ``text`` (None: nothing to show)."""
+    shown = _shown(log, i, viewer_spots)
+    if shown is not None:
+        shown["text"] = _text(log, i, viewer_spots)
+    return shown
+
+
+def _shown(
+    log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int]
+) -> dict[str, Any] | None:
     e = log[i]
     kind = e.get("type")
     if kind == "round-started":
@@ -80,8 +121,13 @@ def view_event(
             return dict(e)
         return {"type": kind, "spot": e["spot"], "by": e["by"], "reason": e.get("reason")}
     if kind == "dealer-set":
-        return {**e, "settings": _settings_before(log, i)}
-    return dict(e)
+        return {**_public(e), **_dealer_names(e, log), "settings": _settings_before(log, i)}
+    return _public(e)
+
+
+def _public(e: dict[str, Any]) -> dict[str, Any]:
+    """An event as stored, less any display text an old (version 1) log stored in it."""
+    return {k: v for k, v in e.items() if k not in ("high_name", "low_name", "text")}
 
 
 def view_log(
@@ -91,7 +137,13 @@ def view_log(
     log (operators, once the round is over)."""
     out = []
     for i, e in enumerate(log):
-        shown = dict(e) if full else view_event(log, i, viewer_spots)
+        shown: dict[str, Any] | None
+        if full:
+            shown = {**_public(e), "text": _text(log, i, None)}
+            if e.get("type") == "dealer-set":
+                shown.update(_dealer_names(e, log))
+        else:
+            shown = view_event(log, i, viewer_spots)
         if shown is not None:
             out.append({"seq": i, **shown})
     return out

@@ -31,6 +31,7 @@ from paigow.errors import PaigowError
 from paigow.service.auth import Principal
 from paigow.service.errors import BadRequest, Forbidden, NotFound
 from paigow.service.schemas import CardCode, Strict
+from paigow.service.statuses import TableMode
 
 WEB_DIR = Path(str(resources.files("paigow") / "web"))
 """The page's files (package data)."""
@@ -163,7 +164,7 @@ def mount_web(app: FastAPI) -> None:
             table = s.get(GameTable, table_id)
             if table is None:
                 raise NotFound(f"no table {table_id}", code="no-table")
-            if table.mode != "practice":
+            if table.mode != TableMode.PRACTICE:
                 raise Forbidden(
                     "the EV is for practice tables only: at a casino table the player sets the "
                     "hand without help (68 IAC 10-9-13(a))",
