@@ -342,10 +342,15 @@ def sqlite_url(tmp_path: Path) -> str:
 
 # ----------------------------------------------------------------------------- server processes
 class ServerProcess:
-    """``paigow serve`` as a subprocess (for kill-and-restart tests)."""
+    """``paigow serve`` as a subprocess (for kill-and-restart tests); ``launcher``: how Python
+    starts it (e.g. the test-only ``fault_server.py``, which injects a fault)."""
 
     def __init__(
-        self, db_url: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+        self,
+        db_url: str,
+        env: dict[str, str] | None = None,
+        args: tuple[str, ...] = (),
+        launcher: tuple[str, ...] = ("-m", "paigow.cli"),
     ) -> None:
         full_env = {
             **os.environ,
@@ -356,8 +361,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "paigow.cli",
+                *launcher,
                 "serve",
                 "--port",
                 "0",

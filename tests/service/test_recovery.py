@@ -1,7 +1,11 @@
 """Kill and restart: a real ``paigow serve`` process is killed with SIGKILL while a round is in
 betting, in setting, after the dealer has set, and inside the settlement transaction; after a
 restart every round resumes from its last committed step (or is voided with every wager returned)
-exactly once, and the ledger balances."""
+exactly once, and the ledger balances.
+
+The moment to kill is made from outside the service: ``fault_server.py`` (beside this file, never
+part of the package) starts ``paigow serve`` with the dealer stopped at a step, and says so in a
+marker file."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from paigow.service.audit import verify
 from paigow.service.db import Database, LedgerTransaction, RoundRow, RoundWager
 
 HW = HouseWay.preset("standard")
+FAULT_SERVER = Path(__file__).with_name("fault_server.py")
 pytestmark = pytest.mark.slow
 
 
@@ -61,7 +66,7 @@ def _wait_db_phase(
 def _wait_file(path: Path, timeout: float = 20) -> None:
     deadline = time.time() + timeout
     while not path.exists():
-        assert time.time() < deadline, f"the dealer never paused ({path.name})"
+        assert time.time() < deadline, f"the dealer never stopped ({path.name})"
         time.sleep(0.02)
 
 
@@ -73,10 +78,21 @@ class Scene:
         create_operator(db_url, *helpers.OPERATOR)
         self.proc: Any = None
 
-    def start(self, **env: str) -> Any:
-        self.proc = self.h.ServerProcess(self.db_url, env=env)
+    def start(self, stop_at: str | None = None) -> Any:
+        """A server process; ``stop_at``: its dealer stops at that step (``deal``, ``dealer``:
+        just after it commits; ``settle``: inside the settlement, before it commits) and creates
+        :attr:`marker`."""
+        if stop_at is None:
+            self.proc = self.h.ServerProcess(self.db_url)
+        else:
+            env = {"PAIGOW_TEST_FAULT": stop_at, "PAIGOW_TEST_FAULT_MARKER": str(self.marker)}
+            self.proc = self.h.ServerProcess(self.db_url, env=env, launcher=(str(FAULT_SERVER),))
         self.op = self.login(*self.h.OPERATOR)
         return self.proc
+
+    @property
+    def marker(self) -> Path:
+        return self.tmp / "stopped"
 
     def login(self, name: str, password: str) -> Any:
         c = self.h.Client(self.proc.url)
@@ -152,13 +168,13 @@ def test_killed_in_betting(scene: Any) -> None:
 
 
 def test_killed_in_setting(scene: Any) -> None:
-    marker = scene.tmp / "paused"
-    scene.start(PAIGOW_PAUSE_AT="deal", PAIGOW_PAUSE_MARKER=str(marker))
+    scene.start(stop_at="deal")
     scene.setup()
     a, b = scene.players()
     round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
     b.ok(b.wager(scene.table, 2000))
-    _wait_file(marker)
+    _wait_file(scene.marker)
+    assert _db_state(scene.db_url, round_id)["phase"] == "setting"  # the deal has committed
     h = a.wait_dealt(scene.table)
     a.ok(a.set(scene.table, [c.code for c in HW.set_hand(parse_cards(h["cards"])).setting.low]))
     scene.proc.kill()
@@ -173,13 +189,12 @@ def test_killed_in_setting(scene: Any) -> None:
 
 
 def test_killed_after_the_dealer_set(scene: Any) -> None:
-    marker = scene.tmp / "paused"
-    scene.start(PAIGOW_PAUSE_AT="dealer", PAIGOW_PAUSE_MARKER=str(marker))
+    scene.start(stop_at="dealer")
     scene.setup(setting_ms=300)
     a, b = scene.players()
     round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
     b.ok(b.wager(scene.table, 2000))
-    _wait_file(marker)
+    _wait_file(scene.marker)
     assert _db_state(scene.db_url, round_id)["phase"] == "dealer"
     scene.proc.kill()
     scene.start()
@@ -187,14 +202,12 @@ def test_killed_after_the_dealer_set(scene: Any) -> None:
 
 
 def test_killed_inside_the_settlement(scene: Any) -> None:
-    marker = scene.tmp / "paused"
-    scene.start(PAIGOW_PAUSE_AT="settle", PAIGOW_PAUSE_MARKER=str(marker))
+    scene.start(stop_at="settle")
     scene.setup(setting_ms=300)
     a, b = scene.players()
     round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
     b.ok(b.wager(scene.table, 2000))
-    _wait_file(marker)
-    time.sleep(0.3)  # the settlement's statements have run; its commit has not
+    _wait_file(scene.marker)  # the settlement's statements have run; its commit has not
     scene.proc.kill()
     state = _db_state(scene.db_url, round_id)
     assert state["phase"] == "dealer" and "settlement" not in state["kinds"]
@@ -203,13 +216,12 @@ def test_killed_inside_the_settlement(scene: Any) -> None:
 
 
 def test_a_round_that_cannot_resume_is_voided(scene: Any, backend: str) -> None:
-    marker = scene.tmp / "paused"
-    scene.start(PAIGOW_PAUSE_AT="deal", PAIGOW_PAUSE_MARKER=str(marker))
+    scene.start(stop_at="deal")
     scene.setup()
     a, b = scene.players()
     round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
     b.ok(b.wager(scene.table, 2000))
-    _wait_file(marker)
+    _wait_file(scene.marker)
     scene.proc.kill()
     # damage the log: an event the rules engine cannot replay
     db = Database(scene.db_url)
@@ -266,3 +278,19 @@ def test_secrets_stay_out_of_the_logs(helpers: Any, sqlite_url: str) -> None:
     assert "GET /api/me" in out  # the access log is on
     assert token not in out and helpers.OPERATOR[1] not in out
     assert "token=<redacted>" in out or "WebSocket" in out
+
+
+def test_no_fault_hooks_in_the_service() -> None:
+    """Faults come from outside (``fault_server.py``): the package has no test hooks."""
+    import inspect
+
+    from paigow.service import rounds
+    from paigow.service.config import ServiceConfig
+
+    names = {f for f in ServiceConfig.__dataclass_fields__}
+    assert not {n for n in names if "pause" in n}
+    assert list(inspect.signature(rounds.settle).parameters) == ["session", "table_id", "round_id"]
+    src = Path(rounds.__file__).parents[1]
+    for path in src.rglob("*.py"):
+        text = path.read_text()
+        assert "test hook" not in text and "pause_at" not in text, path
