@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from paigow.narrator import hand_names
 from paigow.round import Round
 from paigow.service.db import Base, Database
 
@@ -166,3 +167,74 @@ def test_schema_matches_the_models_and_logs_are_append_only(db_url: str) -> None
                 conn.execute(sa.text(stmt))
     finally:
         db.dispose()
+
+
+def _rewrite_as_version_1(db_url: str, round_id: str) -> None:
+    """Make a stored round's log what the engine wrote before log versions: no ``log_version``
+    and the dealer's hand names in its dealer-set (here in words this engine never uses, as if
+    they had been reworded since)."""
+    db = Database(db_url)
+    try:
+        with db.read() as s:
+            rows = {
+                kind: (seq, data if isinstance(data, dict) else json.loads(data))
+                for seq, kind, data in s.execute(
+                    sa.text(
+                        "SELECT seq, type, data FROM round_events WHERE round_id = :r "
+                        "AND type IN ('round-started', 'dealer-set')"
+                    ),
+                    {"r": round_id},
+                )
+            }
+    finally:
+        db.dispose()
+    started, dealer = rows["round-started"][1], rows["dealer-set"][1]
+    del started["log_version"]
+    dealer.update(high_name="an old name", low_name="another old name")
+    drop = (
+        ["DROP TRIGGER round_events_append_only ON round_events"]
+        if db_url.startswith("postgresql")
+        else ["DROP TRIGGER round_events_no_update"]
+    )
+    quoted = {"round-started": json.dumps(started), "dealer-set": json.dumps(dealer)}
+    updates = [
+        f"UPDATE round_events SET data = '{text.replace(chr(39), chr(39) * 2)}' "
+        f"WHERE round_id = '{round_id}' AND seq = {rows[kind][0]}"
+        for kind, text in quoted.items()
+    ]
+    _tamper(db_url, *drop, *updates)
+
+
+def test_rounds_stored_before_log_versions_still_verify_and_show(svc: Any) -> None:
+    table, ids = play_rounds(svc, 2)
+    _rewrite_as_version_1(svc.db_url, ids[0])
+    db = Database(svc.db_url)
+    with db.read() as s:
+        started = s.execute(
+            sa.text("SELECT data FROM round_events WHERE round_id = :r AND seq = 0"),
+            {"r": ids[0]},
+        ).scalar_one()
+    db.dispose()
+    assert "log_version" not in (started if isinstance(started, dict) else json.loads(started))
+    # audit verify replays the old log (its display text is never compared)
+    r = audit_cli(svc.db_url, "verify", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["rounds"] == 2 and report["mismatches"] == []
+    # recall shows it with names derived from the cards and the narrator's text
+    for viewer in (svc.op, svc.player()):
+        old = viewer.ok(viewer.get(f"/api/rounds/{ids[0]}"))
+        dealer = next(e for e in old["events"] if e["type"] == "dealer-set")
+        want = hand_names(dealer["high"], dealer["low"])
+        assert (dealer["high_name"], dealer["low_name"]) == want
+        assert "old name" not in json.dumps(old)
+        assert all(e["text"] for e in old["events"])
+        assert dealer["text"].endswith(f"({want[1]})")
+    full = svc.op.ok(svc.op.get(f"/api/rounds/{ids[0]}"))
+    rnd = Round.replay([{k: v for k, v in e.items() if k != "seq"} for e in full["events"]])
+    assert {str(k): v for k, v in rnd.returned().items()} == full["result"]["returned"]
+    # and the table plays on
+    p = svc.player(credit=10_000)
+    p.sit(table, 2)
+    p.ok(p.wager(table, 1000))
+    assert audit_cli(svc.db_url, "verify").returncode == 0
