@@ -282,7 +282,7 @@ def test_recall_replays_a_round(site: Any, page: Page, shot: Any) -> None:
         expect(page.locator("#step-text")).to_contain_text(f"Step {i} of {steps}")
     expect(page.locator("#steps li")).to_have_count(steps)
     expect(page.locator("#steps")).to_contain_text("Dice")
-    expect(page.locator("#steps")).to_contain_text("The dealer reveals")
+    expect(page.locator("#steps")).to_contain_text("Dealer sets by the house way, rule")
     expect(page.locator("#step-text")).to_contain_text("Round settled")
     expect(page.locator("#replay-state")).to_contain_text("returned")
     page.click("#step-prev")
