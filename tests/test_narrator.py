@@ -44,7 +44,10 @@ def test_every_event_has_its_own_words() -> None:
     assert all(line and line != e.type for line, e in zip(lines, r.events, strict=True))
     assert lines[0].startswith("round n7 opens: commission 5% (posted), limits $5.00-$1,000.00")
     assert lines[1:4] == ["spot 1 wagers $10.00", "spot 3 wagers $25.00", "spot 6 wagers $5.00"]
-    assert lines[4] == "deck of 53 cards shuffled by a seeded generator, for simulation and replay"
+    assert (
+        lines[4]
+        == "53 cards (52 and the joker) shuffled by a seeded generator, for simulation and replay"
+    )
     assert lines[5].startswith("dice ") and "where the first packet goes" in lines[5]
     assert lines[6].startswith("seven packets dealt counterclockwise from position ")
     assert "is set by the house way (time-out), rule " in lines[8]

@@ -198,7 +198,7 @@ def narrate(
         case WagerPlaced(spot=spot, amount=amount):
             return f"spot {spot} wagers {format_money(amount)}"
         case Shuffled(source=source):
-            return f"deck of 53 cards shuffled by {_SOURCES.get(source, source)}"
+            return f"53 cards (52 and the joker) shuffled by {_SOURCES.get(source, source)}"
         case StartChosen():
             return start_line(event)
         case Dealt():

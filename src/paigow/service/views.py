@@ -18,7 +18,7 @@ their names (``high_name``, ``low_name``), derived from the cards: the log store
 >>> [view_event(log, i, set()) for i in range(2)]  # doctest: +NORMALIZE_WHITESPACE
 [{'type': 'wager-placed', 'spot': 2, 'amount': 500, 'text': 'spot 2 wagers $5.00'},
  {'type': 'shuffled', 'source': 'csprng',
-  'text': "deck of 53 cards shuffled by the operating system's secure generator"}]
+  'text': "53 cards (52 and the joker) shuffled by the operating system's secure generator"}]
 """
 
 from __future__ import annotations
