@@ -402,6 +402,22 @@ def serve(
             "casino and a practice table if there are none.",
         ),
     ] = False,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Proxies (comma-separated addresses or networks) whose X-Forwarded-For names "
+            "the client. Default: none; every client is its TCP peer.",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--data-dir",
+            help="Folder of the token secret file (default: beside the SQLite file; for "
+            "PostgreSQL ~/.local/share/paigow). Or give PAIGOW_SECRET.",
+        ),
+    ] = None,
 ) -> None:
     """Run the table service (HTTP API, WebSockets, virtual dealers); prints the URL to open."""
     from paigow.service.server import default_database_url
@@ -416,7 +432,14 @@ def serve(
             url = database or default_database_url()
             for line in ensure_demo(url, Path.cwd() / "paigow-operator-password.txt"):
                 _console(stderr=True).print(f"paigow table server: {line}")
-        run_server(host, port, database, log_level=log_level)
+        run_server(
+            host,
+            port,
+            database,
+            log_level=log_level,
+            forwarded_allow_ips=forwarded_allow_ips,
+            data_dir=data_dir,
+        )
     except ValueError as exc:
         raise _fail(str(exc)) from None
 
