@@ -532,10 +532,11 @@ def audit_export(database: DatabaseOpt) -> None:
 @app.command()
 def bots(
     url: Annotated[
-        str,
+        list[str],
         typer.Option(
-            help="The server, e.g. http://127.0.0.1:8000/ (several, comma-separated: the players "
-            "are spread over them)"
+            help="The server, e.g. http://127.0.0.1:8000/. Give --url more than once (or "
+            "comma-separated URLs) for several processes of one deployment: the players are "
+            "spread over them and fail over to another when one is lost."
         ),
     ],
     tables: Annotated[int, typer.Option(min=1, max=200, help="Tables to create.")] = 2,
@@ -570,7 +571,7 @@ def bots(
     if not password:
         raise _fail("give --operator-password-file or set PAIGOW_OPERATOR_PASSWORD")
     cfg = BotConfig(
-        url=url,
+        url=",".join(url),
         tables=tables,
         players=players,
         rounds=rounds,

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -61,11 +61,11 @@ def touch(session: Session, pairs: Iterable[tuple[int, int]], at: float | None =
     """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
     rows = [{"t": t, "u": u} for t, u in pairs]
     if rows:
-        session.execute(
-            sa.update(Seat)
-            .where(Seat.table_id == sa.bindparam("t"), Seat.user_id == sa.bindparam("u"))
-            .values(seen_at=at if at is not None else now())
-            .execution_options(synchronize_session=False),
+        seats = cast(sa.Table, Seat.__table__)
+        session.connection().execute(
+            sa.update(seats)
+            .where(seats.c.table_id == sa.bindparam("t"), seats.c.user_id == sa.bindparam("u"))
+            .values(seen_at=at if at is not None else now()),
             rows,
         )
 
