@@ -525,3 +525,32 @@ def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(
         assert rt.hash_pool.threads == 1
     finally:
         s.stop()
+
+
+def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(
+    sqlite_url: str, helpers: Any
+) -> None:
+    s = helpers.Service(sqlite_url, argon2_memory_kib=2048, argon2_time_cost=2)
+    try:
+        s.player("olda", credit=0)
+        db = Database(sqlite_url)
+        try:
+            from paigow.service.auth import Passwords
+
+            weak = Passwords(time_cost=1, memory_kib=1024).hash("password-olda")
+            with db.write() as sess:
+                sess.execute(
+                    sa.text("UPDATE users SET password_hash = :h WHERE username = 'olda'"),
+                    {"h": weak},
+                )
+            s.login("olda", "password-olda")
+            with db.read() as sess:
+                now_hash = sess.execute(
+                    sa.text("SELECT password_hash FROM users WHERE username = 'olda'")
+                ).scalar_one()
+            assert now_hash.startswith("$argon2id$v=19$m=2048,t=2,p=1$"), now_hash
+            s.login("olda", "password-olda")  # and the new hash works
+        finally:
+            db.dispose()
+    finally:
+        s.stop()

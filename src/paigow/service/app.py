@@ -396,7 +396,13 @@ def create_app(
                     sa.select(User).where(User.username_key == username_key(username))
                 ).scalar_one_or_none()
         ok = rt.passwords.verify(user.password_hash if user else None, password)
-        return user if ok and user is not None else None
+        if not ok or user is None:
+            return None
+        if rt.passwords.needs_rehash(user.password_hash):  # parameters raised since: upgrade
+            fresh = rt.passwords.hash(password)
+            with rt.write() as s:
+                s.execute(sa.update(User).where(User.id == user.id).values(password_hash=fresh))
+        return user
 
     @app.post(
         "/api/auth/login",

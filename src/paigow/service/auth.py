@@ -123,6 +123,14 @@ class Passwords:
     def hash(self, password: str) -> str:
         return self._hasher.hash(password)
 
+    def needs_rehash(self, password_hash: str) -> bool:
+        """True when the hash was made with other parameters than today's (rehash it at the
+        next successful log-in)."""
+        try:
+            return self._hasher.check_needs_rehash(password_hash)
+        except (InvalidHashError, ValueError):
+            return True
+
     def verify(self, password_hash: str | None, password: str) -> bool:
         try:
             return self._hasher.verify(password_hash or self._dummy, password) and (
