@@ -344,6 +344,22 @@ def serve(
             "casino and a practice table if there are none.",
         ),
     ] = False,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Proxies (comma-separated addresses or networks) whose X-Forwarded-For names "
+            "the client. Default: none; every client is its TCP peer.",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--data-dir",
+            help="Folder of the token secret file (default: beside the SQLite file; for "
+            "PostgreSQL ~/.local/share/paigow). Or give PAIGOW_SECRET.",
+        ),
+    ] = None,
 ) -> None:
     """Run the table service (HTTP API, WebSockets, virtual dealers); prints the URL to open."""
     from paigow.service.server import default_database_url
@@ -358,7 +374,14 @@ def serve(
             url = database or default_database_url()
             for line in ensure_demo(url, Path.cwd() / "paigow-operator-password.txt"):
                 _console(stderr=True).print(f"paigow table server: {line}")
-        run_server(host, port, database, log_level=log_level)
+        run_server(
+            host,
+            port,
+            database,
+            log_level=log_level,
+            forwarded_allow_ips=forwarded_allow_ips,
+            data_dir=data_dir,
+        )
     except ValueError as exc:
         raise _fail(str(exc)) from None
 
@@ -451,10 +474,11 @@ def audit_export(database: DatabaseOpt) -> None:
 @app.command()
 def bots(
     url: Annotated[
-        str,
+        list[str],
         typer.Option(
-            help="The server, e.g. http://127.0.0.1:8000/ (several, comma-separated: the players "
-            "are spread over them)"
+            help="The server, e.g. http://127.0.0.1:8000/. Give --url more than once (or "
+            "comma-separated URLs) for several processes of one deployment: the players are "
+            "spread over them and fail over to another when one is lost."
         ),
     ],
     tables: Annotated[int, typer.Option(min=1, max=200, help="Tables to create.")] = 2,
@@ -489,7 +513,7 @@ def bots(
     if not password:
         raise _fail("give --operator-password-file or set PAIGOW_OPERATOR_PASSWORD")
     cfg = BotConfig(
-        url=url,
+        url=",".join(url),
         tables=tables,
         players=players,
         rounds=rounds,

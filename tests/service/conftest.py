@@ -16,6 +16,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -29,6 +30,9 @@ import pytest
 # Fast password hashing for tests (the servers started as subprocesses inherit it).
 os.environ.setdefault("PAIGOW_ARGON2_MEMORY_KIB", "1024")
 os.environ.setdefault("PAIGOW_ARGON2_TIME_COST", "1")
+# Token secret files of PostgreSQL servers (one per test schema) go to a temporary folder, not
+# ~/.local/share/paigow (the servers started as subprocesses share it).
+os.environ.setdefault("XDG_DATA_HOME", tempfile.mkdtemp(prefix="paigow-test-data-"))
 for _proxy in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
     os.environ.pop(_proxy, None)
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
@@ -298,7 +302,9 @@ class Service:
         self._n += 1
         name = name or f"p{self._n}_{secrets.token_hex(2)}"
         c = Client(self.url)
-        c.ok(c.post("/api/auth/register", {"username": name, "password": "password-" + name}), 201)
+        # registered with the operator's token: not counted against this address's limit
+        body = {"username": name, "password": "password-" + name}
+        c.ok(c.post("/api/auth/register", body, headers=self.op.headers), 201)
         if credit:
             self.credit(name, credit)
         return self.login(name, "password-" + name)

@@ -7,6 +7,7 @@ from typing import Any
 
 from paigow.service.audit import record
 from paigow.service.config import ServiceConfig
+from paigow.service.credentials import password_problem
 from paigow.service.db import Database
 from paigow.service.errors import Unprocessable
 from paigow.service.statuses import Role
@@ -25,6 +26,9 @@ def create_operator(
         raise Unprocessable("a username is 3-32 letters, digits, '_', '.', '-'")
     if not 8 <= len(password) <= 128:
         raise Unprocessable("a password is 8 to 128 characters")
+    problem = password_problem(password, username)
+    if problem is not None:
+        raise Unprocessable(problem, code="weak-password")
     cfg = config or ServiceConfig.from_env(database_url)
     db = Database(database_url)
     try:

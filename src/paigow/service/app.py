@@ -24,9 +24,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from paigow.service import audit, idempotency, ledger, rounds, tables
+from paigow.service import audit, idempotency, ledger, rounds, seats, tables
 from paigow.service.auth import Principal
 from paigow.service.config import ServiceConfig
+from paigow.service.credentials import password_problem, username_key
 from paigow.service.db import Account, RoundWager, Seat, User, now
 from paigow.service.errors import (
     BadRequest,
@@ -34,8 +35,9 @@ from paigow.service.errors import (
     NotFound,
     ServiceError,
     Unauthorized,
+    Unprocessable,
 )
-from paigow.service.feeds import EventItem, FeedHub, TableItem
+from paigow.service.feeds import EventItem, FeedHub, Presence, TableItem
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import (
     CloseOut,
@@ -88,7 +90,8 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         409: "Not possible in the current state (or an idempotency key reused)",
         413: "Request body too large",
         422: "Invalid input",
-        429: "Too many login attempts",
+        429: "Too many attempts (log-ins, registrations)",
+        503: "Too busy: retry after Retry-After seconds",
     }
     return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
 
@@ -221,6 +224,7 @@ def create_app(
         config = ServiceConfig.from_env(database_url, **overrides)
     rt = Runtime(config)
     hub = FeedHub(rt)
+    presence = Presence(rt)
     install_log_redaction()
 
     @asynccontextmanager
@@ -232,6 +236,7 @@ def create_app(
         await asyncio.to_thread(rt.db.migrate)
         await asyncio.to_thread(lambda: rt.signer)
         await rt.bus.start()
+        presence.start()
         supervisor = None
         if config.run_dealers:
             from paigow.service.dealer import DealerSupervisor
@@ -243,6 +248,8 @@ def create_app(
             yield
         finally:
             hub.stop()
+            presence.stop()
+            rt.hash_pool.shutdown()
             if supervisor is not None:
                 await supervisor.stop()
             await rt.bus.stop()
@@ -331,6 +338,8 @@ def create_app(
 
         def run() -> dict[str, Any]:
             with rt.write() as s:
+                if key is not None:  # a concurrent retry waits here, then finds the response
+                    idempotency.lock_key(s, user.id, key)
                 lock(s)
                 if key is not None:
                     stored = idempotency.lookup(s, user.id, key, digest)
@@ -355,35 +364,63 @@ def create_app(
         tags=["auth"],
         status_code=201,
         response_model=UserOut,
-        responses=_errors(409, 422),
+        responses=_errors(409, 422, 429, 503),
     )
-    def register(body: RegisterIn) -> dict[str, Any]:
-        """Register a player (operators are created with `paigow admin create`)."""
-        password_hash = rt.passwords.hash(body.password)
+    async def register(
+        body: RegisterIn,
+        request: Request,
+        creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> dict[str, Any]:
+        """Register a player (operators are created with `paigow admin create`). Usernames are
+        unique whatever their case; a password of only spaces or a commonly used one is refused
+        (422, saying why). Registrations per client address are limited (429) unless an
+        operator's token comes with the request."""
+        if not await asyncio.to_thread(_is_operator, rt, creds):
+            rt.registrations.hit(client_addr(request))
+        problem = password_problem(body.password, body.username)
+        if problem is not None:
+            raise Unprocessable(problem, code="weak-password")
+        password_hash = await rt.hash_pool.run(lambda: rt.passwords.hash(body.password))
 
         def run() -> dict[str, Any]:
             with rt.write() as s:
                 return create_user(s, body.username, password_hash, "player")
 
-        return retrying(run)
+        return await asyncio.to_thread(retrying, run)
+
+    def check_login(username: str, password: str) -> User | None:
+        with rt.db.read() as s:
+            user = s.execute(sa.select(User).where(User.username == username)).scalar_one_or_none()
+            if user is None:
+                user = s.execute(
+                    sa.select(User).where(User.username_key == username_key(username))
+                ).scalar_one_or_none()
+        ok = rt.passwords.verify(user.password_hash if user else None, password)
+        if not ok or user is None:
+            return None
+        if rt.passwords.needs_rehash(user.password_hash):  # parameters raised since: upgrade
+            fresh = rt.passwords.hash(password)
+            with rt.write() as s:
+                s.execute(sa.update(User).where(User.id == user.id).values(password_hash=fresh))
+        return user
 
     @app.post(
-        "/api/auth/login", tags=["auth"], response_model=TokenOut, responses=_errors(401, 422, 429)
+        "/api/auth/login",
+        tags=["auth"],
+        response_model=TokenOut,
+        responses=_errors(401, 422, 429, 503),
     )
-    def login(body: LoginIn, request: Request) -> dict[str, Any]:
-        """Exchange a username and password for a signed token that expires."""
-        addr = request.client.host if request.client else "unknown"
+    async def login(body: LoginIn, request: Request) -> dict[str, Any]:
+        """Exchange a username (any case) and password for a signed token that expires. Failed
+        attempts are limited per (username, client address) and per address (429): nobody locks
+        another user out. The password is checked on a bounded pool of its own (503 when full)."""
+        addr = client_addr(request)
         rt.limiter.check(body.username, addr)
-        with rt.db.read() as s:
-            user = s.execute(
-                sa.select(User).where(User.username == body.username)
-            ).scalar_one_or_none()
-        if (
-            not rt.passwords.verify(user.password_hash if user else None, body.password)
-            or user is None
-        ):
-            rt.limiter.failed(addr)
+        user = await rt.hash_pool.run(lambda: check_login(body.username, body.password))
+        if user is None:
+            rt.limiter.failed(body.username, addr)
             raise Unauthorized("wrong username or password", code="bad-credentials")
+        rt.limiter.succeeded(body.username, addr)
         issued = int(time.time())
         token = rt.signer.issue(user.id, user.role, rt.config.token_ttl_s, at=issued)
         return {
@@ -442,11 +479,13 @@ def create_app(
         responses=_errors(401, 404, 409, 422),
     )
     def sit(table_id: TableId, body: SitIn, user: Player) -> dict[str, Any]:
-        """Sit on a free spot (one spot per player per table)."""
+        """Sit on a free spot (one spot per player per table, a bounded number in all), with
+        at least the table's minimum wager in your wallet. A seat is freed when its player
+        wagers in none of the last rounds or has no connection to the table for a while."""
 
         def run() -> dict[str, Any]:
             with rt.write() as s:
-                return tables.sit(s, table_id, user, body.spot)
+                return seats.sit(s, table_id, user, body.spot, rt.config)
 
         return retrying(run)
 
@@ -705,19 +744,33 @@ def create_app(
     # ------------------------------------------------------------------ WebSocket
     @app.websocket("/ws/tables/{table_id}")
     async def table_feed(websocket: WebSocket, table_id: int, token: str | None = None) -> None:
-        """Live table events, filtered for the viewer (a player sees only their own cards)."""
+        """Live table events, filtered for the viewer (a player sees only their own cards).
+        Closed with 4401 when the token expires, 4429 beyond the connections allowed per user
+        or per address."""
         await websocket.accept()
         viewer: Principal | None = None
+        expires: float | None = None
         if token:
             try:
-                viewer = await asyncio.to_thread(user_from_token, rt, token)
+                viewer, expires = await asyncio.to_thread(_ws_viewer, rt, token)
             except ServiceError as exc:
                 await websocket.send_json({"type": "error", **exc.body()})
-                await websocket.close(code=4401)
+                await websocket.close(code=4401, reason=exc.message[:120])
                 return
         if not 1 <= table_id <= 2**31 - 1:
             await websocket.close(code=4404)
             return
+        addr = websocket.client.host if websocket.client else "unknown"
+        viewer_key = viewer.id if viewer else None
+        if not rt.ws_caps.acquire(viewer_key, addr):
+            refusal = "too many connections for this user or address; close one first"
+            await websocket.send_json(
+                {"type": "error", "detail": refusal, "code": "too-many-connections"}
+            )
+            await websocket.close(code=4429, reason=refusal)
+            return
+        if viewer is not None:
+            presence.add(table_id, viewer.id)
         feed = await hub.feed(table_id)
         queue = feed.subscribe()
         try:
@@ -737,8 +790,18 @@ def create_app(
                 while True:
                     getter = asyncio.ensure_future(queue.get())
                     done, _ = await asyncio.wait(
-                        {getter, receiver}, return_when=asyncio.FIRST_COMPLETED
+                        {getter, receiver},
+                        return_when=asyncio.FIRST_COMPLETED,
+                        timeout=None if expires is None else max(0.0, expires - time.time()),
                     )
+                    if not done:  # the token expired
+                        getter.cancel()
+                        expired = "the token has expired; log in again"
+                        await websocket.send_json(
+                            {"type": "error", "detail": expired, "code": "token-expired"}
+                        )
+                        await websocket.close(code=4401, reason=expired)
+                        return
                     if receiver in done:
                         getter.cancel()
                         return
@@ -764,6 +827,9 @@ def create_app(
         finally:
             feed.unsubscribe(queue)
             snapshot = None
+            rt.ws_caps.release(viewer_key, addr)
+            if viewer is not None:
+                presence.remove(table_id, viewer.id)
 
     from paigow.service.web import mount_web
 
@@ -829,13 +895,47 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
     }
 
 
+def client_addr(request: Request) -> str:
+    """The client's address: the TCP peer, or what a trusted proxy forwarded (uvicorn believes
+    ``X-Forwarded-For`` only from the proxies ``paigow serve --forwarded-allow-ips`` names)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _is_operator(rt: Runtime, creds: HTTPAuthorizationCredentials | None) -> bool:
+    if creds is None or creds.scheme.lower() != "bearer":
+        return False
+    try:
+        return user_from_token(rt, creds.credentials).role == "operator"
+    except ServiceError:
+        return False
+
+
+def _ws_viewer(rt: Runtime, token: str) -> tuple[Principal, float]:
+    """The token's user and when the token expires."""
+    claims = rt.signer.verify(token)
+    user = rt.principal(claims["sub"])
+    if user is None:
+        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    return user, float(claims["exp"])
+
+
 def create_user(session: Any, username: str, password_hash: str, role: str) -> dict[str, Any]:
+    """A new user with a wallet; 409 when the name is taken in any case or Unicode form."""
     from paigow.service.errors import Conflict
 
-    exists = session.execute(sa.select(User.id).where(User.username == username)).first()
+    key = username_key(username)
+    exists = session.execute(
+        sa.select(User.id).where(sa.or_(User.username == username, User.username_key == key))
+    ).first()
     if exists is not None:
         raise Conflict(f"username {username!r} is taken", code="username-taken")
-    user = User(username=username, password_hash=password_hash, role=role, created_at=now())
+    user = User(
+        username=username,
+        username_key=key,
+        password_hash=password_hash,
+        role=role,
+        created_at=now(),
+    )
     session.add(user)
     session.flush()
     ledger.open_wallet(session, username, user.id)

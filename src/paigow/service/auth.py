@@ -1,5 +1,5 @@
-"""Accounts and tokens: argon2 password hashes, expiring HMAC-SHA256 signed tokens, and a limit on
-login attempts.
+"""Accounts and tokens: argon2id password hashes and expiring HMAC-SHA256 signed tokens (the
+limits on log-in attempts are in :mod:`paigow.service.limits`).
 
 A token is ``base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`` where the payload is
 ``{"sub": user id, "role": ..., "iat": ..., "exp": ...}``. The secret is never logged.
@@ -16,6 +16,15 @@ paigow.service.errors.Unauthorized: the token has expired; log in again
 Traceback (most recent call last):
 ...
 paigow.service.errors.Unauthorized: the token is not valid
+
+A token that claims a longer life than the server gives, or a subject that is not a user id, is
+refused even when its signature holds:
+
+>>> capped = TokenSigner(b"k" * 32, max_ttl_s=60)
+>>> capped.verify(capped.issue(7, "player", ttl_s=3600, at=1000.0), at=1030.0)
+Traceback (most recent call last):
+...
+paigow.service.errors.Unauthorized: the token is not valid
 """
 
 from __future__ import annotations
@@ -26,18 +35,15 @@ import hashlib
 import hmac
 import json
 import secrets
-import threading
 import time
-from collections import defaultdict, deque
 from dataclasses import dataclass
 from typing import Any, Final
 
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from paigow.service.errors import TooManyRequests, Unauthorized
+from paigow.service.errors import Unauthorized
 
-SECRET_SETTING: Final = "token_secret"
 MAX_TOKEN_CHARS: Final = 1024
 
 
@@ -61,10 +67,11 @@ class Principal:
 class TokenSigner:
     """Issues and checks signed, expiring tokens."""
 
-    def __init__(self, secret: bytes) -> None:
+    def __init__(self, secret: bytes, max_ttl_s: int | None = None) -> None:
         if len(secret) < 16:
             raise ValueError("the token secret must be at least 16 bytes")
         self._secret = secret
+        self.max_ttl_s = max_ttl_s
 
     def __repr__(self) -> str:
         return "TokenSigner(<secret>)"
@@ -89,27 +96,25 @@ class TokenSigner:
             claims = json.loads(_unb64(payload))
         except (ValueError, binascii.Error):
             raise Unauthorized("the token is not valid", code="invalid-token") from None
-        if (
-            not isinstance(claims, dict)
-            or not isinstance(claims.get("sub"), int)
-            or not isinstance(claims.get("exp"), int)
+        if not isinstance(claims, dict) or not all(
+            type(claims.get(name)) is int for name in ("sub", "iat", "exp")
         ):
+            raise Unauthorized("the token is not valid", code="invalid-token")
+        life = claims["exp"] - claims["iat"]
+        if claims["sub"] < 1 or life < 0 or (self.max_ttl_s is not None and life > self.max_ttl_s):
             raise Unauthorized("the token is not valid", code="invalid-token")
         if (at if at is not None else time.time()) >= claims["exp"]:
             raise Unauthorized("the token has expired; log in again", code="token-expired")
         return claims
 
 
-def new_secret() -> str:
-    return secrets.token_hex(32)
-
-
 class Passwords:
-    """argon2id hashing (parameters from the service configuration)."""
+    """argon2id hashing; the defaults are OWASP's (19 MiB, 2 passes, 1 lane). Slow on purpose:
+    call it through :class:`paigow.service.limits.HashPool`, never on the event loop."""
 
     def __init__(self, time_cost: int = 2, memory_kib: int = 19_456, parallelism: int = 1) -> None:
         self._hasher = PasswordHasher(
-            time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism
+            time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism, type=Type.ID
         )
         # A hash to check against when the user does not exist, so that the time taken does not
         # tell whether a username exists.
@@ -118,6 +123,14 @@ class Passwords:
     def hash(self, password: str) -> str:
         return self._hasher.hash(password)
 
+    def needs_rehash(self, password_hash: str) -> bool:
+        """True when the hash was made with other parameters than today's (rehash it at the
+        next successful log-in)."""
+        try:
+            return self._hasher.check_needs_rehash(password_hash)
+        except (InvalidHashError, ValueError):
+            return True
+
     def verify(self, password_hash: str | None, password: str) -> bool:
         try:
             return self._hasher.verify(password_hash or self._dummy, password) and (
@@ -125,47 +138,3 @@ class Passwords:
             )
         except (VerificationError, InvalidHashError):
             return False
-
-
-class LoginLimiter:
-    """Sliding-window limits on login attempts: every attempt counts against the username;
-    failed attempts count against the client address. Per process (each process of a deployment
-    limits on its own)."""
-
-    def __init__(self, per_user: int, per_addr: int, window_s: float) -> None:
-        self.per_user, self.per_addr, self.window_s = per_user, per_addr, window_s
-        self._user: dict[str, deque[float]] = defaultdict(deque)
-        self._addr: dict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
-
-    def _trim(self, q: deque[float], t: float) -> None:
-        while q and q[0] <= t - self.window_s:
-            q.popleft()
-
-    def check(self, username: str, addr: str) -> None:
-        """Count an attempt, or raise :class:`TooManyRequests` (429) if over a limit."""
-        t = time.monotonic()
-        key = username.lower()
-        with self._lock:
-            uq, aq = self._user[key], self._addr[addr]
-            self._trim(uq, t)
-            self._trim(aq, t)
-            if len(uq) >= self.per_user or len(aq) >= self.per_addr:
-                oldest = min(q[0] for q in (uq, aq) if q)
-                wait = max(1, int(oldest + self.window_s - t) + 1)
-                raise TooManyRequests(
-                    f"too many login attempts; try again in {wait} s",
-                    headers={"Retry-After": str(wait)},
-                )
-            uq.append(t)
-            if len(self._user) > 100_000:  # bound memory against username spraying
-                self._user.clear()
-
-    def failed(self, addr: str) -> None:
-        t = time.monotonic()
-        with self._lock:
-            q = self._addr[addr]
-            self._trim(q, t)
-            q.append(t)
-            if len(self._addr) > 100_000:
-                self._addr.clear()

@@ -9,6 +9,12 @@ foul without confirmation, cards it was not dealt, an operator route). At the en
 round's complete log with the rules engine, compares the results with what the players saw and
 with their wallets (every player's balance must equal what it was credited plus what its rounds
 returned less what it wagered), and asks the server to check its ledger.
+
+Several servers (``--url`` more than once) serve one database: the players are spread over them,
+and when one is lost each of its players goes on with another: a request that got no answer is
+sent again with the same idempotency key (never moving money twice), the WebSocket reconnects,
+and what the player missed is read back from the round's log. Fail-overs are counted in the
+report (``failovers``, ``ws_reconnects``); anything else unexpected is an anomaly.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ class BotConfig:
     retry_rate: float = 0.1
     seed: int | None = None
     step_timeout_s: float = 60.0
+    failover_s: float = 60.0
+    """How long a request is retried (over every server given) before it is given up."""
 
 
 class Stats:
@@ -73,11 +81,44 @@ def _pct(values: list[float], q: float) -> float:
     return round(s[k], 2)
 
 
-class Api:
-    """A thin client that times every request by kind."""
+def split_urls(url: str) -> list[str]:
+    """The servers named in ``url`` (comma-separated).
 
-    def __init__(self, http: httpx.AsyncClient, stats: Stats) -> None:
+    >>> split_urls("http://a:1/, http://b:2")
+    ['http://a:1', 'http://b:2']
+    """
+    urls = [u.strip().rstrip("/") for u in url.split(",") if u.strip()]
+    if not urls:
+        raise ValueError("give at least one server URL")
+    return urls
+
+
+class Api:
+    """A thin client that times every request by kind and fails over to the next server when
+    one does not answer (the request sent again as it was, idempotency key included)."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        stats: Stats,
+        urls: list[str] | None = None,
+        start: int = 0,
+        failover_s: float = 60.0,
+    ) -> None:
         self.http, self.stats = http, stats
+        self.urls = urls or [str(http.base_url).rstrip("/")]
+        self.index = start % len(self.urls)
+        self.failover_s = failover_s
+
+    @property
+    def base(self) -> str:
+        return self.urls[self.index]
+
+    def failover(self, failed: str) -> None:
+        """Move on from the server ``failed`` (once, whoever noticed first)."""
+        if self.base == failed and len(self.urls) > 1:
+            self.index = (self.index + 1) % len(self.urls)
+            self.stats.expected["failover"] += 1
 
     async def call(
         self,
@@ -92,18 +133,25 @@ class Api:
         if token:
             h["Authorization"] = f"Bearer {token}"
         t0 = time.perf_counter()
-        for attempt in range(5):
+        deadline = time.monotonic() + self.failover_s
+        attempt = 0
+        while True:
+            attempt += 1
+            base = self.base
             try:
-                r = await self.http.request(method, path, json=body, headers=h)
-            except httpx.TransportError:  # e.g. a keep-alive connection the server just closed
-                if attempt == 4:
+                r = await self.http.request(method, base + path, json=body, headers=h)
+            except httpx.TransportError as exc:  # a closed keep-alive connection, a lost server
+                if time.monotonic() > deadline:
                     raise
                 self.stats.expected["transport-retry"] += 1
-                await asyncio.sleep(0.05 * (attempt + 1))
+                if isinstance(exc, httpx.ConnectError | httpx.RemoteProtocolError) or attempt > 2:
+                    self.failover(base)
+                await asyncio.sleep(min(0.05 * attempt, 0.5))
                 continue
-            if r.status_code != 503:
-                break
-            await asyncio.sleep(0.05 * (attempt + 1))  # the database asked us to retry
+            if r.status_code in (502, 503, 504) and time.monotonic() < deadline:
+                await asyncio.sleep(min(0.05 * attempt, 0.5))  # asked to retry
+                continue
+            break
         self.stats.latency[kind].append((time.perf_counter() - t0) * 1000)
         self.stats.requests += 1
         return r
@@ -138,7 +186,11 @@ class Player:
         self.messages: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
         self.way = HouseWay.preset(str(table["house_way"]))
-        self.base_url = str(api.http.base_url)
+        self.start = 0  # the index of this player's first server
+        self.current_rid: str | None = None
+        self.connected = asyncio.Event()
+        self.leaving = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def tid(self) -> int:
@@ -150,13 +202,58 @@ class Player:
         self.api.stats.bad(kind, f"{self.name}: HTTP {r.status_code} {r.text[:200]}")
         return False
 
-    async def _reader(self, ws: Any) -> None:
-        try:
-            async for raw in ws:
-                self.messages.append(json.loads(raw))
-                self.changed.set()
-        except Exception:  # the connection closed
+    def _add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.changed.set()
+
+    async def _watch(self) -> None:
+        """Keep a WebSocket open to the table, reconnecting (to another server if this one is
+        gone) and reading back what was missed."""
+        import websockets
+
+        stats = self.api.stats
+        first = True
+        while not self.leaving:
+            base = self.api.base
+            url = httpx.URL(base).copy_with(
+                scheme="wss" if base.startswith("https") else "ws",
+                path=f"/ws/tables/{self.tid}",
+                params={"token": self.token},
+            )
+            try:
+                async with websockets.connect(str(url), max_size=2**20, open_timeout=10) as ws:
+                    if not first:
+                        stats.expected["ws-reconnect"] += 1
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        if message.get("type") == "hello" and not first:
+                            self._absorb(message)
+                            if self.current_rid is not None:
+                                self._tasks.add(asyncio.create_task(self._recall(self.current_rid)))
+                        self._add(message)
+                        self.connected.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # refused, reset, closed: try again
+                self.api.failover(base)
+            first = False
             self.changed.set()
+            await asyncio.sleep(0.1)
+
+    def _absorb(self, hello: dict[str, Any]) -> None:
+        """The events of the round in a hello (after a reconnection) as if they had come one by
+        one (a player skips what it has already seen)."""
+        rnd = hello.get("round")
+        if not isinstance(rnd, dict):
+            return
+        for event in rnd.get("log", []):
+            self._add({"round_id": rnd["id"], "round_number": rnd["number"], **event})
+
+    async def _recall(self, rid: str) -> None:
+        r = await self.api.call("recall", "GET", f"/api/rounds/{rid}", self.token)
+        if r.status_code == 200:
+            for event in r.json()["events"]:
+                self._add({"round_id": rid, **event})
 
     async def _wait(self, predicate: Any, timeout: float, since: int = 0) -> dict[str, Any] | None:
         deadline = time.monotonic() + timeout
@@ -177,17 +274,14 @@ class Player:
         """Play with a client of one's own (a shared connection pool is slow to search)."""
         shared = self.api
         limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=60, limits=limits) as http:
-            self.api = Api(http, shared.stats)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+            self.api = Api(http, shared.stats, shared.urls, self.start, self.cfg.failover_s)
             try:
                 await self._play()
             finally:
                 self.api = shared
 
     async def _play(self) -> None:
-        import websockets
-
-        stats = self.api.stats
         r = await self.api.call(
             "login",
             "POST",
@@ -197,29 +291,28 @@ class Player:
         if not self.expect("login", r, 200):
             return
         self.token = r.json()["token"]
-        ws_url = self.api.http.base_url.copy_with(
-            scheme="wss" if self.api.http.base_url.scheme == "https" else "ws",
-            path=f"/ws/tables/{self.tid}",
-            params={"token": self.token},
-        )
-        async with websockets.connect(str(ws_url), max_size=2**20, open_timeout=30) as ws:
-            reader = asyncio.create_task(self._reader(ws))
-            try:
-                r = await self.api.call(
-                    "sit", "POST", f"/api/tables/{self.tid}/sit", self.token, {"spot": self.spot}
-                )
-                if not self.expect("sit", r, 200):
-                    return
-                for _ in range(self.cfg.rounds):
-                    if not await self._round():
-                        break
-                r = await self.api.call(
-                    "leave", "POST", f"/api/tables/{self.tid}/leave", self.token
-                )
+        watcher = asyncio.create_task(self._watch())
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.connected.wait(), 30)
+            r = await self.api.call(
+                "sit", "POST", f"/api/tables/{self.tid}/sit", self.token, {"spot": self.spot}
+            )
+            if not self.expect("sit", r, 200):
+                return
+            for _ in range(self.cfg.rounds):
+                if not await self._round():
+                    break
+            r = await self.api.call("leave", "POST", f"/api/tables/{self.tid}/leave", self.token)
+            if r.status_code == 409 and r.json().get("code") == "not-seated":
+                self.api.stats.expected["left-already"] += 1  # the answer to a retried leave
+            else:
                 self.expect("leave", r, 200)
-            finally:
-                reader.cancel()
-        del stats
+        finally:
+            self.leaving = True
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
 
     async def _bad_requests(self, phase: str, cards: list[str] | None = None) -> None:
         """Requests that must be refused, each with the status it must get."""
@@ -317,6 +410,7 @@ class Player:
             stats.bad("wager", f"{self.name}: HTTP {r.status_code} {r.text[:200]}")
             return False
         rid = placed["round_id"]
+        self.current_rid = rid
         if self.rng.random() < cfg.retry_rate:  # the same request again: must not move money twice
             again = await self.api.call(
                 "wager-retry", "POST", f"/api/tables/{self.tid}/wager", self.token, body
@@ -375,6 +469,12 @@ class Player:
             cfg.step_timeout_s,
         )
         if done is None:
+            await self._recall(rid)  # the feed did not say: read the round back
+            done = await self._wait(
+                lambda m: m.get("round_id") == rid and m.get("type") in ("round-settled", "voided"),
+                0.1,
+            )
+        if done is None:
             stats.bad("settle", f"{self.name}: round {rid} did not settle in time")
             return False
         mine = [
@@ -394,9 +494,9 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
     rng = random.Random(cfg.seed)
     stats = Stats()
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-    urls = [u.strip().rstrip("/") for u in cfg.url.split(",") if u.strip()]
-    async with httpx.AsyncClient(base_url=urls[0], timeout=60, limits=limits) as http:
-        api = Api(http, stats)
+    urls = split_urls(cfg.url)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+        api = Api(http, stats, urls, 0, cfg.failover_s)
         r = await api.call(
             "login",
             "POST",
@@ -437,9 +537,12 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 "register",
                 "POST",
                 "/api/auth/register",
+                op,  # an operator's registrations are not limited per address
                 body={"username": name, "password": password},
             )
-            if r.status_code != 201:
+            if r.status_code == 409 and r.json().get("code") == "username-taken":
+                stats.expected["registered-already"] += 1  # the answer to a retried request
+            elif r.status_code != 201:
                 raise RuntimeError(f"cannot register {name}: HTTP {r.status_code} {r.text[:200]}")
             r = await api.call(
                 "credit",
@@ -455,7 +558,7 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 cfg, api, table, spot, name, password, credit, random.Random(rng.random())
             )
             # players are spread over the servers given (several processes serve one database)
-            player.base_url = urls[(int(table["id"]) + spot) % len(urls)]
+            player.start = (int(table["id"]) + spot) % len(urls)
             return player
 
         sem = asyncio.Semaphore(16)
@@ -478,6 +581,8 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
         report["elapsed_s"] = round(elapsed, 2)
         report["rounds_per_s"] = round(report["rounds"] / elapsed, 2) if elapsed > 0 else 0.0
     report["requests"] = stats.requests
+    report["failovers"] = stats.expected.get("failover", 0)
+    report["ws_reconnects"] = stats.expected.get("ws-reconnect", 0)
     report["errors"] = {"expected": dict(stats.expected), "unexpected": dict(stats.unexpected)}
     report["error_notes"] = stats.notes
     report["latency_ms"] = {

@@ -25,15 +25,47 @@ class ServiceConfig:
 
     database_url: str
     secret: str | None = field(default=None, repr=False)
-    """The token-signing secret. Default: ``PAIGOW_SECRET``, else one generated once and kept in
-    the database (so every process of a deployment shares it)."""
+    """The token-signing secret (``PAIGOW_SECRET``). Never kept in the database: without it, the
+    first server creates a secret file (mode 0600) in the data folder (see ``data_dir``) and every
+    process of the deployment reads that file. A new secret ends every token."""
+    data_dir: str | None = None
+    """Where the secret file lives: default beside the SQLite file, or for PostgreSQL
+    ``$XDG_DATA_HOME/paigow`` (``~/.local/share/paigow``). Processes on several machines sharing a
+    PostgreSQL database need the same ``PAIGOW_SECRET`` (or a shared folder)."""
     token_ttl_s: int = 3600
-    """How long a login token is valid (seconds)."""
+    """How long a login token is valid (seconds); a token claiming a longer life is refused."""
     login_limit_user: int = 10
-    """Login attempts allowed per username per window."""
+    """Failed log-ins allowed per (username, client address) per window: a user is never locked
+    out by failures from other addresses."""
     login_limit_addr: int = 30
-    """Failed login attempts allowed per client address per window."""
+    """Failed log-ins allowed per client address per window, whatever the username."""
     login_window_s: float = 60.0
+    register_limit_addr: int = 30
+    """Registrations allowed per client address per ``register_window_s`` (an operator's token
+    on the request lifts the limit: ``paigow bots`` enrols its players so)."""
+    register_window_s: float = 60.0
+    hash_threads: int = 0
+    """Threads that hash passwords (0: one per CPU core), apart from those of requests and
+    dealers."""
+    hash_queue: int = 64
+    """Log-ins that may wait for a hashing thread; more are refused at once with 503."""
+    max_seats_per_user: int = 6
+    """Seats one player may hold over all tables (one per table)."""
+    idle_rounds: int = 3
+    """A seat whose player wagered in none of the table's last N rounds is freed (0: never)."""
+    seat_away_s: float = 60.0
+    """A seat whose player's every WebSocket to the table has been gone this long is freed
+    (0: never). Players that never opened a WebSocket are left to ``idle_rounds``."""
+    ws_per_user: int = 8
+    """Open WebSockets allowed per user (per process)."""
+    ws_per_addr: int = 256
+    """Open WebSockets allowed per client address (per process), spectators included."""
+    ws_ping_s: float = 20.0
+    """The server pings every WebSocket this often; one that does not answer within
+    ``ws_ping_timeout_s`` is dropped (applied by ``paigow serve``)."""
+    ws_ping_timeout_s: float = 20.0
+    idempotency_ttl_s: int = 86_400
+    """Stored idempotency keys expire after this long (purged; an expired key is new again)."""
     max_body_bytes: int = 16_384
     """Larger request bodies are refused with 413."""
     dealer_poll_s: float = 0.5

@@ -49,6 +49,8 @@ class User(Base):
     __tablename__ = "users"
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
     username: Mapped[str] = mapped_column(sa.String(32), unique=True)
+    username_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+    """The name compared for uniqueness and log-in (:func:`paigow.service.credentials.username_key`)."""
     password_hash: Mapped[str] = mapped_column(sa.String(256))
     role: Mapped[str] = mapped_column(sa.String(16))  # a statuses.Role
     created_at: Mapped[float] = mapped_column(sa.Float)
@@ -129,6 +131,8 @@ class Seat(Base):
     spot: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     sat_at: Mapped[float] = mapped_column(sa.Float)
+    seen_at: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    """When a WebSocket of the player to this table was last seen open (None: never)."""
 
 
 class RoundRow(Base):

@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from paigow.errors import PaigowError
-from paigow.service import rounds
+from paigow.service import rounds, seats
 from paigow.service.audit import record_now
 from paigow.service.db import GameTable, RoundRow
 from paigow.service.events_bus import ALL, Notice
@@ -42,6 +42,7 @@ class Dealer:
         self.wake = asyncio.Event()
         self.steps = 0
         self._failures = 0
+        self._seats_at = 0.0  # when to look for seats to free next (monotonic)
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
@@ -66,6 +67,7 @@ class Dealer:
             while True:
                 self.wake.clear()
                 try:
+                    await self._free_seats()
                     done = await self._tick()
                 except asyncio.CancelledError:
                     raise
@@ -137,6 +139,8 @@ class Dealer:
                 await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
             return False
         await asyncio.to_thread(self._act, step, view)
+        if step in ("settle", "void"):
+            self._seats_at = 0.0  # betting opens again: free the seats of players gone
         self.steps += 1
         self._failures = 0
         return False
@@ -159,6 +163,25 @@ class Dealer:
                 rounds.void(s, self.table_id, rid, reason)
             elif step is DealerStep.CLOSE:
                 rounds.finish_close(s, self.table_id)
+
+    async def _free_seats(self) -> None:
+        """Free the seats of players gone (:mod:`paigow.service.seats`): at the opening of each
+        betting window and every few seconds in between."""
+        t = time.monotonic()
+        if t < self._seats_at:
+            return
+        cfg = self.rt.config
+        self._seats_at = t + max(0.2, min(5.0, cfg.seat_away_s / 4 if cfg.seat_away_s else 5.0))
+        if cfg.idle_rounds <= 0 and cfg.seat_away_s <= 0:
+            return
+        await asyncio.to_thread(self._free_seats_now)
+
+    def _free_seats_now(self) -> None:
+        with self.rt.db.read() as s:
+            found = seats.to_free(s, self.table_id, self.rt.config)
+        if found:
+            with self.rt.write() as s:
+                seats.free(s, self.table_id, found, self.rt.config)
 
     async def _fault(self, exc: Exception) -> None:
         """A step failed. A round the rules engine refuses to go on with (its log does not

@@ -1,6 +1,6 @@
 """Everything one server process shares: the database, the configuration, the event bus, the
-password hasher, the token signer and the login limiter; and write transactions that send table
-notices when (and only when) they commit."""
+password hasher and its thread pool, the token signer, the limits (log-ins, registrations,
+WebSockets); and write transactions that send table notices when (and only when) they commit."""
 
 from __future__ import annotations
 
@@ -15,15 +15,8 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from paigow.service.auth import (
-    SECRET_SETTING,
-    LoginLimiter,
-    Passwords,
-    Principal,
-    TokenSigner,
-    new_secret,
-)
-from paigow.service.db import Database, ServerSetting, User
+from paigow.service.auth import Passwords, Principal, TokenSigner
+from paigow.service.db import Database, User
 from paigow.service.events_bus import EventBus, Notice
 
 if TYPE_CHECKING:
@@ -69,9 +62,19 @@ class Runtime:
         self.passwords = Passwords(
             config.argon2_time_cost, config.argon2_memory_kib, config.argon2_parallelism
         )
+        from paigow.service.limits import ConnectionCaps, HashPool, LoginLimiter, RateLimiter
+
         self.limiter = LoginLimiter(
             config.login_limit_user, config.login_limit_addr, config.login_window_s
         )
+        self.registrations = RateLimiter(
+            config.register_limit_addr, config.register_window_s, "registrations"
+        )
+        self.hash_pool = HashPool(config.hash_threads or (os.cpu_count() or 2), config.hash_queue)
+        self.ws_caps = ConnectionCaps(config.ws_per_user, config.ws_per_addr)
+        from paigow.service import idempotency
+
+        idempotency.TTL_S = float(config.idempotency_ttl_s)
         self._signer: TokenSigner | None = None
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
@@ -85,19 +88,20 @@ class Runtime:
     def signer(self) -> TokenSigner:
         with self._signer_lock:
             if self._signer is None:
-                self._signer = TokenSigner(self._load_secret().encode())
+                self._signer = TokenSigner(
+                    self._load_secret().encode(), max_ttl_s=self.config.token_ttl_s
+                )
             return self._signer
 
     def _load_secret(self) -> str:
+        """``PAIGOW_SECRET`` (or the ``secret`` setting), else the secret file (see
+        :mod:`paigow.service.secret`); never the database."""
+        from paigow.service.secret import load_or_create, secret_path
+
         secret = self.config.secret or os.environ.get("PAIGOW_SECRET")
         if secret:
             return secret
-        with self.write() as s:
-            row = s.get(ServerSetting, SECRET_SETTING)
-            if row is None:
-                row = ServerSetting(key=SECRET_SETTING, value=new_secret())
-                s.add(row)
-            return row.value
+        return load_or_create(secret_path(self.db, self.config.data_dir))
 
     def principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role), cached for a few seconds."""

@@ -51,9 +51,11 @@ def serve(
     *,
     log_level: str = "warning",
     announce: TextIO | None = None,
+    forwarded_allow_ips: str | None = None,
     **overrides: Any,
 ) -> None:
-    """Serve until interrupted."""
+    """Serve until interrupted. ``X-Forwarded-For`` is believed only from the proxies named in
+    ``forwarded_allow_ips`` (comma-separated addresses or networks); by default from nobody."""
     from paigow.service.app import create_app, install_log_redaction
 
     url = database_url or default_database_url()
@@ -71,6 +73,10 @@ def serve(
         timeout_graceful_shutdown=3,
         timeout_keep_alive=30,
         backlog=4096,
+        proxy_headers=bool(forwarded_allow_ips),
+        forwarded_allow_ips=forwarded_allow_ips or "",
+        ws_ping_interval=config.ws_ping_s,
+        ws_ping_timeout=config.ws_ping_timeout_s,
     )
     server = _Server(uv_config, announce or sys.stdout)
     print(f"paigow table server: database {safe_url(url)}", file=sys.stderr, flush=True)

@@ -1,0 +1,278 @@
+"""Write src/paigow/service/common_passwords.txt: passwords people pick most, generated from
+well-known patterns (no list is downloaded): the famous words and digit runs, keyboard walks,
+words with years, digits and a '!' after them, a capital first letter, and leetspeak.
+
+Only entries of 8 characters or more are kept (shorter ones are refused anyway).
+Run: python scripts/make_common_passwords.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WORDS = [
+    "password",
+    "passw0rd",
+    "letmein",
+    "welcome",
+    "monkey",
+    "dragon",
+    "master",
+    "shadow",
+    "sunshine",
+    "princess",
+    "football",
+    "baseball",
+    "basketball",
+    "soccer",
+    "hockey",
+    "superman",
+    "batman",
+    "iloveyou",
+    "trustno1",
+    "starwars",
+    "whatever",
+    "qwerty",
+    "qwertyuiop",
+    "asdfgh",
+    "asdfghjkl",
+    "zxcvbnm",
+    "admin",
+    "administrator",
+    "login",
+    "access",
+    "secret",
+    "freedom",
+    "michael",
+    "jennifer",
+    "jordan",
+    "hunter",
+    "ranger",
+    "buster",
+    "thomas",
+    "robert",
+    "charlie",
+    "daniel",
+    "jessica",
+    "ashley",
+    "pepper",
+    "ginger",
+    "summer",
+    "winter",
+    "spring",
+    "autumn",
+    "flower",
+    "cookie",
+    "chocolate",
+    "banana",
+    "orange",
+    "purple",
+    "computer",
+    "internet",
+    "hello",
+    "hello123",
+    "changeme",
+    "default",
+    "guest",
+    "master123",
+    "matrix",
+    "mustang",
+    "harley",
+    "maggie",
+    "tigger",
+    "jordan23",
+    "liverpool",
+    "chelsea",
+    "arsenal",
+    "yankees",
+    "cowboys",
+    "eagles",
+    "lakers",
+    "dolphins",
+    "pokemon",
+    "minecraft",
+    "fortnite",
+    "naruto",
+    "killer",
+    "hannah",
+    "samantha",
+    "andrew",
+    "joshua",
+    "matthew",
+    "nicole",
+    "anthony",
+    "william",
+    "thunder",
+    "silver",
+    "golden",
+    "diamond",
+    "peanut",
+    "butterfly",
+    "loveme",
+    "lovely",
+    "angel",
+    "babygirl",
+    "family",
+    "forever",
+    "friends",
+    "jesus",
+    "blessed",
+    "heaven",
+    "christ",
+    "america",
+    "canada",
+    "london",
+    "paris",
+    "madrid",
+    "berlin",
+    "poker",
+    "casino",
+    "blackjack",
+    "jackpot",
+    "lucky",
+    "lucky7",
+    "money",
+    "dollar",
+    "million",
+    "winner",
+    "pass",
+    "pass123",
+    "test",
+    "test123",
+    "testing",
+    "user",
+    "root",
+    "toor",
+    "abc",
+    "abc123",
+    "qazwsx",
+    "1q2w3e4r",
+    "1qaz2wsx",
+    "zaq12wsx",
+    "q1w2e3r4",
+    "monkey123",
+    "superstar",
+    "rockstar",
+    "whatever1",
+    "starwars1",
+    "p@ssword",
+    "p@ssw0rd",
+]
+
+DIGIT_RUNS = [
+    "12345678",
+    "123456789",
+    "1234567890",
+    "0987654321",
+    "87654321",
+    "987654321",
+    "11111111",
+    "00000000",
+    "22222222",
+    "88888888",
+    "99999999",
+    "12121212",
+    "11223344",
+    "12344321",
+    "13579246",
+    "147258369",
+    "159753456",
+    "123123123",
+    "112233445566",
+    "01234567",
+    "1234512345",
+    "123456123456",
+    "98765432",
+    "55555555",
+    "66666666",
+    "77777777",
+]
+
+KEYBOARD = [
+    "qwertyui",
+    "qwertyuiop",
+    "asdfghjk",
+    "asdfghjkl",
+    "zxcvbnm,",
+    "1qaz2wsx",
+    "1q2w3e4r",
+    "1q2w3e4r5t",
+    "qazwsxedc",
+    "qweasdzxc",
+    "zaq1xsw2",
+    "!qaz2wsx",
+    "qwer1234",
+    "asdf1234",
+    "zxcv1234",
+    "1234qwer",
+    "1234asdf",
+    "q1w2e3r4t5",
+    "qwerty123",
+    "qwerty12",
+    "qwerty1234",
+    "azertyuiop",
+    "qwertz123",
+    "password1",
+    "mnbvcxz1",
+]
+
+SUFFIXES = [
+    "",
+    "1",
+    "12",
+    "123",
+    "1234",
+    "12345",
+    "!",
+    "1!",
+    "123!",
+    "01",
+    "69",
+    "7",
+    "99",
+    "00",
+    "2",
+    "11",
+    "13",
+    "21",
+    "22",
+    "23",
+    "77",
+    "88",
+]
+YEARS = [str(y) for y in range(1960, 2031)]
+
+
+def _leet(word: str) -> str:
+    return word.translate(str.maketrans({"a": "@", "o": "0", "e": "3", "i": "1", "s": "$"}))
+
+
+def generate() -> list[str]:
+    out: set[str] = set(DIGIT_RUNS) | set(KEYBOARD)
+    for word in WORDS:
+        for base in (word, word.capitalize()):
+            for suffix in SUFFIXES:
+                out.add(base + suffix)
+        for suffix in ("", "1", "123", "!"):
+            out.add(_leet(word) + suffix)
+        out.add(word + word)
+    for word in WORDS[:40]:
+        for year in YEARS:
+            out.add(word + year)
+            out.add(word.capitalize() + year)
+    for d in "0123456789":
+        for n in range(8, 13):
+            out.add(d * n)
+    return sorted(p for p in out if len(p) >= 8)
+
+
+def main() -> None:
+    target = Path(__file__).resolve().parent.parent / "src/paigow/service/common_passwords.txt"
+    entries = generate()
+    header = "# Commonly used passwords, generated by scripts/make_common_passwords.py\n"
+    target.write_text(header + "\n".join(entries) + "\n")
+    print(f"{len(entries)} entries written to {target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Who may hold a seat, and freeing the seats of players who are gone.
+
+- A player sits only with at least the table's minimum wager in the wallet, and holds at most
+  ``max_seats_per_user`` seats over all tables (one per table).
+- A seat is freed when its player wagered in none of the table's last ``idle_rounds`` rounds
+  played since sitting, or when every WebSocket the player had open to the table has been gone
+  for ``seat_away_s`` (the server processes write ``seats.seen_at`` while a connection is open).
+  Each freeing is an audit record ``seat-freed`` with the reason, and a table notice (clients see
+  the spot free). A wager in play stays in play, as when a player leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.service import ledger, tables
+from paigow.service.audit import record
+from paigow.service.auth import Principal
+from paigow.service.config import ServiceConfig
+from paigow.service.db import RoundRow, RoundWager, Seat, User, now
+from paigow.service.errors import Conflict
+from paigow.service.runtime import notify
+
+SYSTEM = "dealer"
+
+
+def sit(
+    session: Session, table_id: int, user: Principal, spot: int, config: ServiceConfig
+) -> dict[str, Any]:
+    """:func:`paigow.service.tables.sit`, refused (409) without the table's minimum in the wallet
+    or beyond the seats a player may hold."""
+    table = tables.lock_table(session, table_id)
+    here = session.execute(
+        sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
+    ).first()
+    if here is None and table.status == "open":
+        minimum = int(table.ruleset["min_wager"])
+        balance = ledger.balance(session, ledger.wallet(user.username))
+        if balance < minimum:
+            raise Conflict(
+                f"your wallet holds {balance} cents, less than this table's minimum wager of "
+                f"{minimum}: it must hold at least the minimum to sit",
+                code="no-money",
+            )
+        held = session.execute(
+            sa.select(sa.func.count()).select_from(Seat).where(Seat.user_id == user.id)
+        ).scalar_one()
+        if held >= config.max_seats_per_user:
+            raise Conflict(
+                f"you already hold {held} seats, the most one player may hold; leave one first",
+                code="too-many-seats",
+            )
+    return tables.sit(session, table_id, user, spot)
+
+
+def touch(session: Session, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
+    """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
+    rows = [{"t": t, "u": u} for t, u in pairs]
+    if rows:
+        seats = cast(sa.Table, Seat.__table__)
+        session.connection().execute(
+            sa.update(seats)
+            .where(seats.c.table_id == sa.bindparam("t"), seats.c.user_id == sa.bindparam("u"))
+            .values(seen_at=at if at is not None else now()),
+            rows,
+        )
+
+
+def to_free(
+    session: Session, table_id: int, config: ServiceConfig, at: float | None = None
+) -> list[tuple[int, int, str]]:
+    """The seats of table ``table_id`` to free: (spot, user id, reason)."""
+    t = at if at is not None else now()
+    seats = session.execute(
+        sa.select(Seat.spot, Seat.user_id, Seat.sat_at, Seat.seen_at).where(
+            Seat.table_id == table_id
+        )
+    ).all()
+    if not seats:
+        return []
+    out: list[tuple[int, int, str]] = []
+    recent: list[tuple[str, float]] = []
+    if config.idle_rounds > 0:
+        recent = [
+            (str(rid), float(created))
+            for rid, created in session.execute(
+                sa.select(RoundRow.id, RoundRow.created_at)
+                .where(RoundRow.table_id == table_id, RoundRow.phase.in_(tables.ENDED))
+                .order_by(RoundRow.number.desc())
+                .limit(config.idle_rounds)
+            ).all()
+        ]
+    wagered: set[int] = set()
+    if len(recent) == config.idle_rounds and recent:
+        wagered = set(
+            session.execute(
+                sa.select(RoundWager.user_id).where(
+                    RoundWager.round_id.in_([rid for rid, _ in recent])
+                )
+            ).scalars()
+        )
+    for spot, uid, sat_at, seen_at in seats:
+        if config.seat_away_s > 0 and seen_at is not None and t - seen_at > config.seat_away_s:
+            out.append((spot, uid, f"no connection for {config.seat_away_s:g} s"))
+        elif (
+            len(recent) == config.idle_rounds
+            and recent
+            and uid not in wagered
+            and all(created >= sat_at for _, created in recent)
+        ):
+            out.append((spot, uid, f"no wager in the last {config.idle_rounds} rounds"))
+    return out
+
+
+def free(
+    session: Session, table_id: int, found: list[tuple[int, int, str]], config: ServiceConfig
+) -> int:
+    """Free the seats ``found`` by :func:`to_free` that are still held by the same player (and,
+    for a player gone, still unseen)."""
+    freed = 0
+    t = now()
+    for spot, uid, reason in found:
+        seat = session.get(Seat, (table_id, spot), with_for_update=True)
+        if seat is None or seat.user_id != uid:
+            continue
+        if reason.startswith("no connection") and (
+            seat.seen_at is None or t - seat.seen_at <= config.seat_away_s
+        ):
+            continue
+        name = session.execute(sa.select(User.username).where(User.id == uid)).scalar_one()
+        session.delete(seat)
+        record(
+            session,
+            SYSTEM,
+            "seat-freed",
+            f"table:{table_id}",
+            {"table_id": table_id, "spot": spot, "username": name, "reason": reason},
+        )
+        freed += 1
+    if freed:
+        notify(session, table_id, "table")
+    return freed

@@ -1,0 +1,219 @@
+"""The doors of issue 9 that need ``paigow serve`` processes: forwarded addresses believed only
+from named proxies, WebSocket heartbeats, one secret shared by the processes of a deployment, and
+``paigow bots`` going on when a server is lost."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from paigow.service.admin import create_operator
+from paigow.service.audit import verify
+from paigow.service.db import Database
+
+pytestmark = pytest.mark.slow
+
+
+def _login(url: str, username: str, password: str, xff: str | None = None) -> httpx.Response:
+    headers = {"X-Forwarded-For": xff} if xff else {}
+    return httpx.post(
+        url + "/api/auth/login",
+        json={"username": username, "password": password},
+        headers=headers,
+        timeout=30,
+        trust_env=False,
+    )
+
+
+def test_forwarded_addresses_are_believed_only_from_named_proxies(
+    helpers: Any, sqlite_url: str
+) -> None:
+    """By default X-Forwarded-For is ignored: rotating it does not escape the limit on failures
+    per address. Named with --forwarded-allow-ips, the proxy's forwarded address is the client."""
+    create_operator(sqlite_url, *helpers.OPERATOR)
+    boss, password = helpers.OPERATOR
+    env = {"PAIGOW_LOGIN_LIMIT_USER": "100", "PAIGOW_LOGIN_LIMIT_ADDR": "5"}
+    proc = helpers.ServerProcess(sqlite_url, env=env)
+    try:
+        codes = [
+            _login(proc.url, boss, f"nope-{i}", f"203.0.113.{i + 1}").status_code for i in range(6)
+        ]
+        assert codes == [401] * 5 + [429], codes
+    finally:
+        proc.stop()
+    proc = helpers.ServerProcess(sqlite_url, env=env, args=("--forwarded-allow-ips", "127.0.0.1"))
+    try:
+        codes = [
+            _login(proc.url, boss, f"nope-{i}", f"203.0.113.{i + 1}").status_code for i in range(10)
+        ]
+        assert codes == [401] * 10, codes
+        assert _login(proc.url, boss, password, "198.51.100.9").status_code == 200
+    finally:
+        proc.stop()
+
+
+def _raw_websocket(url: str, path: str) -> socket.socket:
+    """A WebSocket handshake by hand, after which this client never answers a ping."""
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed during the handshake"
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 101"), head[:200]
+    return sock
+
+
+def test_a_client_that_does_not_answer_pings_is_dropped(helpers: Any, sqlite_url: str) -> None:
+    create_operator(sqlite_url, *helpers.OPERATOR)
+    env = {"PAIGOW_WS_PING_S": "0.5", "PAIGOW_WS_PING_TIMEOUT_S": "0.5"}
+    proc = helpers.ServerProcess(sqlite_url, env=env)
+    try:
+        op = helpers.Client(proc.url)
+        op.token = op.ok(
+            op.post(
+                "/api/auth/login",
+                dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
+            )
+        )["token"]
+        table = op.ok(op.post("/api/admin/tables", {"name": "t"}), 201)["id"]
+        answering = helpers.WsReader(proc.url, table, None)  # its library answers pings
+        silent = _raw_websocket(proc.url, f"/ws/tables/{table}")
+        try:
+            silent.settimeout(1.0)
+            deadline = time.time() + 10
+            closed_after = None
+            while time.time() < deadline:
+                try:
+                    data = silent.recv(65536)
+                except TimeoutError:
+                    continue
+                if not data:
+                    closed_after = time.time()
+                    break
+            assert closed_after is not None, "the silent client was not dropped within 10 s"
+            time.sleep(1.5)
+            assert answering.closed is None and answering.thread.is_alive()
+        finally:
+            silent.close()
+            answering.close()
+    finally:
+        proc.stop()
+
+
+def test_processes_on_postgresql_share_the_secret_file(helpers: Any, tmp_path: Path) -> None:
+    with helpers.pg_schema() as db_url:
+        create_operator(db_url, *helpers.OPERATOR)
+        data = tmp_path / "data"
+        procs = [helpers.ServerProcess(db_url, args=("--data-dir", str(data))) for _ in range(2)]
+        try:
+            token = _login(procs[0].url, *helpers.OPERATOR).json()["token"]
+            r = httpx.get(
+                procs[1].url + "/api/admin/ledger",
+                headers={"Authorization": f"Bearer {token}"},
+                trust_env=False,
+            )
+            assert r.status_code == 200, r.text
+            files = list(data.glob("*.secret"))
+            assert len(files) == 1 and files[0].stat().st_mode & 0o777 == 0o600
+            db = Database(db_url)
+            try:
+                with db.read() as s:
+                    assert s.execute(sa.text("SELECT count(*) FROM server_settings")).scalar() == 0
+            finally:
+                db.dispose()
+        finally:
+            for p in procs:
+                p.stop()
+
+
+def test_bots_go_on_when_a_server_is_lost(helpers: Any, tmp_path: Path) -> None:
+    """Bots against two processes on PostgreSQL; one is killed mid-run; the bots finish every
+    round with nothing unexpected, the ledger balances and every round replays."""
+    with helpers.pg_schema() as db_url:
+        create_operator(db_url, *helpers.OPERATOR)
+        pw = tmp_path / "pw"
+        pw.write_text(helpers.OPERATOR[1])
+        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+        bots = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "paigow.cli",
+                "bots",
+                "--url",
+                procs[0].url,
+                "--url",
+                procs[1].url,
+                "--operator",
+                helpers.OPERATOR[0],
+                "--operator-password-file",
+                str(pw),
+                "--tables",
+                "2",
+                "--players",
+                "3",
+                "--rounds",
+                "6",
+                "--betting-ms",
+                "400",
+                "--setting-ms",
+                "2000",
+                "--seed",
+                "11",
+                "--json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            db = Database(db_url)
+            try:
+                deadline = time.time() + 120
+                settled = 0
+                while time.time() < deadline and bots.poll() is None:
+                    with db.read() as s:
+                        settled = s.execute(
+                            sa.text("SELECT count(*) FROM rounds WHERE phase = 'settled'")
+                        ).scalar_one()
+                    if settled >= 2:
+                        break
+                    time.sleep(0.2)
+            finally:
+                db.dispose()
+            assert settled >= 2 and bots.poll() is None, "the bots did not get going"
+            procs[0].kill()  # mid-run
+            out, err = bots.communicate(timeout=300)
+        finally:
+            if bots.poll() is None:
+                bots.kill()
+            for p in procs:
+                p.stop()
+        assert bots.returncode == 0, out[-3000:] + err[-3000:]
+        report = json.loads(out)
+        print({k: report[k] for k in ("rounds", "failovers", "ws_reconnects", "errors")})
+        assert report["errors"]["unexpected"] == {}, report["error_notes"]
+        assert report["ledger_balanced"] and report["replay_mismatches"] == 0
+        assert report["failovers"] + report["ws_reconnects"] >= 1, report["errors"]
+        assert report["rounds"] >= 6
+        assert verify(Database(db_url))["ok"]
