@@ -402,6 +402,15 @@ def serve(
             "casino and a practice table if there are none.",
         ),
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes sharing the port (PostgreSQL only; each deals the tables "
+            "whose dealer lock it holds).",
+        ),
+    ] = 1,
 ) -> None:
     """Run the table service (HTTP API, WebSockets, virtual dealers); prints the URL to open."""
     from paigow.service.server import default_database_url
@@ -416,7 +425,7 @@ def serve(
             url = database or default_database_url()
             for line in ensure_demo(url, Path.cwd() / "paigow-operator-password.txt"):
                 _console(stderr=True).print(f"paigow table server: {line}")
-        run_server(host, port, database, log_level=log_level)
+        run_server(host, port, database, log_level=log_level, workers=workers)
     except ValueError as exc:
         raise _fail(str(exc)) from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -17,7 +18,17 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
 import sqlalchemy as sa
-from fastapi import Depends, FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    Path,
+    Query,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -64,6 +75,7 @@ from paigow.service.schemas import (
 from paigow.service.views import view_event, view_log
 
 log = logging.getLogger("paigow.service")
+_PID = str(os.getpid())
 T = TypeVar("T")
 
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]
@@ -345,8 +357,10 @@ def create_app(
 
     # ------------------------------------------------------------------ health
     @app.get("/api/health", tags=["health"], response_model=HealthOut)
-    def health() -> dict[str, Any]:
-        """Answers once the service serves."""
+    async def health(response: Response) -> dict[str, Any]:
+        """Answers once the service serves (header ``X-Paigow-Worker``: the process that
+        answered, when several serve one port)."""
+        response.headers["X-Paigow-Worker"] = _PID
         return {"status": "ok"}
 
     # ------------------------------------------------------------------ auth
