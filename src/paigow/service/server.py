@@ -121,7 +121,8 @@ def serve(
     server = _Server(uv_config, announce or sys.stdout)
     install_log_redaction()
     logging.getLogger("paigow.service").setLevel(log_level.upper())
-    asyncio.run(server.serve(), loop_factory=uv_config.get_loop_factory())
+    with asyncio.Runner(loop_factory=uv_config.get_loop_factory()) as runner:  # uvloop
+        runner.run(server.serve())
 
 
 def _serve_workers(
