@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
+import orjson
 import sqlalchemy as sa
 from fastapi import (
     Depends,
@@ -46,7 +47,7 @@ from paigow.service.errors import (
     ServiceError,
     Unauthorized,
 )
-from paigow.service.feeds import EventItem, FeedHub, TableItem
+from paigow.service.feeds import FeedHub, TableItem
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import (
     CloseOut,
@@ -72,7 +73,7 @@ from paigow.service.schemas import (
     WagerIn,
     WagerOut,
 )
-from paigow.service.views import view_event, view_log
+from paigow.service.views import view_log
 
 log = logging.getLogger("paigow.service")
 _PID = str(os.getpid())
@@ -742,7 +743,7 @@ def create_app(
                 )
                 await websocket.close(code=4404)
                 return
-            await websocket.send_json(snapshot)
+            await websocket.send_text(orjson.dumps(snapshot).decode())
             seen_number = snapshot["round"]["number"] if snapshot["round"] else 0
             seen_seq = snapshot["round"]["log_length"] if snapshot["round"] else 0
             viewer_id = viewer.id if viewer else None
@@ -768,9 +769,9 @@ def create_app(
                     ):
                         continue
                     seen_number, seen_seq = item.number, item.seq + 1
-                    message = _render(item, viewer_id)
-                    if message is not None:
-                        await websocket.send_json(message)
+                    text = item.text(viewer_id)  # rendered once per kind of viewer
+                    if text is not None:
+                        await websocket.send_text(text)
             finally:
                 receiver.cancel()
         except (WebSocketDisconnect, RuntimeError):
@@ -792,14 +793,6 @@ async def _drain(websocket: WebSocket) -> None:
             text = await websocket.receive_text()
             if text.strip().lower() == "ping":
                 await websocket.send_json({"type": "pong"})
-
-
-def _render(item: EventItem, viewer_id: int | None) -> dict[str, Any] | None:
-    spots = {s for s, uid in item.owners.items() if viewer_id is not None and uid == viewer_id}
-    shown = view_event(item.log, item.seq, spots)
-    if shown is None:
-        return None
-    return {"round_id": item.round_id, "round_number": item.number, "seq": item.seq, **shown}
 
 
 def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.ledger import Movement, TableAccounts, wallet
-from paigow.service.runtime import RoundCache, after_commit, notify
+from paigow.service.runtime import FreshEvents, RoundCache, after_commit, notify
 from paigow.service.tables import ENDED, lock_table, table_house_way, table_ruleset
 from paigow.setting import Setting
 
@@ -69,23 +69,24 @@ def load_round(session: Session, row: RoundRow) -> Round:
     return Round.replay(load_events(session, row.id))
 
 
-def _append(session: Session, row: RoundRow, rnd: Round, start: int) -> None:
-    """Persist the events the round emitted since ``start`` and its new phase."""
+def _append(
+    session: Session,
+    row: RoundRow,
+    rnd: Round,
+    start: int,
+    owners: dict[int, int] | None = None,
+) -> None:
+    """Persist the events the round emitted since ``start`` and its new phase (``owners``: the
+    spots wagered on by this step, for the live feeds)."""
     if start != row.event_count:
         raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
     t = now()
-    new = rnd.events[start:]
+    new = [e.to_dict() for e in rnd.events[start:]]
     if new:
         session.execute(
             sa.insert(RoundEvent),
             [
-                {
-                    "round_id": row.id,
-                    "seq": start + i,
-                    "type": e.type,
-                    "data": e.to_dict(),
-                    "created_at": t,
-                }
+                {"round_id": row.id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
                 for i, e in enumerate(new)
             ],
         )
@@ -94,6 +95,12 @@ def _append(session: Session, row: RoundRow, rnd: Round, start: int) -> None:
     cache: RoundCache | None = session.info.get("rounds")
     if cache is not None and not rnd.is_over:
         after_commit(session, lambda: cache.put(rnd))
+    fresh: FreshEvents | None = session.info.get("fresh")
+    if fresh is not None and new:
+        table_id, rid, number, mine = row.table_id, row.id, row.number, dict(owners or {})
+        after_commit(
+            session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine)
+        )
 
 
 def _new_round(session: Session, table: GameTable) -> tuple[RoundRow, Round]:
@@ -191,7 +198,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
             round_id=row.id, spot=seat.spot, user_id=user.id, amount=amount, status="in-play"
         )
     )
-    _append(session, row, rnd, start)
+    _append(session, row, rnd, start, {seat.spot: user.id})
     idle = session.execute(
         sa.select(sa.func.count())
         .select_from(Seat)
@@ -351,35 +358,51 @@ class TableView:
 
 
 def peek(session: Session, table_id: int) -> TableView | None:
+    """The table's :class:`TableView` in one statement (the dealer looks often)."""
+    current = GameTable.current_round_id
+    wagers = (
+        sa.select(sa.func.count())
+        .select_from(RoundWager)
+        .where(RoundWager.round_id == current)
+        .scalar_subquery()
+    )
+    idle = (
+        sa.select(sa.func.count())
+        .select_from(Seat)
+        .where(
+            Seat.table_id == GameTable.id,
+            Seat.user_id.not_in(sa.select(RoundWager.user_id).where(RoundWager.round_id == current)),
+        )
+        .scalar_subquery()
+    )
+    hands_set = (
+        sa.select(sa.func.count())
+        .select_from(RoundEvent)
+        .where(RoundEvent.round_id == current, RoundEvent.type == "hand-set")
+        .scalar_subquery()
+    )
     head = session.execute(
-        sa.select(GameTable.status, RoundRow.id, RoundRow.phase, RoundRow.deadline)
+        sa.select(
+            GameTable.status, RoundRow.id, RoundRow.phase, RoundRow.deadline, wagers, idle, hands_set
+        )
         .select_from(GameTable)
-        .outerjoin(RoundRow, RoundRow.id == GameTable.current_round_id)
+        .outerjoin(RoundRow, RoundRow.id == current)
         .where(GameTable.id == table_id)
     ).first()
     if head is None:
         return None
-    status, round_id, phase, deadline = head
+    status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
     if round_id is None:
         return TableView(table_id, status, None, None, None, 0, 0, 0)
-    wagered = sa.select(RoundWager.user_id).where(RoundWager.round_id == round_id)
-    wagers = session.execute(
-        sa.select(sa.func.count()).select_from(RoundWager).where(RoundWager.round_id == round_id)
-    ).scalar_one()
-    idle = session.execute(
-        sa.select(sa.func.count())
-        .select_from(Seat)
-        .where(Seat.table_id == table_id, Seat.user_id.not_in(wagered))
-    ).scalar_one()
-    hands_set = 0
-    if phase == Phase.SETTING.value:
-        hands_set = session.execute(
-            sa.select(sa.func.count())
-            .select_from(RoundEvent)
-            .where(RoundEvent.round_id == round_id, RoundEvent.type == "hand-set")
-        ).scalar_one()
     return TableView(
-        table_id, status, round_id, phase, deadline, int(wagers), int(idle), int(hands_set)
+        table_id,
+        status,
+        round_id,
+        phase,
+        deadline,
+        int(n_wagers),
+        int(n_idle),
+        int(n_set) if phase == Phase.SETTING.value else 0,
     )
 
 
