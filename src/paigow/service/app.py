@@ -234,6 +234,7 @@ def create_app(
         config = ServiceConfig.from_env(database_url, **overrides)
     rt = Runtime(config)
     hub = FeedHub(rt)
+    states = tables.PublicStates()
     install_log_redaction()
 
     @asynccontextmanager
@@ -245,6 +246,7 @@ def create_app(
         await asyncio.to_thread(rt.db.migrate)
         await asyncio.to_thread(lambda: rt.signer)
         await rt.bus.start()
+        rt.bus.subscribe(0, states.on_notice)  # 0: every table's notices
         supervisor = None
         if config.run_dealers:
             from paigow.service.dealer import DealerSupervisor
@@ -356,6 +358,39 @@ def create_app(
 
         return retrying(run)
 
+    # ------------------------------------------------------------------ public table states
+    def read_states(
+        ids: list[int] | None, include_closed: bool
+    ) -> tuple[list[int], dict[int, dict[str, Any]]]:
+        with rt.db.read() as s:
+            return tables.read_states(s, ids, include_closed)
+
+    async def public_states(
+        ids: list[int] | None, include_closed: bool = False
+    ) -> list[dict[str, Any]]:
+        """Public table states from this process's cache (kept until a table notice), the
+        missing ones read in one go."""
+        t = now()
+        if ids is None:
+            ids = states.ids(include_closed, t)
+            if ids is None:
+                list_version, versions = states.list_version(), states.versions()
+                ids, got = await asyncio.to_thread(read_states, None, include_closed)
+                states.keep_ids(include_closed, list_version, ids, t)
+                for tid, state in got.items():
+                    states.keep(tid, versions.get(tid, 0), state, t)
+                return [got[i] for i in ids if i in got]
+        found = {i: st for i in ids if (st := states.get(i, t)) is not None}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            versions = states.versions()
+            _, got = await asyncio.to_thread(read_states, missing, True)
+            for tid, state in got.items():
+                states.keep(tid, versions.get(tid, 0), state, t)
+            found.update(got)
+        t = now()
+        return [tables.with_time_left(found[i], t) for i in ids if i in found]
+
     # ------------------------------------------------------------------ health
     @app.get("/api/health", tags=["health"], response_model=HealthOut)
     async def health(response: Response) -> dict[str, Any]:
@@ -426,17 +461,11 @@ def create_app(
 
     # ------------------------------------------------------------------ tables
     @app.get("/api/tables", tags=["tables"], response_model=list[TableOut])
-    def list_tables(
+    async def list_tables(
         include_closed: Annotated[bool, Query(description="Also list closed tables")] = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Response:
         """Every table with its posted commission, limits, house way, spots and current round."""
-        from paigow.service.db import GameTable
-
-        with rt.db.read() as s:
-            q = sa.select(GameTable).order_by(GameTable.id)
-            if not include_closed:
-                q = q.where(GameTable.status != "closed")
-            return [tables.public_state(s, t) for t in s.execute(q).scalars()]
+        return _json(await public_states(None, include_closed))
 
     @app.get(
         "/api/tables/{table_id}",
@@ -444,11 +473,13 @@ def create_app(
         response_model=TableOut,
         responses=_errors(404, 422),
     )
-    def get_table(table_id: TableId) -> dict[str, Any]:
+    async def get_table(table_id: TableId) -> Response:
         """A table's public state: posted commission, limits, house way, start method, mode,
         spots, the current round's phase and time left."""
-        with rt.db.read() as s:
-            return tables.public_state(s, tables.get_table(s, table_id))
+        found = await public_states([table_id])
+        if not found:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        return _json(found[0])
 
     @app.post(
         "/api/tables/{table_id}/sit",
@@ -847,6 +878,11 @@ def create_user(session: Any, username: str, password_hash: str, role: str) -> d
     session.flush()
     ledger.open_wallet(session, username, user.id)
     return {"id": user.id, "username": username, "role": role}
+
+
+def _json(body: Any) -> Response:
+    """A JSON response rendered by orjson (for bodies already in their response model's shape)."""
+    return Response(orjson.dumps(body), media_type="application/json")
 
 
 def _retryable(exc: Exception) -> bool:

@@ -201,8 +201,8 @@ class Runtime:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction. Call :func:`notify` inside it to announce a table change: with
-        PostgreSQL the notice is sent with ``pg_notify`` in the transaction; with SQLite it is
-        delivered in-process after the commit."""
+        PostgreSQL the notice is sent with ``pg_notify`` in the transaction (for every process);
+        it is also delivered in this process after the commit."""
         with self.db.write() as s:
             s.info["rounds"] = self.rounds
             if not self.db.is_postgres:  # one process writes: its feeds can trust what it wrote
@@ -216,8 +216,8 @@ class Runtime:
                     s.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": n.encode()})
         for fn in after:
             fn()
-        if notices and not self.db.is_postgres:
-            self.bus.publish_local(notices)
+        if notices:  # PostgreSQL: LISTEN brings them again; this process hears them at once
+            self.bus.publish_local(notices)  # (so its cached table states never lag its writes)
 
 
 def after_commit(session: Session, fn: Callable[[], None]) -> None:
