@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 
-from paigow.house_way import HouseWay
 from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
 
 
 class Counter:
@@ -61,7 +60,8 @@ def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
         with counter.count() as n:
             c.ok(c.wager(tid, 500))
         figures["first wager" if i == 0 else "wager"] = n[0]
-        if i == 1: print("\nWAGER", counter.texts)
+        if i == 1:
+            print("\nWAGER", counter.texts)
     with counter.count() as n, rt.db.read() as s:
         view = rounds.peek(s, tid)
     figures["peek"] = n[0]

@@ -373,13 +373,13 @@ def create_app(
         t = now()
         if ids is None:
             ids = states.ids(include_closed, t)
-            if ids is None:
-                list_version, versions = states.list_version(), states.versions()
-                ids, got = await asyncio.to_thread(read_states, None, include_closed)
-                states.keep_ids(include_closed, list_version, ids, t)
-                for tid, state in got.items():
-                    states.keep(tid, versions.get(tid, 0), state, t)
-                return [got[i] for i in ids if i in got]
+        if ids is None:
+            list_version, versions = states.list_version(), states.versions()
+            listed, got = await asyncio.to_thread(read_states, None, include_closed)
+            states.keep_ids(include_closed, list_version, listed, t)
+            for tid, state in got.items():
+                states.keep(tid, versions.get(tid, 0), state, t)
+            return [got[i] for i in listed if i in got]
         found = {i: st for i in ids if (st := states.get(i, t)) is not None}
         missing = [i for i in ids if i not in found]
         if missing:

@@ -213,7 +213,7 @@ class TableFeed:
         number, events, owners = fresh.run(self.table_id, round_id, start)
         if not events:
             return None  # nothing here follows on: another writer, or a late callback
-        return _RoundData(round_id, number, events, owners)
+        return _RoundData(round_id, number, [(q, e, at) for q, e, at in events], owners)
 
     def _state(self) -> dict[str, Any] | None:
         with self.hub.rt.db.read() as s:

@@ -86,7 +86,13 @@ def _append(
         session.execute(
             sa.insert(RoundEvent),
             [
-                {"round_id": row.id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
+                {
+                    "round_id": row.id,
+                    "seq": start + i,
+                    "type": e["type"],
+                    "data": e,
+                    "created_at": t,
+                }
                 for i, e in enumerate(new)
             ],
         )
@@ -98,9 +104,7 @@ def _append(
     fresh: FreshEvents | None = session.info.get("fresh")
     if fresh is not None and new:
         table_id, rid, number, mine = row.table_id, row.id, row.number, dict(owners or {})
-        after_commit(
-            session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine)
-        )
+        after_commit(session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
 
 
 def _new_round(session: Session, table: GameTable) -> tuple[RoundRow, Round]:
@@ -371,7 +375,9 @@ def peek(session: Session, table_id: int) -> TableView | None:
         .select_from(Seat)
         .where(
             Seat.table_id == GameTable.id,
-            Seat.user_id.not_in(sa.select(RoundWager.user_id).where(RoundWager.round_id == current)),
+            Seat.user_id.not_in(
+                sa.select(RoundWager.user_id).where(RoundWager.round_id == current)
+            ),
         )
         .scalar_subquery()
     )
@@ -383,7 +389,13 @@ def peek(session: Session, table_id: int) -> TableView | None:
     )
     head = session.execute(
         sa.select(
-            GameTable.status, RoundRow.id, RoundRow.phase, RoundRow.deadline, wagers, idle, hands_set
+            GameTable.status,
+            RoundRow.id,
+            RoundRow.phase,
+            RoundRow.deadline,
+            wagers,
+            idle,
+            hands_set,
         )
         .select_from(GameTable)
         .outerjoin(RoundRow, RoundRow.id == current)

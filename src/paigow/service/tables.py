@@ -387,6 +387,8 @@ def read_states(
     t = now()
     states = {}
     for table in found:
-        row = rows.get(table.current_round_id) if table.current_round_id else None
-        states[table.id] = _state_of(table, seats[table.id], row, wagers.get(row.id, []) if row else [], t)
+        current = rows.get(table.current_round_id) if table.current_round_id else None
+        states[table.id] = _state_of(
+            table, seats[table.id], current, wagers.get(current.id, []) if current else [], t
+        )
     return ids, states
