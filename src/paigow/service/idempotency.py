@@ -46,13 +46,17 @@ def lookup(session: Session, user_id: int, key: str, digest: str) -> dict[str, A
 
 
 def store(session: Session, user_id: int, key: str, digest: str, response: dict[str, Any]) -> None:
-    session.execute(
-        sa.insert(IdempotencyKey).values(
-            user_id=user_id,
-            key=key,
-            request_hash=digest,
-            status_code=200,
-            response=response,
-            created_at=now(),
-        )
+    session.connection().execute(  # Core: no ORM bookkeeping for a row nobody loads
+        _INSERT,
+        {
+            "user_id": user_id,
+            "key": key,
+            "request_hash": digest,
+            "status_code": 200,
+            "response": response,
+            "created_at": now(),
+        },
     )
+
+
+_INSERT = sa.insert(IdempotencyKey)

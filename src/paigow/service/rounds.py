@@ -69,6 +69,10 @@ def load_round(session: Session, row: RoundRow) -> Round:
     return Round.replay(load_events(session, row.id))
 
 
+_INSERT_EVENT = sa.insert(RoundEvent)
+_INSERT_WAGER = sa.insert(RoundWager)
+
+
 def _append(
     session: Session,
     row: RoundRow,
@@ -83,8 +87,8 @@ def _append(
     t = now()
     new = [e.to_dict() for e in rnd.events[start:]]
     if new:
-        session.execute(
-            sa.insert(RoundEvent),
+        session.connection().execute(  # Core: the log's rows are never loaded as objects here
+            _INSERT_EVENT,
             [
                 {
                     "round_id": row.id,
@@ -197,10 +201,15 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         reference=row.id,
         actor=user.username,
     )
-    session.execute(
-        sa.insert(RoundWager).values(
-            round_id=row.id, spot=seat.spot, user_id=user.id, amount=amount, status="in-play"
-        )
+    session.connection().execute(
+        _INSERT_WAGER,
+        {
+            "round_id": row.id,
+            "spot": seat.spot,
+            "user_id": user.id,
+            "amount": amount,
+            "status": "in-play",
+        },
     )
     _append(session, row, rnd, start, {seat.spot: user.id})
     idle = session.execute(
