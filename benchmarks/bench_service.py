@@ -211,7 +211,8 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
     from paigow.service.bots import BotConfig, run_bots
 
     password = secrets.token_urlsafe(12)
-    s = serve(tree, backend, args.processes, CHEAP_HASH, password)
+    env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
+    s = serve(tree, backend, args.processes, env, password)
     samples: list[tuple[float, float]] = []
     done = threading.Event()
 
@@ -667,6 +668,13 @@ def main() -> int:
     ap.add_argument("--reads-rate", type=float, default=500)
     ap.add_argument("--reads-seconds", type=float, default=10)
     ap.add_argument("--full", action="store_true", help="the issue's paced load: 100 tables, 120 s")
+    ap.add_argument(
+        "--sqlite-synchronous",
+        choices=["FULL", "NORMAL"],
+        default="FULL",
+        help="saturated SQLite: FULL (the default: every commit waits for fsync) or NORMAL (a "
+        "commit survives a killed process, not a power cut)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.full:
@@ -692,6 +700,8 @@ def main() -> int:
                     " (1 process)" if backend == "sqlite" else ""
                 )
                 results[name][label] = r["rounds/s"]
+                if backend == "sqlite":
+                    results[name]["saturated sqlite synchronous"] = args.sqlite_synchronous
                 for k, v in r.items():
                     if k != "rounds/s":
                         results[name][f"saturated {backend} {k}"] = v
