@@ -95,6 +95,7 @@ class TableFeed:
         self.owners: dict[int, int] = {}
         self._round_dirty = False
         self._table_dirty = False
+        self._foreign = False  # a notice of another process's commit (or a resync) came
         self._task: asyncio.Task[None] | None = None
         self._started = False
 
@@ -164,6 +165,8 @@ class TableFeed:
     def on_notice(self, notice: Notice) -> None:
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True
+            if notice.origin != self.hub.rt.bus.origin:
+                self._foreign = True
         if notice.kind in ("table", "resync"):
             self._table_dirty = True
         if self._task is None or self._task.done():
@@ -173,10 +176,11 @@ class TableFeed:
         await asyncio.sleep(COALESCE_S)  # let a burst of notices become one read
         while self._round_dirty or self._table_dirty:
             round_dirty, table_dirty = self._round_dirty, self._table_dirty
-            self._round_dirty = self._table_dirty = False
+            foreign = self._foreign
+            self._round_dirty = self._table_dirty = self._foreign = False
             try:
                 if round_dirty:
-                    fresh = self._fresh()
+                    fresh = None if foreign else self._fresh()
                     if fresh is not None:
                         self._apply(fresh)
                     else:
@@ -195,8 +199,9 @@ class TableFeed:
                 await asyncio.sleep(0.2)
 
     def _fresh(self) -> _RoundData | None:
-        """What is new, from the events this process has just committed (one process writes:
-        SQLite), when they follow on from what the feed has; None: read the database."""
+        """What is new, from the events this process has just committed, when they follow on
+        from what the feed has (called only when every notice since the last look came from
+        this process's own commits); None: read the database."""
         fresh = self.hub.rt.fresh
         latest = fresh.latest(self.table_id)
         if latest is None:

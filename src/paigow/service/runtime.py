@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -75,7 +75,8 @@ class FreshEvents:
     """The events this process has just committed, kept per table for the live feeds, so that
     a feed hands them on without reading back from the database what this process wrote.
     Filled after each commit (never before, never on a rollback); a feed takes from it only a
-    run of events that follows on what it has shown, and reads the database otherwise.
+    run of events that follows on what it has shown, after notices of this process's own
+    commits only, and reads the database otherwise (another process wrote, or a gap).
 
     >>> fresh = FreshEvents()
     >>> fresh.put(1, "r1", 1, 0, [{"type": "round-started"}], 10.0, {})
@@ -205,19 +206,21 @@ class Runtime:
         it is also delivered in this process after the commit."""
         with self.db.write() as s:
             s.info["rounds"] = self.rounds
-            if not self.db.is_postgres:  # one process writes: its feeds can trust what it wrote
-                s.info["fresh"] = self.fresh
+            s.info["fresh"] = self.fresh
             yield s
-            notices: list[Notice] = s.info.get("notices", [])
+            origin = self.bus.origin
+            notices = [replace(n, origin=origin) for n in dict.fromkeys(s.info.get("notices", []))]
             after: list[Callable[[], None]] = s.info.get("after_commit", [])
             if notices and self.db.is_postgres:
                 channel = self.db.channel()
-                for n in dict.fromkeys(notices):
+                for n in notices:
                     s.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": n.encode()})
-        for fn in after:
-            fn()
-        if notices:  # PostgreSQL: LISTEN brings them again; this process hears them at once
-            self.bus.publish_local(notices)  # (so its cached table states never lag its writes)
+        try:
+            for fn in after:
+                fn()
+        finally:
+            if notices:  # this process hears its own notices at once, never by LISTEN
+                self.bus.publish_local(notices)
 
 
 def after_commit(session: Session, fn: Callable[[], None]) -> None:
