@@ -402,6 +402,12 @@ class Bot:
             stats.unexpected["no deal"] += 1
             return
         cards = dealt.get("your_cards", {}).get(str(placed["spot"]))
+        if cards is None:  # the feed must show a player their cards: ask, and count it
+            stats.unexpected["dealt without the player's cards"] += 1
+            r = await http.get(f"/api/tables/{tid}/hand", headers=h)
+            cards = r.json().get("cards") if r.status_code == 200 else None
+            if cards is None:
+                return
         await asyncio.sleep(rng.uniform(0.5, 3.0))
         low = [c.code for c in way.set_hand(parse(cards)).setting.low]
         body2 = {"low": low, "round_id": rid, "idempotency_key": secrets.token_hex(12)}

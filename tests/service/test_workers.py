@@ -81,3 +81,69 @@ def test_two_workers_on_postgresql_share_a_port_and_play(helpers: Any) -> None:
         finally:
             server.stop()
             assert server.proc.returncode is not None
+
+
+def _dealer_pid(db_url: str, table_id: int) -> int | None:
+    """The pid of the process holding the table's dealer lock (connection paigow-locks-<pid>)."""
+    import sqlalchemy as sa
+
+    from paigow.service.db import Database
+
+    db = Database(db_url)
+    try:
+        key = db.namespace_key()
+        with db.engine.connect() as conn:
+            name = conn.execute(
+                sa.text(
+                    "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a "
+                    "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+                    "AND l.classid = CAST(:c AS oid) AND l.objid = CAST(:o AS oid)"
+                ),
+                {"c": key & 0xFFFFFFFF, "o": table_id},
+            ).scalar()
+        return int(name.rsplit("-", 1)[1]) if name else None
+    finally:
+        db.dispose()
+
+
+def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> None:
+    """A process's feed hands on the events it committed itself without reading them back; the
+    owners of wagers that another process took must stay known, or the deal would not show
+    their cards to their players."""
+    from paigow.service.admin import create_operator
+
+    with helpers.pg_schema() as url:
+        create_operator(url, *helpers.OPERATOR)
+        procs = [helpers.ServerProcess(url), helpers.ServerProcess(url)]
+        try:
+            svc = helpers.Service.__new__(helpers.Service)
+            svc.db_url, svc.url, svc._n = url, procs[0].url, 0
+            svc.op = svc.login(*helpers.OPERATOR)
+            tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000)
+            by_pid = {p.proc.pid: p for p in procs}
+            deadline = time.time() + 30
+            while (pid := _dealer_pid(url, tid)) not in by_pid and time.time() < deadline:
+                time.sleep(0.05)
+            assert pid in by_pid, "no process took the dealer lock"
+            dealer, other = by_pid[pid], next(p for p in procs if p.proc.pid != pid)
+            a, b = svc.player(), svc.player()
+            a_here = helpers.Client(dealer.url, a.token, a.username)
+            b_there = helpers.Client(other.url, b.token, b.username)
+            ws_a, ws_b = a_here.ws(tid), helpers.Client(dealer.url, b.token).ws(tid)
+            try:
+                a_here.sit(tid, 1)
+                b_there.sit(tid, 2)
+                a_here.ok(a_here.wager(tid, 500))  # committed by the dealing process
+                ws_b.wait_for(lambda m: m.get("type") == "wager-placed" and m["spot"] == 1)
+                b_there.ok(b_there.wager(tid, 500))  # by the other: the dealer then deals
+                dealt_b = ws_b.wait_for(lambda m: m.get("type") == "dealt", timeout=30)
+                dealt_a = ws_a.wait_for(lambda m: m.get("type") == "dealt", timeout=30)
+                assert len(dealt_b.get("your_cards", {}).get("2", [])) == 7, dealt_b
+                assert len(dealt_a.get("your_cards", {}).get("1", [])) == 7, dealt_a
+                assert "1" not in dealt_b["your_cards"] and "2" not in dealt_a["your_cards"]
+            finally:
+                ws_a.close()
+                ws_b.close()
+        finally:
+            for p in procs:
+                p.stop()

@@ -218,6 +218,8 @@ class TableFeed:
         number, events, owners = fresh.run(self.table_id, round_id, start)
         if not events:
             return None  # nothing here follows on: another writer, or a late callback
+        if round_id == self.round_id:  # the owners of wagers another process took stay known
+            owners = {**self.owners, **owners}
         return _RoundData(round_id, number, [(q, e, at) for q, e, at in events], owners)
 
     def _state(self) -> dict[str, Any] | None:
