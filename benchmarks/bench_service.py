@@ -1,23 +1,45 @@
-"""Benchmark of the table service: real servers, real bots, 20 tables of 6 players.
+"""Benchmark of the table service against issue 9's goals: real servers, real clients, side by side.
 
-For each back end (SQLite in a temporary folder; PostgreSQL in a fresh schema of the database
-``test`` on 127.0.0.1:5432) the script creates an operator, starts ``paigow serve`` (PostgreSQL:
-``--processes`` of them, sharing the database; the bots' players are spread over them), runs the
-``paigow bots`` logic (house-way settings, some fouls, some deliberately bad requests), and prints
-rounds settled per second, the p50 and p99 latency of wager and set-hand requests, whether the
-ledger balances, how many rounds' replays disagree with what was recorded, and what ``paigow audit
-verify`` says afterwards. Exit status 1 if anything was lost or paid twice (ledger, replays, each
-bot's wallet) or an unexpected error occurred.
+Each source tree given (``--tree NAME=PATH``; default: this checkout, and the baseline when
+``--tree`` names it) serves in turn with the same clients, and the figures are printed beside
+the goals, one column per tree. Scenarios (``--scenarios``, all by default):
 
-    .venv/bin/python benchmarks/bench_service.py                      # both back ends
-    .venv/bin/python benchmarks/bench_service.py --backend sqlite --rounds 10
+``saturated``  bots play flat out (``paigow bots``: 20 tables x 6 players, house-way settings,
+               some fouls and bad requests): rounds settled per second, wager/set latency, the
+               server's CPU seconds per round, and whether the ledger balances, every round
+               replays and ``paigow audit verify`` passes. SQLite with one process; PostgreSQL
+               with ``--processes`` (``serve --workers N`` where the tree has it, else N
+               separate servers). Cheap password hashing here (setup is not measured).
+``paced``      people's pace: every bot acts after a random 0.5-3 s (``--paced-tables`` x 6
+               players, 600 WebSockets with ``--full``: 100 tables), for ``--paced-seconds``:
+               wager, set and read (GET a table, GET /api/me) latency; WebSocket delivery
+               latency from the event's commit (the server stamps ``committed_at``; a tree that
+               does not stamp shows n/a); how late each dealer step ran after it fell due (all
+               seated players wagered or the betting time passed; all hands set or the setting
+               time passed; settle after the dealer's hand); hands set by time-out. Meanwhile 10
+               logins per second (the server's own argon2id parameters) with their latency.
+``reads``      ``--reads-rate`` unauthenticated ``GET /api/tables`` per second (open loop over
+               64 keep-alive connections, latency counted from when each request was due) with
+               ``/api/health`` probed 20 times a second, on the tables of the paced scenario.
+
+    .venv/bin/python benchmarks/bench_service.py                               # this tree
+    git worktree add /tmp/base 9f1c085
+    .venv/bin/python benchmarks/bench_service.py --tree base=/tmp/base/src --tree new=src
+    .venv/bin/python benchmarks/bench_service.py --full                        # 100 paced tables
+
+Exit status 1 if anything was lost or paid twice (ledger, replays, audit) or a request failed
+unexpectedly. The goals are judged for the last tree; on a machine shared with other work the
+figures are low (the script says how busy the machine was).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -26,39 +48,97 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PAIGOW = [sys.executable, "-m", "paigow.cli"]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 PG_BASE = "postgresql://postgres@127.0.0.1:5432/test"
+PG_ADMIN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
+CHEAP_HASH = {"PAIGOW_ARGON2_MEMORY_KIB": "1024", "PAIGOW_ARGON2_TIME_COST": "1"}
+
+GOALS = [
+    ("saturated sqlite rounds/s (1 process)", ">= 50"),
+    ("saturated postgresql rounds/s", ">= 50"),
+    ("paced wager p99 ms", "< 100"),
+    ("paced set p99 ms", "< 100"),
+    ("paced read p99 ms", "< 50"),
+    ("paced event delivery p99 ms", "< 200"),
+    ("paced dealer step lateness max ms", "<= 250"),
+    ("paced hands set by time-out", "0"),
+    ("login p50 ms (10/s)", "< 100"),
+    ("login p99 ms (10/s)", "< 300"),
+    ("GET /api/tables per s (asked)", ">= 500"),
+    ("/api/health p99 ms meanwhile", "< 50"),
+]
 
 
-def start_server(url: str, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return round(s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))], 1)
+
+
+# ----------------------------------------------------------------------------- servers
+@dataclass
+class Served:
+    urls: list[str]
+    procs: list[subprocess.Popen[str]]
+    url_db: str
+    schema: str | None
+    tmp: str
+
+    def cpu_s(self) -> float:
+        """CPU seconds used so far by the server processes and their children."""
+        total = 0.0
+        hz = os.sysconf("SC_CLK_TCK")
+        todo = [p.pid for p in self.procs]
+        seen: set[int] = set()
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / hz
+            with contextlib.suppress(OSError):
+                for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+                    todo.append(int(child))
+        return total
+
+
+def _env(tree: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIGOW_ARGON2")}
+    env["PYTHONPATH"] = str(tree)
+    env.update(extra)
+    return env
+
+
+def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [*PAIGOW, "serve", "--port", "0", "--database", url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
     assert proc.stdout is not None
-    deadline = time.time() + 60
+    deadline = time.time() + 120
     while time.time() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
         if line.startswith("paigow table server: http"):
-            return proc, line.split(": ", 1)[1].strip()
+            return proc, line.split(": ", 1)[1].strip().rstrip("/")
     proc.kill()
     raise RuntimeError("the server did not start")
 
 
-def run(backend: str, args: argparse.Namespace) -> dict[str, Any]:
-    from paigow.service.bots import BotConfig, run_bots
-
-    env = dict(os.environ)
-    env.setdefault("PAIGOW_ARGON2_MEMORY_KIB", "8192")
+def serve(
+    tree: Path, backend: str, processes: int, env_extra: dict[str, str], password: str
+) -> Served:
+    env = _env(tree, env_extra)
     tmp = tempfile.mkdtemp(prefix="paigow-bench-")
     schema = None
     if backend == "sqlite":
@@ -68,18 +148,15 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, Any]:
         import psycopg
 
         schema = "bench_" + uuid.uuid4().hex[:8]
-        with psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-        ) as c:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as c:
             c.execute(f"CREATE SCHEMA {schema}")
         url = f"{PG_BASE}?options=-csearch_path%3D{schema}"
-        processes = args.processes
-    password = secrets.token_urlsafe(12)
-    pw_file = Path(tmp) / "pw"
-    pw_file.write_text(password)
+    pw = Path(tmp) / "pw"
+    pw.write_text(password)
+    py = [sys.executable, "-m", "paigow.cli"]
     subprocess.run(
         [
-            *PAIGOW,
+            *py,
             "admin",
             "create",
             "--database",
@@ -87,98 +164,569 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             "--username",
             "bench",
             "--password-file",
-            str(pw_file),
+            str(pw),
         ],
         check=True,
         env=env,
         capture_output=True,
     )
-    servers = [start_server(url, env) for _ in range(processes)]
-    try:
-        cfg = BotConfig(
-            url=",".join(u for _, u in servers),
-            tables=args.tables,
-            players=args.players,
-            rounds=args.rounds,
-            operator="bench",
-            operator_password=password,
-            betting_ms=args.betting_ms,
-            setting_ms=args.setting_ms,
-            seed=args.seed,
-        )
-        report = run_bots(cfg)
-    finally:
-        for proc, _ in servers:
-            proc.send_signal(signal.SIGTERM)
-        for proc, _ in servers:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    base = [*py, "serve", "--port", "0", "--database", url]
+    has_workers = "def check_workers" in (tree / "paigow/service/server.py").read_text()
+    if processes > 1 and has_workers:
+        started = [_start([*base, "--workers", str(processes)], env)]
+    else:
+        started = [_start(base, env) for _ in range(processes)]
+    return Served([u for _, u in started], [p for p, _ in started], url, schema, tmp)
+
+
+def stop(s: Served, tree: Path) -> dict[str, Any]:
+    for p in s.procs:
+        p.send_signal(signal.SIGTERM)
+    for p in s.procs:
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
     verify = subprocess.run(
-        [*PAIGOW, "audit", "verify", "--database", url, "--json"],
+        [sys.executable, "-m", "paigow.cli", "audit", "verify", "--database", s.url_db, "--json"],
         capture_output=True,
         text=True,
-        env=env,
+        env=_env(tree, {}),
     )
-    report["audit_verify"] = json.loads(verify.stdout) if verify.stdout.strip() else {"ok": False}
-    report["audit_verify_exit"] = verify.returncode
-    report["backend"] = backend
-    report["processes"] = processes
-    shutil.rmtree(tmp, ignore_errors=True)
-    if schema is not None:
+    report = json.loads(verify.stdout) if verify.stdout.strip() else {"ok": False}
+    shutil.rmtree(s.tmp, ignore_errors=True)
+    if s.schema is not None:
         import psycopg
 
-        with psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-        ) as c:
-            c.execute(f"DROP SCHEMA {schema} CASCADE")
+        with psycopg.connect(PG_ADMIN, autocommit=True) as c:
+            c.execute(f"DROP SCHEMA {s.schema} CASCADE")
     return report
 
 
+# ----------------------------------------------------------------------------- saturated
+def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
+    import threading
+
+    from paigow.service import bots
+    from paigow.service.bots import BotConfig, run_bots
+
+    password = secrets.token_urlsafe(12)
+    env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
+    s = serve(tree, backend, args.processes, env, password)
+    samples: list[tuple[float, float]] = []
+    done = threading.Event()
+
+    def sample() -> None:  # the servers' CPU time, 10 times a second
+        while not done.is_set():
+            samples.append((time.perf_counter(), s.cpu_s()))
+            done.wait(0.1)
+
+    play_span = [float("inf"), 0.0]
+    original = bots.Player.play
+
+    async def timed_play(self: Any) -> None:  # when the players played (setup excluded)
+        play_span[0] = min(play_span[0], time.perf_counter())
+        try:
+            await original(self)
+        finally:
+            play_span[1] = max(play_span[1], time.perf_counter())
+
+    def cpu_at(t: float) -> float:
+        before = [c for ts, c in samples if ts <= t]
+        return before[-1] if before else samples[0][1]
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    bots.Player.play = timed_play  # type: ignore[method-assign]
+    try:
+        cpu0 = s.cpu_s()
+        report = run_bots(
+            BotConfig(
+                url=",".join(s.urls),
+                tables=args.tables,
+                players=6,
+                rounds=args.rounds,
+                operator="bench",
+                operator_password=password,
+                seed=args.seed,
+            )
+        )
+        cpu = s.cpu_s() - cpu0
+    finally:
+        done.set()
+        sampler.join()
+        bots.Player.play = original  # type: ignore[method-assign]
+        audit = stop(s, tree)
+    play_cpu = cpu_at(play_span[1]) - cpu_at(play_span[0])
+    lat = report["latency_ms"]
+    ok = (
+        report["ledger_balanced"]
+        and report["replay_mismatches"] == 0
+        and not report["errors"]["unexpected"]
+        and bool(audit.get("ok"))
+    )
+    return {
+        "rounds/s": report["rounds_per_s"],
+        "rounds": report["rounds"],
+        "wager p50/p99 ms": f"{lat['wager']['p50']}/{lat['wager']['p99']}",
+        "set p50/p99 ms": f"{lat['set']['p50']}/{lat['set']['p99']}",
+        "server CPU ms per round (play)": round(1000 * play_cpu / max(report["rounds"], 1)),
+        "server CPU ms per round (setup included)": round(1000 * cpu / max(report["rounds"], 1)),
+        "time-outs": report["timeouts"],
+        "checks": "PASS"
+        if ok
+        else f"FAIL {report['errors']['unexpected']} {report['error_notes'][:3]}",
+        "ok": ok,
+    }
+
+
+# ----------------------------------------------------------------------------- paced
+@dataclass
+class Paced:
+    lat: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    delivery: list[float] = field(default_factory=list)
+    lateness: list[float] = field(default_factory=list)
+    timeouts: int = 0
+    unexpected: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    expected: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    stamped: bool = False
+    rounds: int = 0
+
+
+async def _timed(stats: Paced, kind: str, coro: Any) -> Any:
+    t0 = time.perf_counter()
+    r = await coro
+    stats.lat[kind].append((time.perf_counter() - t0) * 1000)
+    return r
+
+
+class Bot:
+    def __init__(
+        self, url: str, name: str, password: str, table: dict[str, Any], spot: int
+    ) -> None:
+        self.url, self.name, self.password, self.table, self.spot = url, name, password, table, spot
+        self.messages: list[dict[str, Any]] = []
+        self.changed = asyncio.Event()
+        self.observer = spot == 1
+
+    async def wait(self, pred: Any, timeout: float, since: int) -> dict[str, Any] | None:
+        deadline = time.monotonic() + timeout
+        i = since
+        while True:
+            while i < len(self.messages):
+                if pred(self.messages[i]):
+                    return self.messages[i]
+                i += 1
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
+
+    async def run(self, stats: Paced, until: float, rng: random.Random) -> None:
+        import httpx
+        import websockets
+
+        from paigow.cards import parse_cards
+        from paigow.house_way import HouseWay
+
+        way = HouseWay.preset(str(self.table["house_way"]))
+        tid = self.table["id"]
+        limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
+        async with httpx.AsyncClient(base_url=self.url, timeout=60, limits=limits) as http:
+            r = await http.post(
+                "/api/auth/login", json={"username": self.name, "password": self.password}
+            )
+            token = r.json()["token"]
+            h = {"Authorization": f"Bearer {token}"}
+            ws_url = self.url.replace("http://", "ws://") + f"/ws/tables/{tid}?token={token}"
+            async with websockets.connect(ws_url, max_size=2**20, open_timeout=60) as ws:
+
+                async def reader() -> None:
+                    with contextlib.suppress(Exception):
+                        async for raw in ws:
+                            got = time.time()
+                            m = json.loads(raw)
+                            m["_got"] = got
+                            if m.get("committed_at"):
+                                stats.stamped = True
+                                stats.delivery.append((got - m["committed_at"]) * 1000)
+                            self.messages.append(m)
+                            self.changed.set()
+
+                task = asyncio.create_task(reader())
+                try:
+                    r = await http.post(
+                        f"/api/tables/{tid}/sit", json={"spot": self.spot}, headers=h
+                    )
+                    if r.status_code != 200:
+                        stats.unexpected[f"sit {r.status_code}"] += 1
+                        return
+                    while time.time() < until:
+                        await self._round(http, h, tid, way, parse_cards, stats, rng, until)
+                finally:
+                    task.cancel()
+
+    async def _round(
+        self,
+        http: Any,
+        h: Any,
+        tid: int,
+        way: Any,
+        parse: Any,
+        stats: Paced,
+        rng: random.Random,
+        until: float,
+    ) -> None:
+        await asyncio.sleep(rng.uniform(0.5, 3.0))
+        mark = len(self.messages)
+        body = {"amount": 500 + 100 * rng.randrange(40), "idempotency_key": secrets.token_hex(12)}
+        r = await _timed(
+            stats, "wager", http.post(f"/api/tables/{tid}/wager", json=body, headers=h)
+        )
+        if r.status_code == 409 and r.json().get("code") == "round-in-play":
+            stats.expected["wager while a round is in play"] += 1
+            await self.wait(lambda m: m.get("type") in ("round-settled", "voided"), 30, mark)
+            return
+        if r.status_code != 200:
+            stats.unexpected[f"wager {r.status_code}"] += 1
+            await asyncio.sleep(1)
+            return
+        placed = r.json()
+        rid = placed["round_id"]
+        dealt = await self.wait(
+            lambda m: m.get("round_id") == rid and m.get("type") in ("dealt", "voided"), 60, mark
+        )
+        if dealt is None or dealt["type"] != "dealt":
+            stats.unexpected["no deal"] += 1
+            return
+        cards = dealt.get("your_cards", {}).get(str(placed["spot"]))
+        if cards is None:  # the feed must show a player their cards: ask, and count it
+            stats.unexpected["dealt without the player's cards"] += 1
+            r = await http.get(f"/api/tables/{tid}/hand", headers=h)
+            cards = r.json().get("cards") if r.status_code == 200 else None
+            if cards is None:
+                return
+        await asyncio.sleep(rng.uniform(0.5, 3.0))
+        low = [c.code for c in way.set_hand(parse(cards)).setting.low]
+        body2 = {"low": low, "round_id": rid, "idempotency_key": secrets.token_hex(12)}
+        r = await _timed(stats, "set", http.post(f"/api/tables/{tid}/set", json=body2, headers=h))
+        if r.status_code != 200:
+            code = r.json().get("code") if r.status_code == 409 else None
+            if code in ("not-current-round", "not-setting", "already-set"):
+                stats.expected["set too late (the house way set it)"] += 1
+            else:
+                stats.unexpected[f"set {r.status_code} {code}"] += 1
+        await _timed(stats, "read", http.get(f"/api/tables/{tid}"))
+        await _timed(stats, "read", http.get("/api/me", headers=h))
+        done = await self.wait(
+            lambda m: m.get("round_id") == rid and m.get("type") in ("round-settled", "voided"),
+            60,
+            mark,
+        )
+        if done is None:
+            stats.unexpected["no settlement"] += 1
+        elif self.observer:
+            self._account(rid, placed["betting_closes_at"], stats, mark)
+
+    def _account(self, rid: str, bet_deadline: float | None, stats: Paced, mark: int) -> None:
+        """Per round (one observer per table): time-outs and each dealer step's lateness."""
+        ev = [m for m in self.messages[mark:] if m.get("round_id") == rid]
+        stats.rounds += 1
+        stats.timeouts += sum(
+            1 for m in ev if m.get("type") == "hand-set" and m.get("reason") == "timeout"
+        )
+        at = {m["type"]: m.get("committed_at") for m in ev}
+        if not all(at.get(k) for k in ("dealt", "dealer-set", "round-settled")):
+            return
+        wagers = [m["committed_at"] for m in ev if m.get("type") == "wager-placed"]
+        setting_s = float(self.table["setting_time_s"])
+        # due: when the last seated player wagered (all six did), else when betting closed
+        due_deal = max(wagers) if len(wagers) == 6 or bet_deadline is None else bet_deadline
+        sets = [
+            m["committed_at"] for m in ev if m.get("type") == "hand-set" and m.get("by") == "player"
+        ]
+        n_wagers = len([m for m in ev if m.get("type") == "wager-placed"])
+        due_dealer = max(sets) if sets and len(sets) == n_wagers else at["dealt"] + setting_s
+        stats.lateness += [
+            max(0.0, (at["dealt"] - due_deal) * 1000),
+            max(0.0, (at["dealer-set"] - due_dealer) * 1000),
+            max(0.0, (at["round-settled"] - at["dealer-set"]) * 1000),
+        ]
+
+
+async def _setup_players(
+    url: str, password: str, n_tables: int
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, dict[str, Any], int]]]:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url, timeout=120) as http:
+        r = await http.post("/api/auth/login", json={"username": "bench", "password": password})
+        op = {"Authorization": f"Bearer {r.json()['token']}"}
+        tables = []
+        for i in range(n_tables):
+            r = await http.post(
+                "/api/admin/tables",
+                headers=op,
+                json={
+                    "name": f"paced {i}",
+                    "min_wager": 500,
+                    "max_wager": 5000,
+                    "betting_time_ms": 2000,
+                    "setting_time_ms": 5000,
+                },
+            )
+            tables.append(r.json())
+        sem = asyncio.Semaphore(8)
+        run = secrets.token_hex(3)
+
+        async def enrol(t: dict[str, Any], spot: int) -> tuple[str, str, dict[str, Any], int]:
+            name, pw = f"p{run}t{t['id']}s{spot}", secrets.token_urlsafe(12)
+            async with sem:
+                r = await http.post("/api/auth/register", json={"username": name, "password": pw})
+                assert r.status_code == 201, r.text
+                r = await http.post(
+                    f"/api/admin/wallets/{name}/credit",
+                    headers=op,
+                    json={"amount": 10_000_000, "idempotency_key": f"f-{name}"},
+                )
+                assert r.status_code == 200, r.text
+            return name, pw, t, spot
+
+        players = await asyncio.gather(*(enrol(t, s) for t in tables for s in range(1, 7)))
+        return tables, list(players)
+
+
+async def _logins(
+    url: str, players: list[tuple[str, str, Any, int]], rate: float, until: float, stats: Paced
+) -> None:
+    import httpx
+
+    if rate <= 0:
+        return
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        tasks = []
+        i = 0
+        nxt = time.perf_counter()
+        while time.time() < until:
+            name, pw, _, _ = players[i % len(players)]
+            i += 1
+
+            async def one(name: str = name, pw: str = pw) -> None:
+                r = await _timed(
+                    stats,
+                    "login",
+                    http.post("/api/auth/login", json={"username": name, "password": pw}),
+                )
+                if r.status_code != 200:
+                    stats.unexpected[f"login {r.status_code}"] += 1
+
+            tasks.append(asyncio.create_task(one()))
+            nxt += 1 / rate
+            await asyncio.sleep(max(0.0, nxt - time.perf_counter()))
+        await asyncio.gather(*tasks)
+
+
+async def _reads(url: str, rate: float, seconds: float) -> dict[str, Any]:
+    """Open-loop GET /api/tables at ``rate``/s over 64 raw keep-alive connections; /api/health
+    20 times a second on a connection of its own. Latency from when each request was due."""
+    host, port = url.removeprefix("http://").split(":")
+    conns: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+    for _ in range(64):
+        conns.put_nowait(await asyncio.open_connection(host, int(port)))
+    lat: list[float] = []
+    health: list[float] = []
+    errors = 0
+
+    async def get(c: tuple[asyncio.StreamReader, asyncio.StreamWriter], path: str) -> int:
+        reader, writer = c
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        await reader.readexactly(length)
+        return int(head[9:12])
+
+    async def one(due: float) -> None:
+        nonlocal errors
+        c = await conns.get()
+        try:
+            if await get(c, "/api/tables") != 200:
+                errors += 1
+        finally:
+            conns.put_nowait(c)
+        lat.append((time.perf_counter() - due) * 1000)
+
+    async def probe(end: float) -> None:
+        c = await asyncio.open_connection(host, int(port))
+        while time.perf_counter() < end:
+            t0 = time.perf_counter()
+            await get(c, "/api/health")
+            health.append((time.perf_counter() - t0) * 1000)
+            await asyncio.sleep(0.05)
+        c[1].close()
+
+    start = time.perf_counter()
+    end = start + seconds
+    prober = asyncio.create_task(probe(end))
+    tasks = []
+    n = 0
+    while True:
+        due = start + n / rate
+        if due >= end:
+            break
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        tasks.append(asyncio.create_task(one(due)))
+        n += 1
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - start
+    await prober
+    while not conns.empty():
+        conns.get_nowait()[1].close()
+    return {
+        "GET /api/tables per s (asked)": round(rate),
+        "GET /api/tables per s (served)": round(len(lat) / elapsed),
+        "GET /api/tables p50/p99 ms": f"{pct(lat, 0.5)}/{pct(lat, 0.99)}",
+        "/api/health p50 ms meanwhile": pct(health, 0.5),
+        "/api/health p99 ms meanwhile": pct(health, 0.99),
+        "reads errors": errors,
+    }
+
+
+def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
+    password = secrets.token_urlsafe(12)
+    s = serve(tree, backend, 1 if backend == "sqlite" else args.processes, {}, password)
+    stats = Paced()
+    out: dict[str, Any] = {}
+    try:
+        url = s.urls[0]
+        _tables, players = asyncio.run(_setup_players(url, password, args.paced_tables))
+
+        async def play() -> None:
+            until = time.time() + args.paced_seconds
+            rng = random.Random(args.seed)
+            bots = [
+                Bot(s.urls[i % len(s.urls)], name, pw, t, spot)
+                for i, (name, pw, t, spot) in enumerate(players)
+            ]
+            login_until = until - 5
+            await asyncio.gather(
+                *(b.run(stats, until, random.Random(rng.random())) for b in bots),
+                _logins(url, players, args.login_rate, login_until, stats),
+            )
+
+        cpu0 = s.cpu_s()
+        asyncio.run(play())
+        cpu = s.cpu_s() - cpu0
+        out = {
+            "paced rounds (observed)": stats.rounds,
+            "paced wager p50/p99 ms": f"{pct(stats.lat['wager'], 0.5)}/{pct(stats.lat['wager'], 0.99)}",
+            "paced wager p99 ms": pct(stats.lat["wager"], 0.99),
+            "paced set p99 ms": pct(stats.lat["set"], 0.99),
+            "paced set p50/p99 ms": f"{pct(stats.lat['set'], 0.5)}/{pct(stats.lat['set'], 0.99)}",
+            "paced read p99 ms": pct(stats.lat["read"], 0.99),
+            "paced read p50/p99 ms": f"{pct(stats.lat['read'], 0.5)}/{pct(stats.lat['read'], 0.99)}",
+            "paced event delivery p99 ms": pct(stats.delivery, 0.99) if stats.stamped else "n/a",
+            "paced event delivery p50 ms": pct(stats.delivery, 0.5) if stats.stamped else "n/a",
+            "paced dealer step lateness p99 ms": pct(stats.lateness, 0.99)
+            if stats.stamped
+            else "n/a",
+            "paced dealer step lateness max ms": (
+                round(max(stats.lateness), 1) if stats.lateness else None
+            )
+            if stats.stamped
+            else "n/a",
+            "paced hands set by time-out": stats.timeouts,
+            "login p50 ms (10/s)": pct(stats.lat["login"], 0.5),
+            "login p99 ms (10/s)": pct(stats.lat["login"], 0.99),
+            "paced server CPU s": round(cpu, 1),
+            "paced unexpected": dict(stats.unexpected) or 0,
+            "paced expected refusals": dict(stats.expected) or 0,
+        }
+        if "reads" in args.scenarios:
+            out.update(asyncio.run(_reads(url, args.reads_rate, args.reads_seconds)))
+    finally:
+        audit = stop(s, tree)
+    out["paced checks"] = "PASS" if audit.get("ok") and not stats.unexpected else "FAIL"
+    out["ok"] = bool(audit.get("ok")) and not stats.unexpected
+    return out
+
+
+# ----------------------------------------------------------------------------- main
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    ap.add_argument(
+        "--tree", action="append", default=[], help="NAME=PATH of a source tree (repeat)"
+    )
     ap.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
-    ap.add_argument("--tables", type=int, default=20)
-    ap.add_argument("--players", type=int, default=6)
-    ap.add_argument("--rounds", type=int, default=10, help="rounds each player plays")
+    ap.add_argument("--scenarios", default="saturated,paced,reads")
+    ap.add_argument("--tables", type=int, default=20, help="saturated: tables (6 players each)")
+    ap.add_argument("--rounds", type=int, default=5, help="saturated: rounds each player plays")
     ap.add_argument("--processes", type=int, default=2, help="server processes on PostgreSQL")
-    ap.add_argument("--betting-ms", type=int, default=2000)
-    ap.add_argument("--setting-ms", type=int, default=5000)
+    ap.add_argument("--paced-tables", type=int, default=20)
+    ap.add_argument("--paced-seconds", type=float, default=40)
+    ap.add_argument("--login-rate", type=float, default=10)
+    ap.add_argument("--reads-rate", type=float, default=500)
+    ap.add_argument("--reads-seconds", type=float, default=10)
+    ap.add_argument("--full", action="store_true", help="the issue's paced load: 100 tables, 120 s")
+    ap.add_argument(
+        "--sqlite-synchronous",
+        choices=["FULL", "NORMAL"],
+        default="FULL",
+        help="saturated SQLite: FULL (the default: every commit waits for fsync) or NORMAL (a "
+        "commit survives a killed process, not a power cut)",
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", action="store_true", help="print the full reports as JSON")
     args = ap.parse_args()
+    if args.full:
+        args.paced_tables, args.paced_seconds = 100, 120
+    args.scenarios = args.scenarios.split(",")
+    trees = [(n, Path(p).resolve()) for n, _, p in (t.partition("=") for t in args.tree)] or [
+        ("this", ROOT / "src")
+    ]
     backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    from _machine import Contention
+
+    machine = Contention()
+    print(machine.idle_check(2.0), flush=True)
+    results: dict[str, dict[str, Any]] = {n: {} for n, _ in trees}
     ok = True
-    reports = []
     for backend in backends:
-        r = run(backend, args)
-        reports.append(r)
-        lat = r["latency_ms"]
-        good = (
-            r["ledger_balanced"]
-            and r["replay_mismatches"] == 0
-            and not r["errors"]["unexpected"]
-            and r["audit_verify"].get("ok")
-        )
-        ok &= bool(good)
-        print(
-            f"{backend:<10} ({r['processes']} process{'es' if r['processes'] > 1 else ''}): "
-            f"{r['tables']} tables x {args.players} players, {r['rounds']} rounds settled in "
-            f"{r['elapsed_s']} s = {r['rounds_per_s']} rounds/s; "
-            f"wager p50 {lat['wager']['p50']} ms p99 {lat['wager']['p99']} ms; "
-            f"set p50 {lat['set']['p50']} ms p99 {lat['set']['p99']} ms; "
-            f"requests {r['requests']}; ledger balanced {r['ledger_balanced']}; "
-            f"replay mismatches {r['replay_mismatches']}; unexpected errors "
-            f"{sum(r['errors']['unexpected'].values())}; audit verify "
-            f"{'ok' if r['audit_verify'].get('ok') else 'FAILED'} "
-            f"({r['audit_verify'].get('replayed')} rounds replayed) -> {'PASS' if good else 'FAIL'}",
-            flush=True,
-        )
-    if args.json:
-        print(json.dumps(reports, indent=1))
+        for name, tree in trees:
+            if "saturated" in args.scenarios:
+                r = saturated(tree, backend, args)
+                ok &= r.pop("ok")
+                print(f"[{name}] saturated {backend}: {r}", flush=True)
+                label = f"saturated {backend} rounds/s" + (
+                    " (1 process)" if backend == "sqlite" else ""
+                )
+                results[name][label] = r["rounds/s"]
+                if backend == "sqlite":
+                    results[name]["saturated sqlite synchronous"] = args.sqlite_synchronous
+                for k, v in r.items():
+                    if k != "rounds/s":
+                        results[name][f"saturated {backend} {k}"] = v
+    for name, tree in trees:  # paced and reads: on PostgreSQL if asked, else SQLite
+        if "paced" in args.scenarios:
+            backend = "postgresql" if "postgresql" in backends else "sqlite"
+            r = paced(tree, backend, args)
+            ok &= r.pop("ok")
+            print(f"[{name}] paced {backend}: {r}", flush=True)
+            results[name].update(r)
+    line, _quiet = machine.report()
+    print(line)
+    keys = list(dict.fromkeys(k for r in results.values() for k in r))
+    goals = dict(GOALS)
+    width = max(len(k) for k in keys) if keys else 10
+    print(f"\n{'figure':<{width}}  {'goal':>8}  " + "  ".join(f"{n:>16}" for n, _ in trees))
+    for k in keys:
+        cells = "  ".join(f"{results[n].get(k, '')!s:>16}" for n, _ in trees)
+        print(f"{k:<{width}}  {goals.get(k, ''):>8}  {cells}")
     return 0 if ok else 1
 
 

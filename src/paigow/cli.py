@@ -360,6 +360,15 @@ def serve(
             "PostgreSQL ~/.local/share/paigow). Or give PAIGOW_SECRET.",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes sharing the port (PostgreSQL only; each deals the tables "
+            "whose dealer lock it holds).",
+        ),
+    ] = 1,
 ) -> None:
     """Run the table service (HTTP API, WebSockets, virtual dealers); prints the URL to open."""
     from paigow.service.server import default_database_url
@@ -379,6 +388,7 @@ def serve(
             port,
             database,
             log_level=log_level,
+            workers=workers,
             forwarded_allow_ips=forwarded_allow_ips,
             data_dir=data_dir,
         )

@@ -10,14 +10,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
+import orjson
 import sqlalchemy as sa
-from fastapi import Depends, FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    Path,
+    Query,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -37,7 +49,7 @@ from paigow.service.errors import (
     Unauthorized,
     Unprocessable,
 )
-from paigow.service.feeds import EventItem, FeedHub, Presence, TableItem
+from paigow.service.feeds import FeedHub, Presence, TableItem
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import (
     CloseOut,
@@ -63,9 +75,10 @@ from paigow.service.schemas import (
     WagerIn,
     WagerOut,
 )
-from paigow.service.views import view_event, view_log
+from paigow.service.views import view_log
 
 log = logging.getLogger("paigow.service")
+_PID = str(os.getpid())
 T = TypeVar("T")
 
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]
@@ -225,6 +238,7 @@ def create_app(
     rt = Runtime(config)
     hub = FeedHub(rt)
     presence = Presence(rt)
+    states = tables.PublicStates()
     install_log_redaction()
 
     @asynccontextmanager
@@ -237,6 +251,7 @@ def create_app(
         await asyncio.to_thread(lambda: rt.signer)
         await rt.bus.start()
         presence.start()
+        rt.bus.subscribe(0, states.on_notice)  # 0: every table's notices
         supervisor = None
         if config.run_dealers:
             from paigow.service.dealer import DealerSupervisor
@@ -352,10 +367,45 @@ def create_app(
 
         return retrying(run)
 
+    # ------------------------------------------------------------------ public table states
+    def read_states(
+        ids: list[int] | None, include_closed: bool
+    ) -> tuple[list[int], dict[int, dict[str, Any]]]:
+        with rt.db.read() as s:
+            return tables.read_states(s, ids, include_closed)
+
+    async def public_states(
+        ids: list[int] | None, include_closed: bool = False
+    ) -> list[dict[str, Any]]:
+        """Public table states from this process's cache (kept until a table notice), the
+        missing ones read in one go."""
+        t = now()
+        if ids is None:
+            ids = states.ids(include_closed, t)
+        if ids is None:
+            list_version, versions = states.list_version(), states.versions()
+            listed, got = await asyncio.to_thread(read_states, None, include_closed)
+            states.keep_ids(include_closed, list_version, listed, t)
+            for tid, state in got.items():
+                states.keep(tid, versions.get(tid, 0), state, t)
+            return [got[i] for i in listed if i in got]
+        found = {i: st for i in ids if (st := states.get(i, t)) is not None}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            versions = states.versions()
+            _, got = await asyncio.to_thread(read_states, missing, True)
+            for tid, state in got.items():
+                states.keep(tid, versions.get(tid, 0), state, t)
+            found.update(got)
+        t = now()
+        return [tables.with_time_left(found[i], t) for i in ids if i in found]
+
     # ------------------------------------------------------------------ health
     @app.get("/api/health", tags=["health"], response_model=HealthOut)
-    def health() -> dict[str, Any]:
-        """Answers once the service serves."""
+    async def health(response: Response) -> dict[str, Any]:
+        """Answers once the service serves (header ``X-Paigow-Worker``: the process that
+        answered, when several serve one port)."""
+        response.headers["X-Paigow-Worker"] = _PID
         return {"status": "ok"}
 
     # ------------------------------------------------------------------ auth
@@ -448,17 +498,11 @@ def create_app(
 
     # ------------------------------------------------------------------ tables
     @app.get("/api/tables", tags=["tables"], response_model=list[TableOut])
-    def list_tables(
+    async def list_tables(
         include_closed: Annotated[bool, Query(description="Also list closed tables")] = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Response:
         """Every table with its posted commission, limits, house way, spots and current round."""
-        from paigow.service.db import GameTable
-
-        with rt.db.read() as s:
-            q = sa.select(GameTable).order_by(GameTable.id)
-            if not include_closed:
-                q = q.where(GameTable.status != "closed")
-            return [tables.public_state(s, t) for t in s.execute(q).scalars()]
+        return _json(await public_states(None, include_closed))
 
     @app.get(
         "/api/tables/{table_id}",
@@ -466,11 +510,13 @@ def create_app(
         response_model=TableOut,
         responses=_errors(404, 422),
     )
-    def get_table(table_id: TableId) -> dict[str, Any]:
+    async def get_table(table_id: TableId) -> Response:
         """A table's public state: posted commission, limits, house way, start method, mode,
         spots, the current round's phase and time left."""
-        with rt.db.read() as s:
-            return tables.public_state(s, tables.get_table(s, table_id))
+        found = await public_states([table_id])
+        if not found:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        return _json(found[0])
 
     @app.post(
         "/api/tables/{table_id}/sit",
@@ -781,7 +827,7 @@ def create_app(
                 )
                 await websocket.close(code=4404)
                 return
-            await websocket.send_json(snapshot)
+            await websocket.send_text(orjson.dumps(snapshot).decode())
             seen_number = snapshot["round"]["number"] if snapshot["round"] else 0
             seen_seq = snapshot["round"]["log_length"] if snapshot["round"] else 0
             viewer_id = viewer.id if viewer else None
@@ -817,9 +863,9 @@ def create_app(
                     ):
                         continue
                     seen_number, seen_seq = item.number, item.seq + 1
-                    message = _render(item, viewer_id)
-                    if message is not None:
-                        await websocket.send_json(message)
+                    text = item.text(viewer_id)  # rendered once per kind of viewer
+                    if text is not None:
+                        await websocket.send_text(text)
             finally:
                 receiver.cancel()
         except (WebSocketDisconnect, RuntimeError):
@@ -844,14 +890,6 @@ async def _drain(websocket: WebSocket) -> None:
             text = await websocket.receive_text()
             if text.strip().lower() == "ping":
                 await websocket.send_json({"type": "pong"})
-
-
-def _render(item: EventItem, viewer_id: int | None) -> dict[str, Any] | None:
-    spots = {s for s, uid in item.owners.items() if viewer_id is not None and uid == viewer_id}
-    shown = view_event(item.log, item.seq, spots)
-    if shown is None:
-        return None
-    return {"round_id": item.round_id, "round_number": item.number, "seq": item.seq, **shown}
 
 
 def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
@@ -940,6 +978,11 @@ def create_user(session: Any, username: str, password_hash: str, role: str) -> d
     session.flush()
     ledger.open_wallet(session, username, user.id)
     return {"id": user.id, "username": username, "role": role}
+
+
+def _json(body: Any) -> Response:
+    """A JSON response rendered by orjson (for bodies already in their response model's shape)."""
+    return Response(orjson.dumps(body), media_type="application/json")
 
 
 def _retryable(exc: Exception) -> bool:

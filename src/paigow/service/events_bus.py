@@ -7,8 +7,8 @@ sent with ``pg_notify`` inside the transaction that made the change (so it is de
 when that transaction commits, and never if it rolls back) and every process, this one included,
 receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
 
->>> Notice.decode(Notice(3, "round").encode())
-Notice(table_id=3, kind='round')
+>>> Notice.decode(Notice(3, "round", origin=77).encode())
+Notice(table_id=3, kind='round', origin=77)
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,14 +36,18 @@ ALL = 0
 class Notice:
     table_id: int
     kind: str  # round (events appended) | due (a dealer step may be due) | table | resync
+    origin: int = 0
+    """The event bus (one per process) whose process committed the change; 0: unknown."""
 
     def encode(self) -> str:
-        return json.dumps({"t": self.table_id, "k": self.kind}, separators=(",", ":"))
+        return json.dumps(
+            {"t": self.table_id, "k": self.kind, "o": self.origin}, separators=(",", ":")
+        )
 
     @classmethod
     def decode(cls, text: str) -> Notice:
         data = json.loads(text)
-        return cls(int(data["t"]), str(data["k"]))
+        return cls(int(data["t"]), str(data["k"]), int(data.get("o", 0)))
 
 
 Callback = Callable[[Notice], None]
@@ -58,6 +63,9 @@ class EventBus:
         self._task: asyncio.Task[None] | None = None
         self.listening = asyncio.Event()
         self.delivered = 0
+        self.origin = secrets.randbits(48) | 1
+        """Stamped on the notices of this process's commits, which it delivers to itself at
+        once (and so skips when LISTEN brings them back)."""
 
     @property
     def uses_notify(self) -> bool:
@@ -134,7 +142,8 @@ class EventBus:
                             notice = Notice.decode(n.payload)
                         except (ValueError, KeyError, TypeError):
                             continue
-                        self._dispatch(notice)
+                        if notice.origin != self.origin:  # ours were delivered at commit
+                            self._dispatch(notice)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -12,32 +12,60 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager
 from paigow.service.events_bus import Notice
 from paigow.service.runtime import Runtime
 from paigow.service.tables import public_state
+from paigow.service.views import view_event
 
 log = logging.getLogger("paigow.service.feeds")
 QUEUE_LIMIT = 2000
 COALESCE_S = 0.005
 PHASE_EVENTS = frozenset({"round-started", "dealt", "dealer-set", "round-settled", "voided"})
+ROUND_OVER = frozenset({"round-settled", "voided"})
 
 
 @dataclass(frozen=True)
 class EventItem:
     """Event ``seq`` of round ``round_id``; ``log`` is that round's log so far (at least up to
-    ``seq``) and ``owners`` maps spots to the users who wagered on them."""
+    ``seq``) and ``owners`` maps spots to the users who wagered on them; ``at``: when the event
+    was committed (epoch seconds; from the database: when it was written, just before)."""
 
     round_id: str
     number: int
     seq: int
     log: list[dict[str, Any]]
     owners: dict[int, int]
+    at: float | None = None
+    rendered: dict[frozenset[int], str | None] = field(default_factory=dict, compare=False)
+
+    def text(self, viewer_id: int | None) -> str | None:
+        """The event as JSON text for one viewer (None: nothing to show it). Rendered once per
+        set of spots a viewer holds (most viewers hold none at a given table and share one)."""
+        spots = frozenset(
+            s for s, uid in self.owners.items() if viewer_id is not None and uid == viewer_id
+        )
+        if spots in self.rendered:
+            return self.rendered[spots]
+        shown = view_event(self.log, self.seq, spots)
+        text = None
+        if shown is not None:
+            message = {
+                "round_id": self.round_id,
+                "round_number": self.number,
+                "seq": self.seq,
+                **shown,
+                "committed_at": self.at,
+            }
+            text = orjson.dumps(message).decode()
+        self.rendered[spots] = text
+        return text
 
 
 @dataclass(frozen=True)
@@ -52,7 +80,7 @@ Item = EventItem | TableItem
 class _RoundData:
     round_id: str
     number: int
-    events: list[tuple[int, dict[str, Any]]]
+    events: list[tuple[int, dict[str, Any], float | None]]
     owners: dict[int, int] | None  # None: unchanged
 
 
@@ -67,6 +95,7 @@ class TableFeed:
         self.owners: dict[int, int] = {}
         self._round_dirty = False
         self._table_dirty = False
+        self._foreign = False  # a notice of another process's commit (or a resync) came
         self._task: asyncio.Task[None] | None = None
         self._started = False
 
@@ -136,6 +165,8 @@ class TableFeed:
     def on_notice(self, notice: Notice) -> None:
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True
+            if notice.origin != self.hub.rt.bus.origin:
+                self._foreign = True
         if notice.kind in ("table", "resync"):
             self._table_dirty = True
         if self._task is None or self._task.done():
@@ -145,13 +176,18 @@ class TableFeed:
         await asyncio.sleep(COALESCE_S)  # let a burst of notices become one read
         while self._round_dirty or self._table_dirty:
             round_dirty, table_dirty = self._round_dirty, self._table_dirty
-            self._round_dirty = self._table_dirty = False
+            foreign = self._foreign
+            self._round_dirty = self._table_dirty = self._foreign = False
             try:
                 if round_dirty:
-                    for data in await asyncio.to_thread(
-                        self._load_new, self.round_id, self.number, len(self.log)
-                    ):
-                        self._apply(data)
+                    fresh = None if foreign else self._fresh()
+                    if fresh is not None:
+                        self._apply(fresh)
+                    else:
+                        for data in await asyncio.to_thread(
+                            self._load_new, self.round_id, self.number, len(self.log)
+                        ):
+                            self._apply(data)
                 if table_dirty:
                     state = await asyncio.to_thread(self._state)
                     if state is not None:
@@ -161,6 +197,30 @@ class TableFeed:
             except Exception as exc:
                 log.warning("feed of table %s: %s: %s", self.table_id, type(exc).__name__, exc)
                 await asyncio.sleep(0.2)
+
+    def _fresh(self) -> _RoundData | None:
+        """What is new, from the events this process has just committed, when they follow on
+        from what the feed has (called only when every notice since the last look came from
+        this process's own commits); None: read the database."""
+        fresh = self.hub.rt.fresh
+        latest = fresh.latest(self.table_id)
+        if latest is None:
+            return None
+        round_id, number = latest
+        if round_id == self.round_id:
+            start = len(self.log)
+        elif number == self.number + 1 and (
+            self.round_id is None or (self.log and self.log[-1].get("type") in ROUND_OVER)
+        ):
+            start = 0  # the next round, and the feed has seen all of the last one
+        else:
+            return None
+        number, events, owners = fresh.run(self.table_id, round_id, start)
+        if not events:
+            return None  # nothing here follows on: another writer, or a late callback
+        if round_id == self.round_id:  # the owners of wagers another process took stay known
+            owners = {**self.owners, **owners}
+        return _RoundData(round_id, number, [(q, e, at) for q, e, at in events], owners)
 
     def _state(self) -> dict[str, Any] | None:
         with self.hub.rt.db.read() as s:
@@ -180,15 +240,15 @@ class TableFeed:
                 if num == number and rid != round_id:
                     start = 0
                 events = [
-                    (seq, dict(d))
-                    for seq, d in s.execute(
-                        sa.select(RoundEvent.seq, RoundEvent.data)
+                    (seq, dict(d), at)
+                    for seq, d, at in s.execute(
+                        sa.select(RoundEvent.seq, RoundEvent.data, RoundEvent.created_at)
                         .where(RoundEvent.round_id == rid, RoundEvent.seq >= start)
                         .order_by(RoundEvent.seq)
                     ).all()
                 ]
                 owners: dict[int, int] | None = None
-                if rid != round_id or any(e.get("type") == "wager-placed" for _, e in events):
+                if rid != round_id or any(e.get("type") == "wager-placed" for _, e, _ in events):
                     owners = {
                         spot: uid
                         for spot, uid in s.execute(
@@ -211,11 +271,11 @@ class TableFeed:
             self.owners = data.owners
         owners = self.owners
         phase_changed = False
-        for seq, event in data.events:
+        for seq, event, at in data.events:
             if seq != len(self.log):
                 continue  # already seen (or a gap that the next refresh fills)
             self.log.append(event)
-            self._broadcast(EventItem(data.round_id, data.number, seq, self.log, owners))
+            self._broadcast(EventItem(data.round_id, data.number, seq, self.log, owners, at))
             phase_changed |= event.get("type") in PHASE_EVENTS
         return phase_changed
 

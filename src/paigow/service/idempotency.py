@@ -96,13 +96,17 @@ def store(session: Session, user_id: int, key: str, digest: str, response: dict[
             _purged["at"] = t
     if due:
         purge(session)
-    session.execute(
-        sa.insert(IdempotencyKey).values(
-            user_id=user_id,
-            key=key,
-            request_hash=digest,
-            status_code=200,
-            response=response,
-            created_at=now(),
-        )
+    session.connection().execute(  # Core: no ORM bookkeeping for a row nobody loads
+        _INSERT,
+        {
+            "user_id": user_id,
+            "key": key,
+            "request_hash": digest,
+            "status_code": 200,
+            "response": response,
+            "created_at": now(),
+        },
     )
+
+
+_INSERT = sa.insert(IdempotencyKey)

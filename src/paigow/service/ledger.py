@@ -163,10 +163,16 @@ def post(
     updated in one fixed order of account names, so concurrent transactions never deadlock."""
     if not movements:
         raise ValueError("a ledger transaction needs at least one movement")
-    txn_id = session.execute(
-        sa.insert(LedgerTransaction)
-        .values(kind=kind, amount=amount, reference=reference, actor=actor, created_at=now())
-        .returning(LedgerTransaction.id)
+    conn = session.connection()  # Core inserts: no ORM bookkeeping for append-only rows
+    txn_id = conn.execute(
+        _INSERT_TXN,
+        {
+            "kind": kind,
+            "amount": amount,
+            "reference": reference,
+            "actor": actor,
+            "created_at": now(),
+        },
     ).scalar_one()
     deltas: dict[str, int] = defaultdict(int)
     rows: list[dict[str, Any]] = []
@@ -217,8 +223,12 @@ def post(
                 f"insufficient funds: {name.removeprefix('wallet:')} has "
                 f"{balance(session, name)} cents, {-delta} needed"
             )
-    session.execute(sa.insert(LedgerEntry), rows)
+    conn.execute(_INSERT_ENTRY, rows)
     return int(txn_id)
+
+
+_INSERT_TXN = sa.insert(LedgerTransaction).returning(LedgerTransaction.id)
+_INSERT_ENTRY = sa.insert(LedgerEntry)
 
 
 # ------------------------------------------------------------------------------------ checking

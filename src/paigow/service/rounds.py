@@ -35,7 +35,7 @@ from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.ledger import Movement, TableAccounts, wallet
-from paigow.service.runtime import RoundCache, after_commit, notify
+from paigow.service.runtime import FreshEvents, RoundCache, after_commit, notify
 from paigow.service.statuses import DealerStep, Role, TableMode, TableStatus, WagerStatus
 from paigow.service.tables import ENDED, lock_table, table_house_way, table_ruleset
 from paigow.setting import Setting
@@ -70,21 +70,33 @@ def load_round(session: Session, row: RoundRow) -> Round:
     return Round.replay(load_events(session, row.id))
 
 
-def _append(session: Session, row: RoundRow, rnd: Round, new: Sequence[Event]) -> None:
-    """Persist ``new``, the events the round's commands just returned, and its new phase."""
-    start = len(rnd.events) - len(new)
+_INSERT_EVENT = sa.insert(RoundEvent)
+_INSERT_WAGER = sa.insert(RoundWager)
+
+
+def _append(
+    session: Session,
+    row: RoundRow,
+    rnd: Round,
+    events: Sequence[Event],
+    owners: dict[int, int] | None = None,
+) -> None:
+    """Persist ``events``, the events the round's commands just returned, and its new phase
+    (``owners``: the spots wagered on by this step, for the live feeds)."""
+    start = len(rnd.events) - len(events)
     if start != row.event_count:
         raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
     t = now()
+    new = [e.to_dict() for e in events]
     if new:
-        session.execute(
-            sa.insert(RoundEvent),
+        session.connection().execute(  # Core: the log's rows are never loaded as objects here
+            _INSERT_EVENT,
             [
                 {
                     "round_id": row.id,
                     "seq": start + i,
-                    "type": e.type,
-                    "data": e.to_dict(),
+                    "type": e["type"],
+                    "data": e,
                     "created_at": t,
                 }
                 for i, e in enumerate(new)
@@ -95,6 +107,10 @@ def _append(session: Session, row: RoundRow, rnd: Round, new: Sequence[Event]) -
     cache: RoundCache | None = session.info.get("rounds")
     if cache is not None and not rnd.is_over:
         after_commit(session, lambda: cache.put(rnd))
+    fresh: FreshEvents | None = session.info.get("fresh")
+    if fresh is not None and new:
+        table_id, rid, number, mine = row.table_id, row.id, row.number, dict(owners or {})
+        after_commit(session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
 
 
 def _new_round(session: Session, table: GameTable) -> tuple[RoundRow, Round]:
@@ -186,17 +202,18 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         reference=row.id,
         actor=user.username,
     )
-    session.execute(
-        sa.insert(RoundWager).values(
-            round_id=row.id,
-            spot=seat.spot,
-            user_id=user.id,
-            amount=amount,
-            status=WagerStatus.IN_PLAY,
-        )
+    session.connection().execute(
+        _INSERT_WAGER,
+        {
+            "round_id": row.id,
+            "spot": seat.spot,
+            "user_id": user.id,
+            "amount": amount,
+            "status": WagerStatus.IN_PLAY.value,
+        },
     )
     opened = row.event_count == 1  # only round-started before this wager
-    _append(session, row, rnd, new)
+    _append(session, row, rnd, new, {seat.spot: user.id})
     idle = session.execute(
         sa.select(sa.func.count())
         .select_from(Seat)
@@ -355,35 +372,59 @@ class TableView:
 
 
 def peek(session: Session, table_id: int) -> TableView | None:
+    """The table's :class:`TableView` in one statement (the dealer looks often)."""
+    current = GameTable.current_round_id
+    wagers = (
+        sa.select(sa.func.count())
+        .select_from(RoundWager)
+        .where(RoundWager.round_id == current)
+        .scalar_subquery()
+    )
+    idle = (
+        sa.select(sa.func.count())
+        .select_from(Seat)
+        .where(
+            Seat.table_id == GameTable.id,
+            Seat.user_id.not_in(
+                sa.select(RoundWager.user_id).where(RoundWager.round_id == current)
+            ),
+        )
+        .scalar_subquery()
+    )
+    hands_set = (
+        sa.select(sa.func.count())
+        .select_from(RoundEvent)
+        .where(RoundEvent.round_id == current, RoundEvent.type == "hand-set")
+        .scalar_subquery()
+    )
     head = session.execute(
-        sa.select(GameTable.status, RoundRow.id, RoundRow.phase, RoundRow.deadline)
+        sa.select(
+            GameTable.status,
+            RoundRow.id,
+            RoundRow.phase,
+            RoundRow.deadline,
+            wagers,
+            idle,
+            hands_set,
+        )
         .select_from(GameTable)
-        .outerjoin(RoundRow, RoundRow.id == GameTable.current_round_id)
+        .outerjoin(RoundRow, RoundRow.id == current)
         .where(GameTable.id == table_id)
     ).first()
     if head is None:
         return None
-    status, round_id, phase, deadline = head
+    status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
     if round_id is None:
         return TableView(table_id, status, None, None, None, 0, 0, 0)
-    wagered = sa.select(RoundWager.user_id).where(RoundWager.round_id == round_id)
-    wagers = session.execute(
-        sa.select(sa.func.count()).select_from(RoundWager).where(RoundWager.round_id == round_id)
-    ).scalar_one()
-    idle = session.execute(
-        sa.select(sa.func.count())
-        .select_from(Seat)
-        .where(Seat.table_id == table_id, Seat.user_id.not_in(wagered))
-    ).scalar_one()
-    hands_set = 0
-    if phase == Phase.SETTING.value:
-        hands_set = session.execute(
-            sa.select(sa.func.count())
-            .select_from(RoundEvent)
-            .where(RoundEvent.round_id == round_id, RoundEvent.type == "hand-set")
-        ).scalar_one()
     return TableView(
-        table_id, status, round_id, phase, deadline, int(wagers), int(idle), int(hands_set)
+        table_id,
+        status,
+        round_id,
+        phase,
+        deadline,
+        int(n_wagers),
+        int(n_idle),
+        int(n_set) if phase == Phase.SETTING.value else 0,
     )
 
 

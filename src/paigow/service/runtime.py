@@ -10,7 +10,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -52,6 +53,85 @@ class RoundCache:
                 self._items.popitem(last=False)
 
 
+@dataclass
+class FreshRound:
+    """What this process committed of one table's latest round: events by sequence number
+    (each with the time its transaction committed) and the wagers' owners (spot -> user id)."""
+
+    round_id: str
+    number: int
+    events: dict[int, tuple[dict[str, Any], float]] = field(default_factory=dict)
+    owners: dict[int, int] = field(default_factory=dict)
+
+
+class FreshEvents:
+    """The events this process has just committed, kept per table for the live feeds, so that
+    a feed hands them on without reading back from the database what this process wrote.
+    Filled after each commit (never before, never on a rollback); a feed takes from it only a
+    run of events that follows on what it has shown, after notices of this process's own
+    commits only, and reads the database otherwise (another process wrote, or a gap).
+
+    >>> fresh = FreshEvents()
+    >>> fresh.put(1, "r1", 1, 0, [{"type": "round-started"}], 10.0, {})
+    >>> fresh.put(1, "r1", 1, 2, [{"type": "wager-placed"}], 12.0, {2: 7})
+    >>> [seq for seq, _, _ in fresh.run(1, "r1", 0)[1]]  # seq 1 is not here (yet)
+    [0]
+    >>> fresh.run(1, "r1", 1)[1], fresh.run(1, "r1", 2)[2]
+    ([], {2: 7})
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[int, FreshRound] = {}
+        self._lock = threading.Lock()
+
+    def put(
+        self,
+        table_id: int,
+        round_id: str,
+        number: int,
+        start: int,
+        events: list[dict[str, Any]],
+        at: float,
+        owners: dict[int, int],
+    ) -> None:
+        with self._lock:
+            fresh = self._tables.get(table_id)
+            if fresh is None or fresh.round_id != round_id:
+                if fresh is not None and fresh.number > number:
+                    return  # an older round's late callback
+                fresh = self._tables[table_id] = FreshRound(round_id, number)
+            for i, e in enumerate(events):
+                fresh.events[start + i] = (e, at)
+            fresh.owners.update(owners)
+
+    def latest(self, table_id: int) -> tuple[str, int] | None:
+        """The round id and number of the table's latest round committed here."""
+        with self._lock:
+            fresh = self._tables.get(table_id)
+            return None if fresh is None else (fresh.round_id, fresh.number)
+
+    def run(
+        self, table_id: int, round_id: str, start: int
+    ) -> tuple[int, list[tuple[int, dict[str, Any], float]], dict[int, int]]:
+        """The round's number, its events from ``start`` on as far as they run without a gap,
+        and its owners (the events of one commit and their owners arrive together)."""
+        with self._lock:
+            fresh = self._tables.get(table_id)
+            if fresh is None or fresh.round_id != round_id:
+                return 0, [], {}
+            out = []
+            seq = start
+            while seq in fresh.events:
+                e, at = fresh.events[seq]
+                out.append((seq, e, at))
+                seq += 1
+            return fresh.number, out, dict(fresh.owners)
+
+    def drop(self, table_id: int) -> None:
+        with self._lock:
+            self._tables.pop(table_id, None)
+
+
 class Runtime:
     """Shared state of one process."""
 
@@ -78,6 +158,7 @@ class Runtime:
         self._signer: TokenSigner | None = None
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
+        self.fresh = FreshEvents()
         self._principals: dict[int, tuple[float, Principal]] = {}
 
     def __repr__(self) -> str:
@@ -125,21 +206,25 @@ class Runtime:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction. Call :func:`notify` inside it to announce a table change: with
-        PostgreSQL the notice is sent with ``pg_notify`` in the transaction; with SQLite it is
-        delivered in-process after the commit."""
+        PostgreSQL the notice is sent with ``pg_notify`` in the transaction (for every process);
+        it is also delivered in this process after the commit."""
         with self.db.write() as s:
             s.info["rounds"] = self.rounds
+            s.info["fresh"] = self.fresh
             yield s
-            notices: list[Notice] = s.info.get("notices", [])
+            origin = self.bus.origin
+            notices = [replace(n, origin=origin) for n in dict.fromkeys(s.info.get("notices", []))]
             after: list[Callable[[], None]] = s.info.get("after_commit", [])
             if notices and self.db.is_postgres:
                 channel = self.db.channel()
-                for n in dict.fromkeys(notices):
+                for n in notices:
                     s.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": n.encode()})
-        for fn in after:
-            fn()
-        if notices and not self.db.is_postgres:
-            self.bus.publish_local(notices)
+        try:
+            for fn in after:
+                fn()
+        finally:
+            if notices:  # this process hears its own notices at once, never by LISTEN
+                self.bus.publish_local(notices)
 
 
 def after_commit(session: Session, fn: Callable[[], None]) -> None:

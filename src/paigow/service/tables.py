@@ -206,7 +206,6 @@ def leave(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
 def public_state(session: Session, table: GameTable, at: float | None = None) -> dict[str, Any]:
     """What every view of a table shows, the posted commission included."""
     t = at if at is not None else now()
-    rs = table.ruleset
     seats = {
         spot: name
         for spot, name in session.execute(
@@ -215,14 +214,30 @@ def public_state(session: Session, table: GameTable, at: float | None = None) ->
             .where(Seat.table_id == table.id)
         )
     }
-    round_view: dict[str, Any] | None = None
     row = current_round(session, table)
+    wagers: list[tuple[int, int]] = []
     if row is not None:
-        wagers = session.execute(
-            sa.select(RoundWager.spot, RoundWager.amount)
-            .where(RoundWager.round_id == row.id)
-            .order_by(RoundWager.spot)
-        ).all()
+        wagers = [
+            (spot, amount)
+            for spot, amount in session.execute(
+                sa.select(RoundWager.spot, RoundWager.amount)
+                .where(RoundWager.round_id == row.id)
+                .order_by(RoundWager.spot)
+            ).all()
+        ]
+    return _state_of(table, seats, row, wagers, t)
+
+
+def _state_of(
+    table: GameTable,
+    seats: dict[int, str],
+    row: RoundRow | None,
+    wagers: list[tuple[int, int]],
+    t: float,
+) -> dict[str, Any]:
+    rs = table.ruleset
+    round_view: dict[str, Any] | None = None
+    if row is not None:
         round_view = {
             "id": row.id,
             "number": row.number,
@@ -250,3 +265,130 @@ def public_state(session: Session, table: GameTable, at: float | None = None) ->
         "round": round_view,
         "rounds_played": table.round_count,
     }
+
+
+# --------------------------------------------------------------------------------------- cache
+STATE_TTL_S: Final = 1.0
+"""The longest a cached public state is served without a notice (a safety net: every change of
+a table sends one)."""
+
+
+class PublicStates:
+    """The public state of every table, cached in this process for ``GET /api/tables`` and
+    ``GET /api/tables/{id}``: an entry lasts until a notice says its table changed (or
+    :data:`STATE_TTL_S` passes); the list of tables until any table notice. Used on the event
+    loop's thread only (notices arrive there), so it needs no lock; a read that a notice
+    overtook is not kept (each table's version is checked).
+
+    >>> from paigow.service.events_bus import Notice
+    >>> cache = PublicStates()
+    >>> v = cache.version(3)
+    >>> cache.keep(3, v, {"id": 3, "round": None}, at=100.0)
+    >>> cache.get(3, at=100.5)
+    {'id': 3, 'round': None}
+    >>> cache.on_notice(Notice(3, "round"))
+    >>> cache.get(3, at=100.5) is None
+    True
+    """
+
+    def __init__(self) -> None:
+        self._states: dict[int, tuple[float, dict[str, Any]]] = {}
+        self._versions: dict[int, int] = {}
+        self._lists: dict[bool, tuple[float, list[int]]] = {}
+        self._list_version = 0
+
+    def on_notice(self, notice: Any) -> None:
+        if notice.kind == "resync" or notice.table_id == 0:
+            self._states.clear()
+            self._versions.clear()
+            self._lists.clear()
+            self._list_version += 1
+            return
+        self._versions[notice.table_id] = self._versions.get(notice.table_id, 0) + 1
+        self._states.pop(notice.table_id, None)
+        if notice.kind == "table":
+            self._lists.clear()
+            self._list_version += 1
+
+    def version(self, table_id: int) -> int:
+        return self._versions.get(table_id, 0)
+
+    def versions(self) -> dict[int, int]:
+        """Every table's version now (take before a read; give to :meth:`keep` after)."""
+        return dict(self._versions)
+
+    def get(self, table_id: int, at: float) -> dict[str, Any] | None:
+        hit = self._states.get(table_id)
+        if hit is None or at - hit[0] > STATE_TTL_S:
+            return None
+        return hit[1]
+
+    def keep(self, table_id: int, version: int, state: dict[str, Any], at: float) -> None:
+        if self._versions.get(table_id, 0) == version:
+            self._states[table_id] = (at, state)
+
+    def list_version(self) -> int:
+        return self._list_version
+
+    def ids(self, include_closed: bool, at: float) -> list[int] | None:
+        hit = self._lists.get(include_closed)
+        if hit is None or at - hit[0] > STATE_TTL_S:
+            return None
+        return hit[1]
+
+    def keep_ids(self, include_closed: bool, version: int, ids: list[int], at: float) -> None:
+        if self._list_version == version:
+            self._lists[include_closed] = (at, ids)
+
+
+def with_time_left(state: dict[str, Any], at: float) -> dict[str, Any]:
+    """``state`` (a cached public state) with its round's time left as of ``at``."""
+    rnd = state.get("round")
+    if rnd is None or rnd.get("deadline") is None:
+        return state
+    left = max(0.0, round(rnd["deadline"] - at, 3))
+    return {**state, "round": {**rnd, "time_left_s": left}}
+
+
+def read_states(
+    session: Session, table_ids: list[int] | None, include_closed: bool = False
+) -> tuple[list[int], dict[int, dict[str, Any]]]:
+    """The public states of ``table_ids`` (None: of every table, open ones unless
+    ``include_closed``) in few statements: the tables, their seats, their current rounds and
+    those rounds' wagers, one statement each."""
+    q = sa.select(GameTable).order_by(GameTable.id)
+    if table_ids is not None:
+        q = q.where(GameTable.id.in_(table_ids))
+    elif not include_closed:
+        q = q.where(GameTable.status != "closed")
+    found = list(session.execute(q).scalars())
+    ids = [t.id for t in found]
+    if not found:
+        return ids, {}
+    seats: dict[int, dict[int, str]] = {t: {} for t in ids}
+    for tid, spot, name in session.execute(
+        sa.select(Seat.table_id, Seat.spot, User.username)
+        .join(User, User.id == Seat.user_id)
+        .where(Seat.table_id.in_(ids))
+    ):
+        seats[tid][spot] = name
+    round_ids = [t.current_round_id for t in found if t.current_round_id is not None]
+    rows: dict[str, RoundRow] = {}
+    wagers: dict[str, list[tuple[int, int]]] = {r: [] for r in round_ids}
+    if round_ids:
+        for row in session.execute(sa.select(RoundRow).where(RoundRow.id.in_(round_ids))).scalars():
+            rows[row.id] = row
+        for rid, spot, amount in session.execute(
+            sa.select(RoundWager.round_id, RoundWager.spot, RoundWager.amount)
+            .where(RoundWager.round_id.in_(round_ids))
+            .order_by(RoundWager.round_id, RoundWager.spot)
+        ):
+            wagers[rid].append((spot, amount))
+    t = now()
+    states = {}
+    for table in found:
+        current = rows.get(table.current_round_id) if table.current_round_id else None
+        states[table.id] = _state_of(
+            table, seats[table.id], current, wagers.get(current.id, []) if current else [], t
+        )
+    return ids, states

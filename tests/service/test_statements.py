@@ -1,0 +1,132 @@
+"""SQL statements per request and per dealer step (issue 9: cut statements per transaction).
+
+Each figure is counted with SQLAlchemy's ``before_cursor_execute`` event on the server's engines,
+on a server that runs no dealer (its steps are taken by hand here, one at a time), so that every
+statement counted belongs to the request or step measured. The bounds are what the service does
+now; a change that adds statements to a hot path fails here and says which path.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+
+from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
+
+
+class Counter:
+    """Statements run on the given engines while :meth:`count` is open."""
+
+    def __init__(self, *engines: sa.Engine) -> None:
+        self.n = 0
+        self.on = False
+        self.lock = threading.Lock()
+        self.texts: list[str] = []
+        for e in dict.fromkeys(engines):
+            sa.event.listen(e, "before_cursor_execute", self._seen)
+
+    def _seen(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if self.on:
+            with self.lock:
+                self.n += 1
+                self.texts.append(statement.split("\n")[0][:100])
+
+    @contextmanager
+    def count(self) -> Iterator[list[int]]:
+        out = [0]
+        self.n, self.texts, self.on = 0, [], True
+        try:
+            yield out
+        finally:
+            self.on = False
+            out[0] = self.n
+
+
+def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
+    from paigow.service import rounds
+
+    rt = svc.server.app.state.rt
+    tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000)
+    clients = [svc.player() for _ in range(players)]
+    for i, c in enumerate(clients, start=1):
+        c.sit(tid, i)
+    figures: dict[str, int] = {}
+    for i, c in enumerate(clients):
+        with counter.count() as n:
+            c.ok(c.wager(tid, 500))
+        figures["first wager" if i == 0 else "wager"] = n[0]
+        if i == 1:
+            print("\nWAGER", counter.texts)
+    with counter.count() as n, rt.db.read() as s:
+        view = rounds.peek(s, tid)
+    figures["peek"] = n[0]
+    assert view is not None and view.round_id is not None
+    with counter.count() as n, rt.write() as s:
+        assert rounds.deal(s, tid, view.round_id)
+    figures["deal"] = n[0]
+    way = HouseWay.preset("standard")
+    for c in clients:
+        cards = c.hand(tid)["cards"]
+        low = [x.code for x in way.set_hand(parse_cards(cards)).setting.low]
+        with counter.count() as n:
+            c.ok(c.set(tid, low))
+        figures["set"] = n[0]
+    with counter.count() as n, rt.write() as s:
+        assert rounds.dealer_sets(s, tid, view.round_id)
+    figures["dealer sets"] = n[0]
+    with counter.count() as n, rt.write() as s:
+        assert rounds.settle(s, tid, view.round_id)
+    figures["settle"] = n[0]
+    with counter.count() as n:
+        listed = clients[0].ok(clients[0].get("/api/tables"))
+    figures["GET /api/tables"] = n[0]
+    figures["tables listed"] = len(listed)
+    with counter.count() as n:
+        again = clients[0].ok(clients[0].get("/api/tables"))
+    figures["GET /api/tables again"] = n[0]
+    assert [t["id"] for t in again] == [t["id"] for t in listed]
+    with counter.count() as n:
+        state = clients[0].ok(clients[0].get(f"/api/tables/{tid}"))
+    figures["GET /api/tables/{id}"] = n[0]
+    assert state["rounds_played"] == 1 and state["round"] is None  # settled: no current round
+    with counter.count() as n:
+        clients[0].ok(clients[0].get("/api/me"))
+    figures["GET /api/me"] = n[0]
+    return figures
+
+
+def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
+    svc = helpers.Service(db_url, run_dealers=False)
+    try:
+        rt = svc.server.app.state.rt
+        counter = Counter(rt.db.engine, rt.db.read_engine)
+        _round(svc, counter)  # warm caches (principals, rounds)
+        figures = _round(svc, counter)
+        print("\nstatements:", figures)
+    finally:
+        svc.stop()
+    sqlite = db_url.startswith("sqlite")
+    assert figures["tables listed"] == 2
+    # writes: one statement of framing either way (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
+    # pg_notify of the table notice); reads: SQLite's BEGIN
+    read = 1 if sqlite else 0
+    bounds = {
+        "first wager": 18,
+        "wager": 15,
+        "peek": 1 + read,  # one statement: the dealer looks often
+        "deal": 5,
+        "set": 6,
+        "dealer sets": 5,
+        "settle": 20,
+        "GET /api/tables": 3 + read,  # tables, seats, rounds (+ wagers): however many tables
+        "GET /api/tables again": 0,  # cached until a table notice
+        "GET /api/tables/{id}": 0,  # the same cache
+        "GET /api/me": 2 + read,
+    }
+    over = {k: f"{figures[k]} > {v}" for k, v in bounds.items() if figures[k] > v}
+    assert not over, f"more statements than allowed: {over}"
