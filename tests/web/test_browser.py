@@ -304,7 +304,7 @@ def test_the_operator_page(site: Any, page: Page, shot: Any) -> None:
         len(opened) == 1 and opened[0]["commission"] == "0.04" and opened[0]["mode"] == "practice"
     )
     page.fill("#c-user", name)
-    page.fill("#c-amount", "2500")
+    page.fill("#c-amount", "25")
     page.click("#credit-form button[type=submit]")
     expect(page.locator("#op-msg")).to_contain_text("$25.00", timeout=WAIT)
     assert api.call("GET", "/api/me")["balance"] == 2500
