@@ -103,7 +103,6 @@ export async function tableView(root, id) {
     const spot = myDealtSpot();
     return spot ? sortCards(st().dealt.your_cards[String(spot)]) : null;
   };
-  const inPlay = () => !!(table.round && roundId && table.round.id === roundId);
   const ended = (s) => !!(s.totals || s.voided);
   /** Whether spot ``n`` shows the round on display: not after a settled round it did not play. */
   const showsRound = (n, s) => {
@@ -218,10 +217,26 @@ export async function tableView(root, id) {
   }
 
   // ------------------------------------------------------------------ status and countdown
+  /** The phase of the round on display, from its events (ahead of the table's state) or the table. */
+  function livePhase() {
+    const s = st();
+    if (s.voided) return "voided";
+    if (s.totals) return "settled";
+    if (roundId && events.length) {
+      const own = s.dealer ? "dealer" : s.dealt ? "setting" : s.start ? "starting" : "betting";
+      const order = ["betting", "shuffled", "starting", "setting", "dealer"];
+      const r = table.round;
+      if (r && r.id === roundId && order.indexOf(r.phase) > order.indexOf(own)) return r.phase;
+      return own;
+    }
+    return table.round ? table.round.phase : null;
+  }
   function phaseLine() {
     const s = st();
     const r = table.round;
-    if (r) return `Round ${r.number}: ${PHASE_TEXT[r.phase] || r.phase}.`;
+    const phase = livePhase();
+    if (phase && !ended(s)) return `Round ${roundNumber ?? (r ? r.number : "")}: ${PHASE_TEXT[phase] || phase}.`;
+    if (r && r.id !== roundId) return `Round ${r.number}: ${PHASE_TEXT[r.phase] || r.phase}.`;
     if (s.voided) return `Round ${roundNumber ?? ""} void: every wager was returned. The next round opens with the first wager.`;
     if (s.totals) return `Round ${roundNumber ?? ""} settled: results below. The next round opens with the first wager.`;
     if (table.status !== "open") return `This table is ${table.status}.`;
@@ -232,11 +247,11 @@ export async function tableView(root, id) {
     if (phaseText.textContent !== text) phaseText.textContent = text;
     const r = table.round;
     if (r && r.deadline !== null && r.time_left_s !== null) skew = r.deadline - r.time_left_s - Date.now() / 1000;
-    status.dataset.phase = r ? r.phase : (st().totals ? "settled" : "idle");
+    status.dataset.phase = livePhase() || "idle";
   }
   function tick() {
     const r = table.round;
-    if (!r || r.deadline === null || !["betting", "setting"].includes(r.phase)) {
+    if (!r || r.deadline === null || !["betting", "setting"].includes(r.phase) || (r.id === roundId && r.phase !== livePhase())) {
       if (countdown.textContent) countdown.textContent = "";
       return;
     }
@@ -253,8 +268,8 @@ export async function tableView(root, id) {
   function renderControls() {
     const seated = mySeat();
     const s = st();
-    const phase = table.round ? table.round.phase : null;
-    const wagered = seated !== null && !!s.wagers[seated] && inPlay();
+    const phase = ended(s) ? (table.round && table.round.id !== roundId ? table.round.phase : null) : livePhase();
+    const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, canWager, table.min_wager, table.max_wager];
     patch(controls, k, () => {
