@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
@@ -100,7 +100,9 @@ def play_round_over_api(api: Any, table: int, spot: int, amount: int = 1000) -> 
     """A whole round for one player through the API (house-way setting); its hand."""
     api.call("POST", f"/api/tables/{table}/sit", {"spot": spot})
     api.call(
-        "POST", f"/api/tables/{table}/wager", {"amount": amount, "idempotency_key": secrets.token_hex(8)}
+        "POST",
+        f"/api/tables/{table}/wager",
+        {"amount": amount, "idempotency_key": secrets.token_hex(8)},
     )
     deadline = time.time() + 30
     hand: Any = None
@@ -209,7 +211,9 @@ def test_1_phone_lobby_cards_table_fits_and_the_view_brings_the_cards(
     set_house_way(page, my_cards(page))
     settled(page)
     line = page.locator("#result-2")
-    expect(line).to_contain_text("returned" if line.get_attribute("data-outcome") != "loss" else "lost")
+    expect(line).to_contain_text(
+        "returned" if line.get_attribute("data-outcome") != "loss" else "lost"
+    )
     fits = page.evaluate(
         "[...document.querySelectorAll('#results li')].every((li) => li.scrollWidth <= li.clientWidth + 1)"
     )
@@ -298,7 +302,9 @@ def test_4_the_wallet_never_shows_a_win_as_two_identical_payments(
     assert len(set(texts)) == 4, texts
     assert any("stake returned" in t for t in texts) and any("win paid" in t for t in texts)
     row = page.locator("#result-2")
-    expect(row).to_contain_text(re.compile(r"won \$[\d,]+\.\d\d, commission \$[\d,]+\.\d\d, returned \$"))
+    expect(row).to_contain_text(
+        re.compile(r"won \$[\d,]+\.\d\d, commission \$[\d,]+\.\d\d, returned \$")
+    )
     shot(page)
     page.context.close()
 
@@ -465,7 +471,7 @@ def test_9_practice_ev_shows_progress_at_once_and_reads_well(
 
 
 def sorted_like_text(shown: list[str]) -> list[str]:
-    order = "JOKER A K Q J 10 9 8 7 6 5 4 3 2".split()
+    order = ["JOKER", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
     return sorted(shown, key=lambda t: order.index("JOKER" if t == "JOKER" else t[:-1]))
 
 
@@ -511,7 +517,9 @@ def test_11_no_empty_hand_box_and_nothing_outside_the_felt(
     page.click("#sit-1")
     other.call("POST", f"/api/tables/{table}/sit", {"spot": 6})
     other.call(
-        "POST", f"/api/tables/{table}/wager", {"amount": 100_000, "idempotency_key": secrets.token_hex(8)}
+        "POST",
+        f"/api/tables/{table}/wager",
+        {"amount": 100_000, "idempotency_key": secrets.token_hex(8)},
     )
     wager(page, "1000")
     cards = my_cards(page)
@@ -536,7 +544,7 @@ def test_axe_finds_no_serious_violation_on_any_page_or_phase(
     site: Any, browser: Browser, viewport: dict[str, int]
 ) -> None:
     table = site.table(name="Axe", mode="practice")
-    name, password, api = site.player()
+    name, password, _ = site.player()
     page = new_page(browser, viewport)
     found: dict[str, list[str]] = {}
 
@@ -635,11 +643,16 @@ class ServerProcess:
 
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        self.proc = subprocess.Popen([sys.executable, "-c", self.CODE, self.db_url, str(self.port)], env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.CODE, self.db_url, str(self.port)], env=env
+        )
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
-                if httpx.get(self.url + "/api/health", timeout=1, trust_env=False).status_code == 200:
+                if (
+                    httpx.get(self.url + "/api/health", timeout=1, trust_env=False).status_code
+                    == 200
+                ):
                     return
             except httpx.HTTPError:
                 pass
@@ -672,10 +685,18 @@ def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
 ) -> None:
     Api = api_class
     op = Api(server.url).login("boss", "operator-password")
-    table = int(op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)["id"])
+    table = int(
+        op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)[
+            "id"
+        ]
+    )
     name, password = "p" + secrets.token_hex(4), "password-restart"
-    Api(server.url).call("POST", "/api/auth/register", {"username": name, "password": password}, 201)
-    op.call("POST", f"/api/admin/wallets/{name}/credit", {"amount": 10_000, "idempotency_key": "c1"})
+    Api(server.url).call(
+        "POST", "/api/auth/register", {"username": name, "password": password}, 201
+    )
+    op.call(
+        "POST", f"/api/admin/wallets/{name}/credit", {"amount": 10_000, "idempotency_key": "c1"}
+    )
     page = new_page(browser, LAPTOP)
     log_in(page, server.url, name, password)
     open_table(page, server.url, table)

@@ -148,6 +148,6 @@ export async function route() {
   location.hash = "#/lobby";
 }
 
-window.addEventListener("hashchange", () => { route(); view().focus({ preventScroll: true }); });
+window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
 document.addEventListener("paigow:session", () => route());
 route();

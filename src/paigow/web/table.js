@@ -23,11 +23,23 @@ function patch(el, k, build) {
   return true;
 }
 
+/** A chip's face: "$5", "$250", "$1K", "$2.5K", "$12.50" (the exact amount is its name). */
+export function chipLabel(cents) {
+  if (cents % 100) return money(cents);
+  const whole = cents / 100;
+  if (whole < 1000) return `$${whole}`;
+  const k = Math.floor(whole / 100);
+  return `$${Math.floor(k / 10)}${k % 10 ? `.${k % 10}` : ""}${whole % 100 ? "+" : ""}K`;
+}
+
 function chip(cents, id) {
-  return h("span", { class: "chip", id, role: "img", "aria-label": `wager ${money(cents)}` }, h("span", { "aria-hidden": "true" }, money(cents).replace(/\.00$/, "")));
+  const label = chipLabel(cents);
+  return h("span", { class: `chip${label.length > 5 ? " long" : ""}`, id, role: "img", "aria-label": `wager ${money(cents)}` }, h("span", { "aria-hidden": "true" }, label));
 }
 
 export async function tableView(root, id) {
+  const navStart = window.paigowNavStart ?? 0;
+  window.paigowReadyMs = undefined;
   let table = await api("GET", `/api/tables/${id}`);
   const me = session.token ? await refreshWho() : null;
   const username = me ? me.username : null;
@@ -678,7 +690,15 @@ export async function tableView(root, id) {
     ws = sock;
     sock.onmessage = (m) => {
       if (ws !== sock) return;
+      const t0 = performance.now();
       const msg = JSON.parse(m.data);
+      handle(msg);
+      // how long each message took to show (read by benchmarks/bench_browser.py)
+      const timings = (window.paigowTimings ||= []);
+      timings.push([msg.type, performance.now() - t0]);
+      if (timings.length > 500) timings.shift();
+    };
+    const handle = (msg) => {
       if (msg.type === "hello") {
         attempt = 0; connected = true; showConn("");
         root.dataset.live = "1";
@@ -697,6 +717,7 @@ export async function tableView(root, id) {
         handKey = null;
         renderAll(); renderPractice(); renderWallet();
         root.dataset.ready = "1";
+        if (window.paigowReadyMs === undefined) window.paigowReadyMs = performance.now() - navStart;
       } else if (msg.type === "table") {
         table = msg.table; renderTableState();
       } else if (msg.type === "wallet") {
