@@ -151,8 +151,8 @@ export async function tableView(root, id) {
       const out = [h("h2", { class: "seat-name" }, "Dealer")];
       if (d) {
         out.push(h("div", { class: "hands", id: "dealer-hand" },
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true, fan: true }), h("strong", {}, d.high_name)),
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true, fan: true }), h("strong", {}, d.low_name))),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", {}, d.high_name)),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", {}, d.low_name))),
         h("p", { id: "dealer-rule", class: "rule" }, `Set by the house way (${table.house_way}), rule ${d.rule}`));
       } else if (s.dealt && !s.voided) {
         out.push(backs(7), h("p", { class: "rule" }, "Face down until every player has set"));
