@@ -118,7 +118,8 @@ def play_round_over_api(api: Any, table: int, spot: int, amount: int = 1000) -> 
     return dict(hand)
 
 
-LAYOUT_JS = """() => {
+LAYOUT_JS = """async () => {
+  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
   const problems = [];
   const felt = document.getElementById('felt');
   if (!felt) return ['no felt'];
@@ -273,6 +274,19 @@ def test_3_after_settlement_the_status_says_settled(site: Any, browser: Browser)
     page.reload()
     expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
     expect(page.locator("#phase")).to_contain_text("settled")
+    # the last result stays until the next round opens, then the table clears
+    _, _, other = site.player()
+    other.call("POST", f"/api/tables/{table}/sit", {"spot": 4})
+    other.call(
+        "POST",
+        f"/api/tables/{table}/wager",
+        {"amount": 500, "idempotency_key": secrets.token_hex(8)},
+    )
+    expect(page.locator("#phase")).to_contain_text("Round 2: Betting is open", timeout=WAIT)
+    expect(page.locator("#result-1")).to_have_count(0)
+    expect(page.locator("#dealer .card")).to_have_count(0)
+    expect(page.locator("#spot-4 .chip")).to_have_count(1)
+    expect(page.locator("#countdown")).to_contain_text("Betting closes in")
     page.context.close()
 
 

@@ -643,15 +643,21 @@ export async function tableView(root, id) {
     logList.scrollTop = logList.scrollHeight;
   }
 
+  /** The packets go out one by one, counterclockwise from the starting position (``e.order``):
+   * each position that gets one lights up and its cards slide in from the dealer's side. */
   function animateDeal(e) {
     if (reducedMotion()) return;
-    e.order.forEach((p, i) => setTimeout(() => {
+    e.order.forEach((p, i) => {
       const el = felt.querySelector(`[data-position="${p}"]`);
       if (!el) return;
-      el.classList.remove("got-packet");
-      void el.offsetWidth;
-      el.classList.add("got-packet");
-    }, 140 * i));
+      const row = el.querySelector(".cards");
+      if (row) { row.style.setProperty("--deal-delay", `${i * 140}ms`); row.classList.add("dealing"); }
+      setTimeout(() => {
+        el.classList.remove("got-packet");
+        void el.offsetWidth;
+        el.classList.add("got-packet");
+      }, 140 * i);
+    });
   }
 
   function newRound(msg) {
