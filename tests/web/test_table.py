@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from paigow.setting import all_settings
 
 pytestmark = pytest.mark.slow
 
@@ -421,6 +422,16 @@ def test_8_sorted_cards_countdown_in_view_and_the_wager_remembered(
     expect(page.locator("#low-slots .card")).to_have_count(1)
     page.click(f"#card-{cards[0]}")
     expect(page.locator("#low-slots .card")).to_have_count(0)
+    # keys: ArrowDown moves the focused card low, ArrowUp back; a number key picks by place
+    page.locator(f"#card-{cards[1]}").focus()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator(f"#low-slots [data-card='{cards[1]}']")).to_have_count(1)
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#low-slots .card")).to_have_count(0)
+    page.keyboard.press("3")
+    expect(page.locator(f"#low-slots [data-card='{cards[2]}']")).to_have_count(1)
+    page.keyboard.press("3")
+    expect(page.locator("#low-slots .card")).to_have_count(0)
     # a drag works too
     page.drag_and_drop(f"#card-{cards[6]}", "#low-box")
     expect(page.locator(f"#low-slots [data-card='{cards[6]}']")).to_have_count(1)
@@ -584,6 +595,18 @@ def test_axe_finds_no_serious_violation_on_any_page_or_phase(
     wager(page, "5")
     cards = my_cards(page)
     check("table, setting")
+    fouls = [x for x in all_settings(parse_cards(cards)) if x.is_foul]
+    if fouls:
+        for c in fouls[0].low:
+            page.click(f"#card-{c.code}")
+        expect(page.locator("#foul-warning")).to_be_visible(timeout=WAIT)
+        page.click("#set-btn")
+        expect(page.locator("#foul-confirm")).to_be_visible()
+        check("table, foul confirmation")
+        page.click("#cancel-foul")
+        for c in fouls[0].low:
+            page.click(f"#card-{c.code}")
+        expect(page.locator("#low-slots .card")).to_have_count(0)
     page.click("#hint-btn")
     expect(page.locator("#use-hint")).to_be_visible(timeout=WAIT)
     check("table, practice hint")
@@ -733,3 +756,35 @@ def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
     expect(page.locator("#result-2")).to_be_visible()
     shot(page)
     page.context.close()
+
+
+# ------------------------------------------------------------------------------- card faces
+
+
+def test_every_card_face_is_drawn_and_named(site: Any, page: Page) -> None:
+    page.goto(site.url + "/#/rules")
+    expect(page.locator("#rules")).to_be_visible(timeout=WAIT)
+    faces = page.evaluate(
+        """async () => {
+        const { cardEl } = await import('/static/cards.js');
+        const codes = ['Jk'];
+        for (const r of '23456789TJQKA') for (const s of 'cdhs') codes.push(r + s);
+        return codes.map((c) => {
+          const el = cardEl(c);
+          document.body.append(el);
+          const svg = el.querySelector('svg');
+          const r = el.getBoundingClientRect();
+          return { code: c, name: el.getAttribute('aria-label'), role: el.getAttribute('role'),
+                   viewBox: svg && svg.getAttribute('viewBox'), hidden: svg && svg.getAttribute('aria-hidden'),
+                   shapes: svg ? svg.querySelectorAll('text, path, rect').length : 0, w: r.width, h: r.height };
+        });
+    }"""
+    )
+    assert len(faces) == 53
+    names = {f["code"]: f["name"] for f in faces}
+    assert len(set(names.values())) == 53
+    assert names["Qs"] == "queen of spades" and names["Th"] == "ten of hearts"
+    assert names["Jk"] == "joker" and names["2c"] == "two of clubs"
+    for f in faces:
+        assert f["role"] == "img" and f["viewBox"] == "0 0 60 84" and f["hidden"] == "true", f
+        assert f["shapes"] >= 4 and f["w"] > 0 and abs(f["h"] / f["w"] - 84 / 60) < 0.05, f

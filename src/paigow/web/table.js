@@ -362,9 +362,13 @@ export async function tableView(root, id) {
     if (fresh) { low = low.filter((c) => cards.includes(c)); evaluation = null; }
     handPanel.replaceChildren(h("h2", { id: "hand-title" }, `Your hand, spot ${spot}`));
     if (mySet && mySet.high) {
+      const highName = h("strong", { id: "my-high-name" });
+      const lowName = h("strong", { id: "my-low-name" });
+      api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: table.wheel })
+        .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
       handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High hand"), cardRow(sortCards(mySet.high))),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low hand"), cardRow(sortCards(mySet.low))),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High hand"), cardRow(sortCards(mySet.high)), highName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low hand"), cardRow(sortCards(mySet.low)), lowName),
         h("p", {}, mySet.by === "player" ? `You set this hand${s.dealer ? "." : "; waiting for the dealer."}` : `The house way set this hand${mySet.reason ? ` (${mySet.reason})` : ""}.`,
           mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
       return;
