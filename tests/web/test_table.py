@@ -413,6 +413,12 @@ def test_8_sorted_cards_countdown_in_view_and_the_wager_remembered(
     log_in(page, site.url, name, password)
     open_table(page, site.url, table)
     page.click("#sit-1")
+    expect(page.locator("#wager-amount")).to_have_value("5.00", timeout=WAIT)
+    page.click("#add-500")
+    page.click("#add-2500")
+    expect(page.locator("#wager-amount")).to_have_value("35.00")
+    page.click("#wager-min")
+    expect(page.locator("#wager-amount")).to_have_value("5.00")
     wager(page, "12.50")
     cards = my_cards(page)
     assert cards == sorted_like_a_player(cards), cards

@@ -320,7 +320,17 @@ export async function tableView(root, id) {
           },
         }, h("div", { class: "row" },
           h("label", {}, "Wager in dollars", amount, h("span", { id: "wager-limits", class: "muted" }, limitsText())),
-          h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager"))));
+          h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
+        h("div", { class: "chip-rack", role: "group", "aria-label": "Add chips to the wager" },
+          [500, 2500, 10000, 50000].filter((d) => d <= table.max_wager).map((d) => h("button", {
+            type: "button", class: "chip chip-btn", id: `add-${d}`, "aria-label": `Add ${money(d)}`,
+            onclick: () => {
+              const now = parseCents(amount.value);
+              const next = Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d);
+              amount.value = `${Math.floor(next / 100)}.${String(next % 100).padStart(2, "0")}`;
+            },
+          }, chipLabel(d))),
+          h("button", { type: "button", id: "wager-min", onclick: () => { amount.value = (table.min_wager / 100).toFixed(2); } }, "Minimum"))));
       } else if (wagered) {
         out.push(h("p", { id: "my-wager" }, "Your wager: ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`));
       }
