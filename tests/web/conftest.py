@@ -134,3 +134,9 @@ def shot(request: pytest.FixtureRequest) -> Any:
         return path
 
     return save
+
+
+@pytest.fixture
+def api_class() -> type[Api]:
+    """The tests' API client class, for servers other than ``site``."""
+    return Api

@@ -49,7 +49,7 @@ from paigow.service.errors import (
     Unauthorized,
     Unprocessable,
 )
-from paigow.service.feeds import FeedHub, Presence, TableItem
+from paigow.service.feeds import FeedHub, Presence, TableItem, WalletItem, watch_wallet
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import (
     CloseOut,
@@ -819,6 +819,7 @@ def create_app(
             presence.add(table_id, viewer.id)
         feed = await hub.feed(table_id)
         queue = feed.subscribe()
+        unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
         try:
             snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
             if snapshot is None:
@@ -855,6 +856,9 @@ def create_app(
                     if item is None:
                         await websocket.close(code=1013)
                         return
+                    if isinstance(item, WalletItem):
+                        await websocket.send_json(item.message())
+                        continue
                     if isinstance(item, TableItem):
                         await websocket.send_json({"type": "table", "table": item.state})
                         continue
@@ -871,6 +875,8 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             return
         finally:
+            if unwatch is not None:
+                unwatch()
             feed.unsubscribe(queue)
             snapshot = None
             rt.ws_caps.release(viewer_key, addr)
@@ -918,12 +924,18 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
                 ).all()
             }
             mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
+            names = dict(
+                s.execute(
+                    sa.select(User.id, User.username).where(User.id.in_(owners.values()))
+                ).all()
+            )
             round_part = {
                 "id": row.id,
                 "number": row.number,
                 "phase": row.phase,
                 "log_length": len(events),
                 "log": view_log(events, mine),
+                "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
             }
     return {
         "type": "hello",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ import sqlalchemy as sa
 
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager
 from paigow.service.events_bus import Notice
-from paigow.service.runtime import Runtime
+from paigow.service.runtime import WALLET, Runtime
 from paigow.service.tables import public_state
 from paigow.service.views import view_event
 
@@ -73,7 +74,17 @@ class TableItem:
     state: dict[str, Any]
 
 
-Item = EventItem | TableItem
+@dataclass(frozen=True)
+class WalletItem:
+    """The watching user's wallet balance (cents) after a change."""
+
+    balance: int
+
+    def message(self) -> dict[str, Any]:
+        return {"type": "wallet", "balance": self.balance}
+
+
+Item = EventItem | TableItem | WalletItem
 
 
 @dataclass
@@ -366,3 +377,53 @@ class Presence:
         if self._task is not None:
             self._task.cancel()
             self._task = None
+
+
+@dataclass
+class _WalletWatch:
+    dirty: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+def watch_wallet(
+    rt: Runtime, user_id: int, username: str, queue: asyncio.Queue[Item | None]
+) -> Callable[[], None]:
+    """Put a :class:`WalletItem` in ``queue`` each time ``user_id``'s wallet changes (a wager, a
+    settlement, a void's refund, an operator's credit or debit: every ledger movement of that
+    wallet notifies channel ``-user_id``); returns the function that stops watching. Reads are
+    serialized, so the last item always holds the latest committed balance."""
+    from paigow.service import ledger
+
+    loop = asyncio.get_running_loop()
+    state = _WalletWatch()
+
+    def read() -> int:
+        with rt.db.read() as s:
+            return ledger.balance(s, ledger.wallet(username))
+
+    async def run() -> None:
+        while state.dirty:
+            state.dirty = False
+            try:
+                balance = await asyncio.to_thread(read)
+            except Exception as exc:  # the next change retries
+                log.warning("wallet of user %s: %s: %s", user_id, type(exc).__name__, exc)
+                return
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(WalletItem(balance))
+
+    def on_notice(notice: Notice) -> None:
+        if notice.kind != WALLET:
+            return
+        state.dirty = True
+        if state.task is None or state.task.done():
+            state.task = loop.create_task(run(), name=f"wallet-{user_id}")
+
+    rt.bus.subscribe(-user_id, on_notice)
+
+    def stop() -> None:
+        rt.bus.unsubscribe(-user_id, on_notice)
+        if state.task is not None:
+            state.task.cancel()
+
+    return stop

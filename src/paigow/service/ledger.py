@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from paigow.service.db import Account, LedgerEntry, LedgerTransaction, RoundRow, RoundWager, now
 from paigow.service.errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
+from paigow.service.runtime import notify_wallet
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"
@@ -208,13 +209,15 @@ def post(
         stmt = sa.update(Account).where(Account.name == name)
         if delta < 0 and name.startswith("wallet:"):
             stmt = stmt.where(Account.balance + delta >= 0)
-        new_balance = session.execute(
+        updated = session.execute(
             stmt.values(balance=Account.balance + delta)
-            .returning(Account.balance)
+            .returning(Account.balance, Account.user_id)
             .execution_options(synchronize_session=False)
-        ).scalar()
-        if new_balance is not None:
-            session.info.setdefault(BALANCES, {})[name] = int(new_balance)
+        ).first()
+        if updated is not None:
+            session.info.setdefault(BALANCES, {})[name] = int(updated[0])
+            if updated[1] is not None:
+                notify_wallet(session, int(updated[1]))
         else:
             exists = session.execute(sa.select(Account.name).where(Account.name == name)).first()
             if exists is None:

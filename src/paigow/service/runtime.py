@@ -235,3 +235,13 @@ def after_commit(session: Session, fn: Callable[[], None]) -> None:
 def notify(session: Session, table_id: int, kind: str = "round") -> None:
     """Announce, when ``session`` commits, that table ``table_id`` changed."""
     session.info.setdefault("notices", []).append(Notice(table_id, kind))
+
+
+WALLET = "wallet"
+"""The kind of notice that says "user N's wallet changed" (sent on channel ``-N``)."""
+
+
+def notify_wallet(session: Session, user_id: int) -> None:
+    """Announce, when ``session`` commits, that ``user_id``'s wallet balance changed (watchers
+    subscribe to ``-user_id`` on the bus, apart from every table's number)."""
+    session.info.setdefault("notices", []).append(Notice(-user_id, WALLET))

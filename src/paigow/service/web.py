@@ -5,6 +5,7 @@
 
 - ``POST /api/web/evaluate``: both hands' names and the foul flag of a setting (seven cards and the
   two low cards), computed by the rules engine, so the page shows exactly what the table rules;
+- ``GET /api/web/rules``: the rules for players (``docs/rules.md``, Markdown);
 - ``GET /api/web/ledger``: the caller's own latest ledger entries (their wallet only);
 - ``GET /api/web/tables/{id}/ev``: practice tables only (403 at a casino table), the exact EV of
   every setting of the caller's own current hand, when the compiled house way already exists on
@@ -23,7 +24,7 @@ from typing import Annotated, Any
 import sqlalchemy as sa
 from fastapi import Depends, FastAPI
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -109,6 +110,11 @@ def mount_web(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/web/rules", include_in_schema=False)
+    def web_rules() -> PlainTextResponse:
+        text = (WEB_DIR / "rules.md").read_text(encoding="utf-8")
+        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
     @app.post("/api/web/evaluate", include_in_schema=False, response_model=EvaluateOut)
     def web_evaluate(body: EvaluateIn) -> dict[str, Any]:

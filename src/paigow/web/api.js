@@ -7,9 +7,10 @@ export const session = {
 export class ApiError extends Error {
   constructor(status, body) {
     const detail = body && body.detail;
-    super(typeof detail === "string" ? detail : JSON.stringify(detail ?? body));
+    super(typeof detail === "string" ? detail : Array.isArray(detail) ? detail.map((d) => d.msg || JSON.stringify(d)).join("; ") : JSON.stringify(detail ?? body));
     this.status = status;
     this.code = body && body.code;
+    this.invalid = status === 422 && Array.isArray(detail);
   }
 }
 
@@ -17,7 +18,12 @@ export async function api(method, path, body, { text = false } = {}) {
   const headers = {};
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { detail: "network", code: "offline" });
+  }
   if (r.status === 401 && session.token) {
     logout();
   }
@@ -68,4 +74,16 @@ export function money(cents) {
 
 export function signed(cents) {
   return (cents > 0 ? "+" : "") + money(cents);
+}
+
+/** The wallet balance last seen (cents), kept current by the header and the live feed. */
+export const wallet = { balance: null };
+
+export function setBalance(cents) {
+  wallet.balance = cents;
+  for (const el of document.querySelectorAll("[data-balance]")) {
+    el.textContent = money(cents);
+    el.dataset.cents = String(cents);
+  }
+  document.dispatchEvent(new CustomEvent("paigow:balance", { detail: cents }));
 }

@@ -1,9 +1,10 @@
 // The single page: a hash router over the lobby, a table, recall and the operator's page.
-import { api, session, login, logout, money } from "./api.js";
+import { api, session, login, logout, money, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { tableView } from "./table.js";
 import { recallView } from "./recall.js";
 import { operatorView } from "./operator.js";
+import { rulesView } from "./rules.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -20,9 +21,10 @@ export async function refreshWho() {
     const me = await api("GET", "/api/me");
     who.replaceChildren(
       h("span", {}, `${me.username} (${me.role})`),
-      h("span", {}, "Balance: ", h("strong", { id: "balance", "data-cents": me.balance }, money(me.balance))),
+      h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
       h("button", { type: "button", id: "logout", onclick: () => { logout(); location.hash = "#/lobby"; } }, "Log out"),
     );
+    setBalance(me.balance);
     return me;
   } catch (err) {
     who.append(h("span", { class: "error" }, errorText(err)));
@@ -66,36 +68,44 @@ function authForms(onDone) {
     msg);
 }
 
+async function refreshBalance() {
+  try { setBalance((await api("GET", "/api/me")).balance); } catch { /* shown elsewhere */ }
+}
+
 async function lobbyView(root) {
   root.replaceChildren(h("h1", {}, "Lobby"));
   const me = await refreshWho();
   if (!session.token) {
     root.append(h("p", {}, "Log in or register to sit at a table. Anyone can watch."), authForms(() => route()));
   } else if (me) {
-    root.append(h("p", { class: "panel" }, `Your balance: `, h("strong", { id: "lobby-balance" }, money(me.balance)),
+    root.append(h("p", { class: "panel" }, `Your balance: `, h("strong", { id: "lobby-balance", "data-balance": "" }, money(me.balance)),
       me.seats.length ? ` — seated at ${me.seats.map((s) => `table ${s.table_id} spot ${s.spot}`).join(", ")}` : ""));
   }
   const box = h("section", { class: "panel", "aria-labelledby": "tables-title" }, h("h2", { id: "tables-title" }, "Tables"));
-  root.append(box);
+  root.append(box, h("p", {}, h("a", { href: "#/rules" }, "The rules of pai gow poker at these tables")));
   const body = h("div", { class: "scroll" });
   box.append(body);
   async function load() {
     try {
       const list = await api("GET", "/api/tables");
       if (!list.length) { body.replaceChildren(h("p", {}, "No open tables.")); return; }
-      body.replaceChildren(h("table", { class: "list", id: "tables" },
-        h("thead", {}, h("tr", {}, ["Table", "Mode", "Commission (posted)", "Limits", "House way", "Starting position", "Foul", "Free spots", ""].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, list.map((t) => h("tr", { "data-table": t.id },
-          h("td", {}, `${t.name} (#${t.id})`),
-          h("td", {}, t.mode),
-          h("td", {}, t.commission_posted),
-          h("td", {}, `${money(t.min_wager)} – ${money(t.max_wager)}`),
-          h("td", {}, t.house_way),
-          h("td", {}, t.start === "dice" ? "three dice" : "random number 1–7"),
-          h("td", {}, t.foul === "loses" ? "foul loses" : "foul reset by house way"),
-          h("td", {}, String(t.spots.filter((s) => !s.occupied).length)),
-          h("td", {}, h("a", { href: `#/table/${t.id}`, id: `open-table-${t.id}` }, `Open table ${t.id}`), " ",
-            h("a", { href: `#/recall/${t.id}` }, "Recall")))))));
+      body.replaceChildren(h("ul", { class: "lobby", id: "tables" }, list.map((t) => {
+        const free = t.spots.filter((x) => !x.occupied).length;
+        const phase = t.round ? `round ${t.round.number} in play (${t.round.phase})` : "waiting for a first wager";
+        return h("li", { class: "table-card", "data-table": t.id },
+          h("h3", {}, `${t.name} `, h("span", { class: "muted" }, `#${t.id}`), " ", h("span", { class: `badge ${t.mode}` }, t.mode === "practice" ? "Practice" : "Casino")),
+          h("dl", {},
+            h("dt", {}, "Commission (posted)"), h("dd", {}, `${t.commission_posted} of each win`),
+            h("dt", {}, "Limits"), h("dd", {}, `${money(t.min_wager)} – ${money(t.max_wager)}`),
+            h("dt", {}, "House way"), h("dd", {}, t.house_way),
+            h("dt", {}, "Starting position"), h("dd", {}, t.start === "dice" ? "three dice" : "random number 1–7"),
+            h("dt", {}, "Foul"), h("dd", {}, t.foul === "loses" ? "foul loses" : "foul reset by house way"),
+            h("dt", {}, "Spots"), h("dd", {}, `${free} of 6 free; ${phase}`)),
+          h("p", { class: "actions" },
+            h("a", { class: "button primary", href: `#/table/${t.id}`, id: `open-table-${t.id}` }, `Open table ${t.id}`),
+            h("a", { class: "button", href: `#/recall/${t.id}` }, `Recall table ${t.id}`)));
+      })));
+      if (session.token) refreshBalance();
     } catch (err) {
       body.replaceChildren(h("p", { class: "error" }, errorText(err)));
     }
@@ -110,7 +120,10 @@ const ROUTES = [
   [/^#\/table\/(\d+)$/, tableView],
   [/^#\/recall\/(\d+)$/, recallView],
   [/^#\/operator$/, operatorView],
+  [/^#\/rules$/, rulesView],
 ];
+
+let routeGen = 0;
 
 export async function route() {
   if (cleanup) { try { cleanup(); } catch { /* gone */ } cleanup = null; }
@@ -122,7 +135,10 @@ export async function route() {
     const m = hash.match(re);
     if (m) {
       try {
-        cleanup = (await fn(root, ...m.slice(1).map(Number))) || null;
+        const gen = ++routeGen;
+        const c = (await fn(root, ...m.slice(1).map(Number))) || null;
+        if (gen !== routeGen) { if (c) c(); return; }
+        cleanup = c;
       } catch (err) {
         root.append(h("p", { class: "error", role: "alert" }, errorText(err)));
       }
@@ -132,6 +148,6 @@ export async function route() {
   location.hash = "#/lobby";
 }
 
-window.addEventListener("hashchange", () => { route(); view().focus({ preventScroll: true }); });
-document.addEventListener("paigow:session", () => refreshWho());
+window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
+document.addEventListener("paigow:session", () => route());
 route();

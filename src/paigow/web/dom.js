@@ -23,6 +23,39 @@ export function announce(text) {
   setTimeout(() => { a.textContent = text; }, 30);
 }
 
-export function errorText(err) {
+const MESSAGES = {
+  "insufficient-funds": (c) => `Your wallet has ${c.balance ?? "too little"}${c.amount ? `, less than the ${c.amount} wager` : ""} - ask the operator to credit it.`,
+  "outside-limits": (c) => `Wagers at this table are ${c.limits || "within the posted limits"}: choose an amount in that range.`,
+  "round-in-play": () => "A round is in play: you can wager as soon as it is over.",
+  "already-wagered": () => "You already have a wager on this round.",
+  "table-closed": () => "This table is closed: no new wagers or seats.",
+  "spot-taken": () => "Someone just took that spot: choose another.",
+  "spot-busy": () => "That spot still has a wager in play: choose another or wait for the round to end.",
+  "already-seated": () => "You already sit at this table: leave your spot first to change it.",
+  "not-seated": () => "Sit at a spot first.",
+  "not-setting": () => "Too late to set: the time is up and the house way has set your hand.",
+  "not-current-round": () => "That round is over.",
+  "already-set": () => "Your hand is already set.",
+  "not-dealt": () => "Your cards are not dealt yet.",
+  "no-hand": () => "You have no hand in this round.",
+  "no-round": () => "There is no round in play.",
+  "casino-table": () => "No help with setting at a casino table: the player sets the hand alone (Indiana 68 IAC 10-9-13(a)).",
+  "bad-credentials": () => "Wrong username or password.",
+  "username-taken": () => "That username is taken: choose another.",
+  "invalid-token": () => "Your session has ended: log in again.",
+  "token-expired": () => "Your session has ended: log in again.",
+  "not-logged-in": () => "Log in first.",
+  "no-user": () => "There is no player with that username.",
+  "operators-only": () => "Operators only.",
+  "no-table": () => "There is no such table.",
+  "offline": () => "The table server cannot be reached: check the connection and try again.",
+};
+
+/** An error in the player's words (and dollars); ``ctx`` fills in amounts: {balance, amount, limits}. */
+export function errorText(err, ctx = {}) {
+  if (err && err.code && MESSAGES[err.code]) return MESSAGES[err.code](ctx);
+  if (err && err.status === 429) return "Too many tries: wait a minute and try again.";
+  if (err && err.invalid) return `Please check what you typed: ${err.message}.`;
+  if (err && err.status >= 500) return "Something went wrong at the server: try again.";
   return err && err.message ? err.message : String(err);
 }

@@ -29,7 +29,7 @@ export async function recallView(root, id) {
     const events = r.events;
     let step = 0;
     const stepText = h("p", { id: "step-text", "aria-live": "polite" });
-    const steps = h("ol", { class: "log", id: "steps" });
+    const steps = h("ol", { class: "log", id: "steps", tabindex: 0, "aria-label": "Steps so far" });
     const state = h("div", { class: "replay-state", id: "replay-state" });
     const btn = (label, bid, fn) => h("button", { type: "button", id: bid, onclick: fn }, label);
     const show = () => {

@@ -1,201 +1,351 @@
-// A table: the dealer and six spots, wagers, dice, packets, setting a hand, the reveal, results.
-import { api, session, key, money, parseCents, signed } from "./api.js";
+// A table: the dealer across from six spots, chips, the deal, setting a hand, the reveal, results.
+import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { cardEl, cardRow, backs, cardsText } from "./cards.js";
+import { cardEl, cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, positionName } from "./describe.js";
 import { refreshWho } from "./app.js";
 
 const PHASE_TEXT = {
-  betting: "Betting", shuffled: "Shuffling", starting: "Choosing the starting position",
-  setting: "Players set their hands", dealer: "The dealer has set; settling",
+  betting: "Betting is open", shuffled: "Shuffling", starting: "Choosing the starting position",
+  setting: "Players set their hands", dealer: "The dealer reveals and sets; settling",
   settled: "Settled", voided: "Void",
 };
+const OUTCOME = { win: "WIN", push: "PUSH", loss: "LOSS" };
+const BACKOFF_S = [0.5, 1, 2, 4, 8];
+const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** Replace ``el``'s children by ``build()`` only when ``k`` differs from what it shows now. */
+function patch(el, k, build) {
+  const sig = typeof k === "string" ? k : JSON.stringify(k);
+  if (el.dataset.sig === sig) return false;
+  el.dataset.sig = sig;
+  el.replaceChildren(...[build()].flat().filter((x) => x !== null && x !== undefined && x !== false));
+  return true;
+}
+
+/** A chip's face: "$5", "$250", "$1K", "$2.5K", "$12.50" (the exact amount is its name). */
+export function chipLabel(cents) {
+  if (cents % 100) return money(cents);
+  const whole = cents / 100;
+  if (whole < 1000) return `$${whole}`;
+  const k = Math.floor(whole / 100);
+  return `$${Math.floor(k / 10)}${k % 10 ? `.${k % 10}` : ""}${whole % 100 ? "+" : ""}K`;
+}
+
+function chip(cents, id) {
+  const label = chipLabel(cents);
+  return h("span", { class: `chip${label.length > 5 ? " long" : ""}`, id, role: "img", "aria-label": `wager ${money(cents)}` }, h("span", { "aria-hidden": "true" }, label));
+}
 
 export async function tableView(root, id) {
+  const navStart = window.paigowNavStart ?? 0;
+  window.paigowReadyMs = undefined;
   let table = await api("GET", `/api/tables/${id}`);
   const me = session.token ? await refreshWho() : null;
   const username = me ? me.username : null;
+  const wagerKey = `paigow.wager.${id}`;
   let events = [];
   let roundId = null;
-  let handKey = null; // the round whose cards are on the buttons
-  let selected = [];
+  let roundNumber = null;
+  let players = {}; // spot -> who wagered there in the round shown (as far as known)
+  let low = []; // the cards in your low hand
+  let handKey = null;
   let evaluation = null;
+  let evPromise = null;
+  let evFor = null;
   let skew = 0;
   let closed = false;
   let ws = null;
+  let attempt = 0;
+  let retryTimer = null;
   let fetchTimer = null;
+  let walletTimer = null;
+  let connected = false;
 
   // ------------------------------------------------------------------ skeleton
   const posted = h("div", { class: "posted", id: "posted", role: "region", "aria-label": "Posted at this table" });
-  const dealerBox = h("div", { class: "dealer", id: "dealer", "data-position": 1 });
-  const diceBox = h("div", { id: "dice", "aria-live": "polite" });
-  const spotsBox = h("div", { class: "spots", id: "spots" });
-  const felt = h("section", { class: "felt", "aria-label": "The layout: the dealer and six spots, spot 1 at the dealer's far right" }, dealerBox, diceBox, spotsBox);
-  const handPanel = h("section", { class: "panel", id: "hand-panel", "aria-labelledby": "hand-title" });
-  const practicePanel = h("section", { class: "panel", id: "practice", "aria-labelledby": "practice-title" });
-  const resultsPanel = h("section", { class: "panel", id: "results-panel", "aria-labelledby": "results-title" });
-  const status = h("section", { class: "panel", id: "status" });
-  const controls = h("section", { class: "panel", id: "controls", "aria-label": "Your spot and wager" });
-  const walletPanel = h("section", { class: "panel", id: "wallet", "aria-labelledby": "wallet-title" });
-  const logList = h("ol", { class: "log", id: "log" });
-  const logPanel = h("section", { class: "panel", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Table events"),
-    h("div", { "aria-live": "polite", "aria-relevant": "additions", id: "log-live" }, logList));
+  const phaseText = h("span", { id: "phase" });
   const countdown = h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" });
-  const phaseText = h("p", { id: "phase" });
+  const conn = h("span", { id: "conn", class: "conn", role: "status" });
   const statusMsg = h("p", { id: "status-msg", role: "alert" });
-  status.append(h("h2", {}, "Round"), phaseText, h("p", {}, countdown), statusMsg);
+  const status = h("section", { class: "statusbar", id: "status", "aria-label": "Round status" },
+    h("div", { class: "status-line" }, phaseText, countdown, conn), statusMsg);
+  const dealerBox = h("div", { class: "dealer", id: "dealer", "data-position": 1, role: "group", "aria-label": "Dealer, position 1, the bank" });
+  const diceBox = h("div", { id: "dice", class: "dice-box", "aria-live": "polite" });
+  const spotsBox = h("div", { class: "spots", id: "spots" });
+  const spotEls = {};
+  for (let n = 1; n <= 6; n++) {
+    spotEls[n] = h("div", { class: "spot", id: `spot-${n}`, "data-position": n + 1, role: "group", "aria-label": `Spot ${n}${n === 1 ? ", at the dealer's far right" : ""}` });
+    spotsBox.append(spotEls[n]);
+  }
+  const felt = h("section", { class: "felt", id: "felt", "aria-label": "The table: the dealer across from six spots, spot 1 at the dealer's far right" }, dealerBox, diceBox, spotsBox);
+  const handPanel = h("section", { class: "panel hand-panel", id: "hand-panel", "aria-labelledby": "hand-title", hidden: true });
+  const practicePanel = table.mode === "practice" ? h("section", { class: "panel", id: "practice", "aria-labelledby": "practice-title" }) : null;
+  const resultsPanel = h("section", { class: "panel", id: "results-panel", "aria-labelledby": "results-title" });
+  const controls = h("section", { class: "panel", id: "controls", "aria-labelledby": "controls-title" });
+  const walletPanel = h("section", { class: "panel", id: "wallet", "aria-labelledby": "wallet-title" });
+  const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "Table events, oldest first" });
+  const logPanel = h("section", { class: "panel", id: "log-panel", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Table events"),
+    h("div", { "aria-live": "polite", "aria-relevant": "additions", id: "log-live" }, logList));
+  const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: "#/rules", id: "rules-link" }, "How to play (the rules)"));
 
   root.append(
     h("h1", {}, `Table ${table.id}: ${table.name}`),
     posted,
+    status,
     h("div", { class: "table-page" },
-      h("div", {}, felt, handPanel, table.mode === "practice" ? practicePanel : null, resultsPanel),
-      h("div", {}, status, controls, walletPanel, logPanel,
-        h("p", {}, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds")))),
+      h("div", { class: "col-main" }, felt, handPanel, practicePanel, resultsPanel),
+      h("div", { class: "col-side" }, controls, walletPanel, logPanel, links)),
   );
 
   const st = () => derive(events);
-  const mySpot = () => {
+  const seatOf = (n) => table.spots.find((x) => x.spot === n) || { spot: n, player: null, occupied: false };
+  const mySeat = () => {
     const s = table.spots.find((x) => x.player && x.player === username);
     return s ? s.spot : null;
-  };
-  const myCards = () => {
-    const d = st().dealt;
-    if (!d || !d.your_cards) return null;
-    const spot = mySpot();
-    if (spot && d.your_cards[String(spot)]) return d.your_cards[String(spot)];
-    const vals = Object.values(d.your_cards);
-    return vals.length ? vals[0] : null;
   };
   const myDealtSpot = () => {
     const d = st().dealt;
     if (!d || !d.your_cards) return null;
-    return Number(Object.keys(d.your_cards)[0]);
+    const spots = Object.keys(d.your_cards).map(Number);
+    const seat = mySeat();
+    return spots.includes(seat) ? seat : spots[0];
   };
-  const fail = (err) => { statusMsg.className = "error"; statusMsg.textContent = errorText(err); };
+  const myCards = () => {
+    const spot = myDealtSpot();
+    return spot ? sortCards(st().dealt.your_cards[String(spot)]) : null;
+  };
+  const ended = (s) => !!(s.totals || s.voided);
+  /** Whether spot ``n`` shows the round on display: not after a settled round it did not play. */
+  const showsRound = (n, s) => {
+    if (!ended(s)) return true;
+    const who = players[n];
+    return who === undefined || who === (seatOf(n).player || null);
+  };
+  const limitsText = () => `${money(table.min_wager)} to ${money(table.max_wager)}`;
+  const fail = (err, ctx = {}) => {
+    statusMsg.className = "error";
+    statusMsg.textContent = errorText(err, { balance: wallet.balance === null ? undefined : money(wallet.balance), limits: limitsText(), ...ctx });
+  };
+  const clearMsg = () => { statusMsg.textContent = ""; statusMsg.className = ""; };
 
   // ------------------------------------------------------------------ posted
   function renderPosted() {
-    posted.replaceChildren(
+    patch(posted, [table.commission_posted, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
       h("span", { id: "posted-commission" }, `Commission ${table.commission_posted} of each win (posted, 9-1(f))`),
       h("span", { id: "posted-limits" }, `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`),
       h("span", {}, `House way: ${table.house_way}`),
       h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
       h("span", { id: "posted-mode" }, table.mode === "practice" ? "Practice table" : "Casino table"),
       h("span", {}, table.foul === "loses" ? "A foul hand loses" : "A foul is reset by the house way"),
-      ...(table.status !== "open" ? [h("span", { class: "error" }, `Table ${table.status}`)] : []),
-    );
+      table.status !== "open" ? h("span", { class: "error" }, `Table ${table.status}`) : null,
+    ]);
   }
 
-  // ------------------------------------------------------------------ layout
+  // ------------------------------------------------------------------ the felt
   function renderDealer() {
     const s = st();
-    dealerBox.replaceChildren(h("h3", {}, "Dealer (position 1, the bank)"));
-    if (s.dealer) {
-      dealerBox.append(
-        h("div", { class: "hands", id: "dealer-hand" },
-          h("div", {}, "High: ", cardRow(s.dealer.high, { small: true }), " ", h("strong", {}, s.dealer.high_name)),
-          h("div", {}, "Low: ", cardRow(s.dealer.low, { small: true }), " ", h("strong", {}, s.dealer.low_name))),
-        h("p", { id: "dealer-rule" }, `Set by the house way, rule ${s.dealer.rule}`));
-    } else if (s.dealt) {
-      dealerBox.append(backs(7));
-    }
+    const d = s.dealer;
+    const k = [roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.start ? s.start.position : null, s.voided ? 1 : 0];
+    patch(dealerBox, k, () => {
+      const out = [h("h2", { class: "seat-name" }, "Dealer")];
+      if (d) {
+        out.push(h("div", { class: "hands", id: "dealer-hand" },
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", {}, d.high_name)),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", {}, d.low_name))),
+        h("p", { id: "dealer-rule", class: "rule" }, `Set by the house way (${table.house_way}), rule ${d.rule}`));
+      } else if (s.dealt && !s.voided) {
+        out.push(backs(7), h("p", { class: "rule" }, "Face down until every player has set"));
+      } else {
+        out.push(h("p", { class: "muted" }, "The bank: the house"));
+      }
+      return out;
+    });
     dealerBox.classList.toggle("start", !!(s.start && s.start.position === 1));
   }
 
   function renderDice() {
     const s = st();
-    if (!s.start) { diceBox.replaceChildren(); return; }
     const e = s.start;
-    const path = countPath(e.number);
-    diceBox.replaceChildren(
-      h("div", { class: "dice", id: "dice-shown" },
-        e.method === "dice" ? e.dice.map((d) => h("span", { class: "die", "aria-label": `die ${d}` }, String(d))) : h("span", { class: "die", "aria-label": `random number ${e.number}` }, String(e.number)),
-        h("strong", {}, e.method === "dice" ? ` = ${e.number}` : " (random number)")),
-      h("p", { class: "count", id: "count" }, "Count from the dealer: ",
-        path.map((p, i) => h("span", { class: i === path.length - 1 ? "hit" : "" }, `${i + 1}:${p === 1 ? "D" : p - 1}${i < path.length - 1 ? " → " : ""}`)),
-        h("span", {}, ` — first packet to ${positionName(e.position)}`)));
+    patch(diceBox, e ? [roundId, e.number, e.position] : null, () => {
+      if (!e) return [];
+      const path = countPath(e.number);
+      return [
+        h("div", { class: "dice", id: "dice-shown" },
+          e.method === "dice" ? e.dice.map((d) => h("span", { class: "die", role: "img", "aria-label": `die ${d}` }, String(d))) : h("span", { class: "die", role: "img", "aria-label": `random number ${e.number}` }, String(e.number)),
+          h("strong", {}, e.method === "dice" ? ` = ${e.number}` : " (random number)")),
+        h("p", { class: "count", id: "count" }, "Counting from the dealer: ",
+          path.map((p, i) => h("span", { class: i === path.length - 1 ? "hit" : "" }, `${i + 1}:${p === 1 ? "D" : p - 1}${i < path.length - 1 ? " → " : ""}`)),
+          h("span", {}, ` — first packet to ${positionName(e.position)}`)),
+      ];
+    });
+  }
+
+  function spotContent(n, s) {
+    const seat = seatOf(n);
+    const mine = myDealtSpot();
+    const you = seat.player && seat.player === username;
+    const show = showsRound(n, s);
+    const wager = show ? s.wagers[n] : undefined;
+    const dealt = show && s.dealt && s.dealt.spots.includes(n);
+    const set = dealt ? s.settings[n] : null;
+    const result = show ? s.results.find((x) => x.spot === n) : null;
+    const cards = dealt && n === mine ? myCards() : null;
+    const k = [seat.player, you, wager, dealt, set ? [set.high, set.low, set.by, set.foul] : null, cards, result ? result.outcome : null,
+      !seat.occupied && !!session.token && mySeat() === null && table.status === "open", s.start ? s.start.position === n + 1 : false];
+    return [k, () => {
+      const out = [h("h2", { class: "seat-name" }, `Spot ${n}`)];
+      out.push(h("p", { class: "player" }, seat.player ? (you ? `${seat.player} (you)` : seat.player) : "empty"));
+      if (wager) out.push(chip(wager, `chip-${n}`));
+      if (dealt) {
+        if (set && set.high) {
+          out.push(h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(set.high, { small: true, fan: true })),
+            h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(set.low, { small: true, fan: true })));
+        } else if (cards) {
+          out.push(cardRow(cards, { small: true, fan: true }));
+        } else {
+          out.push(backs(7));
+        }
+        if (set) out.push(h("p", { class: "set-by" }, set.foul ? h("strong", { class: "foul-tag" }, "FOUL ") : "", set.by === "player" ? "set" : `set by the house way${set.reason ? ` (${set.reason})` : ""}`));
+      }
+      if (result) out.push(h("p", { class: `result ${result.outcome}` }, OUTCOME[result.outcome] + (result.foul ? " (foul)" : "")));
+      if (!seat.occupied && session.token && mySeat() === null && table.status === "open") {
+        out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => sit(n) }, `Sit at spot ${n}`));
+      }
+      return out;
+    }];
   }
 
   function renderSpots() {
     const s = st();
-    const seated = mySpot();
-    const dealtSpots = s.dealt ? s.dealt.spots : [];
-    const mine = myDealtSpot();
-    spotsBox.replaceChildren();
-    for (const spot of table.spots) {
-      const n = spot.spot;
-      const el = h("div", { class: "spot", id: `spot-${n}`, "data-position": n + 1, role: "group", "aria-label": `Spot ${n}` });
-      if (n === seated || n === mine) el.classList.add("mine");
-      if (s.start && s.start.position === n + 1) el.classList.add("start");
-      el.append(h("div", { class: "name" }, `Spot ${n}`, n === 1 ? " (dealer's far right)" : ""));
-      el.append(h("div", {}, spot.player ? (spot.player === username ? `${spot.player} (you)` : spot.player) : "empty"));
-      if (s.wagers[n]) el.append(h("div", {}, h("span", { class: "chip" }, money(s.wagers[n]))));
-      if (dealtSpots.includes(n)) {
-        const set = s.settings[n];
-        if (n === mine && myCards()) {
-          if (set && set.high) el.append(h("div", {}, "High ", cardRow(set.high, { small: true })), h("div", {}, "Low ", cardRow(set.low, { small: true })));
-          else el.append(cardRow(myCards(), { small: true }));
-        } else if (set && set.high) {
-          el.append(h("div", {}, "High ", cardRow(set.high, { small: true })), h("div", {}, "Low ", cardRow(set.low, { small: true })));
-        } else {
-          el.append(backs(7));
-        }
-        if (set) el.append(h("div", {}, set.foul ? "FOUL" : "", set.by === "player" ? " set" : ` set by house way${set.reason ? ` (${set.reason})` : ""}`));
-      }
-      const r = s.results.find((x) => x.spot === n);
-      if (r) el.append(h("div", { class: "result" }, h("strong", {}, r.outcome.toUpperCase()), r.commission ? ` (commission ${money(r.commission)})` : ""));
-      if (!spot.occupied && session.token && seated === null && table.status === "open") {
-        el.append(h("button", { type: "button", id: `sit-${n}`, onclick: () => sit(n) }, `Sit at spot ${n}`));
-      }
-      spotsBox.append(el);
+    const seated = mySeat();
+    for (let n = 1; n <= 6; n++) {
+      const el = spotEls[n];
+      const [k, build] = spotContent(n, s);
+      patch(el, k, build);
+      el.classList.toggle("mine", n === seated);
+      el.classList.toggle("start", !!(s.start && s.start.position === n + 1));
     }
   }
 
+  // ------------------------------------------------------------------ status and countdown
+  /** The phase of the round on display, from its events (ahead of the table's state) or the table. */
+  function livePhase() {
+    const s = st();
+    if (s.voided) return "voided";
+    if (s.totals) return "settled";
+    if (roundId && events.length) {
+      const own = s.dealer ? "dealer" : s.dealt ? "setting" : s.start ? "starting" : "betting";
+      const order = ["betting", "shuffled", "starting", "setting", "dealer"];
+      const r = table.round;
+      if (r && r.id === roundId && order.indexOf(r.phase) > order.indexOf(own)) return r.phase;
+      return own;
+    }
+    return table.round ? table.round.phase : null;
+  }
+  function phaseLine() {
+    const s = st();
+    const r = table.round;
+    const phase = livePhase();
+    if (phase && !ended(s)) return `Round ${roundNumber ?? (r ? r.number : "")}: ${PHASE_TEXT[phase] || phase}.`;
+    if (r && r.id !== roundId) return `Round ${r.number}: ${PHASE_TEXT[r.phase] || r.phase}.`;
+    if (s.voided) return `Round ${roundNumber ?? ""} void: every wager was returned. The next round opens with the first wager.`;
+    if (s.totals) return `Round ${roundNumber ?? ""} settled: results below. The next round opens with the first wager.`;
+    if (table.status !== "open") return `This table is ${table.status}.`;
+    return "Waiting for the first wager: a wager opens the round.";
+  }
+  function renderStatus() {
+    const text = phaseLine();
+    if (phaseText.textContent !== text) phaseText.textContent = text;
+    const r = table.round;
+    if (r && r.deadline !== null && r.time_left_s !== null) skew = r.deadline - r.time_left_s - Date.now() / 1000;
+    status.dataset.phase = livePhase() || "idle";
+  }
+  function tick() {
+    const r = table.round;
+    if (!r || r.deadline === null || !["betting", "setting"].includes(r.phase) || (r.id === roundId && r.phase !== livePhase())) {
+      if (countdown.textContent) countdown.textContent = "";
+      return;
+    }
+    const left = Math.max(0, r.deadline - (Date.now() / 1000 + skew));
+    const label = r.phase === "betting" ? "Betting closes in" : "Time to set";
+    const text = `${label}: ${left.toFixed(0)} s`;
+    if (countdown.textContent !== text) countdown.textContent = text;
+    countdown.classList.toggle("low", left < 10);
+    countdown.title = r.phase === "setting" ? "At the time limit the house way sets any hand not set" : "";
+  }
+  const ticker = setInterval(tick, 250);
+
   // ------------------------------------------------------------------ controls
   function renderControls() {
-    const seated = mySpot();
-    controls.replaceChildren(h("h2", {}, "Your spot"));
-    if (!session.token) {
-      controls.append(h("p", {}, "Watching. ", h("a", { href: "#/lobby" }, "Log in"), " to play."));
-      return;
-    }
-    if (seated === null) {
-      controls.append(h("p", {}, "Choose a free spot on the layout to sit."));
-      return;
-    }
+    const seated = mySeat();
     const s = st();
-    const phase = table.round ? table.round.phase : null;
-    const wagered = !!s.wagers[seated] && roundId && table.round && table.round.id === roundId;
-    controls.append(h("p", {}, `You sit at spot ${seated}.`));
-    if (!wagered && (phase === null || phase === "betting") && table.status === "open") {
-      const amount = h("input", { id: "wager-amount", type: "number", min: table.min_wager / 100, max: table.max_wager / 100, step: "0.01", value: (table.min_wager / 100).toFixed(2), required: true });
-      controls.append(h("form", {
-        id: "wager-form",
-        onsubmit: async (ev) => {
-          ev.preventDefault();
-          try {
-            const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: parseCents(amount.value), idempotency_key: key() });
-            announce(`Wager of ${money(r.amount)} accepted; balance ${money(r.balance)}`);
-            statusMsg.textContent = "";
-            refreshWho();
-            scheduleFetch();
-          } catch (err) { fail(err); }
-        },
-      }, h("div", { class: "row" }, h("label", {}, `Wager ($${(table.min_wager / 100).toFixed(2)}–$${(table.max_wager / 100).toFixed(2)})`, amount),
-        h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager"))));
-    } else if (wagered) {
-      controls.append(h("p", { id: "my-wager" }, `Your wager: ${money(s.wagers[seated])}`));
-    }
-    controls.append(h("button", { type: "button", id: "leave-btn", onclick: async () => {
-      try { await api("POST", `/api/tables/${table.id}/leave`); announce("You left the spot"); await fetchTable(); } catch (err) { fail(err); }
-    } }, "Leave the spot"));
+    const phase = ended(s) ? (table.round && table.round.id !== roundId ? table.round.phase : null) : livePhase();
+    const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
+    const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
+    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, canWager, table.min_wager, table.max_wager];
+    patch(controls, k, () => {
+      const out = [h("h2", { id: "controls-title" }, "Your spot")];
+      if (!session.token) {
+        out.push(h("p", {}, "Watching. ", h("a", { href: "#/lobby" }, "Log in"), " to play."));
+        return out;
+      }
+      if (seated === null) {
+        out.push(h("p", {}, "Choose a free spot on the table to sit."));
+        return out;
+      }
+      out.push(h("p", {}, `You sit at spot ${seated}.`));
+      if (canWager) {
+        const remembered = Number(localStorage.getItem(wagerKey));
+        const start = remembered >= table.min_wager && remembered <= table.max_wager ? remembered : table.min_wager;
+        const amount = h("input", { id: "wager-amount", inputmode: "decimal", autocomplete: "off", value: (start / 100).toFixed(2), required: true, "aria-describedby": "wager-limits" });
+        out.push(h("form", {
+          id: "wager-form",
+          onsubmit: async (ev) => {
+            ev.preventDefault();
+            const cents = parseCents(amount.value);
+            if (!Number.isFinite(cents)) { fail(new Error(`Type the wager in dollars, like 10 or 12.50 (${limitsText()}).`)); return; }
+            if (cents < table.min_wager || cents > table.max_wager) { fail({ code: "outside-limits" }); return; }
+            try {
+              const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: cents, idempotency_key: key() });
+              localStorage.setItem(wagerKey, String(cents));
+              setBalance(r.balance);
+              announce(`Wager of ${money(r.amount)} accepted; balance ${money(r.balance)}`);
+              clearMsg();
+              scheduleFetch();
+            } catch (err) {
+              if (err.code === "insufficient-funds") { try { setBalance((await api("GET", "/api/me")).balance); } catch { /* keep the last */ } }
+              fail(err, { amount: money(cents) });
+            }
+          },
+        }, h("div", { class: "row" },
+          h("label", {}, "Wager in dollars", amount, h("span", { id: "wager-limits", class: "muted" }, limitsText())),
+          h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
+        h("div", { class: "chip-rack", role: "group", "aria-label": "Add chips to the wager" },
+          [500, 2500, 10000, 50000].filter((d) => d <= table.max_wager).map((d) => h("button", {
+            type: "button", class: "chip chip-btn", id: `add-${d}`, "aria-label": `Add ${money(d)}`,
+            onclick: () => {
+              const now = parseCents(amount.value);
+              const next = Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d);
+              amount.value = `${Math.floor(next / 100)}.${String(next % 100).padStart(2, "0")}`;
+            },
+          }, chipLabel(d))),
+          h("button", { type: "button", id: "wager-min", onclick: () => { amount.value = (table.min_wager / 100).toFixed(2); } }, "Minimum"))));
+      } else if (wagered) {
+        out.push(h("p", { id: "my-wager" }, "Your wager: ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`));
+      }
+      out.push(h("button", { type: "button", id: "leave-btn", onclick: async () => {
+        try { await api("POST", `/api/tables/${table.id}/leave`); announce("You left the spot"); clearMsg(); await fetchTable(); } catch (err) { fail(err); }
+      } }, "Leave the spot"));
+      return out;
+    });
   }
 
   async function sit(n) {
     try {
       await api("POST", `/api/tables/${table.id}/sit`, { spot: n });
       announce(`You sit at spot ${n}`);
+      clearMsg();
       await fetchTable();
       const f = document.getElementById("wager-amount");
       if (f) f.focus();
@@ -205,85 +355,144 @@ export async function tableView(root, id) {
   // ------------------------------------------------------------------ your hand
   function renderHand(force = false) {
     const cards = myCards();
-    const k = cards ? `${roundId}:${cards.join(",")}` : null;
     const s = st();
     const spot = myDealtSpot();
     const mySet = spot ? s.settings[spot] : null;
-    if (!force && k === handKey && !(mySet && mySet.high && !handPanel.dataset.set)) return;
+    const k = cards ? `${roundId}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}` : "open"}` : null;
+    if (!force && k === handKey) return;
+    const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
     handKey = k;
-    handPanel.dataset.set = mySet && mySet.high ? "1" : "";
-    handPanel.replaceChildren(h("h2", { id: "hand-title" }, "Your hand"));
     if (!cards) {
-      handPanel.append(h("p", {}, session.token ? "Your seven cards appear here, face up, once dealt." : "Log in to play."));
-      selected = []; evaluation = null;
+      handPanel.hidden = true;
+      handPanel.replaceChildren();
+      low = []; evaluation = null;
       return;
     }
+    handPanel.hidden = false;
+    if (fresh) { low = low.filter((c) => cards.includes(c)); evaluation = null; }
+    handPanel.replaceChildren(h("h2", { id: "hand-title" }, `Your hand, spot ${spot}`));
     if (mySet && mySet.high) {
+      const highName = h("strong", { id: "my-high-name" });
+      const lowName = h("strong", { id: "my-low-name" });
+      api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: table.wheel })
+        .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
       handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", {}, "High hand: ", cardRow(mySet.high)),
-        h("div", {}, "Low hand: ", cardRow(mySet.low)),
-        h("p", {}, mySet.by === "player" ? "You set this hand." : `The house way set this hand${mySet.reason ? ` (${mySet.reason})` : ""}.`,
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High hand"), cardRow(sortCards(mySet.high)), highName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low hand"), cardRow(sortCards(mySet.low)), lowName),
+        h("p", {}, mySet.by === "player" ? `You set this hand${s.dealer ? "." : "; waiting for the dealer."}` : `The house way set this hand${mySet.reason ? ` (${mySet.reason})` : ""}.`,
           mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
       return;
     }
-    handPanel.append(h("p", { id: "hand-help" }, "Choose the two cards of the low hand: click them, or Tab to a card and press Space or Enter (keys 1–7 also work). The other five are the high hand."));
-    const buttons = h("div", { class: "cards", id: "my-cards", role: "group", "aria-label": "Your seven cards" });
+    const highBox = h("div", { class: "slots", id: "high-slots", "data-box": "high" });
+    const lowBox = h("div", { class: "slots", id: "low-slots", "data-box": "low" });
+    const box = (which, title, slots) => h("div", { class: `box ${which}`, id: `${which}-box` },
+      h("h3", {}, title, " ", h("strong", { id: `${which}-name`, class: "hand-name" }), h("span", { id: `${which}-count`, class: "muted" })), slots);
+    const group = h("div", { id: "my-cards", role: "group", "aria-label": "Your seven cards: the high hand and the low hand", "aria-describedby": "hand-help" },
+      box("high", "High hand (five cards)", highBox), box("low", "Low hand (two cards)", lowBox));
     cards.forEach((c, i) => {
       const b = cardEl(c, { button: true });
       b.id = `card-${c}`;
-      b.setAttribute("aria-label", `${b.getAttribute("aria-label")}, card ${i + 1}`);
-      b.setAttribute("aria-pressed", selected.includes(c) ? "true" : "false");
+      b.draggable = true;
+      b.setAttribute("aria-label", `${cardName(c)}, card ${i + 1}`);
       b.addEventListener("click", () => toggle(c));
-      buttons.append(b);
+      b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", c); ev.dataTransfer.effectAllowed = "move"; });
+      b.addEventListener("keydown", (ev) => {
+        if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
+          const all = [...group.querySelectorAll("button.card")];
+          const j = all.indexOf(b) + (ev.key === "ArrowRight" ? 1 : -1);
+          if (all[j]) { ev.preventDefault(); all[j].focus(); }
+        } else if (ev.key === "ArrowDown" && !low.includes(c)) { ev.preventDefault(); toggle(c); }
+        else if (ev.key === "ArrowUp" && low.includes(c)) { ev.preventDefault(); toggle(c); }
+      });
+      highBox.append(b);
     });
-    buttons.addEventListener("keydown", (ev) => {
+    for (const [el, which] of [[highBox, "high"], [lowBox, "low"]]) {
+      el.parentElement.addEventListener("dragover", (ev) => { ev.preventDefault(); el.parentElement.classList.add("over"); });
+      el.parentElement.addEventListener("dragleave", () => el.parentElement.classList.remove("over"));
+      el.parentElement.addEventListener("drop", (ev) => {
+        ev.preventDefault();
+        el.parentElement.classList.remove("over");
+        const c = ev.dataTransfer.getData("text/plain");
+        if (!cards.includes(c)) return;
+        if (which === "low" && !low.includes(c)) { low = low.length >= 2 ? [low[1], c] : [...low, c]; updateSelection(); }
+        if (which === "high" && low.includes(c)) { low = low.filter((x) => x !== c); updateSelection(); }
+      });
+    }
+    group.addEventListener("keydown", (ev) => {
       const n = Number(ev.key);
-      if (n >= 1 && n <= 7) { ev.preventDefault(); toggle(cards[n - 1]); buttons.children[n - 1].focus(); }
+      if (n >= 1 && n <= 7) { ev.preventDefault(); toggle(cards[n - 1]); document.getElementById(`card-${cards[n - 1]}`)?.focus(); }
     });
-    const live = h("div", { id: "live-eval", "aria-live": "polite" });
     const foulBox = h("div", { id: "foul-box" });
     const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
-    handPanel.append(buttons, live, foulBox, h("div", { class: "row" }, setBtn));
+    handPanel.append(
+      h("p", { id: "hand-help", class: "muted" }, "Move two cards to the low hand: click or tap a card, drag it, or Tab to it and press Space (keys 1–7 pick a card by place; arrows move). The other five are the high hand."),
+      group, h("div", { id: "live-eval", "aria-live": "polite", class: "sr-only" }), foulBox, h("div", { class: "row" }, setBtn));
     updateSelection();
+    if (fresh) {
+      const target = handPanel;
+      requestAnimationFrame(() => {
+        const r = target.getBoundingClientRect();
+        if (r.top < 0 || r.bottom > window.innerHeight) target.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
+      });
+    }
   }
 
   function toggle(c) {
-    if (selected.includes(c)) selected = selected.filter((x) => x !== c);
-    else if (selected.length < 2) selected = [...selected, c];
-    else { announce("The low hand has two cards: unselect one first"); return; }
+    if (low.includes(c)) low = low.filter((x) => x !== c);
+    else if (low.length < 2) low = [...low, c];
+    else { announce("The low hand has two cards: move one back first"); return; }
     updateSelection();
+    document.getElementById(`card-${c}`)?.focus();
   }
 
   async function updateSelection() {
     const cards = myCards();
-    for (const b of document.querySelectorAll("#my-cards button.card")) {
-      b.setAttribute("aria-pressed", selected.includes(b.dataset.card) ? "true" : "false");
+    const highBox = document.getElementById("high-slots");
+    const lowBox = document.getElementById("low-slots");
+    if (!highBox || !cards) return;
+    const focused = document.activeElement;
+    for (const c of cards) {
+      const b = document.getElementById(`card-${c}`);
+      const inLow = low.includes(c);
+      b.setAttribute("aria-pressed", inLow ? "true" : "false");
+      const want = inLow ? lowBox : highBox;
+      if (b.parentElement !== want) want.append(b);
     }
-    const live = document.getElementById("live-eval");
+    // keep each box in sorted order
+    for (const boxEl of [highBox, lowBox]) {
+      const bs = [...boxEl.children].sort((a, b) => cards.indexOf(a.dataset.card) - cards.indexOf(b.dataset.card));
+      bs.forEach((b) => boxEl.append(b));
+    }
+    if (focused && focused.id && focused.id.startsWith("card-")) focused.focus();
+    const highName = document.getElementById("high-name");
+    const lowName = document.getElementById("low-name");
+    document.getElementById("high-count").textContent = low.length === 2 ? "" : ` ${7 - low.length} cards: move ${2 - low.length} to the low hand`;
+    document.getElementById("low-count").textContent = low.length === 2 ? "" : ` ${low.length} of 2`;
     const foulBox = document.getElementById("foul-box");
     const setBtn = document.getElementById("set-btn");
-    if (!live) return;
+    const live = document.getElementById("live-eval");
     foulBox.replaceChildren();
     evaluation = null;
-    setBtn.disabled = selected.length !== 2;
-    if (selected.length !== 2) {
-      live.replaceChildren(h("p", {}, `Low hand: ${selected.length} of 2 cards chosen${selected.length ? ` (${cardsText(selected)})` : ""}.`));
+    setBtn.disabled = low.length !== 2;
+    setBtn.textContent = "Set hand";
+    if (low.length !== 2) {
+      highName.textContent = ""; lowName.textContent = "";
+      live.textContent = `Low hand: ${low.length} of 2 cards${low.length ? ` (${cardsText(low)})` : ""}.`;
       return;
     }
-    const want = selected.join(",");
+    const want = low.join(",");
+    highName.textContent = "…"; lowName.textContent = "…";
     try {
-      const r = await api("POST", "/api/web/evaluate", { cards, low: selected, wheel: table.wheel });
-      if (selected.join(",") !== want) return;
+      const r = await api("POST", "/api/web/evaluate", { cards, low, wheel: table.wheel });
+      if (low.join(",") !== want) return;
       evaluation = r;
-      live.replaceChildren(h("div", { class: "hands" },
-        h("div", {}, "High hand: ", cardRow(r.high, { small: true }), " ", h("strong", { id: "high-name" }, r.high_name)),
-        h("div", {}, "Low hand: ", cardRow(r.low, { small: true }), " ", h("strong", { id: "low-name" }, r.low_name))));
+      highName.textContent = r.high_name;
+      lowName.textContent = r.low_name;
+      live.textContent = `High hand ${r.high_name}; low hand ${r.low_name}${r.foul ? "; a foul" : ""}.`;
       if (r.foul) {
         foulBox.replaceChildren(h("div", { class: "foul", id: "foul-warning", role: "alert" },
-          "Foul: the low hand outranks the high hand. ", table.foul === "loses" ? "Under Indiana's rule (68 IAC 10-9-13(a)) a foul hand loses." : "The house way will set it instead."));
+          h("strong", {}, "Foul: "), "the low hand outranks the high hand. ", table.foul === "loses" ? "Under Indiana's rule (68 IAC 10-9-13(a)) a foul hand loses." : "The house way will set it instead."));
         setBtn.textContent = "Set hand (foul)…";
-      } else {
-        setBtn.textContent = "Set hand";
       }
     } catch (err) { fail(err); }
   }
@@ -299,12 +508,12 @@ export async function tableView(root, id) {
   }
 
   async function submit(confirmFoul) {
-    if (selected.length !== 2) return;
+    if (low.length !== 2) return;
     if (!confirmFoul && evaluation && evaluation.foul) { askFoul(); return; }
     try {
-      const r = await api("POST", `/api/tables/${table.id}/set`, { low: selected, confirm_foul: confirmFoul, round_id: roundId });
+      const r = await api("POST", `/api/tables/${table.id}/set`, { low, confirm_foul: confirmFoul, round_id: roundId });
       announce(`Hand set: ${cardsText(r.high)} / ${cardsText(r.low)}${r.foul ? ", a foul" : ""}`);
-      statusMsg.textContent = "";
+      clearMsg();
     } catch (err) {
       if (err.status === 409 && /foul/i.test(`${err.code} ${err.message}`)) { askFoul(); return; }
       fail(err);
@@ -312,8 +521,28 @@ export async function tableView(root, id) {
   }
 
   // ------------------------------------------------------------------ practice help
+  function fetchEv() {
+    if (evFor === roundId && evPromise) return evPromise;
+    evFor = roundId;
+    evPromise = api("GET", `/api/web/tables/${table.id}/ev`).then((r) => ({ r }), (err) => ({ err }));
+    return evPromise;
+  }
+
+  function evTable(a) {
+    const rows = a.settings.map((s, i) => ({ ...s, i })).sort((x, y) => y.ev - x.ev);
+    const n = (v) => Number(v).toLocaleString("en-US");
+    return h("table", { class: "list ev", id: "ev-table" },
+      h("caption", {}, `Exact EV per unit wagered over all ${n(a.dealer_hands)} dealer hands (commission ${table.commission_posted} of each win)`),
+      h("thead", {}, h("tr", {}, ["High", "Low", "EV", "Win / push / loss", ""].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows.map((s) => h("tr", { class: s.i === a.optimal ? "best" : "" },
+        h("td", {}, cardsText(sortCards(s.high))), h("td", {}, cardsText(sortCards(s.low))),
+        h("td", { class: "num" }, (s.ev >= 0 ? "+" : "−") + Math.abs(s.ev).toFixed(4)),
+        h("td", { class: "num" }, `${n(s.win)} / ${n(s.push)} / ${n(s.loss)}`),
+        h("td", {}, [s.i === a.optimal ? "best" : "", s.i === a.house_way ? "house way" : "", s.foul ? "foul" : ""].filter(Boolean).join(", "))))));
+  }
+
   function renderPractice() {
-    if (table.mode !== "practice") return;
+    if (!practicePanel) return;
     const hintBox = h("div", { id: "hint", "aria-live": "polite" });
     const evBox = h("div", { id: "ev", "aria-live": "polite", class: "scroll" });
     practicePanel.replaceChildren(h("h2", { id: "practice-title" }, "Practice help"),
@@ -322,85 +551,92 @@ export async function tableView(root, id) {
         h("button", { type: "button", id: "hint-btn", onclick: async () => {
           try {
             const r = await api("GET", `/api/tables/${table.id}/hint`);
-            hintBox.replaceChildren(h("p", {}, `House way (${r.house_way}, rule ${r.rule}): high `, cardRow(r.high, { small: true }), ` ${r.high_name}; low `, cardRow(r.low, { small: true }), ` ${r.low_name}. `,
-              h("button", { type: "button", id: "use-hint", onclick: () => { selected = [...r.low]; updateSelection(); } }, "Use this setting")));
+            hintBox.replaceChildren(h("div", { class: "hint" }, h("p", {}, `House way (${r.house_way}, rule ${r.rule}):`),
+              h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(sortCards(r.high), { small: true }), h("strong", {}, r.high_name)),
+              h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(sortCards(r.low), { small: true }), h("strong", {}, r.low_name)),
+              h("button", { type: "button", id: "use-hint", onclick: () => { low = [...r.low]; updateSelection(); } }, "Use this setting")));
           } catch (err) { hintBox.replaceChildren(h("p", { class: "error" }, errorText(err))); }
         } }, "House way suggestion"),
         h("button", { type: "button", id: "ev-btn", onclick: async () => {
-          evBox.replaceChildren(h("p", {}, "Computing the exact EV over every dealer hand…"));
-          try {
-            const r = await api("GET", `/api/web/tables/${table.id}/ev`);
-            if (!r.available) { evBox.replaceChildren(h("p", { id: "ev-unavailable" }, "The exact EV is not available: the analysis table is not compiled on this server.")); return; }
-            const a = r.analysis;
-            const rows = a.settings.map((s, i) => ({ ...s, i })).sort((x, y) => y.ev - x.ev);
-            evBox.replaceChildren(h("table", { class: "list", id: "ev-table" },
-              h("caption", {}, `Exact EV per unit wagered over all ${a.dealer_hands.toLocaleString("en-US")} dealer hands (commission ${a.commission})`),
-              h("thead", {}, h("tr", {}, ["High", "Low", "EV", "Win / push / loss", ""].map((t) => h("th", { scope: "col" }, t)))),
-              h("tbody", {}, rows.map((s) => h("tr", {},
-                h("td", {}, cardsText(s.high)), h("td", {}, cardsText(s.low)), h("td", {}, s.ev.toFixed(4)),
-                h("td", {}, `${s.win} / ${s.push} / ${s.loss}`),
-                h("td", {}, [s.i === a.optimal ? "optimal" : "", s.i === a.house_way ? "house way" : "", s.foul ? "foul" : ""].filter(Boolean).join(", ")))))));
-          } catch (err) { evBox.replaceChildren(h("p", { class: "error" }, errorText(err))); }
+          const started = Date.now();
+          const progress = h("p", { id: "ev-progress", role: "status" }, h("progress", { "aria-label": "Computing the exact EV" }), " Computing the exact EV over every dealer hand…");
+          evBox.replaceChildren(progress);
+          const t = setInterval(() => { progress.lastChild.textContent = ` Computing the exact EV over every dealer hand… ${Math.round((Date.now() - started) / 1000)} s`; }, 1000);
+          const { r, err } = await fetchEv();
+          clearInterval(t);
+          if (err) { evFor = null; evPromise = null; evBox.replaceChildren(h("p", { class: "error" }, errorText(err))); return; }
+          if (!r.available) { evBox.replaceChildren(h("p", { id: "ev-unavailable" }, "The exact EV is not available: the analysis table is not compiled on this server.")); return; }
+          evBox.replaceChildren(evTable(r.analysis));
         } }, "Exact EV of every setting")),
       hintBox, evBox);
   }
 
   // ------------------------------------------------------------------ results and wallet
+  function resultLine(r, mine) {
+    const who = `Spot ${r.spot}${r.spot === mine ? " (you)" : ""}`;
+    let money_ = "";
+    if (r.outcome === "win") money_ = `won ${money(r.win)}, commission ${money(r.commission)}, returned ${money(r.returned)}`;
+    else if (r.outcome === "push") money_ = `push, returned ${money(r.returned)}`;
+    else money_ = `lost ${money(r.wager)}${r.foul ? " (foul)" : ""}`;
+    return h("li", { id: `result-${r.spot}`, class: r.outcome, "data-outcome": r.outcome, "data-returned": r.returned },
+      h("strong", {}, `${who}: ${OUTCOME[r.outcome]}`), ` — ${money_}. `, h("span", { class: "muted" }, `High ${r.high}, low ${r.low}; wager ${money(r.wager)}.`));
+  }
+
   function renderResults() {
     const s = st();
-    resultsPanel.replaceChildren(h("h2", { id: "results-title" }, "Results"));
-    if (s.voided) { resultsPanel.append(h("p", {}, describe(s.voided))); return; }
-    if (!s.results.length) { resultsPanel.append(h("p", {}, "Spot by spot from the far right (spot 1), once the dealer has set.")); return; }
     const mine = myDealtSpot();
-    resultsPanel.append(h("div", { class: "scroll" }, h("table", { class: "list results", id: "results" },
-      h("thead", {}, h("tr", {}, ["Spot", "High", "Low", "Outcome", "Wager", "Win", "Commission", "Returned"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, s.results.map((r) => h("tr", { id: `result-${r.spot}`, "data-outcome": r.outcome, "data-returned": r.returned },
-        h("td", {}, `${r.spot}${r.spot === mine ? " (you)" : ""}`), h("td", {}, r.high), h("td", {}, r.low),
-        h("td", { class: r.outcome }, r.outcome.toUpperCase() + (r.foul ? " (foul)" : "")),
-        h("td", {}, money(r.wager)), h("td", {}, money(r.win)), h("td", {}, money(r.commission)), h("td", {}, money(r.returned))))))));
-    if (s.totals) resultsPanel.append(h("p", {}, describe(s.totals)));
+    patch(resultsPanel, [roundId, s.results.length, !!s.totals, !!s.voided, mine], () => {
+      const out = [h("h2", { id: "results-title" }, "Results")];
+      if (s.voided) out.push(h("p", {}, describe(s.voided)));
+      else if (!s.results.length) out.push(h("p", { class: "muted" }, "Spot by spot from spot 1, once the dealer has set."));
+      else {
+        out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine))));
+        if (s.totals) out.push(h("p", { class: "muted" }, describe(s.totals)));
+      }
+      return out;
+    });
+  }
+
+  function entryLabel(e, i, group) {
+    if (e.kind === "wager") return "wager placed";
+    if (e.kind === "void" || /void/.test(e.kind)) return "wager returned (void)";
+    if (e.amount < 0 && /commission/.test(e.memo || "")) return "commission";
+    if (e.amount > 0) {
+      const positives = group.filter((x) => x.amount > 0 && !/commission/.test(x.memo || ""));
+      return positives.length > 1 && positives.indexOf(e) > 0 ? "win paid" : "stake returned";
+    }
+    return e.kind;
   }
 
   async function renderWallet() {
-    walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"));
-    if (!session.token) return;
+    if (!session.token) { walletPanel.replaceChildren(); return; }
     try {
       const l = await api("GET", "/api/web/ledger");
-      const entries = roundId ? l.entries.filter((e) => e.reference === roundId) : [];
+      setBalance(l.balance);
+      const entries = roundId ? l.entries.filter((e) => e.reference === roundId).sort((a, b) => a.entry_id - b.entry_id) : [];
       const net = entries.reduce((a, e) => a + e.amount, 0);
-      walletPanel.append(h("p", {}, "Balance: ", h("strong", { id: "wallet-balance", "data-cents": l.balance }, money(l.balance))));
+      const groups = {};
+      for (const e of entries) (groups[e.transaction_id] ||= []).push(e);
+      walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"),
+        h("p", {}, "Balance: ", h("strong", { id: "wallet-balance", "data-balance": "", "data-cents": l.balance }, money(l.balance))));
       if (entries.length) {
-        walletPanel.append(h("p", {}, "Ledger entries for this round:"),
-          h("ul", { id: "ledger", "data-net": net }, entries.slice().reverse().map((e) => h("li", { "data-amount": e.amount },
-            `#${e.transaction_id} ${e.kind}: ${signed(e.amount)}${e.memo ? ` (${e.memo})` : ""}`))),
+        walletPanel.append(h("p", {}, `This round (${roundNumber ? `round ${roundNumber}` : "the last"}):`),
+          h("ul", { id: "ledger", "data-net": net }, entries.map((e) => h("li", { "data-amount": e.amount },
+            `${signed(e.amount)} ${entryLabel(e, 0, groups[e.transaction_id])}${e.memo ? ` (${e.memo.replace(/ (win|push|loss)( commission)?$/, "")})` : ""}`))),
           h("p", {}, `Net this round: ${signed(net)}`));
       }
-      const b = document.getElementById("balance");
-      if (b) { b.textContent = money(l.balance); b.dataset.cents = l.balance; }
-    } catch (err) { walletPanel.append(h("p", { class: "error" }, errorText(err))); }
+    } catch (err) { walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"), h("p", { class: "error" }, errorText(err))); }
+  }
+  function scheduleWallet() {
+    clearTimeout(walletTimer);
+    walletTimer = setTimeout(renderWallet, 150);
   }
 
-  // ------------------------------------------------------------------ status and countdown
-  function renderStatus() {
-    const r = table.round;
-    phaseText.textContent = r ? `Round ${r.number}: ${PHASE_TEXT[r.phase] || r.phase}` : "Waiting for the first wager.";
-    if (r && r.deadline !== null && r.time_left_s !== null) skew = r.deadline - r.time_left_s - Date.now() / 1000;
-  }
-  function tick() {
-    const r = table.round;
-    if (!r || r.deadline === null || !["betting", "setting"].includes(r.phase)) { countdown.textContent = ""; return; }
-    const left = Math.max(0, r.deadline - (Date.now() / 1000 + skew));
-    const label = r.phase === "betting" ? "Betting closes in" : "Time to set";
-    countdown.textContent = `${label}: ${left.toFixed(0)} s`;
-    countdown.classList.toggle("low", left < 10);
-    if (r.phase === "setting") countdown.title = "At the time limit the house way sets any hand not set";
-  }
-  const ticker = setInterval(tick, 250);
-
+  // ------------------------------------------------------------------ updates
   async function fetchTable() {
     try {
       table = await api("GET", `/api/tables/${id}`);
-      renderAll();
+      renderTableState();
     } catch (err) { fail(err); }
   }
   function scheduleFetch() {
@@ -408,69 +644,124 @@ export async function tableView(root, id) {
     fetchTimer = setTimeout(fetchTable, 120);
   }
 
+  function renderTableState() {
+    renderPosted(); renderStatus(); renderSpots(); renderControls(); tick();
+  }
   function renderAll() {
     renderPosted(); renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
   }
 
-  function log(text) {
-    logList.append(h("li", {}, text));
+  function log(msg) {
+    logList.append(h("li", {}, msg.text || describe(msg)));
     while (logList.children.length > 80) logList.firstChild.remove();
     logList.scrollTop = logList.scrollHeight;
   }
 
-  function animatePackets(e) {
-    e.order.forEach((p, i) => setTimeout(() => {
-      const el = document.querySelector(`[data-position="${p}"]`);
-      if (el) el.classList.add("got-packet");
-    }, 120 * i));
+  /** The packets go out one by one, counterclockwise from the starting position (``e.order``):
+   * each position that gets one lights up and its cards slide in from the dealer's side. */
+  function animateDeal(e) {
+    if (reducedMotion()) return;
+    e.order.forEach((p, i) => {
+      const el = felt.querySelector(`[data-position="${p}"]`);
+      if (!el) return;
+      const row = el.querySelector(".cards");
+      if (row) { row.style.setProperty("--deal-delay", `${i * 140}ms`); row.classList.add("dealing"); }
+      setTimeout(() => {
+        el.classList.remove("got-packet");
+        void el.offsetWidth;
+        el.classList.add("got-packet");
+      }, 140 * i);
+    });
+  }
+
+  function newRound(msg) {
+    roundId = msg.round_id; roundNumber = msg.round_number ?? null; events = []; low = []; evaluation = null; players = {};
+    evPromise = null; evFor = null;
+    logList.replaceChildren();
+    renderPractice();
   }
 
   function onEvent(msg, live) {
-    if (msg.round_id && msg.round_id !== roundId) {
-      roundId = msg.round_id; events = []; selected = []; evaluation = null;
-      logList.replaceChildren();
-      if (table.mode === "practice") renderPractice();
-    }
+    if (msg.round_id && msg.round_id !== roundId) newRound(msg);
+    if (msg.round_number) roundNumber = msg.round_number;
     events.push(msg);
-    log(describe(msg));
+    if (msg.type === "wager-placed" && live) players[msg.spot] = seatOf(msg.spot).player || undefined;
+    log(msg);
     if (!live) return;
-    renderAll();
-    if (msg.type === "dealt") { animatePackets(msg); announce("Cards dealt. " + (myCards() ? `Your cards: ${cardsText(myCards())}` : "")); }
-    if (msg.type === "dealer-set") announce(describe(msg));
-    if (msg.type === "start-chosen") announce(describe(msg));
-    if (msg.type === "round-settled" || msg.type === "voided") { renderWallet(); refreshWho(); }
-    if (msg.type === "wager-placed") renderWallet();
+    renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
+    if (msg.type === "dealt") {
+      animateDeal(msg);
+      const cards = myCards();
+      announce("Cards dealt. " + (cards ? `Your cards: ${cards.map(cardName).join(", ")}` : ""));
+      if (cards && practicePanel) fetchEv();
+    }
+    if (msg.type === "dealer-set" || msg.type === "start-chosen") announce(describe(msg));
+    if (msg.type === "round-settled" || msg.type === "voided" || msg.type === "wager-placed") scheduleWallet();
     scheduleFetch();
   }
 
   // ------------------------------------------------------------------ the feed
+  function showConn(text) { if (conn.textContent !== text) conn.textContent = text; conn.hidden = !text; }
   function connect() {
     if (closed) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const url = `${proto}://${location.host}/ws/tables/${id}${session.token ? `?token=${encodeURIComponent(session.token)}` : ""}`;
-    ws = new WebSocket(url);
-    ws.onmessage = (m) => {
+    const sock = new WebSocket(url);
+    ws = sock;
+    sock.onmessage = (m) => {
+      if (ws !== sock) return;
+      const t0 = performance.now();
       const msg = JSON.parse(m.data);
+      handle(msg);
+      // how long each message took to show (read by benchmarks/bench_browser.py)
+      const timings = (window.paigowTimings ||= []);
+      timings.push([msg.type, performance.now() - t0]);
+      if (timings.length > 500) timings.shift();
+    };
+    const handle = (msg) => {
       if (msg.type === "hello") {
+        attempt = 0; connected = true; showConn("");
+        root.dataset.live = "1";
         table = msg.table;
-        events = []; roundId = null; handKey = null;
+        const keepLow = low;
+        const prevRound = roundId;
+        events = []; roundId = null; roundNumber = null; players = {};
         logList.replaceChildren();
         if (msg.round) {
-          roundId = msg.round.id;
-          for (const e of msg.round.log) onEvent({ ...e, round_id: msg.round.id }, false);
+          roundId = msg.round.id; roundNumber = msg.round.number;
+          players = {};
+          for (const [spot, who] of Object.entries(msg.round.players || {})) players[spot] = who;
+          for (const e of msg.round.log) onEvent({ ...e, round_id: msg.round.id, round_number: msg.round.number }, false);
         }
+        if (roundId === prevRound) low = keepLow;
+        handKey = null;
         renderAll(); renderPractice(); renderWallet();
         root.dataset.ready = "1";
+        if (window.paigowReadyMs === undefined) window.paigowReadyMs = performance.now() - navStart;
       } else if (msg.type === "table") {
-        table = msg.table; renderAll();
+        table = msg.table; renderTableState();
+      } else if (msg.type === "wallet") {
+        setBalance(msg.balance);
+        scheduleWallet();
       } else if (msg.type === "error") {
-        fail(msg.detail);
+        fail(msg);
       } else if (msg.type !== "pong") {
         onEvent(msg, true);
       }
     };
-    ws.onclose = () => { if (!closed) setTimeout(connect, 1000); };
+    sock.onclose = () => {
+      if (closed || ws !== sock) return;
+      connected = false;
+      delete root.dataset.live;
+      const wait = BACKOFF_S[Math.min(attempt, BACKOFF_S.length - 1)] * (0.8 + Math.random() * 0.4);
+      attempt += 1;
+      showConn(`Connection lost: reconnecting in ${wait.toFixed(0)} s…`);
+      retryTimer = setTimeout(connect, wait * 1000);
+    };
   }
+  const online = () => { if (!connected && !closed) { clearTimeout(retryTimer); attempt = 0; connect(); } };
+  window.addEventListener("online", online);
+
   renderAll();
   renderPractice();
   connect();
@@ -479,6 +770,9 @@ export async function tableView(root, id) {
     closed = true;
     clearInterval(ticker);
     clearTimeout(fetchTimer);
+    clearTimeout(walletTimer);
+    clearTimeout(retryTimer);
+    window.removeEventListener("online", online);
     if (ws) ws.close();
   };
 }

@@ -1,0 +1,67 @@
+// The rules for players (docs/rules.md), rendered from the little Markdown it uses.
+import { api } from "./api.js";
+import { h } from "./dom.js";
+import { refreshWho } from "./app.js";
+
+/** Inline Markdown: **bold**, `code`, and nothing else (text is never parsed as HTML). */
+function inline(text) {
+  const out = [];
+  const re = /\*\*([^*]+)\*\*|`([^`]+)`/g;
+  let last = 0;
+  let m;
+  while ((m = re.exec(text))) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(m[1] !== undefined ? h("strong", {}, m[1]) : h("code", {}, m[2]));
+    last = re.lastIndex;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+/** Block Markdown: headings, paragraphs, lists (with continuation lines) and tables. */
+export function renderMarkdown(md) {
+  const out = [];
+  const lines = md.split("\n");
+  let i = 0;
+  const cells = (l) => l.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+  while (i < lines.length) {
+    const line = lines[i];
+    if (!line.trim()) { i++; continue; }
+    const hd = /^(#{1,3}) (.*)$/.exec(line);
+    if (hd) { out.push(h(`h${hd[1].length}`, {}, inline(hd[2]))); i++; continue; }
+    if (line.startsWith("|")) {
+      const head = cells(line);
+      i += 2;
+      const rows = [];
+      while (i < lines.length && lines[i].startsWith("|")) rows.push(cells(lines[i++]));
+      out.push(h("div", { class: "scroll" }, h("table", { class: "list" },
+        h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, inline(c))))),
+        h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, inline(c)))))))));
+      continue;
+    }
+    const item = /^(\d+\.|-) (.*)$/;
+    if (item.test(line)) {
+      const ordered = /^\d/.test(line);
+      const list = h(ordered ? "ol" : "ul", {});
+      while (i < lines.length && (item.test(lines[i]) || /^ {2,}\S/.test(lines[i]))) {
+        const m = item.exec(lines[i]);
+        if (m) list.append(h("li", {}, inline(m[2])));
+        else list.lastChild.append(" ", ...inline(lines[i].trim()));
+        i++;
+      }
+      out.push(list);
+      continue;
+    }
+    const para = [];
+    while (i < lines.length && lines[i].trim() && !/^(#|\||- |\d+\. )/.test(lines[i])) para.push(lines[i++].trim());
+    out.push(h("p", {}, inline(para.join(" "))));
+  }
+  return out;
+}
+
+export async function rulesView(root) {
+  await refreshWho();
+  const text = await api("GET", "/api/web/rules", undefined, { text: true });
+  root.append(h("article", { class: "panel rules", id: "rules" }, renderMarkdown(text)));
+  return null;
+}
