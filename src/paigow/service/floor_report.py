@@ -17,7 +17,7 @@ and the house result once more as the net change of the table's ``house:win`` an
 
 >>> r = empty_figures()
 >>> r["handle"], sorted(r)[:3]
-(0, ['commission', 'hands', 'handle'])
+(0, ['commission', 'handle', 'hands'])
 """
 
 from __future__ import annotations
