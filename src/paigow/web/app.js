@@ -4,6 +4,8 @@ import { h, announce, errorText } from "./dom.js";
 import { tableView } from "./table.js";
 import { recallView } from "./recall.js";
 import { operatorView } from "./operator.js";
+import { floorView } from "./floor.js";
+import { limitsView } from "./limits.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -11,6 +13,8 @@ let cleanup = null;
 export async function refreshWho() {
   const who = document.getElementById("who");
   document.getElementById("nav-operator").hidden = !(session.user && session.user.role === "operator");
+  const floorNav = document.getElementById("nav-floor");
+  if (floorNav) floorNav.hidden = !(session.user && session.user.role === "operator");
   who.replaceChildren();
   if (!session.token) {
     who.append(h("span", {}, "Not logged in"));
@@ -110,6 +114,8 @@ const ROUTES = [
   [/^#\/table\/(\d+)$/, tableView],
   [/^#\/recall\/(\d+)$/, recallView],
   [/^#\/operator$/, operatorView],
+  [/^#\/floor$/, floorView],
+  [/^#\/limits$/, limitsView],
 ];
 
 export async function route() {
