@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from paigow.service.db import Base
+from paigow.service.db import Base, LedgerTransaction
 
 
 class FloorTable(Base):
@@ -89,3 +89,9 @@ class PlayerLimit(Base):
     excluded_until: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     excluded_at: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     updated_at: Mapped[float] = mapped_column(sa.Float)
+
+
+# the gaming-day report reads the ledger's transactions by time
+ix_ledger_transactions_created_at = sa.Index(
+    "ix_ledger_transactions_created_at", LedgerTransaction.created_at
+)
