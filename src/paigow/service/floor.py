@@ -68,6 +68,8 @@ Z999: Final = Decimal("3.290526731491926")
 DEC: Final = Context(prec=40)
 PLACES: Final = Decimal("0.00000001")
 SYSTEM: Final = "floor"
+RETRY_FAILED_S: Final = 600.0
+"""A failed computation of an exact edge is tried again by a floor view this much later."""
 
 
 def flag_min_hands() -> int:
@@ -354,7 +356,7 @@ def floor_view(session: Session) -> dict[str, Any]:
     for t, row in tables:
         ident = table_ident(t)
         edge = edges.get(ident)
-        if edge is None or (edge.status == "computing"):
+        if edge is None or edge.status != "ready":
             missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
         out_tables.append(_table_figures(t, row, edge, players.get(t.id, [])))
     totals: dict[str, Any] = {
@@ -474,15 +476,24 @@ class EdgeWorker:
             return ident in self._running
 
     def ensure(self, db: Database, missing: Mapping[str, tuple[dict[str, Any], str]]) -> None:
-        """Start computing every ruleset of ``missing`` not computed yet nor running here."""
+        """Start computing every ruleset of ``missing`` not computed yet nor running here (one
+        that failed, again after :data:`RETRY_FAILED_S`)."""
         for ident, (way, wheel) in missing.items():
             with self._lock:
                 if ident in self._running:
                     continue
                 with db.write() as s:
                     edge = s.get(FloorEdge, ident)
-                    if edge is not None and edge.status in ("ready", "failed"):
+                    if edge is not None and edge.status == "ready":
                         continue
+                    if (
+                        edge is not None
+                        and edge.status == "failed"
+                        and now() - (edge.finished_at or 0.0) < RETRY_FAILED_S
+                    ):
+                        continue
+                    if edge is not None:
+                        edge.status, edge.error = "computing", None
                     if edge is None:
                         s.add(
                             FloorEdge(
@@ -522,13 +533,6 @@ class EdgeWorker:
         finally:
             with self._lock:
                 self._running.pop(ident, None)
-
-    def retry(self, db: Database, ident: str) -> None:
-        """Forget a failed computation so that the next view starts it again."""
-        with db.write() as s:
-            edge = s.get(FloorEdge, ident)
-            if edge is not None and edge.status == "failed":
-                s.delete(edge)
 
     def shutdown(self) -> None:
         if self._pool is not None:

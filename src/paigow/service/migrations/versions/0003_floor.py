@@ -8,6 +8,10 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
+import json
+from collections import defaultdict
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -70,8 +74,96 @@ def upgrade() -> None:
         sa.Column("excluded_at", sa.Float, nullable=True),
         sa.Column("updated_at", sa.Float, nullable=False),
     )
-    # the report finds a round's settlement by its reference
+    # the gaming-day report reads the ledger's transactions by time
     op.create_index("ix_ledger_transactions_created_at", "ledger_transactions", ["created_at"])
+    _backfill()
+
+
+def _backfill() -> None:
+    """The running totals and chart points of the rounds played before this revision."""
+    conn = op.get_bind()
+    wagers: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for rid, amount, returned in conn.execute(
+        sa.text("SELECT round_id, amount, returned FROM round_wagers WHERE status <> 'in-play'")
+    ):
+        wagers[rid].append((int(amount), int(returned or 0)))
+    totals: dict[int, dict[str, Any]] = {}
+    points: list[dict[str, Any]] = []
+    rows = conn.execute(
+        sa.text(
+            "SELECT id, table_id, phase, result FROM rounds "
+            "WHERE phase IN ('settled', 'voided') ORDER BY table_id, number"
+        )
+    )
+    for rid, table_id, phase, result in rows:
+        t = totals.setdefault(
+            int(table_id),
+            dict.fromkeys(
+                [
+                    "rounds",
+                    "hands",
+                    "handle",
+                    "handle_sq",
+                    "round_sq",
+                    "player_wins",
+                    "player_losses",
+                    "commission",
+                    "voided_rounds",
+                    "voided_returned",
+                ],
+                0,
+            ),
+        )
+        if phase == "voided":
+            t["voided_rounds"] += 1
+            t["voided_returned"] += sum(r for _, r in wagers[rid])
+            continue
+        data = json.loads(result) if isinstance(result, str) else (result or {})
+        commission = int((data.get("totals") or {}).get("commission", 0))
+        total = 0
+        for amount, returned in wagers[rid]:
+            t["hands"] += 1
+            t["handle"] += amount
+            t["handle_sq"] += amount * amount
+            total += amount
+            if returned == 0:
+                t["player_losses"] += amount
+            else:
+                t["player_wins"] += returned - amount
+        t["player_wins"] += commission
+        t["commission"] += commission
+        t["rounds"] += 1
+        t["round_sq"] += total * total
+        points.append(
+            {
+                "table_id": int(table_id),
+                "seq": t["rounds"],
+                "hands": t["hands"],
+                "handle": t["handle"],
+                "handle_sq": t["handle_sq"],
+                "round_sq": t["round_sq"],
+                "result": t["player_losses"] - t["player_wins"] + t["commission"],
+            }
+        )
+    if totals:
+        conn.execute(
+            sa.text(
+                "INSERT INTO floor_tables (table_id, rounds, hands, handle, handle_sq, round_sq, "
+                "player_wins, player_losses, commission, voided_rounds, voided_returned, flagged, "
+                "updated_at) VALUES (:table_id, :rounds, :hands, :handle, :handle_sq, :round_sq, "
+                ":player_wins, :player_losses, :commission, :voided_rounds, :voided_returned, "
+                ":flagged, 0)"
+            ),
+            [{"table_id": k, "flagged": False, **v} for k, v in totals.items()],
+        )
+    for i in range(0, len(points), 5000):
+        conn.execute(
+            sa.text(
+                "INSERT INTO floor_points (table_id, seq, hands, handle, handle_sq, round_sq, "
+                "result) VALUES (:table_id, :seq, :hands, :handle, :handle_sq, :round_sq, :result)"
+            ),
+            points[i : i + 5000],
+        )
 
 
 def downgrade() -> None:
