@@ -440,3 +440,18 @@ def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
         time.sleep(0.1)
     assert want <= actions
     assert fl.svc.verify()["ok"]
+
+
+def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:
+    way = STANDARD.to_dict()
+    assert floor.saved_optimal(tmp_path, way, "second") is None
+    saved = {"house_way": way, "wheel": "second", "commission": "0.05", "house_edge_exact": "3/200"}
+    (tmp_path / "edge-standard-second-optimal.json").write_text(json.dumps(saved))
+    assert floor.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
+    assert floor.saved_optimal(tmp_path, way, "lowest") is None
+    assert floor.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
+    edge = floor.FloorEdge(
+        status="ready", deals=10, win=3, push=4, loss=3, optimal={"1/20": "3/200"}
+    )
+    assert floor._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
+    assert floor._optimal(edge, "0.04") is None

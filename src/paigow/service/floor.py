@@ -50,6 +50,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Final
 
 import sqlalchemy as sa
@@ -434,23 +435,28 @@ def compute_edge_counts(house_way_json: str, wheel: str, workers: int = 2) -> di
     spec = TableSpec.of(way, Wheel(wheel))
     spec.open()
     result = E.house_way_edge(spec, Runner(workers=workers))
-    optimal: dict[str, str] = {}
-    saved = cache_dir() / f"edge-{way.name}-{wheel}-optimal.json"
-    if saved.exists():
-        try:
-            data = json.loads(saved.read_text())
-            if data.get("house_way") == way.to_dict() and data.get("wheel") == wheel:
-                rate = str(Commission(data["commission"]).rate)
-                optimal[rate] = str(data["house_edge_exact"])
-        except (ValueError, KeyError, TypeError):
-            pass
     return {
         "deals": result.deals,
         "win": result.win,
         "push": result.push,
         "loss": result.loss,
-        "optimal": optimal or None,
+        "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel),
     }
+
+
+def saved_optimal(folder: Path, house_way: Mapping[str, Any], wheel: str) -> dict[str, str] | None:
+    """The optimal player's exact edge by commission rate, from the result ``paigow edge
+    --player optimal`` saved in ``folder`` for this house way and wheel (None if there is none)."""
+    saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal.json"
+    if not saved.exists():
+        return None
+    try:
+        data = json.loads(saved.read_text())
+        if data.get("house_way") != dict(house_way) or data.get("wheel") != wheel:
+            return None
+        return {str(Commission(data["commission"]).rate): str(Fraction(data["house_edge_exact"]))}
+    except (ValueError, KeyError, TypeError, ArithmeticError):
+        return None
 
 
 class EdgeWorker:
