@@ -455,3 +455,47 @@ def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: 
     )
     assert floor._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
     assert floor._optimal(edge, "0.04") is None
+
+
+def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
+    helpers: Any, sqlite_url: str
+) -> None:
+    """Real bots (house-way settings, some fouls, some bad requests) through the public API and
+    the table's dealer; then the floor's figures against the ledger and the band."""
+    from paigow.service.bots import BotConfig, run_bots
+
+    svc = helpers.Service(sqlite_url)
+    rt = Runtime(ServiceConfig(sqlite_url))
+    try:
+        report = run_bots(
+            BotConfig(
+                url=svc.url,
+                tables=1,
+                players=6,
+                rounds=20,
+                operator=helpers.OPERATOR[0],
+                operator_password=helpers.OPERATOR[1],
+                betting_ms=3000,
+                setting_ms=3000,
+                bad_rate=0.0,
+                retry_rate=0.0,
+            )
+        )
+        assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
+        assert not report["errors"]["unexpected"], report["errors"]
+        listed = svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
+        (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
+        with rt.write() as s:
+            t = tables.get_table(s, tid)
+            floor.store_counts(s, floor.table_ident(t), t.house_way, "second", standard_counts())
+        again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
+        row = next(t for t in again["tables"] if t["id"] == tid)
+        want = ledger_figures(rt, tid)
+        assert {k: row[k] for k in want} == want
+        assert row["rounds"] >= 20 and row["hands"] >= 100
+        assert row["flagged"] is False
+        lo, hi = (Fraction(x) for x in row["band_999"])
+        assert lo < Fraction(row["actual_hold"]["exact"]) < hi
+    finally:
+        svc.stop()
+        rt.db.dispose()

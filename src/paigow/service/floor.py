@@ -332,16 +332,17 @@ def _optimal(edge: FloorEdge | None, commission: str) -> dict[str, str] | None:
     return hold_text(Fraction(found))
 
 
-def floor_view(session: Session) -> dict[str, Any]:
-    """Every open (or closing) table's figures, and the totals: a handful of indexed reads."""
-    tables = list(
-        session.execute(
-            sa.select(GameTable, FloorTable)
-            .outerjoin(FloorTable, FloorTable.table_id == GameTable.id)
-            .where(GameTable.status != "closed")
-            .order_by(GameTable.id)
-        ).all()
+def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]:
+    """Every open (or closing) table's figures, and the totals: a handful of indexed reads.
+    ``include_closed``: closed tables too."""
+    q = (
+        sa.select(GameTable, FloorTable)
+        .outerjoin(FloorTable, FloorTable.table_id == GameTable.id)
+        .order_by(GameTable.id)
     )
+    if not include_closed:
+        q = q.where(GameTable.status != "closed")
+    tables = list(session.execute(q).all())
     players: dict[int, list[str]] = {}
     for table_id, _spot, name in session.execute(
         sa.select(Seat.table_id, Seat.spot, User.username)

@@ -49,13 +49,17 @@ def _rt(request: Request) -> Runtime:
 
 
 @router.get("/api/admin/floor", tags=["admin"])
-def get_floor(request: Request, user: OperatorDep) -> dict[str, Any]:
+def get_floor(
+    request: Request,
+    user: OperatorDep,
+    include_closed: Annotated[bool, Query(description="Closed tables too")] = False,
+) -> dict[str, Any]:
     """Every open table: players, rounds, hands, handle, player wins and losses, commission,
     house result (cents), actual hold beside the exact theoretical hold (``computing`` until
     known), the 95% band and the 99.9% flag."""
     rt = _rt(request)
     with rt.db.read() as s:
-        view = floor.floor_view(s)
+        view = floor.floor_view(s, include_closed)
     missing = view.pop("_missing_edges")
     if missing:
         floor.edge_worker().ensure(rt.db, missing)
