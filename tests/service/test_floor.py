@@ -252,6 +252,9 @@ def test_floor_figures_and_the_report_reconcile_to_the_ledger_to_the_cent(fl: Fl
     assert rows[-1][0].startswith("# reconciled to the ledger to the cent: true")
     r = fl.svc.op.get(q.replace("report?", "report?format=html&"))
     assert "Reconciled to the ledger to the cent" in r.text
+    small = fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{a}/chart?points=5"))
+    assert [p["round"] for p in small["points"]] == [3, 6, 9, 12]
+    assert small["points"][-1]["result"] == ledger_figures(fl.rt, a)["house_result"]
     # players are refused the floor
     player = fl.players[0][1]
     assert player.get("/api/admin/floor").status_code == 403

@@ -217,8 +217,10 @@ def excluded_players(session: Session, at: float | None = None) -> list[dict[str
 # ------------------------------------------------------------------------------------ the check
 def check_wager(session: Session, user: Principal, amount: int) -> None:
     """Refuse a wager a self-exclusion or the daily loss limit forbids (call before moving any
-    money; the refusal is recorded in the audit log)."""
-    row = _row(session, user.id)
+    money; the refusal is recorded in the audit log). The player's limits row is locked (after
+    the table's, before the wallet's: the order every wager takes), so that wagers at two tables at
+    once cannot both pass the same limit."""
+    row = session.get(PlayerLimit, user.id, with_for_update=True)
     if row is None:
         return
     t = now()
