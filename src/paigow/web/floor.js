@@ -7,6 +7,7 @@ import { refreshWho } from "./app.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 2000;
+const CHARTS_PER_TICK = 12;
 
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
@@ -144,11 +145,8 @@ export async function floorView(root) {
 
   async function drawChart(t) {
     const data = await api("GET", `/api/admin/floor/tables/${t.id}/chart`);
-    let box = document.getElementById(`chart-${t.id}`);
-    if (!box) {
-      box = h("figure", { id: `chart-${t.id}`, class: "chart-box" }, h("figcaption", {}, `${t.name} (#${t.id})`));
-      charts.append(box);
-    }
+    const box = document.getElementById(`chart-${t.id}`);
+    if (!box) return;
     box.querySelector("svg")?.remove();
     box.append(chartSvg(data));
     box.dataset.rounds = String(t.rounds);
@@ -180,12 +178,17 @@ export async function floorView(root) {
     const flagged = view.tables.filter((x) => x.flagged);
     flags.replaceChildren(...flagged.map((x) => h("p", { class: "flag-banner", id: `flag-${x.id}` },
       `Table ${x.name} (#${x.id}) is flagged: actual hold ${pct(x.actual_hold.decimal)} after ${x.hands} hands, outside the 99.9% band ${pct(x.flag.band_999[0], 2)} to ${pct(x.flag.band_999[1], 2)} around the theoretical ${pct(x.flag.theoretical_hold.decimal)}: a possible malfunction or cheating (recorded in the audit log).`)));
+    // redraw the charts of tables that played since (at most CHARTS_PER_TICK a tick, in parallel)
     for (const x of view.tables) {
-      if (seen.get(x.id) !== x.rounds || !document.getElementById(`chart-${x.id}`)) {
-        seen.set(x.id, x.rounds);
-        await drawChart(x);
+      if (!document.getElementById(`chart-${x.id}`)) {
+        charts.append(h("figure", { id: `chart-${x.id}`, class: "chart-box" }, h("figcaption", {}, `${x.name} (#${x.id})`)));
       }
     }
+    const stale = view.tables.filter((x) => seen.get(x.id) !== x.rounds);
+    await Promise.all(stale.slice(0, CHARTS_PER_TICK).map(async (x) => {
+      await drawChart(x);
+      seen.set(x.id, x.rounds);
+    }));
     for (const box of [...charts.children]) {
       if (!view.tables.some((x) => `chart-${x.id}` === box.id)) box.remove();
     }
