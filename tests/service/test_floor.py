@@ -502,3 +502,32 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
     finally:
         svc.stop()
         rt.db.dispose()
+
+
+def test_the_report_splits_rounds_by_gaming_day(
+    fl_sqlite: Floor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paigow.service.gaming_day import GamingDay
+
+    fl = fl_sqlite
+    a = fl.table()
+    ps = fl.seat(a, 2)
+    for i in range(2):
+        fl.play(a, {p: 1000 for p in ps}, seed=i)
+    time.sleep(1.1)
+    cut = dt.datetime.now(dt.UTC)
+    time.sleep(1.1)
+    for i in range(3):
+        fl.play(a, {p: 1500 for p in ps}, seed=10 + i)
+    # a gaming day that starts at the cut: the first two rounds fall on the day before
+    monkeypatch.setenv("PAIGOW_GAMING_DAY_START", cut.time().isoformat())
+    day = GamingDay.from_env().day_of(cut.timestamp() + 0.5)
+    q = f"/api/admin/floor/report?from={day - dt.timedelta(days=1)}&to={day}"
+    report = fl.svc.op.ok(fl.svc.op.get(q))
+    lines = {x["gaming_day"]: x for x in report["tables"] if x["table_id"] == a}
+    before, after = lines[str(day - dt.timedelta(days=1))], lines[str(day)]
+    assert (before["rounds"], before["hands"], before["handle"]) == (2, 4, 4000)
+    assert (after["rounds"], after["hands"], after["handle"]) == (3, 6, 9000)
+    want = ledger_figures(fl.rt, a)
+    assert before["house_result"] + after["house_result"] == want["house_result"]
+    assert report["gaming_day"].startswith(cut.time().strftime("%H:%M"))
