@@ -24,8 +24,10 @@ round's sum has a standard deviation at most ``sigma W_r`` (``W_r`` the round's 
 ``sigma sqrt(sum W_r^2) / sum w_i`` bounds the hold's spread whatever the correlation. A table is
 **flagged** when, after at least ``PAIGOW_FLOOR_FLAG_MIN_HANDS`` hands (default 100), its hold lies
 outside ``mu +- 3.290527`` times this bound (the 99.9% band, never narrower than the truth): a
-possible malfunction or cheating. Players who do not play the house way (fouls, other settings)
-give the house more, on average, than the theoretical hold says.
+possible malfunction or cheating. Both bands use the normal approximation to the sum of many
+hands (rounds are independent: each has a fresh shuffle). Players who set their hands otherwise
+than the house way move the expected hold: fouls and poor settings up, better settings down (the
+optimal player's edge, shown when known, is its floor).
 
 The exact counts of a (house way, wheel) not analysed yet are computed in the background (see
 :class:`EdgeWorker`) and cached in ``floor_edges``; until then the table shows ``computing``.
