@@ -23,6 +23,7 @@ from paigow.narrator import narrate_log
 from paigow.ranking import Wheel, best_five
 from paigow.round import Round
 from paigow.ruleset import Ruleset, StartMethod
+from paigow.service.report_cli import install as install_floor_report
 from paigow.setting import all_settings
 
 app = typer.Typer(
@@ -311,6 +312,7 @@ def play(
 
 
 register_analysis(app)
+install_floor_report(app)  # paigow report floor (paigow report alone stays the par sheet)
 
 
 # --------------------------------------------------------------------------------------- service

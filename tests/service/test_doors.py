@@ -329,7 +329,7 @@ def test_migration_moves_the_secret_out_and_keys_the_usernames(tmp_path: Any) ->
                     ),
                     {"n": name},
                 )
-        db.migrate()
+        upgrade(db, "0002_doors")
         assert current_revision(db) == "0002_doors"
         with db.read() as s:
             assert s.execute(sa.text("SELECT count(*) FROM server_settings")).scalar() == 0

@@ -886,6 +886,9 @@ def create_app(
     from paigow.service.web import mount_web
 
     mount_web(app)  # the browser table: /, /static, /api/web/*
+    from paigow.service.routes_floor import router as floor_router
+
+    app.include_router(floor_router)  # the operator's floor, reports, players' limits
     return app
 
 

@@ -29,8 +29,8 @@ from sqlalchemy.orm import Session
 
 from paigow.service.db import Account, LedgerEntry, LedgerTransaction, RoundRow, RoundWager, now
 from paigow.service.errors import InsufficientFunds, NotFound
-from paigow.service.statuses import WagerStatus
 from paigow.service.runtime import notify_wallet
+from paigow.service.statuses import WagerStatus
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"

@@ -29,7 +29,7 @@ from paigow.cards import parse_cards
 from paigow.errors import PaigowError
 from paigow.events import Event, HandSet
 from paigow.round import Phase, Round
-from paigow.service import ledger
+from paigow.service import floor, ledger, player_limits
 from paigow.service.audit import record
 from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
@@ -162,6 +162,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
     ).scalar_one_or_none()
     if seat is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
+    player_limits.check_wager(session, user, amount)  # self-exclusion, daily loss limit
     lo, hi = table.ruleset["min_wager"], table.ruleset["max_wager"]
     if not lo <= amount <= hi:
         raise Unprocessable(
@@ -543,6 +544,7 @@ def settle(session: Session, table_id: int, round_id: str) -> bool:
         w.status = WagerStatus.SETTLED
         w.returned = result.returned
     ledger.post(session, "settlement", movements, reference=row.id)
+    floor.record_settlement(session, table, rnd.results)  # the floor's running totals
     _append(session, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
@@ -585,6 +587,7 @@ def _refund_all(session: Session, table: GameTable, row: RoundRow, reason: str) 
         total += w.amount
     if movements:
         ledger.post(session, "void-refund", movements, reference=row.id)
+        floor.record_void(session, table, total)
     row.result = {"void": reason, "returned_total": total}
     _end(table, row)
     return total

@@ -5,6 +5,8 @@ import { tableView } from "./table.js";
 import { recallView } from "./recall.js";
 import { operatorView } from "./operator.js";
 import { rulesView } from "./rules.js";
+import { floorView } from "./floor.js";
+import { limitsView } from "./limits.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -12,6 +14,8 @@ let cleanup = null;
 export async function refreshWho() {
   const who = document.getElementById("who");
   document.getElementById("nav-operator").hidden = !(session.user && session.user.role === "operator");
+  const floorNav = document.getElementById("nav-floor");
+  if (floorNav) floorNav.hidden = !(session.user && session.user.role === "operator");
   who.replaceChildren();
   if (!session.token) {
     who.append(h("span", {}, "Not logged in"));
@@ -121,6 +125,8 @@ const ROUTES = [
   [/^#\/recall\/(\d+)$/, recallView],
   [/^#\/operator$/, operatorView],
   [/^#\/rules$/, rulesView],
+  [/^#\/floor$/, floorView],
+  [/^#\/limits$/, limitsView],
 ];
 
 let routeGen = 0;

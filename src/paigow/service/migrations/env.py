@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from alembic import context
 
+from paigow.service import floor_db  # noqa: F401  (the floor's models: 0003_floor)
 from paigow.service.db import Base
 
 

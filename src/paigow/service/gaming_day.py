@@ -1,0 +1,56 @@
+"""The gaming day: the accounting day of the floor's reports and the players' daily loss limits.
+
+A gaming day runs from ``PAIGOW_GAMING_DAY_START`` (default ``06:00``) on its date to the same time
+the next day, in the time zone ``PAIGOW_GAMING_DAY_TZ`` (an IANA name, default ``UTC``). A moment
+belongs to the gaming day that contains it: with the defaults, 2026-11-30 05:59 UTC is still
+gaming day 2026-11-29.
+
+>>> g = GamingDay(start=dt.time(6, 0), tz="UTC")
+>>> g.day_of(dt.datetime(2026, 11, 30, 5, 59, tzinfo=dt.UTC).timestamp())
+datetime.date(2026, 11, 29)
+>>> s, e = g.bounds(dt.date(2026, 11, 30))
+>>> dt.datetime.fromtimestamp(s, dt.UTC).isoformat(), (e - s) / 3600
+('2026-11-30T06:00:00+00:00', 24.0)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+
+@dataclass(frozen=True)
+class GamingDay:
+    start: dt.time = dt.time(6, 0)
+    tz: str = "UTC"
+
+    @classmethod
+    def from_env(cls) -> GamingDay:
+        text = os.environ.get("PAIGOW_GAMING_DAY_START", "06:00").strip()
+        try:
+            start = dt.time.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"PAIGOW_GAMING_DAY_START must be HH:MM, got {text!r}") from None
+        tz = os.environ.get("PAIGOW_GAMING_DAY_TZ", "UTC").strip() or "UTC"
+        ZoneInfo(tz)  # an unknown zone fails here, loudly
+        return cls(start, tz)
+
+    def describe(self) -> str:
+        return f"{self.start.strftime('%H:%M')} to {self.start.strftime('%H:%M')} ({self.tz})"
+
+    def bounds(self, day: dt.date) -> tuple[float, float]:
+        """The gaming day ``day`` as [start, end) epoch seconds."""
+        zone = ZoneInfo(self.tz)
+        begin = dt.datetime.combine(day, self.start, tzinfo=zone)
+        end = dt.datetime.combine(day + dt.timedelta(days=1), self.start, tzinfo=zone)
+        return begin.timestamp(), end.timestamp()
+
+    def day_of(self, ts: float) -> dt.date:
+        """The gaming day that contains the moment ``ts`` (epoch seconds)."""
+        local = dt.datetime.fromtimestamp(ts, ZoneInfo(self.tz))
+        day = local.date()
+        if local.time() < self.start:
+            day -= dt.timedelta(days=1)
+        return day

@@ -1,0 +1,220 @@
+// The operator's floor: every open table against its exact theoretical hold, live (polled every
+// two seconds), a chart per table of actual hold against hands inside the bands, flags, the
+// players who excluded themselves, and the gaming-day report's download.
+import { api, session, money } from "./api.js";
+import { h, announce, errorText } from "./dom.js";
+import { refreshWho } from "./app.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const POLL_MS = 2000;
+const CHARTS_PER_TICK = 12;
+
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+/** A hold given as a decimal string -> "2.7219%" (display only; money stays in cents). */
+export function pct(text, places = 3) {
+  if (text === null || text === undefined) return "—";
+  return `${(Number(text) * 100).toFixed(places)}%`;
+}
+
+function theoretical(t) {
+  if (t.theoretical.status !== "ready") {
+    return h("span", { class: "computing", "data-status": t.theoretical.status },
+      t.theoretical.status === "failed" ? `failed: ${t.theoretical.error || "unknown"}` : "computing…");
+  }
+  const opt = t.theoretical.optimal_hold;
+  return h("span", { "data-status": "ready", title: `exactly ${t.theoretical.house_way_hold.exact}` },
+    pct(t.theoretical.house_way_hold.decimal, 4), opt ? ` (optimal player ${pct(opt.decimal, 4)})` : "");
+}
+
+/** The chart: actual hold after each round against hands played, inside the 95% and 99.9% bands. */
+export function chartSvg(data, width = 520, height = 220) {
+  const pts = data.points.filter((p) => p.hold !== null);
+  const label = pts.length
+    ? `Table ${data.name}: actual hold ${pct(pts[pts.length - 1].hold)} after ${pts[pts.length - 1].hands} hands` +
+      (data.theoretical ? `; theoretical ${pct(data.theoretical.decimal)}` : "; theoretical hold computing")
+    : `Table ${data.name}: no settled hands yet`;
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label, class: "chart", "data-points": pts.length });
+  svg.append(s("title", {}, label));
+  const pad = { l: 52, r: 8, t: 8, b: 26 };
+  const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
+  svg.append(s("rect", { x: pad.l, y: pad.t, width: W, height: H, fill: "#fff", stroke: "#889" }));
+  if (!pts.length) return svg;
+  const mu = data.theoretical ? Number(data.theoretical.decimal) : 0;
+  const last = pts[pts.length - 1];
+  const holds = pts.map((p) => Number(p.hold));
+  let spread = last.band_999 ? (Number(last.band_999[1]) - Number(last.band_999[0])) : 0.2;
+  spread = Math.max(spread, 0.02);
+  let lo = Math.min(mu - spread, ...holds.slice(-Math.max(3, Math.floor(pts.length / 2))));
+  let hi = Math.max(mu + spread, ...holds.slice(-Math.max(3, Math.floor(pts.length / 2))));
+  lo = Math.max(lo, -1.05); hi = Math.min(hi, 1.05);
+  const maxX = Math.max(1, last.hands);
+  const X = (n) => pad.l + (n / maxX) * W;
+  const Y = (v) => pad.t + H - ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * H;
+  const band = (key, fill) => {
+    const b = pts.filter((p) => p[key]);
+    if (!b.length) return;
+    const top = b.map((p) => `${X(p.hands).toFixed(1)},${Y(Number(p[key][1])).toFixed(1)}`);
+    const bottom = b.slice().reverse().map((p) => `${X(p.hands).toFixed(1)},${Y(Number(p[key][0])).toFixed(1)}`);
+    svg.append(s("polygon", { points: [...top, ...bottom].join(" "), fill, class: `band ${key}` }));
+  };
+  band("band_999", "#dfe9f7");
+  band("band_95", "#b7cdee");
+  if (data.theoretical) {
+    svg.append(s("line", { x1: pad.l, x2: pad.l + W, y1: Y(mu), y2: Y(mu), stroke: "#1b4fd1", "stroke-dasharray": "5 4", class: "theory" }));
+  }
+  svg.append(s("polyline", {
+    points: pts.map((p) => `${X(p.hands).toFixed(1)},${Y(Number(p.hold)).toFixed(1)}`).join(" "),
+    fill: "none", stroke: data.flagged ? "#b3121f" : "#0a6b2e", "stroke-width": 2, class: "hold",
+  }));
+  const axis = { "font-size": 11, fill: "#222" };
+  svg.append(s("text", { x: pad.l - 4, y: pad.t + 10, "text-anchor": "end", ...axis }, pct(hi, 1)));
+  svg.append(s("text", { x: pad.l - 4, y: pad.t + H, "text-anchor": "end", ...axis }, pct(lo, 1)));
+  svg.append(s("text", { x: pad.l, y: height - 8, ...axis }, "0"));
+  svg.append(s("text", { x: pad.l + W, y: height - 8, "text-anchor": "end", ...axis }, `${last.hands} hands`));
+  return svg;
+}
+
+function utcDate(daysAgo = 0) {
+  return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+}
+
+export async function floorView(root) {
+  root.append(h("h1", {}, "Floor"));
+  await refreshWho();
+  if (!session.user || session.user.role !== "operator") {
+    root.append(h("p", { class: "panel" }, "Operators only: log in as an operator from the ", h("a", { href: "#/lobby" }, "lobby"), "."));
+    return null;
+  }
+  const status = h("p", { id: "floor-status", role: "status", "aria-live": "polite" }, "Loading…");
+  const totals = h("div", { id: "floor-totals", class: "floor-totals" });
+  const body = h("tbody", {});
+  const list = h("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": "Open tables (scrolls sideways)" }, h("table", { class: "list floor", id: "floor-tables" },
+    h("caption", { class: "sr-only" }, "Open tables with their figures (amounts in dollars)"),
+    h("thead", {}, h("tr", {}, ["Table", "Players", "Rounds", "Hands", "Handle", "Player wins", "Player losses",
+      "Commission", "House result", "Actual hold", "Theoretical hold", "95% band", "Status"].map((t) => h("th", { scope: "col" }, t)))),
+    body));
+  const charts = h("div", { id: "floor-charts", class: "charts" });
+  const flags = h("div", { id: "floor-flags", role: "alert" });
+
+  // the report's download
+  const from = h("input", { id: "r-from", type: "date", value: utcDate(1), required: true });
+  const to = h("input", { id: "r-to", type: "date", value: utcDate(0), required: true });
+  const fmt = h("select", { id: "r-format" }, h("option", { value: "csv" }, "CSV"), h("option", { value: "json" }, "JSON"), h("option", { value: "html" }, "HTML"));
+  const reportMsg = h("p", { id: "report-msg", role: "status" });
+  const report = h("form", {
+    class: "panel", id: "report-form",
+    onsubmit: async (ev) => {
+      ev.preventDefault();
+      reportMsg.className = "";
+      reportMsg.textContent = "Preparing the report…";
+      try {
+        const q = `from=${encodeURIComponent(from.value)}&to=${encodeURIComponent(to.value)}&format=${fmt.value}`;
+        const text = await api("GET", `/api/admin/floor/report?${q}`, undefined, { text: true });
+        const type = { csv: "text/csv", json: "application/json", html: "text/html" }[fmt.value];
+        const a = h("a", { href: URL.createObjectURL(new Blob([text], { type })), download: `paigow-floor-${from.value}-${to.value}.${fmt.value}`, id: "report-link" }, "download");
+        document.body.append(a);
+        a.click();
+        a.remove();
+        reportMsg.className = "ok";
+        reportMsg.textContent = `Report for gaming days ${from.value} to ${to.value} downloaded: reconciled to the ledger to the cent.`;
+        announce(reportMsg.textContent);
+      } catch (err) { reportMsg.className = "error"; reportMsg.textContent = errorText(err); }
+    },
+  }, h("h2", {}, "Report by gaming day"),
+  h("p", { class: "hint" }, "A gaming day runs from 06:00 to 06:00 UTC unless the server is set otherwise. Every figure is reconciled to the ledger to the cent."),
+  h("div", { class: "row" }, h("label", {}, "From gaming day", from), h("label", {}, "To gaming day", to),
+    h("label", {}, "Format", fmt), h("button", { type: "submit", class: "primary", id: "report-btn" }, "Download the report")), reportMsg);
+
+  const excluded = h("div", { id: "floor-excluded", class: "scroll", tabindex: 0, role: "region", "aria-label": "Players' limits" });
+
+  root.append(status, flags, h("section", { class: "panel", "aria-labelledby": "totals-title" }, h("h2", { id: "totals-title" }, "All open tables"), totals),
+    h("section", { class: "panel", "aria-labelledby": "ft-title" }, h("h2", { id: "ft-title" }, "Tables"), list),
+    h("section", { class: "panel", "aria-labelledby": "charts-title" }, h("h2", { id: "charts-title" }, "Actual hold against hands played"),
+      h("p", { class: "hint" }, "Green line: the table's actual hold after each round; dashed: the exact theoretical hold; dark band: 95%; light band: 99.9% (a table outside it after enough hands is flagged)."), charts),
+    report,
+    h("section", { class: "panel", "aria-labelledby": "ex-title" }, h("h2", { id: "ex-title" }, "Players' limits and self-exclusions"), excluded));
+
+  const seen = new Map(); // table id -> rounds drawn
+  let stopped = false;
+
+  async function drawChart(t) {
+    const data = await api("GET", `/api/admin/floor/tables/${t.id}/chart`);
+    const box = document.getElementById(`chart-${t.id}`);
+    if (!box) return;
+    box.querySelector("svg")?.remove();
+    box.append(chartSvg(data));
+    box.dataset.rounds = String(t.rounds);
+    box.classList.toggle("flagged", !!data.flagged);
+  }
+
+  async function load() {
+    const view = await api("GET", "/api/admin/floor");
+    const t = view.totals;
+    totals.replaceChildren(h("dl", { class: "figures" },
+      ...[["Rounds", t.rounds], ["Hands", t.hands], ["Handle", money(t.handle)], ["Player wins", money(t.player_wins)],
+        ["Player losses", money(t.player_losses)], ["Commission", money(t.commission_taken)], ["House result", money(t.house_result)],
+        ["Actual hold", t.actual_hold ? pct(t.actual_hold.decimal) : "—"], ["Voided rounds", t.voided_rounds], ["Returned wagers", money(t.voided_returned)]]
+        .flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-field": k }, String(v))])));
+    body.replaceChildren(...view.tables.map((x) => h("tr", { "data-table": x.id, "data-rounds": x.rounds, "data-flagged": x.flagged ? "1" : "0", class: x.flagged ? "flagged" : "" },
+      h("th", { scope: "row" }, `${x.name} (#${x.id})`),
+      h("td", {}, x.players.length ? x.players.join(", ") : "—"),
+      h("td", { "data-field": "rounds" }, String(x.rounds)),
+      h("td", { "data-field": "hands" }, String(x.hands)),
+      h("td", { "data-field": "handle", "data-cents": x.handle }, money(x.handle)),
+      h("td", { "data-cents": x.player_wins }, money(x.player_wins)),
+      h("td", { "data-cents": x.player_losses }, money(x.player_losses)),
+      h("td", { "data-cents": x.commission_taken }, money(x.commission_taken)),
+      h("td", { "data-field": "house_result", "data-cents": x.house_result }, money(x.house_result)),
+      h("td", { "data-field": "actual_hold" }, x.actual_hold ? pct(x.actual_hold.decimal) : "—"),
+      h("td", { "data-field": "theoretical" }, theoretical(x)),
+      h("td", {}, x.band_95 ? `${pct(x.band_95[0], 2)} to ${pct(x.band_95[1], 2)}` : "—"),
+      h("td", { "data-field": "status" }, x.flagged ? h("strong", { class: "flag" }, "FLAGGED: outside the 99.9% band") : (x.hands ? "within band" : "no hands yet")))));
+    const flagged = view.tables.filter((x) => x.flagged);
+    flags.replaceChildren(...flagged.map((x) => h("p", { class: "flag-banner", id: `flag-${x.id}` },
+      `Table ${x.name} (#${x.id}) is flagged: actual hold ${pct(x.actual_hold.decimal)} after ${x.hands} hands, outside the 99.9% band ${pct(x.flag.band_999[0], 2)} to ${pct(x.flag.band_999[1], 2)} around the theoretical ${pct(x.flag.theoretical_hold.decimal)}: a possible malfunction or cheating (recorded in the audit log).`)));
+    // redraw the charts of tables that played since (at most CHARTS_PER_TICK a tick, in parallel)
+    for (const x of view.tables) {
+      if (!document.getElementById(`chart-${x.id}`)) {
+        charts.append(h("figure", { id: `chart-${x.id}`, class: "chart-box" }, h("figcaption", {}, `${x.name} (#${x.id})`)));
+      }
+    }
+    const stale = view.tables.filter((x) => seen.get(x.id) !== x.rounds);
+    await Promise.all(stale.slice(0, CHARTS_PER_TICK).map(async (x) => {
+      await drawChart(x);
+      seen.set(x.id, x.rounds);
+    }));
+    for (const box of [...charts.children]) {
+      if (!view.tables.some((x) => `chart-${x.id}` === box.id)) box.remove();
+    }
+    status.textContent = `${view.tables.length} open tables; updated ${new Date(view.at * 1000).toLocaleTimeString("en-GB")}` +
+      (flagged.length ? `; ${flagged.length} flagged` : "");
+    root.dataset.ready = "1";
+  }
+
+  async function loadExcluded() {
+    const rows = await api("GET", "/api/admin/limits");
+    excluded.replaceChildren(rows.length ? h("table", { class: "list", id: "excluded" },
+      h("thead", {}, h("tr", {}, ["Player", "Self-excluded until", "Daily loss limit"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows.map((r) => h("tr", { "data-player": r.username },
+        h("td", {}, r.username),
+        h("td", {}, r.excluded ? `${new Date(r.excluded_until * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC (cannot be lifted before then)` : "—"),
+        h("td", {}, r.daily_loss_limit === null ? "—" : money(r.daily_loss_limit))))))
+      : h("p", {}, "No player has a limit or a self-exclusion."));
+  }
+
+  async function tick() {
+    if (stopped) return;
+    try { await load(); } catch (err) { status.textContent = errorText(err); }
+    if (!stopped) timer = setTimeout(tick, POLL_MS);
+  }
+  let timer = null;
+  await tick();
+  try { await loadExcluded(); } catch (err) { excluded.textContent = errorText(err); }
+  return () => { stopped = true; if (timer) clearTimeout(timer); };
+}

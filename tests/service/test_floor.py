@@ -1,0 +1,533 @@
+"""The operator's floor, the gaming-day report and players' limits.
+
+Rounds are played through the service's own steps (``rounds.place_wager``, ``deal`` with a seeded
+deck, ``dealer_sets`` with the house way, ``settle``) on a server whose dealers are off, so every
+round is known in advance; the floor's figures and the report's lines are checked to the cent
+against the ledger's entries.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from paigow.house_way import HouseWay
+from paigow.service import floor, rounds, tables
+from paigow.service.auth import Principal
+from paigow.service.config import ServiceConfig
+from paigow.service.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.runtime import Runtime
+
+STANDARD = HouseWay.preset("standard")
+
+
+@cache
+def standard_counts() -> dict[str, Any]:
+    """The exact counts of the standard house way (the same function the worker runs)."""
+    return floor.compute_edge_counts(json.dumps(STANDARD.to_dict(), sort_keys=True), "second")
+
+
+class Floor:
+    """A live server without dealers, a runtime on the same database, an operator, players."""
+
+    def __init__(self, helpers: Any, db_url: str) -> None:
+        self.svc = helpers.Service(db_url, run_dealers=False)
+        self.rt = Runtime(ServiceConfig(db_url))
+        self.players: list[tuple[Principal, Any]] = []
+
+    def close(self) -> None:
+        self.svc.stop()
+        self.rt.db.dispose()
+
+    def table(self, seed_edge: bool = True, **cfg: Any) -> int:
+        tid = self.svc.new_table(betting_time_ms=3_600_000, setting_time_ms=3_600_000, **cfg)
+        if seed_edge:
+            self.seed_edge(tid)
+        return tid
+
+    def seed_edge(self, tid: int) -> None:
+        """The table's exact counts, as the background worker would store them."""
+        with self.rt.write() as s:
+            t = tables.get_table(s, tid)
+            floor.store_counts(
+                s, floor.table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
+            )
+
+    def seat(self, tid: int, n: int, credit: int = 1_000_000) -> list[Principal]:
+        while len(self.players) < n:
+            c = self.svc.player(credit=credit)
+            me = c.ok(c.get("/api/me"))
+            self.players.append((Principal(me["id"], me["username"], "player"), c))
+        out = []
+        for spot, (p, _) in enumerate(self.players[:n], start=1):
+            with self.rt.write() as s:
+                tables.sit(s, tid, p, spot)
+            out.append(p)
+        return out
+
+    def play(self, tid: int, wagers: dict[Principal, int], seed: int, void: bool = False) -> str:
+        for p, amount in wagers.items():
+            with self.rt.write() as s:
+                rid = rounds.place_wager(s, tid, p, amount)["round_id"]
+        if void:
+            with self.rt.write() as s:
+                assert rounds.void(s, tid, rid, "test: a fault", actor="test")
+            return rid
+        with self.rt.write() as s:
+            assert rounds.deal(s, tid, rid, random.Random(seed))
+        with self.rt.write() as s:
+            row = s.get(RoundRow, rid)
+            assert row is not None
+            row.deadline = 0.0  # every hand set by the house way (time-outs)
+        with self.rt.write() as s:
+            assert rounds.dealer_sets(s, tid, rid)
+        with self.rt.write() as s:
+            assert rounds.settle(s, tid, rid)
+        return rid
+
+    def floor(self) -> dict[str, Any]:
+        return self.svc.op.ok(self.svc.op.get("/api/admin/floor"))
+
+    def row(self, tid: int) -> dict[str, Any]:
+        return next(t for t in self.floor()["tables"] if t["id"] == tid)
+
+
+@pytest.fixture
+def fl(helpers: Any, db_url: str) -> Iterator[Floor]:
+    f = Floor(helpers, db_url)
+    try:
+        yield f
+    finally:
+        f.close()
+
+
+@pytest.fixture
+def fl_sqlite(helpers: Any, sqlite_url: str) -> Iterator[Floor]:
+    f = Floor(helpers, sqlite_url)
+    try:
+        yield f
+    finally:
+        f.close()
+
+
+def ledger_figures(rt: Runtime, tid: int) -> dict[str, int]:
+    """A table's figures straight from the ledger's entries and the wager records."""
+    wagers, win, com = (
+        f"{k}:table-{tid}" for k in ("wagers-in-play", "house:win", "house:commission")
+    )
+    with rt.db.read() as s:
+
+        def total(account: str, kind: str | None, sign: int) -> int:
+            q = (
+                sa.select(sa.func.coalesce(sa.func.sum(LedgerEntry.amount), 0))
+                .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
+                .where(LedgerEntry.account == account, LedgerEntry.amount * sign > 0)
+            )
+            if kind:
+                q = q.where(LedgerTransaction.kind == kind)
+            return abs(int(s.execute(q).scalar_one()))
+
+        balances = dict(
+            s.execute(
+                sa.text("SELECT name, balance FROM accounts WHERE name IN (:a, :b)"),
+                {"a": win, "b": com},
+            ).all()
+        )
+        hands = s.execute(
+            sa.select(sa.func.count())
+            .select_from(RoundWager)
+            .join(RoundRow, RoundRow.id == RoundWager.round_id)
+            .where(RoundRow.table_id == tid, RoundWager.status == "settled")
+        ).scalar_one()
+        settled = s.execute(
+            sa.select(sa.func.count())
+            .select_from(RoundRow)
+            .where(RoundRow.table_id == tid, RoundRow.phase == "settled")
+        ).scalar_one()
+        voided = s.execute(
+            sa.select(sa.func.count())
+            .select_from(RoundRow)
+            .where(RoundRow.table_id == tid, RoundRow.phase == "voided")
+        ).scalar_one()
+        return {
+            "rounds": int(settled),
+            "hands": int(hands),
+            "handle": total(wagers, "settlement", -1),
+            "player_wins": total(win, None, -1),
+            "player_losses": total(win, None, 1),
+            "commission_taken": total(com, None, 1),
+            "house_result": int(balances[win]) + int(balances[com]),
+            "voided_rounds": int(voided),
+            "voided_returned": total(wagers, "void-refund", -1),
+        }
+
+
+def test_floor_figures_and_the_report_reconcile_to_the_ledger_to_the_cent(fl: Floor) -> None:
+    a = fl.table(name="Alpha")
+    b = fl.table(name="Beta", commission="0.04")
+    pa = fl.seat(a, 3)
+    pb = fl.seat(b, 2)
+    amounts = [500, 1250, 2000, 777, 10_000, 3333]
+    for i in range(12):
+        fl.play(a, {p: amounts[(i + j) % 6] for j, p in enumerate(pa)}, seed=100 + i)
+    for i in range(7):
+        fl.play(b, {p: amounts[(2 * i + j) % 6] for j, p in enumerate(pb)}, seed=200 + i)
+    fl.play(a, {pa[0]: 900, pa[1]: 1100}, seed=0, void=True)
+    fl.svc.op.ok(
+        fl.svc.op.post(
+            f"/api/admin/wallets/{pa[0].username}/debit", {"amount": 4321, "idempotency_key": "d1"}
+        )
+    )
+    view = fl.floor()
+    totals = {k: 0 for k in ledger_figures(fl.rt, a)}
+    for tid, players in ((a, pa), (b, pb)):
+        got = next(t for t in view["tables"] if t["id"] == tid)
+        want = ledger_figures(fl.rt, tid)
+        for k, v in want.items():
+            assert got[k] == v, (tid, k, got[k], v)
+            totals[k] += v
+        assert (
+            want["house_result"]
+            == want["player_losses"] - want["player_wins"] + want["commission_taken"]
+        )
+        assert got["actual_hold"]["exact"] == str(Fraction(want["house_result"], want["handle"]))
+        assert sorted(got["players"]) == sorted(p.username for p in players)
+        assert got["theoretical"]["status"] == "ready"
+        lo, hi = (float(x) for x in got["band_95"])
+        assert lo < float(got["theoretical"]["house_way_hold"]["decimal"]) < hi
+    assert a != b and view["tables"][0]["rounds"] == 12
+    for k, v in totals.items():
+        assert view["totals"][k] == v
+    # the theoretical hold at 4% follows from the same exact counts
+    c = standard_counts()
+    beta = next(t for t in view["tables"] if t["id"] == b)
+    assert beta["theoretical"]["house_way_hold"]["exact"] == str(
+        (c["loss"] - Fraction(c["win"]) * Fraction(96, 100)) / c["deals"]
+    )
+
+    # the report: every line, every day and the total, in JSON, CSV and HTML
+    today = dt.datetime.now(dt.UTC).date()
+    q = f"/api/admin/floor/report?from={today - dt.timedelta(days=1)}&to={today + dt.timedelta(days=1)}"
+    report = fl.svc.op.ok(fl.svc.op.get(q))
+    assert report["reconciled"] is True and len(report["days"]) == 3
+    for tid in (a, b):
+        want = ledger_figures(fl.rt, tid)
+        lines = [x for x in report["tables"] if x["table_id"] == tid]
+        for k in (
+            "rounds",
+            "hands",
+            "handle",
+            "player_wins",
+            "player_losses",
+            "house_result",
+            "voided_rounds",
+            "voided_returned",
+        ):
+            assert sum(x[k] for x in lines) == want[k], (tid, k)
+        assert sum(x["commission"] for x in lines) == want["commission_taken"]
+    assert report["total"]["operator_credits"] == 1_000_000 * 3
+    assert report["total"]["operator_debits"] == 4321
+    assert report["total"]["house_result"] == totals["house_result"]
+    assert report["total"]["handle"] == totals["handle"]
+    r = fl.svc.op.get(q.replace("report?", "report?format=csv&"))
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(r.text)))
+    total_row = next(x for x in rows if len(x) > 2 and x[2] == "TOTAL")
+    header = rows[0]
+    assert int(total_row[header.index("house_result")]) == totals["house_result"]
+    assert int(total_row[header.index("operator_credits")]) == 3_000_000
+    assert rows[-1][0].startswith("# reconciled to the ledger to the cent: true")
+    r = fl.svc.op.get(q.replace("report?", "report?format=html&"))
+    assert "Reconciled to the ledger to the cent" in r.text
+    small = fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{a}/chart?points=5"))
+    assert [p["round"] for p in small["points"]] == [3, 6, 9, 12]
+    assert small["points"][-1]["result"] == ledger_figures(fl.rt, a)["house_result"]
+    # players are refused the floor
+    player = fl.players[0][1]
+    assert player.get("/api/admin/floor").status_code == 403
+
+    # the migration rebuilds the same running totals and chart from the rounds played before it
+    chart = fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{a}/chart?points=2000"))
+    migrate_down_and_up(fl.rt)
+    fl.seed_edge(a)
+    again = fl.floor()
+    assert again["tables"] == view["tables"]
+    assert fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{a}/chart?points=2000")) == chart
+
+
+def migrate_down_and_up(rt: Runtime) -> None:
+    from alembic import command
+
+    from paigow.service.migrate import alembic_config
+
+    cfg = alembic_config(rt.db)
+    with rt.db.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002_doors")
+    with rt.db.engine.begin() as conn:
+        assert "floor_tables" not in sa.inspect(conn).get_table_names()
+    rt.db.migrate()
+
+
+def test_a_report_that_does_not_reconcile_fails_loudly(fl_sqlite: Floor) -> None:
+    fl = fl_sqlite
+    a = fl.table()
+    ps = fl.seat(a, 2)
+    rid = None
+    for i in range(4):
+        rid = fl.play(a, {p: 1000 for p in ps}, seed=i)
+    day = dt.datetime.now(dt.UTC).date()
+    args = [
+        "--database",
+        fl.svc.db_url,
+        "--from",
+        str(day - dt.timedelta(days=1)),
+        "--to",
+        str(day),
+    ]
+    ok = subprocess.run(
+        [sys.executable, "-m", "paigow.cli", "report", "floor", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["reconciled"] is True
+    with fl.rt.write() as s:  # a round's record altered after the fact
+        row = s.get(RoundRow, rid)
+        assert row is not None
+        result = json.loads(json.dumps(row.result))
+        result["totals"]["commission"] += 7
+        row.result = result
+    bad = subprocess.run(
+        [sys.executable, "-m", "paigow.cli", "report", "floor", *args, "--format", "csv"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 1
+    assert "does not reconcile" in bad.stderr and "commission" in bad.stderr
+    r = fl.svc.op.get(f"/api/admin/floor/report?from={day}&to={day}")
+    assert r.status_code == 409 and r.json()["code"] == "not-reconciled"
+
+
+def test_a_simulated_table_stays_inside_its_band(fl_sqlite: Floor) -> None:
+    fl = fl_sqlite
+    a = fl.table()
+    ps = fl.seat(a, 6)
+    for i in range(80):
+        fl.play(a, {p: 1000 for p in ps}, seed=10_000 + i)
+    row = fl.row(a)
+    assert row["hands"] == 480 and row["rounds"] == 80
+    assert row["flagged"] is False
+    lo, hi = (Fraction(x) for x in row["band_999"])
+    assert lo < Fraction(row["actual_hold"]["exact"]) < hi
+    chart = fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{a}/chart?points=20"))
+    assert chart["points"][-1]["hands"] == 480 and len(chart["points"]) <= 21
+    assert all("band_95" in p for p in chart["points"])
+
+
+def test_a_rigged_table_that_pays_the_house_twice_is_flagged(
+    fl_sqlite: Floor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import paigow.round
+    from paigow.settlement import Outcome, Settlement
+
+    real = paigow.round.settle
+
+    def rigged(*args: Any, **kw: Any) -> Settlement:  # a push pays the house too
+        s = real(*args, **kw)
+        if s.outcome is Outcome.PUSH:
+            return Settlement(Outcome.LOSS, s.high, s.low, s.wager, 0, 0, s.foul)
+        return s
+
+    monkeypatch.setattr(paigow.round, "settle", rigged)
+    fl = fl_sqlite
+    a = fl.table(name="Rigged")
+    ps = fl.seat(a, 2)
+    for i in range(60):
+        fl.play(a, {p: 2500 for p in ps}, seed=i)
+    row = fl.row(a)
+    assert row["hands"] == 120
+    assert row["flagged"] is True and row["flag"]["hands"] >= 100
+    assert Fraction(row["actual_hold"]["exact"]) > Fraction(row["band_999"][1])
+    audit = [json.loads(x) for x in fl.svc.op.get("/api/admin/audit").text.splitlines()]
+    flags = [x for x in audit if x["action"] == "floor-flag"]
+    assert len(flags) == 1 and flags[0]["target"] == f"table:{a}"
+    assert flags[0]["details"]["theoretical_hold"]["decimal"].startswith("0.0272")
+    assert fl.floor()["flagged"] == [a]
+
+
+def test_the_theoretical_hold_of_a_preset_equals_the_exact_edge(fl_sqlite: Floor) -> None:
+    from paigow.analysis import edge as E
+    from paigow.analysis.runner import Runner, TableSpec
+    from paigow.commission import Commission
+    from paigow.ranking import Wheel
+
+    fl = fl_sqlite
+    a = fl.table(seed_edge=False)
+    first = fl.row(a)
+    assert first["theoretical"]["status"] in ("computing", "ready")
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        row = fl.row(a)
+        if row["theoretical"]["status"] != "computing":
+            break
+        time.sleep(1)
+    assert row["theoretical"]["status"] == "ready", row["theoretical"]
+    exact = E.house_way_edge(
+        TableSpec.of(STANDARD, Wheel.SECOND), Runner(workers=2), Commission("0.05")
+    )
+    assert row["theoretical"]["house_way_hold"]["exact"] == str(exact.house_edge)
+    assert exact.to_dict()["house_edge_exact"] == str(exact.house_edge)
+
+
+def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
+    fl = fl_sqlite
+    a = fl.table()
+    (p,) = fl.seat(a, 1, credit=100_000)
+    c = fl.players[0][1]
+    st = c.ok(c.post("/api/me/limits", {"daily_loss_limit": 3000}))
+    assert st["daily_loss_limit"] == 3000 and st["loss_today"] == 0
+    lost = 0
+    seed = 0
+    while lost < 2000:  # play 1000-cent wagers until 2000 or more is lost today
+        fl.play(a, {p: 1000}, seed=seed)
+        seed += 1
+        lost = c.ok(c.get("/api/me/limits"))["loss_today"]
+    r = c.wager(a, 1000 + max(0, 3000 - lost))
+    assert r.status_code == 403 and r.json()["code"] == "loss-limit"
+    assert "daily loss limit of $30.00" in r.json()["detail"]
+    # raising the limit waits for the cooling-off; lowering is at once
+    st = c.ok(c.post("/api/me/limits", {"daily_loss_limit": 900_000}))
+    assert st["daily_loss_limit"] == 3000 and st["pending"]["daily_loss_limit"] == 900_000
+    # self-exclusion: wagers refused, the operator sees it and cannot lift it
+    st = c.ok(c.post("/api/me/exclusion", {"days": 30}))
+    assert st["excluded"] is True
+    r = c.wager(a, 500)
+    assert r.status_code == 403 and r.json()["code"] == "self-excluded"
+    assert "excluded yourself" in r.json()["detail"]
+    shorter = c.post("/api/me/exclusion", {"days": 1})
+    assert shorter.status_code == 409
+    seen = fl.svc.op.ok(fl.svc.op.get("/api/admin/limits"))
+    assert [x["username"] for x in seen if x["excluded"]] == [p.username]
+    lift = fl.svc.op.post(f"/api/admin/players/{p.username}/lift-exclusion")
+    assert lift.status_code == 403 and lift.json()["code"] == "self-exclusion-active"
+    deadline = time.time() + 10
+    want = {
+        "wager-refused-loss-limit",
+        "wager-refused-excluded",
+        "exclusion-lift-refused",
+        "self-excluded",
+        "loss-limit-set",
+    }
+    while time.time() < deadline:
+        actions = {
+            json.loads(x)["action"] for x in fl.svc.op.get("/api/admin/audit").text.splitlines()
+        }
+        if want <= actions:
+            break
+        time.sleep(0.1)
+    assert want <= actions
+    assert fl.svc.verify()["ok"]
+
+
+def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:
+    way = STANDARD.to_dict()
+    assert floor.saved_optimal(tmp_path, way, "second") is None
+    saved = {"house_way": way, "wheel": "second", "commission": "0.05", "house_edge_exact": "3/200"}
+    (tmp_path / "edge-standard-second-optimal.json").write_text(json.dumps(saved))
+    assert floor.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
+    assert floor.saved_optimal(tmp_path, way, "lowest") is None
+    assert floor.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
+    edge = floor.FloorEdge(
+        status="ready", deals=10, win=3, push=4, loss=3, optimal={"1/20": "3/200"}
+    )
+    assert floor._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
+    assert floor._optimal(edge, "0.04") is None
+
+
+def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
+    helpers: Any, sqlite_url: str
+) -> None:
+    """Real bots (house-way settings, some fouls, some bad requests) through the public API and
+    the table's dealer; then the floor's figures against the ledger and the band."""
+    from paigow.service.bots import BotConfig, run_bots
+
+    svc = helpers.Service(sqlite_url)
+    rt = Runtime(ServiceConfig(sqlite_url))
+    try:
+        report = run_bots(
+            BotConfig(
+                url=svc.url,
+                tables=1,
+                players=6,
+                rounds=20,
+                operator=helpers.OPERATOR[0],
+                operator_password=helpers.OPERATOR[1],
+                betting_ms=3000,
+                setting_ms=3000,
+                bad_rate=0.0,
+                retry_rate=0.0,
+            )
+        )
+        assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
+        assert not report["errors"]["unexpected"], report["errors"]
+        listed = svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
+        (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
+        with rt.write() as s:
+            t = tables.get_table(s, tid)
+            floor.store_counts(s, floor.table_ident(t), t.house_way, "second", standard_counts())
+        again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
+        row = next(t for t in again["tables"] if t["id"] == tid)
+        want = ledger_figures(rt, tid)
+        assert {k: row[k] for k in want} == want
+        assert row["rounds"] >= 20 and row["hands"] >= 100
+        assert row["flagged"] is False
+        lo, hi = (Fraction(x) for x in row["band_999"])
+        assert lo < Fraction(row["actual_hold"]["exact"]) < hi
+    finally:
+        svc.stop()
+        rt.db.dispose()
+
+
+def test_the_report_splits_rounds_by_gaming_day(
+    fl_sqlite: Floor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paigow.service.gaming_day import GamingDay
+
+    fl = fl_sqlite
+    a = fl.table()
+    ps = fl.seat(a, 2)
+    for i in range(2):
+        fl.play(a, {p: 1000 for p in ps}, seed=i)
+    time.sleep(1.1)
+    cut = dt.datetime.now(dt.UTC)
+    time.sleep(1.1)
+    for i in range(3):
+        fl.play(a, {p: 1500 for p in ps}, seed=10 + i)
+    # a gaming day that starts at the cut: the first two rounds fall on the day before
+    monkeypatch.setenv("PAIGOW_GAMING_DAY_START", cut.time().isoformat())
+    day = GamingDay.from_env().day_of(cut.timestamp() + 0.5)
+    q = f"/api/admin/floor/report?from={day - dt.timedelta(days=1)}&to={day}"
+    report = fl.svc.op.ok(fl.svc.op.get(q))
+    lines = {x["gaming_day"]: x for x in report["tables"] if x["table_id"] == a}
+    before, after = lines[str(day - dt.timedelta(days=1))], lines[str(day)]
+    assert (before["rounds"], before["hands"], before["handle"]) == (2, 4, 4000)
+    assert (after["rounds"], after["hands"], after["handle"]) == (3, 6, 9000)
+    want = ledger_figures(fl.rt, a)
+    assert before["house_result"] + after["house_result"] == want["house_result"]
+    assert report["gaming_day"].startswith(cut.time().strftime("%H:%M"))
