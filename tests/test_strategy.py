@@ -233,3 +233,41 @@ def test_strategy_agrees_with_analyze_on_whole_rank_patterns(
         assert ans.setting_index == int(row[0])
         _agrees(compiled, strategy, h)
     assert len(hands) > 100
+
+
+def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) -> None:
+    """The lookup path (per-hand table, class rows, EVs, the house way's setting) over the classes
+    of a reduced deck, every hand against the brute force."""
+    from paigow.analysis.compiled import HANDS
+    from paigow.analysis.strategy import CompiledStrategy
+
+    deck = DECKS["JQKA+joker"]
+    rate = Commission("0.05")
+    res = compute(spec, Runner(workers=2), rate, deck)
+    brute = _brute(compiled, deck, rate.rate)
+    keys = np.ascontiguousarray(res.rows[:, KS.C_COLEX])
+    small = np.ascontiguousarray(
+        res.rows[:, [KS.C_BEST, KS.C_HW, KS.C_RULE, KS.C_WEIGHT]], dtype=np.uint8
+    )
+    counts = np.ascontiguousarray(res.rows[:, [KS.C_WB, KS.C_LB, KS.C_WH, KS.C_LH]])
+    per_hand = np.zeros(HANDS, dtype=np.uint8)
+    canon = np.empty(7, dtype=np.int64)
+    new_suit = np.empty(4, dtype=np.int64)
+    k64 = keys.astype(np.int64)
+    for idx in brute:
+        hand = np.array(_hand_of(idx), dtype=np.int64)
+        cls = KS.class_of_hand(hand, k64, K.BINOM, canon, new_suit)
+        per_hand[idx] = KS.map_setting(hand, canon, new_suit, int(small[cls, 0]))
+    strat = CompiledStrategy(Path("-"), {}, keys, small, counts, per_hand, rate)
+    hands = np.array([_hand_of(idx) for idx in brute])[:, ::-1]  # any order
+    rows = strat.lookup_indices(hands)
+    t = compiled.tables
+    den, num = rate.rate.denominator, rate.rate.numerator
+    for hand, row, (best_ev, best_ranks, hw_ranks) in zip(hands, rows, brute.values(), strict=True):
+        ans = strat.answer([Card(int(c)) for c in hand], row)
+        s = ans.setting
+        assert (t.rank5_of(s.high), t.rank2_of(s.low)) in best_ranks
+        hw = ans.house_way
+        assert (t.rank5_of(hw.high), t.rank2_of(hw.low)) == hw_ranks
+        assert int(row[3]) * (den - num) - int(row[4]) * den == best_ev
+        assert ans.ev_given_up >= 0

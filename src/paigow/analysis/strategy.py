@@ -516,8 +516,7 @@ class CompiledStrategy:
         settings index LOW_POSITIONS over each hand sorted ascending."""
         h = np.ascontiguousarray(hands, dtype=np.int64)
         raw = np.empty((len(h), 3), dtype=np.int64)
-        small64 = np.ascontiguousarray(self.small, dtype=np.int64)  # 28 MB, once per call
-        KS.lookup_batch(h, self.per_hand, self.keys, small64, K.BINOM, raw)
+        KS.lookup_batch(h, self.per_hand, self.keys, self.small, K.BINOM, raw)
         if (raw[:, 1] < 0).any():
             raise CacheError("a hand's class is missing from the compiled strategy")
         out = np.empty((len(h), 7), dtype=np.int64)
