@@ -746,6 +746,7 @@ def strategy_hands(
     codes = {c.code.lower(): c.index for c in FULL_DECK}
     good: list[int] = []
     idx: list[list[int]] = []
+    errors: dict[int, str] = {}
     failures = 0
     for n, line in enumerate(lines):
         parts = line.replace(",", " ").lower().split()
@@ -760,14 +761,15 @@ def strategy_hands(
             except PaigowError as exc:
                 msg = str(exc)
             failures += 1
-            if as_json:
-                print(json.dumps({"input": line, "error": msg}))
-            else:
+            errors[n] = json.dumps({"input": line, "error": msg})
+            if not as_json:
                 _err().print(f"[bold red]error:[/] {line!r}: {msg}")
             continue
         good.append(n)
         idx.append(row)
     if not idx:
+        if as_json and errors:
+            sys.stdout.write("\n".join(errors.values()) + "\n")
         return failures
     hands = np.array(idx, dtype=np.int64)
     rows = strat.lookup_indices(hands)
@@ -802,6 +804,9 @@ def strategy_hands(
                 f"{lines[good[k]]}  optimal {hi} / {lo}  EV {ev[k]:+.6f}  house way {hhi} / "
                 f"{hlo} ({RULE_IDS[rows[k, 2]]})  gives up {ev[k] - hw_ev[k]:.6f}"
             )
+    if as_json and errors:  # each answer or error in the order of the input
+        merged = dict(zip(good, out, strict=True)) | errors
+        out = [merged[n] for n in sorted(merged)]
     sys.stdout.write("\n".join(out) + "\n")
     return failures
 
