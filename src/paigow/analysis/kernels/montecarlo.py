@@ -86,36 +86,63 @@ def simulate_optimal_chunk(
     seed: int, rounds: int, table: Arr, per_hand: Arr, rank5: Arr, rank2: Arr, binom: Arr
 ) -> Arr:
     """Deal ``rounds`` rounds (simulation only): the player on the compiled strategy
-    (``per_hand``), the dealer on the house way. Returns [wins, pushes, losses]."""
+    (``per_hand``), the dealer on the house way. Returns [wins, pushes, losses].
+
+    Rounds go in batches: first every deal and its table indices, then the lookups (independent
+    of each other, so the memory system overlaps them), then the settlement."""
     state = seed_state(seed)
     deck = np.arange(53, dtype=np.int64)
+    batch = 256
+    hands = np.empty((batch, 7), dtype=np.int64)
+    pidx = np.empty(batch, dtype=np.int64)
+    didx = np.empty(batch, dtype=np.int64)
+    qs = np.empty(batch, dtype=np.int64)
     hand = np.empty(7, dtype=np.int64)
-    h5 = np.empty(5, dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
-    for _ in range(rounds):
-        for i in range(14):
-            j = i + below(state, 53 - i)
-            t = deck[i]
-            deck[i] = deck[j]
-            deck[j] = t
-        for k in range(7):
-            hand[k] = deck[k]
-        q = per_hand[colex7_sorted(hand, binom)]
-        i, j = LOW_I[q], LOW_J[q]
-        m = 0
-        for k in range(7):
-            if k != i and k != j:
-                h5[m] = hand[k]
-                m += 1
-        ph = np.int64(rank5[colex5(h5[0], h5[1], h5[2], h5[3], h5[4], binom)])
-        pl = np.int64(rank2[hand[i], hand[j]])
-        for k in range(7):
-            hand[k] = deck[7 + k]
-        dh, dl = lookup(table, colex7_sorted(hand, binom))
-        if ph > dh and pl > dl:
-            out[0] += 1
-        elif ph <= dh and pl <= dl:
-            out[2] += 1
-        else:
-            out[1] += 1
+    done = 0
+    while done < rounds:
+        n = min(batch, rounds - done)
+        for r in range(n):
+            for i in range(14):
+                j = i + below(state, 53 - i)
+                t = deck[i]
+                deck[i] = deck[j]
+                deck[j] = t
+            for k in range(7):
+                hands[r, k] = deck[k]
+            pidx[r] = colex7_sorted(hands[r], binom)
+            for k in range(7):
+                hand[k] = deck[7 + k]
+            didx[r] = colex7_sorted(hand, binom)
+        for r in range(n):
+            qs[r] = per_hand[pidx[r]]
+        for r in range(n):
+            q = qs[r]
+            i, j = LOW_I[q], LOW_J[q]
+            h = hands[r]
+            a = b = c = d = e = 0
+            m = 0
+            for k in range(7):
+                if k != i and k != j:
+                    if m == 0:
+                        a = h[k]
+                    elif m == 1:
+                        b = h[k]
+                    elif m == 2:
+                        c = h[k]
+                    elif m == 3:
+                        d = h[k]
+                    else:
+                        e = h[k]
+                    m += 1
+            ph = np.int64(rank5[colex5(a, b, c, d, e, binom)])
+            pl = np.int64(rank2[h[i], h[j]])
+            dh, dl = lookup(table, didx[r])
+            if ph > dh and pl > dl:
+                out[0] += 1
+            elif ph <= dh and pl <= dl:
+                out[2] += 1
+            else:
+                out[1] += 1
+        done += n
     return out
