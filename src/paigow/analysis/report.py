@@ -278,7 +278,7 @@ def render(
 <img alt="hand frequencies chart" src="{chart_cats}">
 <h2>The dealer's setting</h2>
 {_table(["low hand", "count", "%"], low_rows)}
-<img alt="dealer's low hand chart" src="{chart_low}">
+<img alt="dealer's low hand chart: each pair, and the other hands by their top card" src="{chart_low}">
 <h2>House edge</h2>
 <h3>Exact</h3>{edge_html}
 <h3>Simulated (house way against house way)</h3>{_table(["measure", "value"], sim_rows)}
