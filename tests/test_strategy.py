@@ -271,3 +271,26 @@ def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) ->
         assert (t.rank5_of(hw.high), t.rank2_of(hw.low)) == hw_ranks
         assert int(row[3]) * (den - num) - int(row[4]) * den == best_ev
         assert ans.ev_given_up >= 0
+
+
+def test_foxwoods_strategy_agrees_with_analyze(table_folder: Path) -> None:
+    """The other preset: its compiled strategy against `analyze` on random hands (once built)."""
+    import random
+
+    from paigow.analysis.compiled import CacheError
+    from paigow.analysis.strategy import CompiledStrategy, strategy_path
+    from paigow.cards import FULL_DECK
+    from paigow.house_way import HouseWay
+
+    way = HouseWay.preset("foxwoods")
+    try:
+        fox = CompiledHouseWay.open(way, Wheel.SECOND, table_folder, build_missing=False)
+    except CacheError:
+        pytest.skip("no compiled foxwoods house way here")
+    spec = TableSpec.of(way, Wheel.SECOND, table_folder)
+    if not strategy_path(spec, Commission("0.05")).exists():
+        pytest.skip("no foxwoods strategy here: `paigow strategy build --house-way foxwoods`")
+    strat = CompiledStrategy.open(spec, Commission("0.05"))
+    rnd = random.Random(7)
+    for _ in range(150):
+        _agrees(fox, strat, rnd.sample(FULL_DECK, 7))
