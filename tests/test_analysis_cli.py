@@ -118,6 +118,10 @@ def test_report_html(compiled: CompiledHouseWay, tmp_path: Path) -> None:
     assert text.count("data:image/png;base64,") >= 2
     assert not re.search(r'(src|href)="https?://', text)  # self-contained
     assert "154,143,080" in text
+    assert "<th></th>" not in text  # every table header names its column
+    assert "The cost of the house way, rule by rule" in text
+    assert "each pair, and the other hands by their top card" in text  # the grouped chart
+    assert text.count("data:image/png;base64,") >= 2
 
 
 @pytest.mark.slow

@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.edge import house_way_edge
-from paigow.analysis.optimal import is_foul, optimal_edge
+from paigow.analysis.kernels import is_foul
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.analysis.simulate import simulate
+from paigow.analysis.strategy import optimal_edge
 from paigow.cards import FULL_DECK, Card
 from paigow.cli import app
 from paigow.commission import Commission

@@ -14,7 +14,7 @@ from paigow.analysis import kernels as K
 from paigow.analysis.compiled import kernel_params
 from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card
-from paigow.house_way import HouseWay
+from paigow.house_way import RULE_IDS, HouseWay
 from paigow.ranking import Wheel, best_five, evaluate_five, evaluate_two
 
 
@@ -115,7 +115,7 @@ def test_house_way_kernel_matches_core(preset: str) -> None:
         hi, lo, rule = K.dense_setting(s, tp, quads, False, t.rank5, t.rank2, K.BINOM)
         core = way.set_hand([Card(c) for c in h])
         v = core.setting.value()
-        assert (t.five_keys[hi], t.two_keys[lo], K.RULE_IDS[rule]) == (
+        assert (t.five_keys[hi], t.two_keys[lo], RULE_IDS[rule]) == (
             v.high.key,
             v.low.key,
             core.rule,

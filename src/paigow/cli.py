@@ -149,9 +149,27 @@ def hand(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
     as_json: JsonOpt = False,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            "--strategy",
+            help="optimal: the compiled strategy's setting, its EV and what the house way gives up.",
+        ),
+    ] = "house-way",
+    commission: Annotated[
+        str, typer.Option("--commission", help="Commission rate (with --strategy optimal).")
+    ] = "0.05",
 ) -> None:
     """The best five-card hand, the house way's setting with its rule, and all 21 settings."""
     way = _load_house_way(house_way)
+    if strategy not in ("house-way", "optimal"):
+        raise _fail(f"--strategy takes house-way or optimal, got {strategy!r}")
+    if strategy == "optimal":
+        from paigow.analysis.commands import strategy_hands
+
+        if strategy_hands(list(_hand_lines(cards)), way, wheel, commission, as_json):
+            raise typer.Exit(1 if cards == ["-"] else 2)
+        return
     console = _console()
     failures = 0
     for i, line in enumerate(_hand_lines(cards)):

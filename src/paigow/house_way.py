@@ -52,6 +52,33 @@ TWO_PAIR_KEYS: Final = (
 )
 QUADS_KEYS: Final = ("low", "middle", "high")
 BUILTIN_PRESETS: Final = ("standard", "foxwoods")
+#: Every rule id a setting can carry, in the order the rules are tried (HOUSE_WAY.md); the
+#: analysis kernels number the rules by their position here.
+RULE_IDS: Final = (
+    "five-aces.kings",
+    "five-aces.split",
+    "straight-flush",
+    "quads.pair-low",
+    "quads.keep",
+    "quads.keep-ace",
+    "quads.keep-king",
+    "quads.split",
+    "trips.two-sets",
+    "full-house.two-pairs",
+    "full-house.deuces",
+    "full-house.split",
+    "flush",
+    "straight",
+    "three-pair",
+    "trips",
+    "trips.aces",
+    "two-pair.split",
+    "two-pair.keep-ace",
+    "two-pair.keep-king",
+    "two-pair.keep",
+    "one-pair",
+    "pai-gow",
+)
 
 
 def pair_class(rank: int) -> str:

@@ -71,7 +71,14 @@ STRAIGHT_ORDER: Final = {
     Wheel.SECOND: [_HIGH_STRAIGHTS[0], _WHEEL, *_HIGH_STRAIGHTS[1:]],
     Wheel.LOWEST: [*_HIGH_STRAIGHTS, _WHEEL],
 }
-_FIELD: Final = 5  # bits per tie-break field in a key
+#: The layout of a five-card key: the category above five tie-break fields of FIELD_BITS bits
+#: each (most important first; each field twice a rank, or a straight's field).
+FIELD_BITS: Final = 5
+CATEGORY_SHIFT: Final = 5 * FIELD_BITS
+#: The layout of a two-card key: ``PAIR_FLAG | rank`` for a pair, else
+#: ``high << TWO_CARD_SHIFT | low`` (ranks 2..14, the joker an ace).
+PAIR_FLAG: Final = 1 << 8
+TWO_CARD_SHIFT: Final = 4
 
 
 def _straight_field(top: int, wheel: Wheel) -> int:
@@ -138,7 +145,7 @@ def _make(category: Category, ranks: tuple[int, ...], wheel: Wheel) -> HandValue
     straight = category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH)
     fields = (_straight_field(ranks[0], wheel),) if straight else tuple(2 * r for r in ranks)
     for i in range(5):
-        key = (key << _FIELD) | (fields[i] if i < len(fields) else 0)
+        key = (key << FIELD_BITS) | (fields[i] if i < len(fields) else 0)
     return HandValue(key, category, ranks)
 
 
@@ -233,8 +240,8 @@ def evaluate_two(cards: Sequence[Card]) -> TwoCardValue:
         raise CardError("a hand cannot hold the same card twice")
     hi, lo = sorted((a.rank, b.rank), reverse=True)
     if hi == lo:
-        return TwoCardValue((1 << 8) | hi, Category.ONE_PAIR, (hi,))
-    return TwoCardValue((hi << 4) | lo, Category.HIGH_CARD, (hi, lo))
+        return TwoCardValue(PAIR_FLAG | hi, Category.ONE_PAIR, (hi,))
+    return TwoCardValue((hi << TWO_CARD_SHIFT) | lo, Category.HIGH_CARD, (hi, lo))
 
 
 def best_five(

@@ -21,7 +21,7 @@ from paigow.analysis.compiled import CompiledHouseWay
 from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
 from paigow.ruleset import FoulRule
-from paigow.setting import Setting, all_settings
+from paigow.setting import LOW_POSITIONS, Setting, all_settings
 
 DEALER_HANDS: Final = comb(46, 7)
 
@@ -123,13 +123,26 @@ def analyze(
 ) -> HandAnalysis:
     """Exact win/push/loss counts and EV of all 21 settings of seven cards."""
     seven = parse_cards(cards, count=7)
-    rate = (commission or Commission()).rate
     hist = dealer_histogram(compiled, seven, workers)
     settings = all_settings(seven)
     t = compiled.tables
     ph = np.array([t.rank5_of(s.high) for s in settings], dtype=np.int64)
     pl = np.array([t.rank2_of(s.low) for s in settings], dtype=np.int64)
     wins, losses = K.dominance_counts(hist, ph, pl)
+    return _from_counts(seven, compiled, wins, losses, commission, foul)
+
+
+def _from_counts(
+    seven: tuple[Card, ...],
+    compiled: CompiledHouseWay,
+    wins: K.Arr,
+    losses: K.Arr,
+    commission: Commission | None,
+    foul: FoulRule,
+) -> HandAnalysis:
+    """The analysis from each setting's wins and losses (in the order of ``all_settings``)."""
+    rate = (commission or Commission()).rate
+    settings = all_settings(seven)
     hw = compiled.way.set_hand(seven, compiled.wheel)
     hw_index = next(i for i, s in enumerate(settings) if s.same_hands(hw.setting))
     results = []
@@ -146,6 +159,50 @@ def analyze(
     return HandAnalysis(
         seven, tuple(results), hw_index, hw.rule, optimal, commission or Commission()
     )
+
+
+def analyze_fast(
+    cards: str | tuple[Card, ...] | list[Card],
+    compiled: CompiledHouseWay,
+    commission: Commission | None = None,
+    foul: FoulRule = FoulRule.LOSES,
+) -> HandAnalysis | None:
+    """The same answer as :func:`analyze` in a millisecond or two, from the optimal player's
+    dominance structures when they are on disk (built by ``paigow strategy build``); None when
+    they are not (never builds them)."""
+    from paigow.analysis.edge import FULL_DECK_INDICES
+    from paigow.analysis.kernels.optimal import hand_counts
+    from paigow.analysis.kernels.strategy import setting_ranks
+    from paigow.analysis.optimal import structures, structures_folder
+    from paigow.analysis.runner import TableSpec
+
+    spec = TableSpec.of(compiled.way, compiled.wheel, compiled.path.parent)
+    if not (structures_folder(spec, FULL_DECK_INDICES) / "done").exists():
+        return None
+    st = structures(spec, FULL_DECK_INDICES, True)
+    seven = parse_cards(cards, count=7)
+    order = sorted(range(7), key=lambda k: seven[k].index)
+    p = np.array([seven[k].index for k in order], dtype=np.int64)
+    t = compiled.tables
+    ph = np.empty(21, dtype=np.int64)
+    pl = np.empty(21, dtype=np.int64)
+    setting_ranks(p, K.BINOM, t.rank5, t.rank2, ph, pl)
+    w = np.zeros(21, dtype=np.int64)
+    lo = np.zeros(21, dtype=np.int64)
+    hand_counts(
+        p, st.deck, compiled.table, K.BINOM, t.rank5, t.rank2, st.class_of, st.cum_base,
+        st.cum, st.hv3, st.off3, st.hc3, st.idx3, st.hv4, st.off4, st.hc4, st.idx4, st.p5h,
+        st.p5l, st.size5, ph, pl, np.arange(21, dtype=np.int64), 21, w, lo,
+    )  # fmt: skip
+    # the kernel's settings are over the cards sorted by index; map them to all_settings(seven)
+    pos = {seven[k].index: k for k in range(7)}
+    wins = np.zeros(21, dtype=np.int64)
+    losses = np.zeros(21, dtype=np.int64)
+    for q, (i, j) in enumerate(LOW_POSITIONS):
+        a, b = sorted((pos[int(p[i])], pos[int(p[j])]))
+        r = LOW_POSITIONS.index((a, b))
+        wins[r], losses[r] = w[q], lo[q]
+    return _from_counts(seven, compiled, wins, losses, commission, foul)
 
 
 @dataclass(frozen=True)

@@ -406,12 +406,19 @@ def simulate_command(
             help="Fixed player cards (house-way setting) against random dealer hands.",
         ),
     ] = None,
+    player: Annotated[
+        str,
+        typer.Option(
+            "--player",
+            help="house-way, or optimal (the compiled strategy: `paigow strategy build`).",
+        ),
+    ] = "house-way",
     as_json: JsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
 ) -> None:
-    """Monte Carlo: house way against house way, win/push/loss and the house edge with a 95% CI."""
+    """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI."""
     from paigow.analysis.simulate import simulate
 
     way = _way(house_way)
@@ -422,9 +429,15 @@ def simulate_command(
             fixed = parse_cards(player_hand, count=7)
         except PaigowError as exc:
             raise _fail(str(exc)) from None
+    if player not in ("house-way", "optimal"):
+        raise _fail(f"--player takes house-way or optimal, got {player!r}")
+    if player == "optimal" and fixed:
+        raise _fail("--player-hand is played by the house way; leave out --player optimal")
     spec, runner = _job(way, wheel, workers, scheduler, cluster)
+    if player == "optimal":
+        open_strategy(way, wheel, rate)  # a clear error if it has not been built
     with progress_bar("simulating", rounds) as advance:
-        result = simulate(spec, rounds, runner, seed, rate, fixed, advance)
+        result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player)
     data = result.to_dict()
     if as_json:
         print(json.dumps(data))
@@ -434,7 +447,7 @@ def simulate_command(
     who = (
         f"player hand {' '.join(fixed_codes)}"
         if (fixed_codes := data["player_hand"])
-        else "house way"
+        else ("optimal player (compiled strategy)" if player == "optimal" else "house way")
     )
     console.print(
         f"{rounds:,} rounds, {who} against the dealer's house way ({way.name}), "
@@ -481,7 +494,14 @@ def report_command(
         stats = compute_stats(spec, runner, advance)
     with progress_bar("simulating", rounds) as advance:
         sim = simulate(spec, rounds, runner, seed, rate, None, advance)
-    write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset)))
+    costs = None
+    try:
+        from paigow.analysis.strategy import CompiledStrategy
+
+        costs = CompiledStrategy.open(spec, rate).rule_costs()
+    except PaigowError:
+        _err().print("no compiled strategy: the par sheet leaves out the cost of the house way")
+    write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
     _out().print(f"wrote {out}")
 
 
@@ -504,6 +524,7 @@ def edge_command(
 ) -> None:
     """The exact house edge over all 8,250,459,031,214,400 deals (resumes from checkpoints)."""
     from paigow.analysis import edge as E
+    from paigow.analysis.checkpoint import read_checkpoint
 
     way = _way(house_way)
     rate = _commission(commission)
@@ -515,18 +536,21 @@ def edge_command(
         if restart:
             path.unlink(missing_ok=True)
         chunks = E.chunks_for(spec)
-        done = len(E._read_checkpoint(path))
+        done = len(read_checkpoint(path))
         if done:
             _err().print(f"resuming: {done} of {len(chunks)} chunks already done ({path.name})")
         with progress_bar("exact edge", len(chunks) - done) as advance:
             result = E.house_way_edge(spec, runner, rate, checkpoint=path, progress=advance)
     else:
-        import paigow.analysis.optimal as O
+        from paigow.analysis.strategy import strategy_path
 
-        path = O.checkpoint_path(spec, rate)
         if restart:
+            import shutil
+
+            path = strategy_path(spec, rate)
             path.unlink(missing_ok=True)
-        result = O.optimal_edge(spec, runner, rate, checkpoint=path, progress_bar=progress_bar)
+            shutil.rmtree(path.with_name(path.name + ".work"), ignore_errors=True)
+        result = open_strategy(way, wheel, rate, runner, build_missing=True).edge()
     saved = E.save_result(spec, result)
     data = result.to_dict()
     if as_json:
@@ -553,3 +577,241 @@ def register(app: typer.Typer) -> None:
     app.command("simulate")(simulate_command)
     app.command("report")(report_command)
     app.command("edge")(edge_command)
+    app.add_typer(strategy_app, name="strategy")
+
+
+# --------------------------------------------------------------------------------------- strategy
+strategy_app = typer.Typer(
+    help="The compiled strategy: the optimal setting of every seven-card hand.",
+    no_args_is_help=True,
+)
+
+
+def _stage_bars() -> tuple[Callable[[str, int], Callable[[int], None]], Callable[[], None]]:
+    """A Rich progress display with one bar per stage; returns (add_stage, stop)."""
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_err(),
+        transient=True,
+    )
+    progress.start()
+    names = {"classes": "optimal settings (chunks)", "hands": "per-hand table"}
+
+    def add(stage: str, total: int) -> Callable[[int], None]:
+        task = progress.add_task(names.get(stage, stage), total=total)
+        return lambda n: progress.advance(task, n)
+
+    return add, progress.stop
+
+
+def open_strategy(
+    way: HouseWay,
+    wheel: Wheel,
+    rate: Commission,
+    runner: Runner | None = None,
+    build_missing: bool = False,
+) -> Any:
+    """The compiled strategy (built with progress bars when missing and ``build_missing``)."""
+    from paigow.analysis.compiled import CacheError
+    from paigow.analysis.strategy import CompiledStrategy, strategy_path
+
+    spec = _spec(way, wheel, runner.workers if runner else 2)
+    if not strategy_path(spec, rate).exists() and build_missing:
+        _err().print(
+            f"compiling the optimal strategy against the house way {way.name!r} "
+            f"(commission {rate}) for all 154,143,080 hands; resumable if stopped"
+        )
+        add, stop = _stage_bars()
+        try:
+            return CompiledStrategy.open(spec, rate, True, runner, add)
+        finally:
+            stop()
+    try:
+        return CompiledStrategy.open(spec, rate)
+    except CacheError as exc:
+        raise _fail(str(exc)) from None
+
+
+@strategy_app.command("build")
+def strategy_build(
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: CommissionOpt = "0.05",
+    workers: WorkersOpt = 2,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compute the optimal setting of every hand and the exact optimal edge (resumable)."""
+    way = _way(house_way)
+    rate = _commission(commission)
+    runner = _runner(workers, scheduler, cluster)
+    from paigow.analysis.edge import save_result
+
+    strat = open_strategy(way, wheel, rate, runner, build_missing=True)
+    meta = strat.meta
+    save_result(_spec(way, wheel, workers), strat.edge())
+    edge = strat.edge().to_dict()
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "path": str(strat.path),
+                    **{
+                        k: meta[k]
+                        for k in (
+                            "classes",
+                            "hands",
+                            "built_at",
+                            "build_seconds",
+                            "compute_seconds",
+                        )
+                    },
+                    "edge": edge,
+                }
+            )
+        )
+        return
+    _out().print(
+        f"{strat.path}\n  house way {way.name}, wheel {wheel.value}, commission {rate}: "
+        f"{meta['classes']:,} classes, {meta['hands']:,} hands, built {meta['built_at']} "
+        f"in {meta['build_seconds']} s\n  optimal player's house edge "
+        f"{100 * edge['house_edge']:.6f}% (= {edge['house_edge_exact']})"
+    )
+
+
+@strategy_app.command("explain")
+def strategy_explain(
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: CommissionOpt = "0.05",
+    as_json: JsonOpt = False,
+) -> None:
+    """What the house way costs against the optimal strategy, rule by rule."""
+    way = _way(house_way)
+    rate = _commission(commission)
+    strat = open_strategy(way, wheel, rate)
+    costs = strat.rule_costs()
+    edge = strat.edge()
+    if as_json:
+        print(json.dumps({"house_way": way.name, "commission": rate.as_str(),
+                          "optimal_edge": edge.to_dict(),
+                          "rules": [c.to_dict() for c in costs]}))  # fmt: skip
+        return
+    from paigow.analysis.compiled import HANDS
+
+    table = Table(
+        title=f"The cost of the house way ({way.name}, commission {rate}) against the optimal "
+        f"setting, over all {HANDS:,} hands",
+        title_justify="left",
+    )
+    for col in ("rule", "hands", "optimal differs", "%", "EV given up", "per hand set"):
+        table.add_column(col, justify="left" if col == "rule" else "right")
+    for c in costs:
+        if not c.hands:
+            continue
+        table.add_row(
+            c.rule, f"{c.hands:,}", f"{c.differ:,}", f"{100 * c.differ / c.hands:.2f}",
+            f"{float(c.given_up):,.1f}", f"{float(c.per_hand):.6f}",
+        )  # fmt: skip
+    total = sum(c.given_up for c in costs)
+    table.add_row(
+        "all", f"{HANDS:,}", f"{sum(c.differ for c in costs):,}",
+        f"{100 * sum(c.differ for c in costs) / HANDS:.2f}", f"{float(total):,.1f}",
+        f"{float(total) / HANDS:.6f}",
+    )  # fmt: skip
+    console = _out()
+    console.print(table)
+    console.print(
+        f"optimal player's house edge {100 * float(edge.house_edge):.6f}% "
+        f"(= {edge.house_edge}); EV given up by the house way, per hand dealt, "
+        f"{float(total) / HANDS:.6f}"
+    )
+
+
+def strategy_hands(
+    lines: list[str], way: HouseWay, wheel: Wheel, commission: str, as_json: bool
+) -> int:
+    """``paigow hand --strategy optimal``: the compiled strategy's answer for each line; returns
+    the number of lines that failed to parse."""
+    import numpy as np
+
+    from paigow.cards import FULL_DECK
+
+    rate = _commission(commission)
+    strat = open_strategy(way, wheel, rate)
+    codes = {c.code.lower(): c.index for c in FULL_DECK}
+    good: list[int] = []
+    idx: list[list[int]] = []
+    errors: dict[int, str] = {}
+    failures = 0
+    for n, line in enumerate(lines):
+        parts = line.replace(",", " ").lower().split()
+        try:
+            row = [codes[p] for p in parts]
+            if len(row) != 7 or len(set(row)) != 7:
+                raise KeyError
+        except KeyError:
+            try:  # the core's parser says what is wrong
+                parse_cards(line, count=7)
+                msg = "not seven distinct cards"
+            except PaigowError as exc:
+                msg = str(exc)
+            failures += 1
+            errors[n] = json.dumps({"input": line, "error": msg})
+            if not as_json:
+                _err().print(f"[bold red]error:[/] {line!r}: {msg}")
+            continue
+        good.append(n)
+        idx.append(row)
+    if not idx:
+        if as_json and errors:
+            sys.stdout.write("\n".join(errors.values()) + "\n")
+        return failures
+    hands = np.array(idx, dtype=np.int64)
+    rows = strat.lookup_indices(hands)
+    srt = np.sort(hands, axis=1)
+    names = [c.code for c in FULL_DECK]
+    low_i = np.array([i for i, _ in _low_positions()])
+    low_j = np.array([j for _, j in _low_positions()])
+    pay = float(1 - rate.rate)
+    from paigow.analysis.strategy import DEALER_HANDS
+
+    ev = (rows[:, 3] * pay - rows[:, 4]) / DEALER_HANDS
+    hw_ev = (rows[:, 5] * pay - rows[:, 6]) / DEALER_HANDS
+    from paigow.house_way import RULE_IDS
+
+    out = []
+    for k in range(len(idx)):
+        h = srt[k]
+        q, hq = rows[k, 0], rows[k, 1]
+        lo = f"{names[h[low_i[q]]]} {names[h[low_j[q]]]}"
+        hi = " ".join(names[h[m]] for m in range(7) if m != low_i[q] and m != low_j[q])
+        hlo = f"{names[h[low_i[hq]]]} {names[h[low_j[hq]]]}"
+        hhi = " ".join(names[h[m]] for m in range(7) if m != low_i[hq] and m != low_j[hq])
+        if as_json:
+            out.append(
+                f'{{"cards": "{lines[good[k]]}", "high": "{hi}", "low": "{lo}", '
+                f'"ev": {ev[k]:.9f}, "house_way_high": "{hhi}", "house_way_low": "{hlo}", '
+                f'"house_way_rule": "{RULE_IDS[rows[k, 2]]}", "house_way_ev": {hw_ev[k]:.9f}, '
+                f'"ev_given_up": {ev[k] - hw_ev[k]:.9f}}}'
+            )
+        else:
+            out.append(
+                f"{lines[good[k]]}  optimal {hi} / {lo}  EV {ev[k]:+.6f}  house way {hhi} / "
+                f"{hlo} ({RULE_IDS[rows[k, 2]]})  gives up {ev[k] - hw_ev[k]:.6f}"
+            )
+    if as_json and errors:  # each answer or error in the order of the input
+        merged = dict(zip(good, out, strict=True)) | errors
+        out = [merged[n] for n in sorted(merged)]
+    sys.stdout.write("\n".join(out) + "\n")
+    return failures
+
+
+def _low_positions() -> tuple[tuple[int, int], ...]:
+    from paigow.setting import LOW_POSITIONS
+
+    return LOW_POSITIONS

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -82,10 +81,10 @@ def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
     }
 
 
-@cache
 def _kernel_digest() -> str:
-    """A digest of the kernels' source: a table compiled by other code is rebuilt."""
-    return hashlib.sha256(Path(K.__file__).read_bytes()).hexdigest()[:16]
+    """A digest of the code that determines a table's contents (keys, the house way, the
+    layout): a table compiled by other code is rebuilt; other kernels can change freely."""
+    return K.source_digest(K.TABLE_SOURCES)
 
 
 def cache_path(way: HouseWay, wheel: Wheel, folder: Path | None = None) -> Path:

@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from paigow.analysis import checkpoint
 from paigow.analysis import kernels as K
+from paigow.analysis.checkpoint import Checkpoint
 from paigow.analysis.compiled import cache_dir, identity
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.commission import Commission
@@ -112,24 +114,9 @@ class EdgeResult:
 
 def checkpoint_path(spec: TableSpec, player: str, deck: Sequence[int]) -> Path:
     """Where a run's finished chunks are kept (beside the compiled tables)."""
-    from hashlib import sha256
-
     compiled = spec.open()
     ident = identity(compiled.way, compiled.wheel)
-    digest = sha256(json.dumps([ident, player, sorted(deck)], sort_keys=True).encode()).hexdigest()
-    return Path(spec.folder) / f"edge-{player}-{digest[:12]}.checkpoint.jsonl"
-
-
-def _read_checkpoint(path: Path) -> dict[str, list[int]]:
-    done: dict[str, list[int]] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                row = json.loads(line)
-                done[row["chunk"]] = [int(x) for x in row["sums"]]
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut short by an interruption: that chunk runs again
-    return done
+    return checkpoint.checkpoint_path(spec.folder, f"edge-{player}", [ident, player, sorted(deck)])
 
 
 def house_way_edge(
@@ -146,18 +133,14 @@ def house_way_edge(
     (to show resuming); the result is then None-like: raises :class:`InterruptedError`."""
     started = time.perf_counter()
     path = checkpoint or checkpoint_path(spec, "house-way", deck)
-    done = _read_checkpoint(path)
-    todo = [c for c in chunks_for(spec, deck) if c.key not in done]
-    if stop_after is not None:
-        todo = todo[:stop_after]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as log:
+    with Checkpoint(path) as ck:
+        done = ck.done
+        todo = [c for c in chunks_for(spec, deck) if c.key not in done]
+        if stop_after is not None:
+            todo = todo[:stop_after]
 
         def record(result: tuple[str, list[int]]) -> None:
-            key, sums = result
-            log.write(json.dumps({"chunk": key, "sums": sums}) + "\n")
-            log.flush()
-            done[key] = sums
+            ck.record(*result)
             if progress is not None:
                 progress(1)
 

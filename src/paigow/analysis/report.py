@@ -55,6 +55,41 @@ def _bar_chart(labels: list[str], series: dict[str, list[int]], title: str, log:
     return src
 
 
+def _barh_chart(labels: list[str], values: list[float], title: str, xlabel: str) -> str:
+    """A horizontal bar chart (labels stay legible however many there are)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.28 * len(labels) + 1)))
+    ax.barh(range(len(labels)), values, color="#4a72b0")
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    src = _png(fig)
+    plt.close(fig)
+    return src
+
+
+def group_low_hands(dealer_low: dict[str, int]) -> dict[str, int]:
+    """The dealer's low hands grouped for a chart: each pair, and the non-pairs by their top card.
+
+    >>> group_low_hands({"one pair, aces": 5, "high card, ace-king": 2, "high card, ace-two": 1})
+    {'pair of aces': 5, 'ace high': 3}
+    """
+    out: dict[str, int] = {}
+    for name, n in dealer_low.items():
+        if name.startswith("one pair, "):
+            label = "pair of " + name.removeprefix("one pair, ")
+        else:
+            label = name.removeprefix("high card, ").split("-")[0] + " high"
+        out[label] = out.get(label, 0) + n
+    return out
+
+
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = []
@@ -93,10 +128,64 @@ def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
     return found
 
 
+def _cost_section(costs: list[Any] | None, total_hands: int) -> str:
+    if not costs:
+        return (
+            '<p class="note">The optimal strategy has not been compiled for this house way and '
+            "commission (run <code>paigow strategy build</code>).</p>"
+        )
+    used = [c for c in costs if c.hands]
+    rows = [
+        [
+            c.rule,
+            c.hands,
+            c.differ,
+            f"{100 * c.differ / c.hands:.2f}%",
+            f"{float(c.given_up):,.1f}",
+            f"{float(c.per_hand):.6f}",
+        ]
+        for c in used
+    ]
+    total = sum(c.given_up for c in used)
+    rows.append(
+        [
+            "all rules",
+            total_hands,
+            sum(c.differ for c in used),
+            f"{100 * sum(c.differ for c in used) / total_hands:.2f}%",
+            f"{float(total):,.1f}",
+            f"{float(total) / total_hands:.6f}",
+        ]
+    )
+    chart = _barh_chart(
+        [c.rule for c in used],
+        [float(c.given_up) / total_hands * 100 for c in used],
+        "House edge added by each house way rule (vs the optimal setting)",
+        "% of the wager, per hand dealt",
+    )
+    return (
+        "<p>For each rule of the house way: the hands it sets (of all "
+        f"{total_hands:,}), those where the optimal setting (highest EV against the dealer's "
+        "house way, a foul losing) differs, and the EV given up by playing the house way there, "
+        "in units wagered: in total and per hand the rule sets.</p>"
+        + _table(
+            ["rule", "hands set", "optimal differs", "share", "EV given up", "per hand set"],
+            rows,
+        )
+        + f'<img alt="house edge added by each rule, chart" src="{chart}">'
+    )
+
+
 def render(
-    ruleset: Ruleset, way: HouseWay, stats: HandStats, sim: SimResult, edges: list[dict[str, Any]]
+    ruleset: Ruleset,
+    way: HouseWay,
+    stats: HandStats,
+    sim: SimResult,
+    edges: list[dict[str, Any]],
+    costs: list[Any] | None = None,
 ) -> str:
-    """The par sheet as one HTML document."""
+    """The par sheet as one HTML document; ``costs`` are the compiled strategy's
+    :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built."""
     total = stats.total
     rules = [
         [
@@ -137,12 +226,12 @@ def render(
         "Seven-card hands by category (log scale)",
         log=True,
     )
-    lows = list(stats.dealer_low.items())
-    chart_low = _bar_chart(
-        [n.replace("high card, ", "").replace("one pair, ", "pair ") for n, _ in lows],
-        {"dealer's low hand": [c for _, c in lows]},
-        "Dealer's low hand",
-        log=False,
+    grouped = group_low_hands(stats.dealer_low)
+    chart_low = _barh_chart(
+        list(grouped),
+        [100 * n / total for n in grouped.values()],
+        "Dealer's low hand (pairs, and the other hands by their top card)",
+        "% of hands",
     )
     lo, hi = sim.ci95
     sim_rows: list[list[Any]] = [
@@ -189,10 +278,12 @@ def render(
 <img alt="hand frequencies chart" src="{chart_cats}">
 <h2>The dealer's setting</h2>
 {_table(["low hand", "count", "%"], low_rows)}
-<img alt="dealer's low hand chart" src="{chart_low}">
+<img alt="dealer's low hand chart: each pair, and the other hands by their top card" src="{chart_low}">
 <h2>House edge</h2>
 <h3>Exact</h3>{edge_html}
-<h3>Simulated (house way against house way)</h3>{_table(["", ""], sim_rows)}
+<h3>Simulated (house way against house way)</h3>{_table(["measure", "value"], sim_rows)}
+<h2>The cost of the house way, rule by rule</h2>
+{_cost_section(costs, total)}
 </body></html>
 """
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
@@ -33,11 +34,26 @@ class SimChunk:
     seed: int
     rounds: int
     fixed: tuple[int, ...] = ()
+    optimal: str = ""  # the commission of the compiled strategy the player follows, if any
+
+
+@lru_cache(maxsize=2)
+def _strategy(spec: TableSpec, commission: str) -> Any:
+    from paigow.analysis.strategy import CompiledStrategy
+
+    return CompiledStrategy.open(spec, Commission(commission))
 
 
 def simulate_chunk(chunk: SimChunk) -> K.Arr:
     """[wins, pushes, losses] of one chunk."""
     compiled = chunk.spec.open()
+    if chunk.optimal:
+        strat = _strategy(chunk.spec, chunk.optimal)
+        t = compiled.tables
+        result: K.Arr = K.simulate_optimal_chunk(
+            chunk.seed, chunk.rounds, compiled.table, strat.per_hand, t.rank5, t.rank2, K.BINOM
+        )
+        return result
     fixed = np.array(chunk.fixed, dtype=np.int64)
     fh = fl = 0
     if len(chunk.fixed) == 7:
@@ -127,8 +143,14 @@ def simulate(
     commission: Commission | None = None,
     player_hand: Sequence[Card] | None = None,
     progress: Callable[[int], None] | None = None,
+    player: str = "house-way",
 ) -> SimResult:
-    """Simulate ``rounds`` rounds (see the module docstring)."""
+    """Simulate ``rounds`` rounds (see the module docstring); ``player="optimal"`` plays the
+    compiled strategy at this commission (which must have been built)."""
+    if player not in ("house-way", "optimal"):
+        raise ValueError(f"player is house-way or optimal, not {player!r}")
+    if player == "optimal" and player_hand:
+        raise ValueError("a fixed player hand is played by the house way")
     if rounds <= 0:
         raise ValueError("rounds must be positive")
     if seed is None:
@@ -136,11 +158,14 @@ def simulate(
     n_chunks = -(-rounds // CHUNK_ROUNDS)
     seeds = chunk_seeds(seed, n_chunks)
     fixed = tuple(sorted(c.index for c in player_hand)) if player_hand else ()
+    optimal = (commission or Commission()).as_str() if player == "optimal" else ""
     chunks = [
-        SimChunk(spec, s, min(CHUNK_ROUNDS, rounds - i * CHUNK_ROUNDS), fixed)
+        SimChunk(spec, s, min(CHUNK_ROUNDS, rounds - i * CHUNK_ROUNDS), fixed, optimal)
         for i, s in enumerate(seeds)
     ]
     spec.open()  # build or verify the table before the clock starts
+    if optimal:
+        _strategy(spec, optimal)
     started = time.perf_counter()
     results = runner.map(
         simulate_chunk, chunks, (lambda r: progress(int(r.sum()))) if progress else None
@@ -157,4 +182,5 @@ def simulate(
         workers=runner.workers,
         seconds=seconds,
         player_hand=tuple(c.code for c in player_hand) if player_hand else None,
+        extra={"player": player},
     )
