@@ -121,7 +121,7 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
         for ws in (wa, wb, spectator):
             for m in ws.messages:
                 assert "deck" not in m and "leftover" not in m and "discarded" not in m
-                assert m["type"] in ("hello", "pong") or m["text"], m
+                assert m["type"] in ("hello", "pong", "wallet", "table") or m["text"], m
                 assert not set(_strings(m)) & (leftover | discarded), m
         # after the round, players still see no deck or leftover
         after = b.ok(b.get(f"/api/rounds/{rid}"))

@@ -333,13 +333,19 @@ def test_5_errors_in_the_players_words_and_dollars(site: Any, browser: Browser, 
     page = new_page(browser, LAPTOP)
     log_in(page, site.url, name, password)
     open_table(page, site.url, table)
-    page.click("#sit-4")
-    wager(page, "5")
+    page.click("#sit-4")  # an empty wallet cannot take a seat (issue 9's doors)
     msg = page.locator("#status-msg")
     expect(msg).to_have_text(
-        "Your wallet has $0.00, less than the $5.00 wager - ask the operator to credit it.",
+        "Your wallet has $0.00, less than this table's $5.00 minimum wager - ask the operator "
+        "to credit it before you sit.",
         timeout=WAIT,
     )
+    assert "cents" not in msg.inner_text()
+    site.credit(name, 700)  # enough to sit; then a wager over the wallet
+    page.reload()
+    page.click("#sit-4")
+    wager(page, "10")
+    expect(msg).to_contain_text("less than the $10.00 wager - ask the operator to credit it.")
     assert "cents" not in msg.inner_text()
     wager(page, "250")
     expect(msg).to_contain_text("Wagers at this table are $5.00 to $100.00")

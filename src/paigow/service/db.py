@@ -47,9 +47,10 @@ class Base(DeclarativeBase):
 
 class User(Base):
     __tablename__ = "users"
+    __table_args__ = (sa.Index("ux_users_username_key", "username_key", unique=True),)
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
     username: Mapped[str] = mapped_column(sa.String(32), unique=True)
-    username_key: Mapped[str | None] = mapped_column(sa.String(64), unique=True)
+    username_key: Mapped[str | None] = mapped_column(sa.String(64))
     """The name compared for uniqueness and log-in (:func:`paigow.service.credentials.username_key`)."""
     password_hash: Mapped[str] = mapped_column(sa.String(256))
     role: Mapped[str] = mapped_column(sa.String(16))  # a statuses.Role
@@ -100,6 +101,7 @@ class IdempotencyKey(Base):
     """A request that moved money (or set a hand), kept with its body's hash and its response."""
 
     __tablename__ = "idempotency_keys"
+    __table_args__ = (sa.Index("ix_idempotency_keys_created_at", "created_at"),)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), primary_key=True)
     key: Mapped[str] = mapped_column(sa.String(100), primary_key=True)
     request_hash: Mapped[str] = mapped_column(sa.String(64))

@@ -25,6 +25,8 @@ export function announce(text) {
 
 const MESSAGES = {
   "insufficient-funds": (c) => `Your wallet has ${c.balance ?? "too little"}${c.amount ? `, less than the ${c.amount} wager` : ""} - ask the operator to credit it.`,
+  "no-money": (c) => `Your wallet has ${c.balance ?? "less than the minimum"}${c.minimum ? `, less than this table's ${c.minimum} minimum wager` : ""} - ask the operator to credit it before you sit.`,
+  "too-many-seats": () => "You already hold as many seats as one player may: leave one first.",
   "outside-limits": (c) => `Wagers at this table are ${c.limits || "within the posted limits"}: choose an amount in that range.`,
   "round-in-play": () => "A round is in play: you can wager as soon as it is over.",
   "already-wagered": () => "You already have a wager on this round.",

@@ -125,7 +125,7 @@ export async function tableView(root, id) {
   const limitsText = () => `${money(table.min_wager)} to ${money(table.max_wager)}`;
   const fail = (err, ctx = {}) => {
     statusMsg.className = "error";
-    statusMsg.textContent = errorText(err, { balance: wallet.balance === null ? undefined : money(wallet.balance), limits: limitsText(), ...ctx });
+    statusMsg.textContent = errorText(err, { balance: wallet.balance === null ? undefined : money(wallet.balance), limits: limitsText(), minimum: money(table.min_wager), ...ctx });
   };
   const clearMsg = () => { statusMsg.textContent = ""; statusMsg.className = ""; };
 
