@@ -739,7 +739,15 @@ export async function tableView(root, id) {
         root.dataset.ready = "1";
         if (window.paigowReadyMs === undefined) window.paigowReadyMs = performance.now() - navStart;
       } else if (msg.type === "table") {
-        table = msg.table; renderTableState();
+        table = msg.table;
+        // a wager can arrive before the table state that seats its player (one feed refresh
+        // sends round events first): learn who played each wagered spot as soon as it is known
+        for (const e of events) {
+          if (e.type === "wager-placed" && e.round_id === roundId && players[e.spot] === undefined) {
+            players[e.spot] = seatOf(e.spot).player || undefined;
+          }
+        }
+        renderTableState();
       } else if (msg.type === "wallet") {
         setBalance(msg.balance);
         scheduleWallet();
