@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.errors import HouseWayError
-from paigow.house_way import HouseWay
+from paigow.house_way import RULE_IDS, HouseWay
 from paigow.ranking import Category, Wheel, evaluate_five, evaluate_two
 from paigow.setting import Setting
 
@@ -244,31 +244,7 @@ HAND_WORKED = [
 ]
 HAND_WORKED_WAYS = {"S": WAYS["standard"], "F": WAYS["foxwoods"], "K": WAYS["all-keep"]}
 
-ALL_RULE_IDS = {
-    "five-aces.kings",
-    "five-aces.split",
-    "straight-flush",
-    "quads.pair-low",
-    "quads.keep",
-    "quads.keep-ace",
-    "quads.keep-king",
-    "quads.split",
-    "trips.two-sets",
-    "full-house.two-pairs",
-    "full-house.deuces",
-    "full-house.split",
-    "flush",
-    "straight",
-    "three-pair",
-    "trips",
-    "trips.aces",
-    "two-pair.split",
-    "two-pair.keep-ace",
-    "two-pair.keep-king",
-    "two-pair.keep",
-    "one-pair",
-    "pai-gow",
-}
+ALL_RULE_IDS = set(RULE_IDS)  # defined once, in the core
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,8 @@ def cache_path(way: HouseWay, wheel: Wheel, folder: Path | None = None) -> Path:
     return (folder or cache_dir()) / f"houseway-{safe}-{wheel.value}-v{FORMAT_VERSION}-{digest}.bin"
 
 
-def _checksum(path: Path) -> str:
+def checksum(path: Path) -> str:
+    """The blake2b digest of a cache file's data (everything after its header)."""
     h = hashlib.blake2b(digest_size=32)
     with path.open("rb") as f:
         f.seek(DATA_OFFSET)
@@ -104,16 +105,19 @@ def _checksum(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_header(path: Path) -> dict[str, Any]:
-    """The metadata of a compiled table file (raises :class:`CacheError`)."""
+def read_header(
+    path: Path, magic: bytes = MAGIC, kind: str = "compiled house way"
+) -> dict[str, Any]:
+    """The metadata of a cache file (a compiled table, or with ``magic`` and ``kind`` another
+    file of the same layout); raises :class:`CacheError`."""
     try:
         with path.open("rb") as f:
             head = f.read(16)
             blob = f.read(DATA_OFFSET - 16)
     except OSError as exc:
         raise CacheError(f"cannot read {path}: {exc.strerror}") from None
-    if len(head) != 16 or head[:8] != MAGIC:
-        raise CacheError(f"{path} is not a compiled house way file")
+    if len(head) != 16 or head[:8] != magic:
+        raise CacheError(f"{path} is not a {kind} file")
     (length,) = struct.unpack("<Q", head[8:])
     try:
         if not 0 < length <= len(blob):
@@ -158,7 +162,7 @@ def verify(path: Path, way: HouseWay | None = None, wheel: Wheel | None = None) 
             raise CacheError(f"{path} was compiled for another house way, wheel or evaluator")
     if path.stat().st_size != FILE_SIZE:
         raise CacheError(f"{path} has {path.stat().st_size} bytes, not {FILE_SIZE}")
-    if _checksum(path) != meta.get("checksum"):
+    if checksum(path) != meta.get("checksum"):
         raise CacheError(f"{path} is corrupt: its checksum does not match")
     _stamp_path(path).write_text(_file_state(path))
     return meta
@@ -206,7 +210,7 @@ def build(
         table.flush()
         meta = {
             **identity(way, wheel),
-            "checksum": _checksum(partial),
+            "checksum": checksum(partial),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "build_seconds": round(time.perf_counter() - started, 1),
             "five_ranks": len(tables.five_keys),

@@ -39,7 +39,14 @@ import numpy as np
 
 from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
-from paigow.analysis.compiled import HANDS, CacheError, identity, kernel_params
+from paigow.analysis.compiled import (
+    HANDS,
+    CacheError,
+    checksum,
+    identity,
+    kernel_params,
+    read_header,
+)
 from paigow.analysis.edge import FULL_DECK_INDICES, EdgeResult
 from paigow.analysis.kernels import strategy as KS
 from paigow.analysis.optimal import structures
@@ -297,32 +304,8 @@ def _layout(n: int) -> dict[str, tuple[int, str, tuple[int, ...]]]:
     return out
 
 
-def _checksum(path: Path, start: int = DATA_OFFSET) -> str:
-    h = hashlib.blake2b(digest_size=32)
-    with path.open("rb") as f:
-        f.seek(start)
-        while chunk := f.read(1 << 24):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _read_header(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-            blob = f.read(DATA_OFFSET - 16)
-    except OSError as exc:
-        raise CacheError(f"cannot read {path}: {exc.strerror}") from None
-    if len(head) != 16 or head[:8] != MAGIC:
-        raise CacheError(f"{path} is not a compiled strategy file")
-    (length,) = struct.unpack("<Q", head[8:])
-    try:
-        meta = json.loads(blob[:length])
-        if not isinstance(meta, dict):
-            raise ValueError
-    except ValueError:
-        raise CacheError(f"{path} has a damaged header") from None
-    return meta
+    return read_header(path, MAGIC, "compiled strategy")
 
 
 def build(
@@ -390,7 +373,7 @@ def build(
             "layout": {k: [v[0], v[1], list(v[2])] for k, v in layout.items()},
             "sums": result.sums,
             "edge": edge.to_dict(),
-            "checksum": _checksum(partial),
+            "checksum": checksum(partial),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "build_seconds": round(time.perf_counter() - started, 1),
             "compute_seconds": round(result.seconds, 1),
@@ -489,7 +472,7 @@ class CompiledStrategy:
         lay = meta["layout"]
         if path.stat().st_size != lay["end"][0]:
             raise CacheError(f"{path} has the wrong size")
-        if verify and _checksum(path) != meta["checksum"]:
+        if verify and checksum(path) != meta["checksum"]:
             raise CacheError(f"{path} is corrupt: its checksum does not match")
 
         def m(name: str) -> K.Arr:
