@@ -1,0 +1,231 @@
+"""Player commands: a wager (which opens a round if none is open), setting a hand, the player's
+own hand and, at practice tables, the house way's hint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.cards import parse_cards
+from paigow.errors import PaigowError
+from paigow.events import HandSet
+from paigow.round import Phase
+from paigow.service import ledger, player_limits
+from paigow.service.auth import Principal
+from paigow.service.db import GameTable, RoundRow, RoundWager, Seat
+from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from paigow.service.ledger import Movement, TableAccounts, wallet
+from paigow.service.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
+from paigow.service.runtime import notify
+from paigow.service.statuses import TableMode, TableStatus, WagerStatus
+from paigow.service.tables import ENDED, lock_table, table_house_way, table_ruleset
+from paigow.setting import Setting
+
+
+def place_wager(session: Session, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
+    """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
+    with the first wager)."""
+    table = lock_table(session, table_id)
+    if table.status != TableStatus.OPEN:
+        raise Conflict(f"table {table_id} is {table.status}: no new wagers", code="table-closed")
+    seat = session.execute(
+        sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
+    ).scalar_one_or_none()
+    if seat is None:
+        raise Conflict("sit at the table before you wager", code="not-seated")
+    player_limits.check_wager(session, user, amount)  # self-exclusion, daily loss limit
+    lo, hi = table.ruleset["min_wager"], table.ruleset["max_wager"]
+    if not lo <= amount <= hi:
+        raise Unprocessable(
+            f"wager {amount} is outside the table limits {lo}..{hi} (cents)", code="outside-limits"
+        )
+    row = current_row(session, table)
+    if row is None or row.phase in ENDED:
+        row, rnd = new_round(session, table)
+    elif row.phase != Phase.BETTING.value:
+        raise Conflict(
+            f"the round is in play ({row.phase}); wagers open when it is over", code="round-in-play"
+        )
+    else:
+        rnd = load_round(session, row)
+        mine = session.execute(
+            sa.select(RoundWager.spot).where(
+                RoundWager.round_id == row.id, RoundWager.user_id == user.id
+            )
+        ).first()
+        if mine is not None:
+            raise Conflict(
+                f"you already have a wager on spot {mine[0]} in this round", code="already-wagered"
+            )
+    if seat.spot in rnd.wagers:
+        raise Conflict(f"spot {seat.spot} already has a wager this round", code="already-wagered")
+    new = rnd.wager(seat.spot, amount)
+    ledger.post(
+        session,
+        "wager",
+        [
+            Movement(
+                wallet(user.username),
+                TableAccounts.of(table_id).wagers,
+                amount,
+                memo=f"spot {seat.spot}",
+            )
+        ],
+        reference=row.id,
+        actor=user.username,
+    )
+    session.connection().execute(
+        INSERT_WAGER,
+        {
+            "round_id": row.id,
+            "spot": seat.spot,
+            "user_id": user.id,
+            "amount": amount,
+            "status": WagerStatus.IN_PLAY.value,
+        },
+    )
+    opened = row.event_count == 1  # only round-started before this wager
+    append(session, row, rnd, new, {seat.spot: user.id})
+    idle = session.execute(
+        sa.select(sa.func.count())
+        .select_from(Seat)
+        .where(
+            Seat.table_id == table_id,
+            Seat.user_id.not_in(sa.select(RoundWager.user_id).where(RoundWager.round_id == row.id)),
+        )
+    ).scalar_one()
+    # wake the dealer when a round opens (its betting deadline starts) or betting may close
+    notify(session, table_id, "due" if opened or idle == 0 else "round")
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": seat.spot,
+        "amount": amount,
+        "balance": ledger.balance(session, wallet(user.username)),
+        "betting_closes_at": row.deadline,
+    }
+
+
+def _my_wager(session: Session, row: RoundRow, user: Principal) -> RoundWager:
+    w = session.execute(
+        sa.select(RoundWager).where(RoundWager.round_id == row.id, RoundWager.user_id == user.id)
+    ).scalar_one_or_none()
+    if w is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    return w
+
+
+def set_hand(
+    session: Session,
+    table_id: int,
+    user: Principal,
+    low: Sequence[str],
+    confirm_foul: bool,
+    round_id: str | None = None,
+) -> dict[str, Any]:
+    """The player sets their hand by naming the two low cards. A foul is refused unless
+    ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
+    table = lock_table(session, table_id)
+    row = current_row(session, table)
+    if round_id is not None and (row is None or row.id != round_id):
+        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
+    if row is None or row.phase != Phase.SETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
+    w = _my_wager(session, row, user)
+    rnd = load_round(session, row)
+    if w.spot in rnd.settings:
+        raise Conflict(f"spot {w.spot} has already set its hand", code="already-set")
+    cards = rnd.hands[w.spot]
+    try:
+        setting = Setting.from_low(cards, low)
+    except PaigowError as exc:
+        raise Unprocessable(f"bad setting: {exc}", code="bad-setting") from None
+    if setting.is_foul and not confirm_foul:
+        v = setting.value(rnd.ruleset.wheel)
+        consequence = (
+            "under the Indiana rule (68 IAC 10-9-13(a)) a foul hand loses"
+            if rnd.ruleset.foul.value == "loses"
+            else "under this table's rule the house way will set the hand instead"
+        )
+        raise Conflict(
+            f"that setting is a foul: the low hand ({v.low.name}) outranks the high hand "
+            f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
+            code="foul-unconfirmed",
+        )
+    new = rnd.set_hand(w.spot, setting)
+    append(session, row, rnd, new)
+    notify(session, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
+    (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": w.spot,
+        "high": e["high"],
+        "low": e["low"],
+        "foul": e["foul"],
+        "by": e["by"],
+        "reason": e.get("reason"),
+    }
+
+
+def my_hand(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
+    table = session.get(GameTable, table_id)
+    if table is None:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    row = current_row(session, table)
+    if row is None:
+        raise NotFound("no round in progress at this table", code="no-round")
+    w = _my_wager(session, row, user)
+    rnd = load_round(session, row)
+    cards = rnd.hands.get(w.spot)
+    setting = None
+    for e in rnd.events:
+        if e.type == "hand-set" and e.to_dict()["spot"] == w.spot:
+            d = e.to_dict()
+            setting = {
+                "high": d["high"],
+                "low": d["low"],
+                "foul": d["foul"],
+                "by": d["by"],
+                "reason": d.get("reason"),
+            }
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "phase": row.phase,
+        "spot": w.spot,
+        "wager": w.amount,
+        "cards": None if cards is None else [c.code for c in cards],
+        "setting": setting,
+        "deadline": row.deadline,
+    }
+
+
+def hint(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
+    table = session.get(GameTable, table_id)
+    if table is None:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    if table.mode != TableMode.PRACTICE:
+        raise Forbidden(
+            "hints are for practice tables only: at a casino table the player sets the hand "
+            "without help (68 IAC 10-9-13(a))",
+            code="casino-table",
+        )
+    hand = my_hand(session, table_id, user)
+    if hand["cards"] is None:
+        raise Conflict("your cards are not dealt yet", code="not-dealt")
+    way = table_house_way(table)
+    hw = way.set_hand(parse_cards(hand["cards"]), table_ruleset(table).wheel)
+    value = hw.setting.value(table_ruleset(table).wheel)
+    return {
+        "house_way": way.name,
+        "rule": hw.rule,
+        "high": [c.code for c in hw.setting.high],
+        "low": [c.code for c in hw.setting.low],
+        "high_name": value.high.name,
+        "low_name": value.low.name,
+    }

@@ -1,0 +1,334 @@
+"""The dealer's steps: what is due at a table (one cheap read), then deal, the dealer's setting,
+settlement, voids and closing, each in one transaction with its events and money."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.errors import PaigowError
+from paigow.events import Event
+from paigow.round import Phase
+from paigow.service import floor, ledger
+from paigow.service.audit import record
+from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, now
+from paigow.service.ledger import Movement, TableAccounts, wallet
+from paigow.service.rounds.log import (
+    SYSTEM,
+    InconsistentRound,
+    append,
+    current_row,
+    load_round,
+    spot_owners,
+)
+from paigow.service.runtime import notify
+from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
+from paigow.service.tables import ENDED, lock_table
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What the dealer needs to decide its next step (one cheap read)."""
+
+    table_id: int
+    status: str
+    round_id: str | None
+    phase: str | None
+    deadline: float | None
+    wagers: int
+    seated_without_wager: int
+    hands_set: int
+
+
+def peek(session: Session, table_id: int) -> TableView | None:
+    """The table's :class:`TableView` in one statement (the dealer looks often)."""
+    current = GameTable.current_round_id
+    wagers = (
+        sa.select(sa.func.count())
+        .select_from(RoundWager)
+        .where(RoundWager.round_id == current)
+        .scalar_subquery()
+    )
+    idle = (
+        sa.select(sa.func.count())
+        .select_from(Seat)
+        .where(
+            Seat.table_id == GameTable.id,
+            Seat.user_id.not_in(
+                sa.select(RoundWager.user_id).where(RoundWager.round_id == current)
+            ),
+        )
+        .scalar_subquery()
+    )
+    hands_set = (
+        sa.select(sa.func.count())
+        .select_from(RoundEvent)
+        .where(RoundEvent.round_id == current, RoundEvent.type == "hand-set")
+        .scalar_subquery()
+    )
+    head = session.execute(
+        sa.select(
+            GameTable.status,
+            RoundRow.id,
+            RoundRow.phase,
+            RoundRow.deadline,
+            wagers,
+            idle,
+            hands_set,
+        )
+        .select_from(GameTable)
+        .outerjoin(RoundRow, RoundRow.id == current)
+        .where(GameTable.id == table_id)
+    ).first()
+    if head is None:
+        return None
+    status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
+    if round_id is None:
+        return TableView(table_id, status, None, None, None, 0, 0, 0)
+    return TableView(
+        table_id,
+        status,
+        round_id,
+        phase,
+        deadline,
+        int(n_wagers),
+        int(n_idle),
+        int(n_set) if phase == Phase.SETTING.value else 0,
+    )
+
+
+def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | None]:
+    """The dealer's next step for ``view`` at time ``at``: (step, None) to act now, or
+    (None, seconds) to wait at most that long (None: until something changes).
+
+    >>> v = TableView(1, "open", "r", "betting", 100.0, 2, 1, 0)
+    >>> next_step(v, 99.0), next_step(v, 100.0)
+    ((None, 1.0), (<DealerStep.DEAL: 'deal'>, None))
+    >>> next_step(TableView(1, "open", "r", "betting", 100.0, 2, 0, 0), 50.0)[0] == "deal"
+    True
+    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2), 50.0)[0] == "dealer"
+    True
+    >>> next_step(TableView(1, "open", "r", "dealer", None, 2, 0, 2), 50.0)[0] == "settle"
+    True
+    """
+    if view.status == TableStatus.CLOSED:
+        return DealerStep.STOP, None
+    phase = view.phase
+    if phase is None or phase in ENDED:
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.CLOSE, None
+        return None, None
+    left = None if view.deadline is None else view.deadline - at
+    if phase == Phase.BETTING:
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.VOID, None
+        if view.wagers and (view.seated_without_wager == 0 or (left is not None and left <= 0)):
+            return DealerStep.DEAL, None
+        return None, left
+    if phase == Phase.SETTING:
+        if view.hands_set >= view.wagers or (left is not None and left <= 0):
+            return DealerStep.DEALER, None
+        return None, left
+    if phase == Phase.DEALER:
+        return DealerStep.SETTLE, None
+    return (
+        DealerStep.VOID,
+        None,
+    )  # shuffled / starting: a step that cannot have been committed alone
+
+
+def deal(session: Session, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
+    """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
+    table = lock_table(session, table_id)
+    row = current_row(session, table)
+    if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
+        return False
+    rnd = load_round(session, row)
+    new = rnd.deal(rng if rng is not None else random.SystemRandom())
+    append(session, row, rnd, new)
+    if rnd.phase is Phase.VOIDED:
+        _refund_all(session, table, row, "irregular deck")
+    else:
+        row.deadline = now() + table.setting_time_ms / 1000
+    notify(session, table_id)
+    return True
+
+
+def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
+    """Late hands are set by the house way (time-outs); the dealer sets the bank's hand."""
+    table = lock_table(session, table_id)
+    row = current_row(session, table)
+    if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
+        return False
+    rnd = load_round(session, row)
+    waiting = rnd.spots_to_set()
+    if waiting and row.deadline is not None and now() < row.deadline:
+        return False  # not due yet (a hand may still come)
+    new: list[Event] = []
+    for spot in waiting:
+        new += rnd.time_out(spot)
+    new += rnd.set_dealer()
+    append(session, row, rnd, new)
+    row.deadline = None
+    notify(session, table_id)
+    return True
+
+
+def settle(session: Session, table_id: int, round_id: str) -> bool:
+    """Settle every spot and move the money, in one transaction with the events."""
+    table = lock_table(session, table_id)
+    row = current_row(session, table)
+    if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
+        return False
+    rnd = load_round(session, row)
+    new = rnd.settle()
+    owners = spot_owners(session, row.id)
+    wagers = {
+        w.spot: w
+        for w in session.execute(
+            sa.select(RoundWager).where(RoundWager.round_id == row.id)
+        ).scalars()
+    }
+    movements: list[Movement] = []
+    house = TableAccounts.of(table_id)
+    for spot, result in rnd.results.items():
+        w = wagers[spot]
+        if w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
+            raise InconsistentRound(
+                f"round {row.id} spot {spot}: the wager record does not match the log"
+            )
+        name = wallet(owners[spot][1])
+        memo = f"spot {spot} {result.outcome}"
+        if result.returned == 0:
+            movements.append(Movement(house.wagers, house.win, result.wager, memo))
+        else:
+            movements.append(Movement(house.wagers, name, result.wager, memo))
+            if result.win:
+                movements.append(Movement(house.win, name, result.win, memo))
+            if result.commission:
+                movements.append(
+                    Movement(name, house.commission, result.commission, memo + " commission")
+                )
+        w.status = WagerStatus.SETTLED
+        w.returned = result.returned
+    ledger.post(session, "settlement", movements, reference=row.id)
+    floor.record_settlement(session, table, rnd.results)  # the floor's running totals
+    append(session, row, rnd, new)
+    totals = new[-1].to_dict()  # round-settled
+    totals.pop("type")
+    row.result = {
+        "totals": totals,
+        "returned": {str(s): r.returned for s, r in rnd.results.items()},
+    }
+    _end(table, row)
+    notify(session, table_id)
+    return True
+
+
+def _end(table: GameTable, row: RoundRow) -> None:
+    row.ended_at = now()
+    row.deadline = None
+    table.current_round_id = None
+
+
+def _refund_all(session: Session, table: GameTable, row: RoundRow, reason: str) -> int:
+    """Return every wager still in play (exactly once: each wager's status moves to
+    ``returned`` in the same transaction as its refund)."""
+    owners = spot_owners(session, row.id)
+    movements = []
+    total = 0
+    for w in session.execute(
+        sa.select(RoundWager)
+        .where(RoundWager.round_id == row.id, RoundWager.status == WagerStatus.IN_PLAY)
+        .order_by(RoundWager.spot)
+    ).scalars():
+        movements.append(
+            Movement(
+                TableAccounts.of(table.id).wagers,
+                wallet(owners[w.spot][1]),
+                w.amount,
+                f"spot {w.spot} void",
+            )
+        )
+        w.status = WagerStatus.RETURNED
+        w.returned = w.amount
+        total += w.amount
+    if movements:
+        ledger.post(session, "void-refund", movements, reference=row.id)
+        floor.record_void(session, table, total)
+    row.result = {"void": reason, "returned_total": total}
+    _end(table, row)
+    return total
+
+
+def void(session: Session, table_id: int, round_id: str, reason: str, actor: str = SYSTEM) -> bool:
+    """Void the round: every wager returned, the fault recorded in the log and the audit log.
+    Works even when the log cannot be replayed (the wager records say what to return)."""
+    table = lock_table(session, table_id)
+    row = current_row(session, table)
+    if row is None or row.id != round_id or row.phase in ENDED:
+        return False
+    phase_before = row.phase
+    try:
+        rnd = load_round(session, row)
+        append(session, row, rnd, rnd.void(reason))
+    except PaigowError as exc:  # an unreadable log: record the void by hand
+        reason = f"{reason}; the log cannot be replayed: {exc}"
+        returned = [
+            [w.spot, w.amount]
+            for w in session.execute(
+                sa.select(RoundWager).where(RoundWager.round_id == row.id).order_by(RoundWager.spot)
+            ).scalars()
+        ]
+        session.add(
+            RoundEvent(
+                round_id=row.id,
+                seq=row.event_count,
+                type="voided",
+                data={"type": "voided", "reason": reason, "returned": returned},
+                created_at=now(),
+            )
+        )
+        row.event_count += 1
+        row.phase = Phase.VOIDED.value
+    total = _refund_all(session, table, row, reason)
+    record(
+        session,
+        actor,
+        "round-voided",
+        f"round:{row.id}",
+        {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
+    )
+    notify(session, table_id)
+    return True
+
+
+def finish_close(session: Session, table_id: int) -> bool:
+    """A closing table whose round is over: closed, seats cleared."""
+    table = lock_table(session, table_id)
+    if table.status != TableStatus.CLOSING:
+        return False
+    row = current_row(session, table)
+    if row is not None and row.phase not in ENDED:
+        return False
+    table.status = TableStatus.CLOSED
+    session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
+    record(session, SYSTEM, "table-closed", f"table:{table_id}", {})
+    notify(session, table_id, "table")
+    return True
+
+
+def close_table(session: Session, table_id: int, operator: str) -> dict[str, Any]:
+    """An operator closes a table: no new wagers; a round still in betting is voided (wagers
+    returned) by the dealer; a dealt round is played out; then the table is closed."""
+    table = lock_table(session, table_id)
+    if table.status == TableStatus.CLOSED:
+        return {"table_id": table_id, "status": TableStatus.CLOSED}
+    table.status = TableStatus.CLOSING
+    record(session, operator, "table-close", f"table:{table_id}", {})
+    notify(session, table_id, "table")
+    return {"table_id": table_id, "status": TableStatus.CLOSING}
