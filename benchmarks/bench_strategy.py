@@ -80,23 +80,36 @@ def main() -> int:
         f"workers = {per_s:,.0f}/s; all {CLASSES:,}: {here_min:.1f} min here, "
         f"{cluster_min:.1f} min on 32 cores at {per_core:,.0f}/s per core"
     )
-    rows.append(("strategy build, projected, 2 cores", f"{here_min:.1f} min", "<= 20 min",
-                 "PASS" if here_min <= 20 else "FAIL"))  # fmt: skip
-    rows.append(("strategy build, projected, 32 cores", f"{cluster_min:.1f} min", "< 2 min",
-                 "PASS" if cluster_min < 2 else "FAIL"))  # fmt: skip
+    print(
+        "  (a lower bound: the first classes of each chunk hold its lowest cards, whose settings"
+        " have low two-card ranks and so the cheapest counts)"
+    )
     try:
         strat = S.CompiledStrategy.open(spec, rate)
     except PaigowError as exc:
         print(f"no compiled strategy ({exc}); lookups and simulation need `paigow strategy build`")
         strat = None
+        rows.append(("strategy build, sampled, 2 cores", f"{here_min:.1f} min", "<= 20 min",
+                     "PASS" if here_min <= 20 else "FAIL"))  # fmt: skip
+        rows.append(("strategy build, sampled, 32 cores", f"{cluster_min:.1f} min", "< 2 min",
+                     "PASS" if cluster_min < 2 else "FAIL"))  # fmt: skip
     if strat is not None:
         meta = strat.meta
+        build_s, compute_s = float(meta["build_seconds"]), float(meta["compute_seconds"])
+        # the whole build's work at this machine's rate, spread over 32 cores; the structures
+        # (built once per machine, in parallel on a cluster's machines) and the final file as here
+        per_core_work = compute_s * 2
+        cluster_s = per_core_work / 32 + (build_s - compute_s)
         print(
-            f"compiled strategy: built {meta['built_at']} in {meta['build_seconds']} s "
-            f"(optimal settings {meta['compute_seconds']} s), {strat.path.stat().st_size / 1e6:.0f} MB"
+            f"compiled strategy: built {meta['built_at']} in {build_s:.0f} s (optimal settings "
+            f"{compute_s:.0f} s on 2 workers, the rest the structures and the file), "
+            f"{strat.path.stat().st_size / 1e6:.0f} MB; the sample above projected "
+            f"{here_min * 60 / compute_s:.2f}x the measured time"
         )
-        rows.append(("strategy build, measured, 2 cores", f"{meta['build_seconds'] / 60:.1f} min",
-                     "<= 20 min", "PASS" if meta["build_seconds"] <= 1200 else "FAIL"))  # fmt: skip
+        rows.append(("strategy build, measured, 2 cores", f"{build_s / 60:.1f} min",
+                     "<= 20 min", "PASS" if build_s <= 1200 else "FAIL"))  # fmt: skip
+        rows.append(("strategy build, 32 cores (measured work)", f"{cluster_s / 60:.1f} min",
+                     "< 2 min", "PASS" if cluster_s < 120 else "FAIL"))  # fmt: skip
 
         # 2. lookups
         hands = np.array([rng.choice(53, 7, replace=False) for _ in range(200_000)])
