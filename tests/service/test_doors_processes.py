@@ -288,8 +288,9 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
                 placed = player.ok(player.wager(table, 500))
                 rid = placed["round_id"]
                 ws.wait_for(
-                    lambda m, rid=rid: m.get("round_id") == rid
-                    and m.get("type") == "round-settled",
+                    lambda m, rid=rid: (
+                        m.get("round_id") == rid and m.get("type") == "round-settled"
+                    ),
                     30,
                 )
                 at = {m["type"]: m["committed_at"] for m in ws.messages if m.get("round_id") == rid}

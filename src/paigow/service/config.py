@@ -45,13 +45,10 @@ class ServiceConfig:
     on the request lifts the limit: ``paigow bots`` enrols its players so)."""
     register_window_s: float = 60.0
     hash_threads: int = 0
-    """Threads that hash passwords (0: one fewer than the CPU cores, at least one), apart from
-    those of requests and dealers."""
+    """Threads that hash passwords (0: one per CPU core), apart from those of requests and
+    dealers."""
     hash_queue: int = 64
     """Log-ins that may wait for a hashing thread; more are refused at once with 503."""
-    hash_nice: int = 0
-    """How much lower the hashing threads' CPU priority is than the process's (Linux ``nice``
-    steps, 0-19): when the cores are short, dealers and requests run before hashes."""
     max_seats_per_user: int = 6
     """Seats one player may hold over all tables (one per table)."""
     idle_rounds: int = 3

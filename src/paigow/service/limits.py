@@ -21,8 +21,6 @@ paigow.service.errors.TooManyRequests: too many failed log-ins; try again in 59 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import threading
 import time
 from collections import defaultdict, deque
@@ -167,43 +165,16 @@ class Overloaded(ServiceError):
     default_code = "overloaded"
 
 
-def default_hash_threads() -> int:
-    """Hashing threads when not configured: one fewer than the cores this process may use, at
-    least one, so that hashes never hold every core while requests and dealers wait for one."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 2
-    return max(1, cores - 1)
-
-
 class HashPool:
     """Password hashing on threads of its own (argon2 releases the GIL), never on the event loop
     nor on the threads that serve requests and dealers. At most ``queue`` hashes wait; beyond
-    that a log-in is refused at once with 503 and Retry-After. ``nice``: how much lower the
-    hashing threads' CPU priority is than the process's (Linux), so that when the cores are
-    short, the dealers and requests run first and hashes wait."""
+    that a log-in is refused at once with 503 and Retry-After."""
 
-    def __init__(self, threads: int, queue: int, nice: int = 0) -> None:
-        self.threads, self.queue, self.nice = max(1, threads), max(1, queue), max(0, nice)
-        self._pool = ThreadPoolExecutor(
-            self.threads, thread_name_prefix="paigow-hash", initializer=self._lower_priority
-        )
+    def __init__(self, threads: int, queue: int) -> None:
+        self.threads, self.queue = max(1, threads), max(1, queue)
+        self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="paigow-hash")
         self._pending = 0
         self._lock = threading.Lock()
-
-    def _lower_priority(self) -> None:
-        if not self.nice or not hasattr(os, "setpriority"):
-            return
-        tid = threading.get_native_id()  # on Linux a thread's own nice value
-        with contextlib.suppress(OSError):
-            now = os.getpriority(os.PRIO_PROCESS, tid)
-            os.setpriority(os.PRIO_PROCESS, tid, min(19, now + self.nice))
-
-    @property
-    def pending(self) -> int:
-        """Hashes running or waiting now."""
-        return self._pending
 
     async def run(self, fn: Callable[[], T]) -> T:
         with self._lock:

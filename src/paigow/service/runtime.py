@@ -142,13 +142,7 @@ class Runtime:
         self.passwords = Passwords(
             config.argon2_time_cost, config.argon2_memory_kib, config.argon2_parallelism
         )
-        from paigow.service.limits import (
-            ConnectionCaps,
-            HashPool,
-            LoginLimiter,
-            RateLimiter,
-            default_hash_threads,
-        )
+        from paigow.service.limits import ConnectionCaps, HashPool, LoginLimiter, RateLimiter
 
         self.limiter = LoginLimiter(
             config.login_limit_user, config.login_limit_addr, config.login_window_s
@@ -156,9 +150,7 @@ class Runtime:
         self.registrations = RateLimiter(
             config.register_limit_addr, config.register_window_s, "registrations"
         )
-        self.hash_pool = HashPool(
-            config.hash_threads or default_hash_threads(), config.hash_queue, config.hash_nice
-        )
+        self.hash_pool = HashPool(config.hash_threads or (os.cpu_count() or 2), config.hash_queue)
         self.ws_caps = ConnectionCaps(config.ws_per_user, config.ws_per_addr)
         from paigow.service import idempotency
 
