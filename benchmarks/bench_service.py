@@ -17,7 +17,9 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                does not stamp shows n/a); how late each dealer step ran after it fell due (all
                seated players wagered or the betting time passed; all hands set or the setting
                time passed; settle after the dealer's hand); hands set by time-out. Meanwhile 10
-               logins per second (the server's own argon2id parameters) with their latency.
+               logins per second (the server's own argon2id parameters) with their latency,
+               from when every bot has logged in (the bots log in all at once at the start,
+               retrying a 503 after its Retry-After; that burst is reported apart).
 ``reads``      ``--reads-rate`` unauthenticated ``GET /api/tables`` per second (open loop over
                64 keep-alive connections, latency counted from when each request was due) with
                ``/api/health`` probed 20 times a second, on the tables of the paced scenario.
