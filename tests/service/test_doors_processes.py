@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -217,3 +218,95 @@ def test_bots_go_on_when_a_server_is_lost(helpers: Any, tmp_path: Path) -> None:
         assert report["failovers"] + report["ws_reconnects"] >= 1, report["errors"]
         assert report["rounds"] >= 6
         assert verify(Database(db_url))["ok"]
+
+
+def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
+    helpers: Any, sqlite_url: str
+) -> None:
+    """Log-ins flood a server whose hashes are slow (argon2id, 64 MiB, 3 passes) on one thread
+    with two places in its queue: the pool is full all along and the excess refused with 503,
+    while at a table the dealer deals when betting closes, sets the bank's hand when the setting
+    time is up and settles, each step within 250 ms of falling due, round after round."""
+    create_operator(sqlite_url, *helpers.OPERATOR)
+    env = {
+        "PAIGOW_HASH_THREADS": "1",
+        "PAIGOW_HASH_QUEUE": "2",
+        "PAIGOW_ARGON2_MEMORY_KIB": "65536",
+        "PAIGOW_ARGON2_TIME_COST": "3",
+    }
+    proc = helpers.ServerProcess(sqlite_url, env=env)
+    stop = threading.Event()
+    codes: list[int] = []
+
+    def flood() -> None:
+        with httpx.Client(base_url=proc.url, timeout=60, trust_env=False) as h:
+            while not stop.is_set():
+                r = h.post(
+                    "/api/auth/login",
+                    json=dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
+                )
+                codes.append(r.status_code)
+                if r.status_code == 503:
+                    time.sleep(0.05)
+
+    flooders = [threading.Thread(target=flood, daemon=True) for _ in range(6)]
+    try:
+        op = helpers.Client(proc.url)
+        op.token = op.ok(
+            op.post(
+                "/api/auth/login",
+                dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
+            )
+        )["token"]
+        op.ok(
+            op.post("/api/auth/register", {"username": "steady", "password": "password-steady"}),
+            201,
+        )
+        op.ok(
+            op.post("/api/admin/wallets/steady/credit", {"amount": 10_000, "idempotency_key": "c"})
+        )
+        setting_s = 0.6
+        table = op.ok(
+            op.post(
+                "/api/admin/tables",
+                {"name": "t", "betting_time_ms": 400, "setting_time_ms": int(setting_s * 1000)},
+            ),
+            201,
+        )["id"]
+        player = helpers.Client(proc.url)
+        player.token = player.ok(
+            player.post("/api/auth/login", {"username": "steady", "password": "password-steady"})
+        )["token"]
+        player.sit(table, 1)
+        ws = helpers.WsReader(proc.url, table, player.token)
+        for t in flooders:
+            t.start()
+        time.sleep(1.0)  # the pool is full by now
+        late: list[float] = []
+        try:
+            for _ in range(3):
+                placed = player.ok(player.wager(table, 500))
+                rid = placed["round_id"]
+                ws.wait_for(
+                    lambda m, rid=rid: (
+                        m.get("round_id") == rid and m.get("type") == "round-settled"
+                    ),
+                    30,
+                )
+                at = {m["type"]: m["committed_at"] for m in ws.messages if m.get("round_id") == rid}
+                late += [
+                    at["dealt"] - placed["betting_closes_at"],  # deal when betting closes
+                    at["dealer-set"] - (at["dealt"] + setting_s),  # the hand set by time-out
+                    at["round-settled"] - at["dealer-set"],
+                ]
+        finally:
+            ws.close()
+        stop.set()
+        for t in flooders:
+            t.join(60)
+        assert codes.count(503) >= 3 and codes.count(200) >= 3, sorted(set(codes))
+        assert set(codes) <= {200, 503}, sorted(set(codes))
+        assert max(late) < 0.25, [round(x, 3) for x in late]
+    finally:
+        stop.set()
+        proc.stop()
