@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.routing import APIRoute, APIWebSocketRoute
+from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
 from starlette.routing import Mount
 
 from paigow.service import app as app_module
@@ -71,13 +71,14 @@ def service_routes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, 
     app = app_module.create_app(url)
     found: dict[tuple[str, str], str] = {}
     others: list[Any] = []
-    for route in app.routes:
+    for ctx in iter_route_contexts(app.routes):  # through the included routers
+        route, path = ctx.original_route, ctx.path
         if isinstance(route, APIRoute):
-            for method in route.methods:
-                assert (method, route.path) not in found, f"{method} {route.path} twice"
-                found[(method, route.path)] = route.endpoint.__module__
+            for method in ctx.methods or ():
+                assert (method, path) not in found, f"{method} {path} twice"
+                found[(method, path)] = ctx.endpoint.__module__
         elif isinstance(route, APIWebSocketRoute):
-            found[("WEBSOCKET", route.path)] = route.endpoint.__module__
+            found[("WEBSOCKET", path)] = ctx.endpoint.__module__
         else:
             others.append(route)
     assert {r.path for r in others if not isinstance(r, Mount)} == FASTAPI_OWN
