@@ -144,7 +144,6 @@ def install_log_redaction() -> None:
             logger.addFilter(_RedactTokens())
 
 
-
 # ----------------------------------------------------------------------------- the app
 def create_app(
     database_url: str | None = None, *, config: ServiceConfig | None = None, **overrides: Any
