@@ -139,7 +139,7 @@ class Dealer:
                 await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
             return False
         await asyncio.to_thread(self._act, step, view)
-        if step in ("settle", "void"):
+        if step in (DealerStep.SETTLE, DealerStep.VOID):
             self._seats_at = 0.0  # betting opens again: free the seats of players gone
         self.steps += 1
         self._failures = 0

@@ -63,6 +63,7 @@ from paigow.service.audit import record
 from paigow.service.db import Database, GameTable, Seat, User, now
 from paigow.service.floor_db import FloorEdge, FloorPoint, FloorTable
 from paigow.service.runtime import notify
+from paigow.service.statuses import TableStatus
 
 log = logging.getLogger("paigow.service.floor")
 
@@ -343,14 +344,14 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         .order_by(GameTable.id)
     )
     if not include_closed:
-        q = q.where(GameTable.status != "closed")
+        q = q.where(GameTable.status != TableStatus.CLOSED)
     tables = list(session.execute(q).all())
     players: dict[int, list[str]] = {}
     for table_id, _spot, name in session.execute(
         sa.select(Seat.table_id, Seat.spot, User.username)
         .join(User, User.id == Seat.user_id)
         .join(GameTable, GameTable.id == Seat.table_id)
-        .where(GameTable.status != "closed")
+        .where(GameTable.status != TableStatus.CLOSED)
         .order_by(Seat.table_id, Seat.spot)
     ):
         players.setdefault(table_id, []).append(name)
@@ -575,7 +576,7 @@ def _recheck(session: Session, ident: str) -> None:
     for t, row in session.execute(
         sa.select(GameTable, FloorTable)
         .join(FloorTable, FloorTable.table_id == GameTable.id)
-        .where(GameTable.status != "closed")
+        .where(GameTable.status != TableStatus.CLOSED)
     ).all():
         if table_ident(t) == ident:
             check_flag(session, t, row)

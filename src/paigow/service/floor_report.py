@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 from paigow.service.db import GameTable, LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.gaming_day import GamingDay
 from paigow.service.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WAGERS
+from paigow.service.statuses import WagerStatus
 
 FIELDS: Final = (
     "rounds",
@@ -179,7 +180,7 @@ def floor_report(
                 else:
                     fig["voided_rounds"] += 1
                     fig["voided_returned"] += sum(
-                        r or 0 for _, r, s in wagers[rid] if s == "returned"
+                        r or 0 for _, r, s in wagers[rid] if s == WagerStatus.RETURNED
                     )
 
     problems: list[str] = []

@@ -31,6 +31,7 @@ from paigow.service.db import AuditRecord, RoundRow, RoundWager, User, now
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor_db import PlayerLimit
 from paigow.service.gaming_day import GamingDay
+from paigow.service.statuses import WagerStatus
 
 DAY_S: Final = 86_400
 MAX_EXCLUSION_DAYS: Final = 3650
@@ -72,7 +73,7 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
     counted as lost."""
     start, _ = (day or GamingDay.from_env()).bounds((day or GamingDay.from_env()).day_of(at))
     lost = sa.case(
-        (RoundWager.status == "in-play", RoundWager.amount),
+        (RoundWager.status == WagerStatus.IN_PLAY, RoundWager.amount),
         else_=RoundWager.amount - sa.func.coalesce(RoundWager.returned, 0),
     )
     value = session.execute(

@@ -22,10 +22,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from paigow.service import floor, floor_report, player_limits, tables
-from paigow.service.app import current_user, operator
 from paigow.service.auth import Principal
+from paigow.service.deps import current_user, operator
 from paigow.service.errors import BadRequest, Conflict
 from paigow.service.runtime import Runtime
+from paigow.service.statuses import Role
 
 router = APIRouter()
 OperatorDep = Annotated[Principal, Depends(operator)]
@@ -139,7 +140,7 @@ def my_limits(request: Request, user: PlayerDep) -> dict[str, Any]:
 @router.post("/api/me/limits", tags=["auth"])
 def set_my_limit(request: Request, body: LossLimitIn, user: PlayerDep) -> dict[str, Any]:
     """Set my daily loss limit: lower at once; higher (or none) only after the cooling-off."""
-    if user.role != "player":
+    if user.role != Role.PLAYER:
         raise Conflict("limits are for players", code="players-only")
     with _rt(request).write() as s:
         return player_limits.set_loss_limit(s, user, body.daily_loss_limit)
@@ -148,7 +149,7 @@ def set_my_limit(request: Request, body: LossLimitIn, user: PlayerDep) -> dict[s
 @router.post("/api/me/exclusion", tags=["auth"])
 def exclude_me(request: Request, body: ExclusionIn, user: PlayerDep) -> dict[str, Any]:
     """Exclude myself from play for a number of days (it cannot be lifted before it ends)."""
-    if user.role != "player":
+    if user.role != Role.PLAYER:
         raise Conflict("self-exclusion is for players", code="players-only")
     with _rt(request).write() as s:
         return player_limits.self_exclude(s, user, body.days)

@@ -24,6 +24,7 @@ from paigow.service.config import ServiceConfig
 from paigow.service.db import RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict
 from paigow.service.runtime import notify
+from paigow.service.statuses import TableStatus
 
 SYSTEM = "dealer"
 
@@ -37,7 +38,7 @@ def sit(
     here = session.execute(
         sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
     ).first()
-    if here is None and table.status == "open":
+    if here is None and table.status == TableStatus.OPEN:
         minimum = int(table.ruleset["min_wager"])
         balance = ledger.balance(session, ledger.wallet(user.username))
         if balance < minimum:

@@ -360,7 +360,7 @@ def read_states(
     if table_ids is not None:
         q = q.where(GameTable.id.in_(table_ids))
     elif not include_closed:
-        q = q.where(GameTable.status != "closed")
+        q = q.where(GameTable.status != TableStatus.CLOSED)
     found = list(session.execute(q).scalars())
     ids = [t.id for t in found]
     if not found:

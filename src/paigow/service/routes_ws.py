@@ -1,0 +1,192 @@
+"""The live feed: WebSocket ``/ws/tables/{id}?token=...`` (token optional: spectators), a table's
+snapshot then its events, filtered for the viewer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from paigow.service import rounds, tables
+from paigow.service.auth import Principal
+from paigow.service.db import GameTable, RoundRow, RoundWager, User
+from paigow.service.deps import HubDep, PresenceDep, RuntimeDep
+from paigow.service.errors import ServiceError, Unauthorized
+from paigow.service.feeds import TableItem, WalletItem, watch_wallet
+from paigow.service.runtime import Runtime
+from paigow.service.views import view_log
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_feed(
+    websocket: WebSocket,
+    table_id: int,
+    rt: RuntimeDep,
+    hub: HubDep,
+    presence: PresenceDep,
+    token: str | None = None,
+) -> None:
+    """Live table events, filtered for the viewer (a player sees only their own cards).
+    Closed with 4401 when the token expires, 4429 beyond the connections allowed per user
+    or per address."""
+    await websocket.accept()
+    viewer: Principal | None = None
+    expires: float | None = None
+    if token:
+        try:
+            viewer, expires = await asyncio.to_thread(_ws_viewer, rt, token)
+        except ServiceError as exc:
+            await websocket.send_json({"type": "error", **exc.body()})
+            await websocket.close(code=4401, reason=exc.message[:120])
+            return
+    if not 1 <= table_id <= 2**31 - 1:
+        await websocket.close(code=4404)
+        return
+    addr = websocket.client.host if websocket.client else "unknown"
+    viewer_key = viewer.id if viewer else None
+    if not rt.ws_caps.acquire(viewer_key, addr):
+        refusal = "too many connections for this user or address; close one first"
+        await websocket.send_json(
+            {"type": "error", "detail": refusal, "code": "too-many-connections"}
+        )
+        await websocket.close(code=4429, reason=refusal)
+        return
+    if viewer is not None:
+        presence.add(table_id, viewer.id)
+    feed = await hub.feed(table_id)
+    queue = feed.subscribe()
+    unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
+    try:
+        snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
+        if snapshot is None:
+            await websocket.send_json(
+                {"type": "error", "detail": f"no table {table_id}", "code": "no-table"}
+            )
+            await websocket.close(code=4404)
+            return
+        await websocket.send_text(orjson.dumps(snapshot).decode())
+        seen_number = snapshot["round"]["number"] if snapshot["round"] else 0
+        seen_seq = snapshot["round"]["log_length"] if snapshot["round"] else 0
+        viewer_id = viewer.id if viewer else None
+        receiver = asyncio.create_task(_drain(websocket))
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait(
+                    {getter, receiver},
+                    return_when=asyncio.FIRST_COMPLETED,
+                    timeout=None if expires is None else max(0.0, expires - time.time()),
+                )
+                if not done:  # the token expired
+                    getter.cancel()
+                    expired = "the token has expired; log in again"
+                    await websocket.send_json(
+                        {"type": "error", "detail": expired, "code": "token-expired"}
+                    )
+                    await websocket.close(code=4401, reason=expired)
+                    return
+                if receiver in done:
+                    getter.cancel()
+                    return
+                item = getter.result()
+                if item is None:
+                    await websocket.close(code=1013)
+                    return
+                if isinstance(item, WalletItem):
+                    await websocket.send_json(item.message())
+                    continue
+                if isinstance(item, TableItem):
+                    await websocket.send_json({"type": "table", "table": item.state})
+                    continue
+                if item.number < seen_number or (
+                    item.number == seen_number and item.seq < seen_seq
+                ):
+                    continue
+                seen_number, seen_seq = item.number, item.seq + 1
+                text = item.text(viewer_id)  # rendered once per kind of viewer
+                if text is not None:
+                    await websocket.send_text(text)
+        finally:
+            receiver.cancel()
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        if unwatch is not None:
+            unwatch()
+        feed.unsubscribe(queue)
+        snapshot = None
+        rt.ws_caps.release(viewer_key, addr)
+        if viewer is not None:
+            presence.remove(table_id, viewer.id)
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read (and answer pings from) the client until it goes away."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            text = await websocket.receive_text()
+            if text.strip().lower() == "ping":
+                await websocket.send_json({"type": "pong"})
+
+
+def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
+    """The ``hello`` message: the table's public state and its latest round's log, as the
+    viewer may see it."""
+    with rt.db.read() as s:
+        table = s.get(GameTable, table_id)
+        if table is None:
+            return None
+        state = tables.public_state(s, table)
+        row = s.execute(
+            sa.select(RoundRow)
+            .where(RoundRow.table_id == table_id)
+            .order_by(RoundRow.number.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        round_part = None
+        if row is not None:
+            events = rounds.load_events(s, row.id)
+            owners = {
+                spot: uid
+                for spot, uid in s.execute(
+                    sa.select(RoundWager.spot, RoundWager.user_id).where(
+                        RoundWager.round_id == row.id
+                    )
+                ).all()
+            }
+            mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
+            names = dict(
+                s.execute(
+                    sa.select(User.id, User.username).where(User.id.in_(owners.values()))
+                ).all()
+            )
+            round_part = {
+                "id": row.id,
+                "number": row.number,
+                "phase": row.phase,
+                "log_length": len(events),
+                "log": view_log(events, mine),
+                "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
+            }
+    return {
+        "type": "hello",
+        "table": state,
+        "viewer": None if viewer is None else {"username": viewer.username, "role": viewer.role},
+        "round": round_part,
+    }
+
+
+def _ws_viewer(rt: Runtime, token: str) -> tuple[Principal, float]:
+    """The token's user and when the token expires."""
+    claims = rt.signer.verify(token)
+    user = rt.principal(claims["sub"])
+    if user is None:
+        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    return user, float(claims["exp"])
