@@ -116,15 +116,16 @@ def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
     # pg_notify of the table notice); reads: SQLite's BEGIN
     read = 1 if sqlite else 0
     bounds = {
-        # a wager also reads the player's limits (loss limit, self-exclusion); on PostgreSQL it
-        # also locks them and the idempotency key
-        "first wager": 19 if sqlite else 21,
-        "wager": 16 if sqlite else 18,
+        # a wager: the table with its round, the player's seat with their wager and limits
+        # (read only for a player who has limits) in one statement each, the ledger's rows, the
+        # wager, the event, the round's row; on PostgreSQL it also locks the idempotency key
+        "first wager": 16 if sqlite else 18,
+        "wager": 12 if sqlite else 14,
         "peek": 1 + read,  # one statement: the dealer looks often
-        "deal": 5,
-        "set": 6,
-        "dealer sets": 5,
-        "settle": 26 if sqlite else 34,  # and keeps the floor's running totals and flags
+        "deal": 4,
+        "set": 5,
+        "dealer sets": 4,
+        "settle": 16 if sqlite else 25,  # and keeps the floor's running totals and flags
         "GET /api/tables": 3 + read,  # tables, seats, rounds (+ wagers): however many tables
         "GET /api/tables again": 0,  # cached until a table notice
         "GET /api/tables/{id}": 0,  # the same cache

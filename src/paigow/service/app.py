@@ -49,7 +49,7 @@ from paigow.service.errors import (
     Unauthorized,
     Unprocessable,
 )
-from paigow.service.feeds import FeedHub, Presence, TableItem, WalletItem, watch_wallet
+from paigow.service.feeds import FeedHub, Presence, pump, watch_wallet
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import (
     CloseOut,
@@ -202,10 +202,12 @@ def user_from_token(rt: Runtime, token: str) -> Principal:
     return user
 
 
-def current_user(
+async def current_user(
     request: Request,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
+    """The token's user: on the event loop (no hop to a worker thread) unless the user must be
+    read from the database."""
     if creds is None or creds.scheme.lower() != "bearer":
         raise Unauthorized(
             "log in first: send Authorization: Bearer <token>",
@@ -213,10 +215,16 @@ def current_user(
             headers={"WWW-Authenticate": "Bearer"},
         )
     rt: Runtime = request.app.state.rt
-    return user_from_token(rt, creds.credentials)
+    claims = rt.signer.verify(creds.credentials)
+    user = rt.cached_principal(claims["sub"])
+    if user is None:
+        user = await asyncio.to_thread(rt.principal, claims["sub"])
+    if user is None:
+        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    return user
 
 
-def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
+async def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
     if user.role != "operator":
         raise Forbidden("operators only", code="operators-only")
     return user
@@ -834,42 +842,7 @@ def create_app(
             viewer_id = viewer.id if viewer else None
             receiver = asyncio.create_task(_drain(websocket))
             try:
-                while True:
-                    getter = asyncio.ensure_future(queue.get())
-                    done, _ = await asyncio.wait(
-                        {getter, receiver},
-                        return_when=asyncio.FIRST_COMPLETED,
-                        timeout=None if expires is None else max(0.0, expires - time.time()),
-                    )
-                    if not done:  # the token expired
-                        getter.cancel()
-                        expired = "the token has expired; log in again"
-                        await websocket.send_json(
-                            {"type": "error", "detail": expired, "code": "token-expired"}
-                        )
-                        await websocket.close(code=4401, reason=expired)
-                        return
-                    if receiver in done:
-                        getter.cancel()
-                        return
-                    item = getter.result()
-                    if item is None:
-                        await websocket.close(code=1013)
-                        return
-                    if isinstance(item, WalletItem):
-                        await websocket.send_json(item.message())
-                        continue
-                    if isinstance(item, TableItem):
-                        await websocket.send_json({"type": "table", "table": item.state})
-                        continue
-                    if item.number < seen_number or (
-                        item.number == seen_number and item.seq < seen_seq
-                    ):
-                        continue
-                    seen_number, seen_seq = item.number, item.seq + 1
-                    text = item.text(viewer_id)  # rendered once per kind of viewer
-                    if text is not None:
-                        await websocket.send_text(text)
+                await pump(websocket, queue, receiver, expires, viewer_id, (seen_number, seen_seq))
             finally:
                 receiver.cancel()
         except (WebSocketDisconnect, RuntimeError):
