@@ -173,17 +173,44 @@ _HEAD: Final = (
     )
     .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _TABLES.c.current_round_id))
     .where(_TABLES.c.id == sa.bindparam("tid"))
-    .with_for_update(of=_TABLES)
 )
+"""SQLite: the table and its current round in one statement."""
+
+
+_LOCK: Final = (
+    sa.select(
+        _TABLES.c.status, _TABLES.c.round_count, _TABLES.c.created_at, _TABLES.c.current_round_id
+    )
+    .where(_TABLES.c.id == sa.bindparam("tid"))
+    .with_for_update()
+)
+_ROUND: Final = sa.select(
+    _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.phase, _ROUNDS.c.deadline, _ROUNDS.c.event_count
+).where(_ROUNDS.c.id == sa.bindparam("rid"))
 
 
 def lock_head(session: Session, table_id: int) -> Head:
-    """The table's row locked for this transaction (PostgreSQL ``FOR UPDATE``; SQLite's write
-    transactions hold the whole database) with its current round, in one statement."""
-    row = session.execute(_HEAD, {"tid": table_id}).first()
-    if row is None:
-        raise NotFound(f"no table {table_id}", code="no-table")
-    status, count, created_at, rid, number, phase, deadline, events = row
+    """The table's row locked for this transaction with its current round: on SQLite in one
+    statement (the write transaction holds the whole database from its start); on PostgreSQL
+    the round is read after the lock is held, by a statement of its own (a row lock that had to
+    wait re-reads the locked row but not the rows joined to it, which would be as they were
+    before the other transaction committed)."""
+    conn = session.connection()
+    if conn.dialect.name == "sqlite":
+        row = conn.execute(_HEAD, {"tid": table_id}).first()
+        if row is None:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        status, count, created_at, rid, number, phase, deadline, events = row
+    else:
+        locked = conn.execute(_LOCK, {"tid": table_id}).first()
+        if locked is None:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        status, count, created_at, current = locked
+        rid = number = phase = deadline = events = None
+        if current is not None:
+            found = conn.execute(_ROUND, {"rid": current}).first()
+            if found is not None:
+                rid, number, phase, deadline, events = found
     config = CONFIGS.get(session, table_id, float(created_at))
     current = None
     if rid is not None:
