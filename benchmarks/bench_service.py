@@ -484,7 +484,9 @@ async def _setup_players(
         async def enrol(t: dict[str, Any], spot: int) -> tuple[str, str, dict[str, Any], int]:
             name, pw = f"p{run}t{t['id']}s{spot}", secrets.token_urlsafe(12)
             async with sem:
-                r = await http.post("/api/auth/register", json={"username": name, "password": pw})
+                r = await http.post(  # an operator's registrations are not limited per address
+                    "/api/auth/register", headers=op, json={"username": name, "password": pw}
+                )
                 assert r.status_code == 201, r.text
                 r = await http.post(
                     f"/api/admin/wallets/{name}/credit",
