@@ -335,9 +335,13 @@ class Bot:
         tid = self.table["id"]
         limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
         async with httpx.AsyncClient(base_url=self.url, timeout=60, limits=limits) as http:
-            r = await http.post(
-                "/api/auth/login", json={"username": self.name, "password": self.password}
-            )
+            for _ in range(120):  # 120 log-ins at once: the bounded hash pool says 503, retry
+                r = await http.post(
+                    "/api/auth/login", json={"username": self.name, "password": self.password}
+                )
+                if r.status_code not in (429, 503):
+                    break
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * float(r.headers.get("Retry-After", 1)))
             token = r.json()["token"]
             h = {"Authorization": f"Bearer {token}"}
             ws_url = self.url.replace("http://", "ws://") + f"/ws/tables/{tid}?token={token}"
