@@ -52,17 +52,18 @@ class TableConfig:
 
 
 class _Configs:
-    """Table configurations by table id, for every thread of the process."""
+    """Table configurations by database engine and table id, for every thread of the process."""
 
     def __init__(self) -> None:
-        self._items: dict[int, TableConfig] = {}
+        self._items: dict[tuple[int, int], TableConfig] = {}
         self._lock = threading.Lock()
 
-    def get(self, session: Session, table_id: int, created_at: float) -> TableConfig:
-        hit = self._items.get(table_id)
+    def get(self, conn: sa.Connection, table_id: int, created_at: float) -> TableConfig:
+        key = (id(conn.engine), table_id)  # one process may serve (or test) several databases
+        hit = self._items.get(key)
         if hit is not None and hit.created_at == created_at:
             return hit
-        row = session.execute(_CONFIG, {"tid": table_id}).one()
+        row = conn.execute(_CONFIG, {"tid": table_id}).one()
         config = TableConfig(
             id=table_id,
             name=row.name,
@@ -76,7 +77,7 @@ class _Configs:
         with self._lock:
             if len(self._items) > 10_000:
                 self._items.clear()
-            self._items[table_id] = config
+            self._items[key] = config
         return config
 
 
@@ -211,7 +212,7 @@ def lock_head(session: Session, table_id: int) -> Head:
             found = conn.execute(_ROUND, {"rid": current}).first()
             if found is not None:
                 rid, number, phase, deadline, events = found
-    config = CONFIGS.get(session, table_id, float(created_at))
+    config = CONFIGS.get(conn, table_id, float(created_at))
     current = None
     if rid is not None:
         current = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
