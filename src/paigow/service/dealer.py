@@ -43,6 +43,7 @@ class Dealer:
         self.steps = 0
         self._failures = 0
         self._seats_at = 0.0  # when to look for seats to free next (monotonic)
+        self._over = False  # this dealer's last step ended the round: wait for a notice
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
@@ -65,7 +66,8 @@ class Dealer:
             except Exception as exc:
                 await self._fault(exc)
             while True:
-                self.wake.clear()
+                if not self._over:
+                    self.wake.clear()  # (after a round's end it was cleared before the step)
                 try:
                     await self._free_seats()
                     done = await self._tick()
@@ -123,6 +125,13 @@ class Dealer:
             return rounds.peek(s, self.table_id)
 
     async def _tick(self) -> bool:
+        longest = 10 * self.rt.config.dealer_poll_s
+        if self._over:  # nothing is due until a notice (a wager) comes: no look till then
+            self._over = False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), longest)
+                await asyncio.sleep(COALESCE_S)
+            return False
         view = await asyncio.to_thread(self._peek)
         if view is None:
             return True
@@ -132,37 +141,52 @@ class Dealer:
         if step is None:
             # nothing to do until a notice says a step may be due, or the deadline passes;
             # a look now and then all the same, should a notice be lost
-            longest = 10 * self.rt.config.dealer_poll_s
             timeout = longest if wait is None else min(max(wait, 0.001), longest)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout)
                 await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
             return False
-        await asyncio.to_thread(self._act, step, view)
-        if step in (DealerStep.SETTLE, DealerStep.VOID):
+        self.wake.clear()  # the notices that come from now on are heard after the step
+        ended = await asyncio.to_thread(self._act_then, step, view)
+        if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
             self._seats_at = 0.0  # betting opens again: free the seats of players gone
+            # an open table whose round this dealer ended: nothing is due before a notice
+            self._over = (
+                ended is True and step is not DealerStep.VOID and view.status == TableStatus.OPEN
+            )
         self.steps += 1
         self._failures = 0
         return False
 
-    def _act(self, step: DealerStep, view: rounds.TableView) -> None:
+    def _act_then(self, step: DealerStep, view: rounds.TableView) -> bool | None:
+        """Take ``step``; after the dealer's hand, the settlement (due at once, a transaction
+        of its own) without a look in between. True: the round has ended."""
+        done = self._act(step, view)
+        if step is DealerStep.DEALER and done:
+            done = self._act(DealerStep.SETTLE, view)
+        return done
+
+    def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
+        """Take ``step`` in a transaction of its own; False when it was not due after all."""
         rid = view.round_id
+        done = False
         with self.rt.write() as s:
             if step is DealerStep.DEAL and rid is not None:
-                rounds.deal(s, self.table_id, rid)
+                done = rounds.deal(s, self.table_id, rid)
             elif step is DealerStep.DEALER and rid is not None:
-                rounds.dealer_sets(s, self.table_id, rid)
+                done = rounds.dealer_sets(s, self.table_id, rid)
             elif step is DealerStep.SETTLE and rid is not None:
-                rounds.settle(s, self.table_id, rid)
+                done = rounds.settle(s, self.table_id, rid)
             elif step is DealerStep.VOID and rid is not None:
                 reason = (
                     "table closed"
                     if view.status == TableStatus.CLOSING
                     else f"cannot resume from {view.phase}"
                 )
-                rounds.void(s, self.table_id, rid, reason)
+                done = rounds.void(s, self.table_id, rid, reason)
             elif step is DealerStep.CLOSE:
-                rounds.finish_close(s, self.table_id)
+                done = rounds.finish_close(s, self.table_id)
+        return done
 
     async def _free_seats(self) -> None:
         """Free the seats of players gone (:mod:`paigow.service.seats`): at the opening of each

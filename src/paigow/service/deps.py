@@ -4,6 +4,7 @@ responses, and the helpers for writes (retries, idempotency keys) and orjson res
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -99,10 +100,12 @@ def user_from_token(rt: Runtime, token: str) -> Principal:
     return user
 
 
-def current_user(
+async def current_user(
     request: Request,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
+    """The token's user: on the event loop (no hop to a worker thread) unless the user must be
+    read from the database."""
     if creds is None or creds.scheme.lower() != "bearer":
         raise Unauthorized(
             "log in first: send Authorization: Bearer <token>",
@@ -110,10 +113,16 @@ def current_user(
             headers={"WWW-Authenticate": "Bearer"},
         )
     rt: Runtime = request.app.state.rt
-    return user_from_token(rt, creds.credentials)
+    claims = rt.signer.verify(creds.credentials)
+    user = rt.cached_principal(claims["sub"])
+    if user is None:
+        user = await asyncio.to_thread(rt.principal, claims["sub"])
+    if user is None:
+        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    return user
 
 
-def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
+async def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
     if user.role != Role.OPERATOR:
         raise Forbidden("operators only", code="operators-only")
     return user

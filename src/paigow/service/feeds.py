@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,8 @@ class EventItem:
         spots = frozenset(
             s for s, uid in self.owners.items() if viewer_id is not None and uid == viewer_id
         )
+        if spots:  # only a viewer's cards and own settings are shown apart
+            spots &= _private_spots(self.log[self.seq])
         if spots in self.rendered:
             return self.rendered[spots]
         shown = view_event(self.log, self.seq, spots)
@@ -67,6 +70,23 @@ class EventItem:
             text = orjson.dumps(message).decode()
         self.rendered[spots] = text
         return text
+
+
+def _private_spots(event: dict[str, Any]) -> frozenset[int]:
+    """The spots whose holders see ``event`` otherwise than everyone else (:mod:`.views`: the
+    packets dealt to them, their own settings); every other viewer sees the same.
+
+    >>> sorted(_private_spots({"type": "hand-set", "spot": 3}))
+    [3]
+    >>> _private_spots({"type": "wager-placed", "spot": 3})
+    frozenset()
+    """
+    kind = event.get("type")
+    if kind == "dealt":
+        return frozenset(p["spot"] for p in event.get("packets", ()) if p.get("spot") is not None)
+    if kind == "hand-set":
+        return frozenset((int(event["spot"]),))
+    return frozenset()
 
 
 @dataclass(frozen=True)
@@ -427,3 +447,64 @@ def watch_wallet(
             state.task.cancel()
 
     return stop
+
+
+async def pump(
+    websocket: Any,
+    queue: asyncio.Queue[Item | None],
+    receiver: asyncio.Task[None],
+    expires: float | None,
+    viewer_id: int | None,
+    seen: tuple[int, int],
+) -> None:
+    """Send a WebSocket client its feed's items (as its viewer may see them) until the client
+    goes (``receiver`` ends), its token expires (error ``token-expired``, close 4401) or its
+    feed cuts it off (close 1013). ``seen``: the round number and log length the client has.
+
+    One ``await queue.get()`` per item, and none while items wait: the client's going and the
+    token's expiry put a wake-up (None) in the queue, and are told apart from a cut by flags."""
+    loop = asyncio.get_running_loop()
+    gone = {"receiver": False, "expired": False}
+
+    def wake(reason: str) -> None:
+        gone[reason] = True
+        with contextlib.suppress(asyncio.QueueFull):  # full: the loop is busy and sees the flag
+            queue.put_nowait(None)
+
+    receiver.add_done_callback(lambda _: wake("receiver"))
+    timer = (
+        None
+        if expires is None
+        else loop.call_later(max(0.0, expires - time.time()), wake, "expired")
+    )
+    seen_number, seen_seq = seen
+    try:
+        while True:
+            item = await queue.get()
+            if gone["receiver"]:
+                return
+            if gone["expired"]:
+                expired = "the token has expired; log in again"
+                await websocket.send_json(
+                    {"type": "error", "detail": expired, "code": "token-expired"}
+                )
+                await websocket.close(code=4401, reason=expired)
+                return
+            if item is None:
+                await websocket.close(code=1013)
+                return
+            if isinstance(item, WalletItem):
+                await websocket.send_json(item.message())
+                continue
+            if isinstance(item, TableItem):
+                await websocket.send_json({"type": "table", "table": item.state})
+                continue
+            if item.number < seen_number or (item.number == seen_number and item.seq < seen_seq):
+                continue
+            seen_number, seen_seq = item.number, item.seq + 1
+            text = item.text(viewer_id)  # rendered once per kind of viewer
+            if text is not None:
+                await websocket.send_text(text)
+    finally:
+        if timer is not None:
+            timer.cancel()

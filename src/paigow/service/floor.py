@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -144,7 +144,19 @@ def edge_ident(house_way: Mapping[str, Any], wheel: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def table_ident(table: GameTable) -> str:
+class TableLike(Protocol):
+    """What the floor reads of a table: its id, ruleset and house way (a :class:`GameTable`
+    row, or the configuration a round's step caches)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def ruleset(self) -> Any: ...
+    @property
+    def house_way(self) -> Any: ...
+
+
+def table_ident(table: TableLike) -> str:
     return edge_ident(table.house_way, str(table.ruleset["wheel"]))
 
 
@@ -185,7 +197,7 @@ def result_of(row: FloorTable) -> int:
     return row.player_losses - row.player_wins + row.commission
 
 
-def record_settlement(session: Session, table: GameTable, results: Mapping[int, Any]) -> None:
+def record_settlement(session: Session, table: TableLike, results: Mapping[int, Any]) -> None:
     """Add a settled round (``results``: spot -> :class:`paigow.settlement.Settlement`) to its
     table's running totals and the chart; flag the table when it leaves its 99.9% band. Called in
     the settlement's transaction (the table's row is locked)."""
@@ -218,7 +230,7 @@ def record_settlement(session: Session, table: GameTable, results: Mapping[int, 
     check_flag(session, table, row)
 
 
-def record_void(session: Session, table: GameTable, returned: int) -> None:
+def record_void(session: Session, table: TableLike, returned: int) -> None:
     """Add a voided round and the wagers it returned (in the void's transaction)."""
     row = _row(session, table.id)
     row.voided_rounds += 1
@@ -226,7 +238,7 @@ def record_void(session: Session, table: GameTable, returned: int) -> None:
     row.updated_at = now()
 
 
-def check_flag(session: Session, table: GameTable, row: FloorTable) -> bool | None:
+def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | None:
     """Set or clear the table's flag (audited either way). None when the theoretical hold is not
     known yet."""
     band = band_for(session.get(FloorEdge, table_ident(table)), table.ruleset["commission"])

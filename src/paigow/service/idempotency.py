@@ -20,7 +20,7 @@ import hashlib
 import json
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -57,11 +57,7 @@ def lookup(
 ) -> dict[str, Any] | None:
     """The stored response for a retry, None for a new (or expired) key; 409 for a key reused
     differently."""
-    row = session.execute(
-        sa.select(
-            IdempotencyKey.request_hash, IdempotencyKey.response, IdempotencyKey.created_at
-        ).where(IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)
-    ).first()
+    row = session.connection().execute(_LOOKUP, {"u": user_id, "k": key}).first()
     if row is None:
         return None
     if row.created_at < (at if at is not None else now()) - TTL_S:
@@ -110,3 +106,7 @@ def store(session: Session, user_id: int, key: str, digest: str, response: dict[
 
 
 _INSERT = sa.insert(IdempotencyKey)
+_KEYS = cast(sa.Table, IdempotencyKey.__table__)
+_LOOKUP = sa.select(_KEYS.c.request_hash, _KEYS.c.response, _KEYS.c.created_at).where(
+    _KEYS.c.user_id == sa.bindparam("u"), _KEYS.c.key == sa.bindparam("k")
+)

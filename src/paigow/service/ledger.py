@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -108,7 +108,7 @@ def balance(session: Session, account: str) -> int:
     known: dict[str, int] = session.info.get(BALANCES, {})
     if account in known:
         return known[account]
-    value = session.execute(sa.select(Account.balance).where(Account.name == account)).scalar()
+    value = session.connection().execute(_BALANCE, {"n": account}).scalar()
     if value is None:
         raise NotFound(f"no account {account!r}")
     return int(value)
@@ -139,13 +139,8 @@ def _apply_deferred(session: Session) -> None:
         delta = deferred[name]
         if delta == 0:
             continue
-        result = session.execute(
-            sa.update(Account)
-            .where(Account.name == name)
-            .values(balance=Account.balance + delta)
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+        result = session.connection().execute(_ADD, {"n": name, "d": delta})
+        if result.rowcount != 1:
             raise NotFound(f"no account {name!r}")
 
 
@@ -206,13 +201,8 @@ def post(
         if not name.startswith("wallet:"):
             deferred[name] += delta
             continue
-        stmt = sa.update(Account).where(Account.name == name)
-        if delta < 0 and name.startswith("wallet:"):
-            stmt = stmt.where(Account.balance + delta >= 0)
-        updated = session.execute(
-            stmt.values(balance=Account.balance + delta)
-            .returning(Account.balance, Account.user_id)
-            .execution_options(synchronize_session=False)
+        updated = conn.execute(
+            _ADD_RETURNING if delta > 0 else _TAKE_RETURNING, {"n": name, "d": delta}
         ).first()
         if updated is not None:
             session.info.setdefault(BALANCES, {})[name] = int(updated[0])
@@ -232,6 +222,19 @@ def post(
 
 _INSERT_TXN = sa.insert(LedgerTransaction).returning(LedgerTransaction.id)
 _INSERT_ENTRY = sa.insert(LedgerEntry)
+_ACCOUNTS: Final = cast(sa.Table, Account.__table__)
+_ADD: Final = (
+    sa.update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.name == sa.bindparam("n"))
+    .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
+)
+_ADD_RETURNING: Final = _ADD.returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id)
+_TAKE_RETURNING: Final = _ADD.where(
+    _ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger) >= 0
+).returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id)
+"""Core statements (compiled once): an account's balance moved by ``d`` cents; taking from an
+account only while its balance stays at least zero."""
+_BALANCE: Final = sa.select(_ACCOUNTS.c.balance).where(_ACCOUNTS.c.name == sa.bindparam("n"))
 
 
 # ------------------------------------------------------------------------------------ checking

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from typing import Any
 
 import orjson
@@ -17,7 +16,7 @@ from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundRow, RoundWager, User
 from paigow.service.deps import HubDep, PresenceDep, RuntimeDep
 from paigow.service.errors import ServiceError, Unauthorized
-from paigow.service.feeds import TableItem, WalletItem, watch_wallet
+from paigow.service.feeds import pump, watch_wallet
 from paigow.service.runtime import Runtime
 from paigow.service.views import view_log
 
@@ -77,42 +76,7 @@ async def table_feed(
         viewer_id = viewer.id if viewer else None
         receiver = asyncio.create_task(_drain(websocket))
         try:
-            while True:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait(
-                    {getter, receiver},
-                    return_when=asyncio.FIRST_COMPLETED,
-                    timeout=None if expires is None else max(0.0, expires - time.time()),
-                )
-                if not done:  # the token expired
-                    getter.cancel()
-                    expired = "the token has expired; log in again"
-                    await websocket.send_json(
-                        {"type": "error", "detail": expired, "code": "token-expired"}
-                    )
-                    await websocket.close(code=4401, reason=expired)
-                    return
-                if receiver in done:
-                    getter.cancel()
-                    return
-                item = getter.result()
-                if item is None:
-                    await websocket.close(code=1013)
-                    return
-                if isinstance(item, WalletItem):
-                    await websocket.send_json(item.message())
-                    continue
-                if isinstance(item, TableItem):
-                    await websocket.send_json({"type": "table", "table": item.state})
-                    continue
-                if item.number < seen_number or (
-                    item.number == seen_number and item.seq < seen_seq
-                ):
-                    continue
-                seen_number, seen_seq = item.number, item.seq + 1
-                text = item.text(viewer_id)  # rendered once per kind of viewer
-                if text is not None:
-                    await websocket.send_text(text)
+            await pump(websocket, queue, receiver, expires, viewer_id, (seen_number, seen_seq))
         finally:
             receiver.cancel()
     except (WebSocketDisconnect, RuntimeError):

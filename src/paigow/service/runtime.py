@@ -184,6 +184,13 @@ class Runtime:
             return secret
         return load_or_create(secret_path(self.db, self.config.data_dir))
 
+    def cached_principal(self, user_id: int) -> Principal | None:
+        """The user (id, name, role) when cached and fresh, else None (no database read)."""
+        hit = self._principals.get(user_id)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1]
+        return None
+
     def principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role), cached for a few seconds."""
         t = time.monotonic()

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from paigow.events import Event
 from paigow.round import Round
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
+from paigow.service.rounds.head import Head, RoundHead, set_current
 from paigow.service.runtime import FreshEvents, RoundCache, after_commit
-from paigow.service.tables import table_house_way, table_ruleset
 
 SYSTEM: Final = "dealer"
 INSERT_WAGER: Final = sa.insert(RoundWager)
@@ -36,7 +36,7 @@ def load_events(session: Session, round_id: str) -> list[dict[str, Any]]:
     return [dict(data) for _, data in rows]
 
 
-def load_round(session: Session, row: RoundRow) -> Round:
+def load_round(session: Session, row: RoundRow | RoundHead) -> Round:
     """The round as its persisted log makes it: from this process's cache when the cached copy
     is at the same step, else rebuilt by replaying the log."""
     cache: RoundCache | None = session.info.get("rounds")
@@ -52,7 +52,7 @@ _INSERT_EVENT = sa.insert(RoundEvent)
 
 def append(
     session: Session,
-    row: RoundRow,
+    row: RoundHead,
     rnd: Round,
     events: Sequence[Event],
     owners: dict[int, int] | None = None,
@@ -62,24 +62,9 @@ def append(
     start = len(rnd.events) - len(events)
     if start != row.event_count:
         raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
-    t = now()
     new = [e.to_dict() for e in events]
-    if new:
-        session.connection().execute(  # Core: the log's rows are never loaded as objects here
-            _INSERT_EVENT,
-            [
-                {
-                    "round_id": row.id,
-                    "seq": start + i,
-                    "type": e["type"],
-                    "data": e,
-                    "created_at": t,
-                }
-                for i, e in enumerate(new)
-            ],
-        )
-    row.event_count = len(rnd.events)
-    row.phase = rnd.phase.value
+    insert_events(session, row.id, start, new)
+    row.set(session, event_count=len(rnd.events), phase=rnd.phase.value)
     cache: RoundCache | None = session.info.get("rounds")
     if cache is not None and not rnd.is_over:
         after_commit(session, lambda: cache.put(rnd))
@@ -89,24 +74,50 @@ def append(
         after_commit(session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
 
 
-def new_round(session: Session, table: GameTable) -> tuple[RoundRow, Round]:
-    rnd = Round(table_ruleset(table), table_house_way(table), round_id=secrets.token_hex(12))
-    table.round_count += 1
-    row = RoundRow(
-        id=rnd.round_id,
-        table_id=table.id,
-        number=table.round_count,
-        phase=rnd.phase.value,
-        deadline=now() + table.betting_time_ms / 1000,
-        event_count=0,
-        created_at=now(),
-        ended_at=None,
-        result=None,
+def insert_events(
+    session: Session, round_id: str, start: int, events: list[dict[str, Any]]
+) -> None:
+    """Append ``events`` (event dicts) to the round's log from sequence number ``start`` on."""
+    if not events:
+        return
+    t = now()
+    session.connection().execute(  # Core: the log's rows are never loaded as objects here
+        _INSERT_EVENT,
+        [
+            {"round_id": round_id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
+            for i, e in enumerate(events)
+        ],
     )
-    session.add(row)
-    session.flush()
+
+
+_INSERT_ROUND = sa.insert(RoundRow)
+
+
+def new_round(session: Session, head: Head) -> tuple[RoundHead, Round]:
+    """Open the table's next round (its row, its first event, the table's current round)."""
+    rnd = Round(head.table.rules, head.table.way, round_id=secrets.token_hex(12))
+    number = head.round_count + 1
+    t = now()
+    deadline = t + head.table.betting_time_ms / 1000
+    session.connection().execute(
+        _INSERT_ROUND,
+        {
+            "id": rnd.round_id,
+            "table_id": head.id,
+            "number": number,
+            "phase": rnd.phase.value,
+            "deadline": deadline,
+            "event_count": 0,
+            "created_at": t,
+            "ended_at": None,
+            "result": None,
+        },
+    )
+    set_current(session, head.id, rnd.round_id, number)
+    head.round_count = number
+    row = RoundHead(rnd.round_id, head.id, number, rnd.phase.value, deadline, 0)
+    head.round = row
     append(session, row, rnd, tuple(rnd.events))  # round-started
-    table.current_round_id = row.id
     return row, rnd
 
 

@@ -4,7 +4,7 @@ own hand and, at practice tables, the house way's hint."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -17,52 +17,79 @@ from paigow.service import ledger, player_limits
 from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundRow, RoundWager, Seat
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from paigow.service.floor_db import PlayerLimit
 from paigow.service.ledger import Movement, TableAccounts, wallet
+from paigow.service.rounds.head import lock_head
 from paigow.service.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.runtime import notify
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
-from paigow.service.tables import ENDED, lock_table, table_house_way, table_ruleset
+from paigow.service.tables import ENDED, table_house_way, table_ruleset
 from paigow.setting import Setting
+
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_LIMITS: Final = cast(sa.Table, PlayerLimit.__table__)
+_OTHERS: Final = _SEATS.alias("others")
+_PLAYER_AT_TABLE: Final = sa.select(
+    _SEATS.c.spot,
+    sa.select(_WAGERS.c.spot)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid"))
+    .limit(1)
+    .scalar_subquery(),
+    sa.select(sa.func.count())
+    .select_from(_OTHERS)
+    .where(
+        _OTHERS.c.table_id == sa.bindparam("tid"),
+        _OTHERS.c.user_id.not_in(
+            sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == sa.bindparam("rid"))
+        ),
+    )
+    .scalar_subquery(),
+    sa.exists().where(_LIMITS.c.user_id == sa.bindparam("uid")),
+).where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
+"""The player's spot at the table, their wager in round ``rid`` (if any), how many seated
+players have no wager in it, and whether the player has limits (one statement)."""
 
 
 def place_wager(session: Session, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager)."""
-    table = lock_table(session, table_id)
-    if table.status != TableStatus.OPEN:
-        raise Conflict(f"table {table_id} is {table.status}: no new wagers", code="table-closed")
-    seat = session.execute(
-        sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
-    ).scalar_one_or_none()
-    if seat is None:
+    head = lock_head(session, table_id)
+    if head.status != TableStatus.OPEN:
+        raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
+    row = head.round
+    current = row if row is not None and row.phase not in ENDED else None
+    found = session.execute(
+        _PLAYER_AT_TABLE,
+        {"tid": table_id, "uid": user.id, "rid": None if current is None else current.id},
+    ).first()
+    if found is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
-    player_limits.check_wager(session, user, amount)  # self-exclusion, daily loss limit
-    lo, hi = table.ruleset["min_wager"], table.ruleset["max_wager"]
+    spot, mine, idle, limited = found
+    if limited:
+        player_limits.check_wager(session, user, amount)  # self-exclusion, daily loss limit
+    lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
     if not lo <= amount <= hi:
         raise Unprocessable(
             f"wager {amount} is outside the table limits {lo}..{hi} (cents)", code="outside-limits"
         )
-    row = current_row(session, table)
-    if row is None or row.phase in ENDED:
-        row, rnd = new_round(session, table)
-    elif row.phase != Phase.BETTING.value:
+    if current is None:
+        row, rnd = new_round(session, head)
+    elif current.phase != Phase.BETTING.value:
         raise Conflict(
-            f"the round is in play ({row.phase}); wagers open when it is over", code="round-in-play"
+            f"the round is in play ({current.phase}); wagers open when it is over",
+            code="round-in-play",
         )
     else:
+        row = current
         rnd = load_round(session, row)
-        mine = session.execute(
-            sa.select(RoundWager.spot).where(
-                RoundWager.round_id == row.id, RoundWager.user_id == user.id
-            )
-        ).first()
         if mine is not None:
             raise Conflict(
-                f"you already have a wager on spot {mine[0]} in this round", code="already-wagered"
+                f"you already have a wager on spot {mine} in this round", code="already-wagered"
             )
-    if seat.spot in rnd.wagers:
-        raise Conflict(f"spot {seat.spot} already has a wager this round", code="already-wagered")
-    new = rnd.wager(seat.spot, amount)
+    if spot in rnd.wagers:
+        raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
+    new = rnd.wager(spot, amount)
     ledger.post(
         session,
         "wager",
@@ -71,7 +98,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
                 wallet(user.username),
                 TableAccounts.of(table_id).wagers,
                 amount,
-                memo=f"spot {seat.spot}",
+                memo=f"spot {spot}",
             )
         ],
         reference=row.id,
@@ -81,32 +108,30 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         INSERT_WAGER,
         {
             "round_id": row.id,
-            "spot": seat.spot,
+            "spot": spot,
             "user_id": user.id,
             "amount": amount,
             "status": WagerStatus.IN_PLAY.value,
         },
     )
     opened = row.event_count == 1  # only round-started before this wager
-    append(session, row, rnd, new, {seat.spot: user.id})
-    idle = session.execute(
-        sa.select(sa.func.count())
-        .select_from(Seat)
-        .where(
-            Seat.table_id == table_id,
-            Seat.user_id.not_in(sa.select(RoundWager.user_id).where(RoundWager.round_id == row.id)),
-        )
-    ).scalar_one()
-    # wake the dealer when a round opens (its betting deadline starts) or betting may close
-    notify(session, table_id, "due" if opened or idle == 0 else "round")
+    append(session, row, rnd, new, {spot: user.id})
+    # wake the dealer when a round opens (its betting deadline starts) or betting may close:
+    # the player was among the seated players without a wager counted above
+    notify(session, table_id, "due" if opened or int(idle) <= 1 else "round")
     return {
         "table_id": table_id,
         "round_id": row.id,
-        "spot": seat.spot,
+        "spot": spot,
         "amount": amount,
         "balance": ledger.balance(session, wallet(user.username)),
         "betting_closes_at": row.deadline,
     }
+
+
+_MY_WAGER: Final = sa.select(_WAGERS.c.spot).where(
+    _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid")
+)
 
 
 def _my_wager(session: Session, row: RoundRow, user: Principal) -> RoundWager:
@@ -128,18 +153,19 @@ def set_hand(
 ) -> dict[str, Any]:
     """The player sets their hand by naming the two low cards. A foul is refused unless
     ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
-    table = lock_table(session, table_id)
-    row = current_row(session, table)
+    row = lock_head(session, table_id).round
     if round_id is not None and (row is None or row.id != round_id):
         raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
     if row is None or row.phase != Phase.SETTING.value:
         phase = "no round" if row is None else f"the round is in phase {row.phase}"
         raise Conflict(f"no hand to set now ({phase})", code="not-setting")
-    w = _my_wager(session, row, user)
+    spot = session.execute(_MY_WAGER, {"rid": row.id, "uid": user.id}).scalar()
+    if spot is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
     rnd = load_round(session, row)
-    if w.spot in rnd.settings:
-        raise Conflict(f"spot {w.spot} has already set its hand", code="already-set")
-    cards = rnd.hands[w.spot]
+    if spot in rnd.settings:
+        raise Conflict(f"spot {spot} has already set its hand", code="already-set")
+    cards = rnd.hands[spot]
     try:
         setting = Setting.from_low(cards, low)
     except PaigowError as exc:
@@ -156,14 +182,14 @@ def set_hand(
             f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
             code="foul-unconfirmed",
         )
-    new = rnd.set_hand(w.spot, setting)
+    new = rnd.set_hand(spot, setting)
     append(session, row, rnd, new)
     notify(session, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
     return {
         "table_id": table_id,
         "round_id": row.id,
-        "spot": w.spot,
+        "spot": spot,
         "high": e["high"],
         "low": e["low"],
         "foul": e["foul"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -15,15 +15,16 @@ from paigow.events import Event
 from paigow.round import Phase
 from paigow.service import floor, ledger
 from paigow.service.audit import record
-from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, now
+from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.ledger import Movement, TableAccounts, wallet
+from paigow.service.rounds.head import Head, RoundHead, lock_head, set_current
 from paigow.service.rounds.log import (
     SYSTEM,
     InconsistentRound,
     append,
     current_row,
+    insert_events,
     load_round,
-    spot_owners,
 )
 from paigow.service.runtime import notify
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
@@ -44,46 +45,55 @@ class TableView:
     hands_set: int
 
 
-def peek(session: Session, table_id: int) -> TableView | None:
-    """The table's :class:`TableView` in one statement (the dealer looks often)."""
-    current = GameTable.current_round_id
-    wagers = (
+def _peek_statement() -> sa.Select[Any]:
+    tables = cast(sa.Table, GameTable.__table__)
+    round_rows = cast(sa.Table, RoundRow.__table__)
+    wagers = cast(sa.Table, RoundWager.__table__)
+    seats = cast(sa.Table, Seat.__table__)
+    events = cast(sa.Table, RoundEvent.__table__)
+    current = tables.c.current_round_id
+    n_wagers = (
         sa.select(sa.func.count())
-        .select_from(RoundWager)
-        .where(RoundWager.round_id == current)
+        .select_from(wagers)
+        .where(wagers.c.round_id == current)
         .scalar_subquery()
     )
     idle = (
         sa.select(sa.func.count())
-        .select_from(Seat)
+        .select_from(seats)
         .where(
-            Seat.table_id == GameTable.id,
-            Seat.user_id.not_in(
-                sa.select(RoundWager.user_id).where(RoundWager.round_id == current)
-            ),
+            seats.c.table_id == tables.c.id,
+            seats.c.user_id.not_in(sa.select(wagers.c.user_id).where(wagers.c.round_id == current)),
         )
         .scalar_subquery()
     )
     hands_set = (
         sa.select(sa.func.count())
-        .select_from(RoundEvent)
-        .where(RoundEvent.round_id == current, RoundEvent.type == "hand-set")
+        .select_from(events)
+        .where(events.c.round_id == current, events.c.type == "hand-set")
         .scalar_subquery()
     )
-    head = session.execute(
+    return (
         sa.select(
-            GameTable.status,
-            RoundRow.id,
-            RoundRow.phase,
-            RoundRow.deadline,
-            wagers,
+            tables.c.status,
+            round_rows.c.id,
+            round_rows.c.phase,
+            round_rows.c.deadline,
+            n_wagers,
             idle,
             hands_set,
         )
-        .select_from(GameTable)
-        .outerjoin(RoundRow, RoundRow.id == current)
-        .where(GameTable.id == table_id)
-    ).first()
+        .select_from(tables.outerjoin(round_rows, round_rows.c.id == current))
+        .where(tables.c.id == sa.bindparam("tid"))
+    )
+
+
+_PEEK: Final = _peek_statement()
+
+
+def peek(session: Session, table_id: int) -> TableView | None:
+    """The table's :class:`TableView` in one statement (the dealer looks often)."""
+    head = session.connection().execute(_PEEK, {"tid": table_id}).first()
     if head is None:
         return None
     status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
@@ -143,25 +153,24 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
 
 def deal(session: Session, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
     """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
-    table = lock_table(session, table_id)
-    row = current_row(session, table)
+    head = lock_head(session, table_id)
+    row = head.round
     if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
         return False
     rnd = load_round(session, row)
     new = rnd.deal(rng if rng is not None else random.SystemRandom())
     append(session, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
-        _refund_all(session, table, row, "irregular deck")
+        _refund_all(session, head, row, "irregular deck")
     else:
-        row.deadline = now() + table.setting_time_ms / 1000
+        row.set(session, deadline=now() + head.table.setting_time_ms / 1000)
     notify(session, table_id)
     return True
 
 
 def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
     """Late hands are set by the house way (time-outs); the dealer sets the bank's hand."""
-    table = lock_table(session, table_id)
-    row = current_row(session, table)
+    row = lock_head(session, table_id).round
     if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
         return False
     rnd = load_round(session, row)
@@ -173,35 +182,47 @@ def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
         new += rnd.time_out(spot)
     new += rnd.set_dealer()
     append(session, row, rnd, new)
-    row.deadline = None
+    row.set(session, deadline=None)
     notify(session, table_id)
     return True
 
 
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_USERS: Final = cast(sa.Table, User.__table__)
+_ROUND_WAGERS: Final = (
+    sa.select(
+        _WAGERS.c.spot, _WAGERS.c.user_id, _USERS.c.username, _WAGERS.c.amount, _WAGERS.c.status
+    )
+    .join(_USERS, _USERS.c.id == _WAGERS.c.user_id)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"))
+    .order_by(_WAGERS.c.spot)
+)
+_CLOSE_WAGER: Final = (
+    sa.update(_WAGERS)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("w_spot"))
+    .values(status=sa.bindparam("w_status"), returned=sa.bindparam("w_returned"))
+)
+
+
 def settle(session: Session, table_id: int, round_id: str) -> bool:
     """Settle every spot and move the money, in one transaction with the events."""
-    table = lock_table(session, table_id)
-    row = current_row(session, table)
+    head = lock_head(session, table_id)
+    row = head.round
     if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
         return False
     rnd = load_round(session, row)
     new = rnd.settle()
-    owners = spot_owners(session, row.id)
-    wagers = {
-        w.spot: w
-        for w in session.execute(
-            sa.select(RoundWager).where(RoundWager.round_id == row.id)
-        ).scalars()
-    }
+    wagers = {w.spot: w for w in session.execute(_ROUND_WAGERS, {"rid": row.id})}
     movements: list[Movement] = []
+    closed: list[dict[str, Any]] = []
     house = TableAccounts.of(table_id)
     for spot, result in rnd.results.items():
-        w = wagers[spot]
-        if w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
+        w = wagers.get(spot)
+        if w is None or w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
             raise InconsistentRound(
                 f"round {row.id} spot {spot}: the wager record does not match the log"
             )
-        name = wallet(owners[spot][1])
+        name = wallet(w.username)
         memo = f"spot {spot} {result.outcome}"
         if result.returned == 0:
             movements.append(Movement(house.wagers, house.win, result.wager, memo))
@@ -213,63 +234,76 @@ def settle(session: Session, table_id: int, round_id: str) -> bool:
                 movements.append(
                     Movement(name, house.commission, result.commission, memo + " commission")
                 )
-        w.status = WagerStatus.SETTLED
-        w.returned = result.returned
+        closed.append(
+            {
+                "rid": row.id,
+                "w_spot": spot,
+                "w_status": WagerStatus.SETTLED.value,
+                "w_returned": result.returned,
+            }
+        )
+    if closed:
+        session.connection().execute(_CLOSE_WAGER, closed)
     ledger.post(session, "settlement", movements, reference=row.id)
-    floor.record_settlement(session, table, rnd.results)  # the floor's running totals
+    floor.record_settlement(session, head.table, rnd.results)  # the floor's running totals
     append(session, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
-    row.result = {
+    result_doc = {
         "totals": totals,
         "returned": {str(s): r.returned for s, r in rnd.results.items()},
     }
-    _end(table, row)
+    _end(session, head, row, result_doc)
     notify(session, table_id)
     return True
 
 
-def _end(table: GameTable, row: RoundRow) -> None:
-    row.ended_at = now()
-    row.deadline = None
-    table.current_round_id = None
+def _end(session: Session, head: Head, row: RoundHead, result: dict[str, Any]) -> None:
+    row.set(session, ended_at=now(), deadline=None, result=result)
+    set_current(session, head.id, None, head.round_count)
+    head.round = None
 
 
-def _refund_all(session: Session, table: GameTable, row: RoundRow, reason: str) -> int:
+def _refund_all(session: Session, head: Head, row: RoundHead, reason: str) -> int:
     """Return every wager still in play (exactly once: each wager's status moves to
     ``returned`` in the same transaction as its refund)."""
-    owners = spot_owners(session, row.id)
     movements = []
+    closed: list[dict[str, Any]] = []
     total = 0
-    for w in session.execute(
-        sa.select(RoundWager)
-        .where(RoundWager.round_id == row.id, RoundWager.status == WagerStatus.IN_PLAY)
-        .order_by(RoundWager.spot)
-    ).scalars():
+    for w in session.execute(_ROUND_WAGERS, {"rid": row.id}):
+        if w.status != WagerStatus.IN_PLAY:
+            continue
         movements.append(
             Movement(
-                TableAccounts.of(table.id).wagers,
-                wallet(owners[w.spot][1]),
+                TableAccounts.of(head.id).wagers,
+                wallet(w.username),
                 w.amount,
                 f"spot {w.spot} void",
             )
         )
-        w.status = WagerStatus.RETURNED
-        w.returned = w.amount
+        closed.append(
+            {
+                "rid": row.id,
+                "w_spot": w.spot,
+                "w_status": WagerStatus.RETURNED.value,
+                "w_returned": w.amount,
+            }
+        )
         total += w.amount
+    if closed:
+        session.connection().execute(_CLOSE_WAGER, closed)
     if movements:
         ledger.post(session, "void-refund", movements, reference=row.id)
-        floor.record_void(session, table, total)
-    row.result = {"void": reason, "returned_total": total}
-    _end(table, row)
+        floor.record_void(session, head.table, total)
+    _end(session, head, row, {"void": reason, "returned_total": total})
     return total
 
 
 def void(session: Session, table_id: int, round_id: str, reason: str, actor: str = SYSTEM) -> bool:
     """Void the round: every wager returned, the fault recorded in the log and the audit log.
     Works even when the log cannot be replayed (the wager records say what to return)."""
-    table = lock_table(session, table_id)
-    row = current_row(session, table)
+    head = lock_head(session, table_id)
+    row = head.round
     if row is None or row.id != round_id or row.phase in ENDED:
         return False
     phase_before = row.phase
@@ -278,24 +312,11 @@ def void(session: Session, table_id: int, round_id: str, reason: str, actor: str
         append(session, row, rnd, rnd.void(reason))
     except PaigowError as exc:  # an unreadable log: record the void by hand
         reason = f"{reason}; the log cannot be replayed: {exc}"
-        returned = [
-            [w.spot, w.amount]
-            for w in session.execute(
-                sa.select(RoundWager).where(RoundWager.round_id == row.id).order_by(RoundWager.spot)
-            ).scalars()
-        ]
-        session.add(
-            RoundEvent(
-                round_id=row.id,
-                seq=row.event_count,
-                type="voided",
-                data={"type": "voided", "reason": reason, "returned": returned},
-                created_at=now(),
-            )
-        )
-        row.event_count += 1
-        row.phase = Phase.VOIDED.value
-    total = _refund_all(session, table, row, reason)
+        returned = [[w.spot, w.amount] for w in session.execute(_ROUND_WAGERS, {"rid": row.id})]
+        event = {"type": "voided", "reason": reason, "returned": returned}
+        insert_events(session, row.id, row.event_count, [event])
+        row.set(session, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
+    total = _refund_all(session, head, row, reason)
     record(
         session,
         actor,

@@ -1,0 +1,236 @@
+"""The table and its current round as a step locks, reads and changes them: Core statements of
+exactly the columns a step needs (no ORM objects, no unit-of-work flush), and the table's
+configuration, which never changes once the table is created, cached in the process.
+
+A step locks the table's row and reads its round in one statement (:func:`lock_head`); the
+round's changes are kept on its :class:`RoundHead` and written in one ``UPDATE`` just before the
+transaction commits (:func:`RoundHead.set`), so a step that appends events and moves a deadline
+writes the round's row once.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.house_way import HouseWay
+from paigow.ruleset import Ruleset
+from paigow.service.db import GameTable, RoundRow
+from paigow.service.errors import NotFound
+
+_TABLES: Final = cast(sa.Table, GameTable.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """What never changes at a table once it is created: its ruleset, house way, mode and time
+    limits (``created_at`` tells a cached copy from another table's that reused the id)."""
+
+    id: int
+    name: str
+    ruleset: Mapping[str, Any]
+    house_way: Mapping[str, Any]
+    mode: str
+    betting_time_ms: int
+    setting_time_ms: int
+    created_at: float
+
+    @functools.cached_property
+    def rules(self) -> Ruleset:
+        return Ruleset.from_dict(dict(self.ruleset))
+
+    @functools.cached_property
+    def way(self) -> HouseWay:
+        return HouseWay.from_dict(dict(self.house_way))
+
+
+class _Configs:
+    """Table configurations by database engine and table id, for every thread of the process."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[int, int], TableConfig] = {}
+        self._lock = threading.Lock()
+
+    def get(self, conn: sa.Connection, table_id: int, created_at: float) -> TableConfig:
+        key = (id(conn.engine), table_id)  # one process may serve (or test) several databases
+        hit = self._items.get(key)
+        if hit is not None and hit.created_at == created_at:
+            return hit
+        row = conn.execute(_CONFIG, {"tid": table_id}).one()
+        config = TableConfig(
+            id=table_id,
+            name=row.name,
+            ruleset=dict(row.ruleset),
+            house_way=dict(row.house_way),
+            mode=row.mode,
+            betting_time_ms=int(row.betting_time_ms),
+            setting_time_ms=int(row.setting_time_ms),
+            created_at=float(row.created_at),
+        )
+        with self._lock:
+            if len(self._items) > 10_000:
+                self._items.clear()
+            self._items[key] = config
+        return config
+
+
+CONFIGS: Final = _Configs()
+
+_CONFIG: Final = sa.select(
+    _TABLES.c.name,
+    _TABLES.c.ruleset,
+    _TABLES.c.house_way,
+    _TABLES.c.mode,
+    _TABLES.c.betting_time_ms,
+    _TABLES.c.setting_time_ms,
+    _TABLES.c.created_at,
+).where(_TABLES.c.id == sa.bindparam("tid"))
+
+
+@dataclass(eq=False)
+class RoundHead:
+    """A round's row as a step reads it; :meth:`set` changes it (written before the commit)."""
+
+    id: str
+    table_id: int
+    number: int
+    phase: str
+    deadline: float | None
+    event_count: int
+    changed: dict[str, Any] = field(default_factory=dict)
+
+    def set(self, session: Session, **values: Any) -> None:
+        """Change columns of the round's row (``phase``, ``event_count``, ``deadline``,
+        ``result``, ``ended_at``): written in one UPDATE when ``session`` commits."""
+        for name, value in values.items():
+            if name in ("phase", "event_count", "deadline"):
+                setattr(self, name, value)
+        self.changed.update(values)
+        pending: list[RoundHead] = session.info.setdefault(_PENDING, [])
+        if self not in pending:
+            pending.append(self)
+
+
+_PENDING: Final = "round_heads"
+
+
+@sa.event.listens_for(Session, "before_commit")
+def _write_rounds(session: Session) -> None:
+    """Write the changed rounds of ``session`` (every session: one dict look-up when none)."""
+    if _PENDING not in session.info:
+        return
+    pending: list[RoundHead] = session.info.pop(_PENDING)
+    for head in pending:
+        if head.changed:
+            names = tuple(sorted(head.changed))
+            stmt = _UPDATES.get(names)
+            if stmt is None:
+                stmt = _UPDATES[names] = (
+                    sa.update(_ROUNDS)
+                    .where(_ROUNDS.c.id == sa.bindparam("round_id"))
+                    .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
+                )
+            values = {f"new_{n}": v for n, v in head.changed.items()}
+            session.connection().execute(stmt, {"round_id": head.id, **values})
+            head.changed = {}
+
+
+_UPDATES: dict[tuple[str, ...], sa.Update] = {}
+"""The round's UPDATE for each set of columns a step changes (built once)."""
+
+
+@dataclass(eq=False)
+class Head:
+    """A table locked for a step: its configuration, status and round count, and its current
+    round (None: no round in progress)."""
+
+    table: TableConfig
+    status: str
+    round_count: int
+    round: RoundHead | None
+
+    @property
+    def id(self) -> int:
+        return self.table.id
+
+
+_HEAD: Final = (
+    sa.select(
+        _TABLES.c.status,
+        _TABLES.c.round_count,
+        _TABLES.c.created_at,
+        _ROUNDS.c.id,
+        _ROUNDS.c.number,
+        _ROUNDS.c.phase,
+        _ROUNDS.c.deadline,
+        _ROUNDS.c.event_count,
+    )
+    .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _TABLES.c.current_round_id))
+    .where(_TABLES.c.id == sa.bindparam("tid"))
+)
+"""SQLite: the table and its current round in one statement."""
+
+
+_LOCK: Final = (
+    sa.select(
+        _TABLES.c.status, _TABLES.c.round_count, _TABLES.c.created_at, _TABLES.c.current_round_id
+    )
+    .where(_TABLES.c.id == sa.bindparam("tid"))
+    .with_for_update()
+)
+_ROUND: Final = sa.select(
+    _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.phase, _ROUNDS.c.deadline, _ROUNDS.c.event_count
+).where(_ROUNDS.c.id == sa.bindparam("rid"))
+
+
+def lock_head(session: Session, table_id: int) -> Head:
+    """The table's row locked for this transaction with its current round: on SQLite in one
+    statement (the write transaction holds the whole database from its start); on PostgreSQL
+    the round is read after the lock is held, by a statement of its own (a row lock that had to
+    wait re-reads the locked row but not the rows joined to it, which would be as they were
+    before the other transaction committed)."""
+    conn = session.connection()
+    if conn.dialect.name == "sqlite":
+        row = conn.execute(_HEAD, {"tid": table_id}).first()
+        if row is None:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        status, count, created_at, rid, number, phase, deadline, events = row
+    else:
+        locked = conn.execute(_LOCK, {"tid": table_id}).first()
+        if locked is None:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        status, count, created_at, current = locked
+        rid = number = phase = deadline = events = None
+        if current is not None:
+            found = conn.execute(_ROUND, {"rid": current}).first()
+            if found is not None:
+                rid, number, phase, deadline, events = found
+    config = CONFIGS.get(conn, table_id, float(created_at))
+    current = None
+    if rid is not None:
+        current = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
+    return Head(config, str(status), int(count), current)
+
+
+def set_current(session: Session, table_id: int, round_id: str | None, round_count: int) -> None:
+    """The table's current round (None: none) and how many rounds it has opened."""
+    session.connection().execute(
+        _SET_CURRENT, {"tid": table_id, "current": round_id, "count": round_count}
+    )
+
+
+_SET_CURRENT: Final = (
+    sa.update(_TABLES)
+    .where(_TABLES.c.id == sa.bindparam("tid"))
+    .values(
+        current_round_id=sa.bindparam("current", type_=sa.String),
+        round_count=sa.bindparam("count", type_=sa.Integer),
+    )
+)
