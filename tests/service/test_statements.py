@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from paigow.service.db import LedgerEntry, LedgerTransaction
 
 
 class Counter:
@@ -82,6 +83,19 @@ def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
     with counter.count() as n, rt.write() as s:
         assert rounds.settle(s, tid, view.round_id)
     figures["settle"] = n[0]
+    with rt.db.read() as s:  # the accounts whose balance the settlement changed
+        figures["accounts settled"] = len(
+            s.execute(
+                sa.select(LedgerEntry.account)
+                .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
+                .where(
+                    LedgerTransaction.reference == view.round_id,
+                    LedgerTransaction.kind == "settlement",
+                )
+                .group_by(LedgerEntry.account)
+                .having(sa.func.sum(LedgerEntry.amount) != 0)
+            ).all()
+        )
     with counter.count() as n:
         listed = clients[0].ok(clients[0].get("/api/tables"))
     figures["GET /api/tables"] = n[0]
@@ -112,6 +126,8 @@ def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
         svc.stop()
     sqlite = db_url.startswith("sqlite")
     assert figures["tables listed"] == 2
+    accounts = figures["accounts settled"]
+    assert 2 <= accounts <= 9  # six wallets at most, and the table's wagers, win, commission
     # writes: one statement of framing either way (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
     # pg_notify of the table notice); reads: SQLite's BEGIN
     read = 1 if sqlite else 0
@@ -127,9 +143,10 @@ def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
         "deal": 4 + pg,
         "set": 5 + pg,
         "dealer sets": 4 + pg,
-        # one update per wallet paid (up to six; PostgreSQL: and its notice), the floor's
-        # running totals and flags
-        "settle": 20 if sqlite else 34,
+        # a fixed part (the table and its round, the wagers read and closed, the ledger's
+        # transaction and entries, the event, the floor's running totals and flags) and one
+        # balance update per account the settlement changed (PostgreSQL: and a wallet's notice)
+        "settle": 13 + accounts if sqlite else 12 + 2 * accounts,
         "GET /api/tables": 3 + read,  # tables, seats, rounds (+ wagers): however many tables
         "GET /api/tables again": 0,  # cached until a table notice
         "GET /api/tables/{id}": 0,  # the same cache
