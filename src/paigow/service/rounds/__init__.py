@@ -13,8 +13,9 @@ starting position and packets in one step), then sets the bank's hand after ever
 or the time limit has passed, the late hands set by the house way (``dealer``), then settles
 (``settled``). A round that cannot go on is voided and every wager returned.
 
-The package: :mod:`.log` (the round's log), :mod:`.players` (player commands), :mod:`.steps`
-(the dealer's steps) and :mod:`.recall` (game recall); callers use the names re-exported here
+The package: :mod:`.head` (the table and its round as a step locks, reads and writes them),
+:mod:`.log` (the round's log), :mod:`.players` (player commands), :mod:`.steps` (the dealer's
+steps) and :mod:`.recall` (game recall); callers use the names re-exported here
 (``rounds.settle``), so a wrapper set on this package is the one the dealer calls.
 """
 
