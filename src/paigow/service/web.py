@@ -30,9 +30,8 @@ from pydantic import BaseModel, Field
 
 from paigow.errors import PaigowError
 from paigow.service.auth import Principal
-from paigow.service.errors import BadRequest, Forbidden, NotFound
+from paigow.service.errors import BadRequest, NotFound
 from paigow.service.schemas import CardCode, Strict
-from paigow.service.statuses import TableMode
 
 WEB_DIR = Path(str(resources.files("paigow") / "web"))
 """The page's files (package data)."""
@@ -103,7 +102,7 @@ def mount_web(app: FastAPI) -> None:
     """Serve the browser table from ``app`` (call once, from ``create_app``)."""
     from paigow.service import ledger, rounds, tables
     from paigow.service.app import current_user
-    from paigow.service.db import GameTable, LedgerEntry, LedgerTransaction
+    from paigow.service.db import LedgerEntry, LedgerTransaction
 
     me = Depends(current_user)
 
@@ -164,18 +163,11 @@ def mount_web(app: FastAPI) -> None:
     ) -> dict[str, Any]:
         from paigow.analysis.analyze import analyze, analyze_fast
         from paigow.cards import parse_cards
+        from paigow.service.rounds.players import practice_table
 
         rt = app.state.rt
         with rt.db.read() as s:
-            table = s.get(GameTable, table_id)
-            if table is None:
-                raise NotFound(f"no table {table_id}", code="no-table")
-            if table.mode != TableMode.PRACTICE:
-                raise Forbidden(
-                    "the EV is for practice tables only: at a casino table the player sets the "
-                    "hand without help (68 IAC 10-9-13(a))",
-                    code="casino-table",
-                )
+            table = practice_table(s, table_id, "the EV is")
             hand = rounds.my_hand(s, table_id, user)
             way = tables.table_house_way(table)
             ruleset = tables.table_ruleset(table)

@@ -231,22 +231,30 @@ def my_hand(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
     }
 
 
-def hint(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
+def practice_table(session: Session, table_id: int, what: str) -> GameTable:
+    """The table, when it is a practice table: ``what`` (hints, the EV) is refused at a casino
+    table, where the player sets the hand without help."""
     table = session.get(GameTable, table_id)
     if table is None:
         raise NotFound(f"no table {table_id}", code="no-table")
     if table.mode != TableMode.PRACTICE:
         raise Forbidden(
-            "hints are for practice tables only: at a casino table the player sets the hand "
-            "without help (68 IAC 10-9-13(a))",
+            f"{what} for practice tables only: at a casino table the player sets the "
+            "hand without help (68 IAC 10-9-13(a))",
             code="casino-table",
         )
+    return table
+
+
+def hint(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
+    table = practice_table(session, table_id, "hints are")
     hand = my_hand(session, table_id, user)
     if hand["cards"] is None:
         raise Conflict("your cards are not dealt yet", code="not-dealt")
     way = table_house_way(table)
-    hw = way.set_hand(parse_cards(hand["cards"]), table_ruleset(table).wheel)
-    value = hw.setting.value(table_ruleset(table).wheel)
+    wheel = table_ruleset(table).wheel
+    hw = way.set_hand(parse_cards(hand["cards"]), wheel)
+    value = hw.setting.value(wheel)
     return {
         "house_way": way.name,
         "rule": hw.rule,
