@@ -348,14 +348,14 @@ def test_migration_moves_the_secret_out_and_keys_the_usernames(tmp_path: Any) ->
 
 # ----------------------------------------------------------------------------- WebSockets
 def test_websocket_closed_when_its_token_expires(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, token_ttl_s=2)
+    s = helpers.Service(db_url, token_ttl_s=4)  # room for a loaded machine to connect first
     try:
         table = s.new_table()
         c = s.player("eve", credit=0)
         ws = c.ws(table)
         try:
             ws.wait_for(lambda m: m.get("type") == "hello")
-            m = ws.wait_for(lambda m: m.get("code") == "token-expired", timeout=10)
+            m = ws.wait_for(lambda m: m.get("code") == "token-expired", timeout=15)
             assert "log in again" in m["detail"]
             ws.thread.join(10)
             assert ws.closed == 4401
