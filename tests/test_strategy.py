@@ -35,8 +35,8 @@ def spec(compiled: CompiledHouseWay, table_folder: Path) -> TableSpec:
 
 
 def _brute(compiled: CompiledHouseWay, deck: list[int], rate: Fraction) -> dict[int, tuple]:
-    """For every hand of ``deck`` (by colex index): the set of its optimal settings' (high, low)
-    ranks, the best EV numerator, the house way's setting ranks and rule."""
+    """For every hand of ``deck`` (by colex index): the best EV numerator, the set of its optimal
+    settings' (high, low) ranks, the house way's setting ranks and the EV numerator they give."""
     hands = list(itertools.combinations(sorted(deck), 7))
     t = compiled.tables
     ranks = [compiled.dealer_ranks([Card(c) for c in h]) for h in hands]
@@ -59,7 +59,8 @@ def _brute(compiled: CompiledHouseWay, deck: list[int], rate: Fraction) -> dict[
             evs.append(((w * (rate.denominator - rate.numerator) - lo * rate.denominator), ph, pl))
         best = max(e[0] for e in evs)
         idx = int(sum(int(K.BINOM[c, k + 1]) for k, c in enumerate(p)))
-        out[idx] = (best, {(e[1], e[2]) for e in evs if e[0] == best}, (hs[i], ls[i]))
+        hw_ev = next(e[0] for e in evs if (e[1], e[2]) == (hs[i], ls[i]))
+        out[idx] = (best, {(e[1], e[2]) for e in evs if e[0] == best}, (hs[i], ls[i]), hw_ev)
     return out
 
 
@@ -76,7 +77,7 @@ def test_every_class_matches_brute_force(
     assert list(res.rows[:, KS.C_COLEX]) == sorted(res.rows[:, KS.C_COLEX])
     for row in res.rows:
         idx = int(row[KS.C_COLEX])
-        best_ev, best_ranks, hw_ranks = brute[idx]
+        best_ev, best_ranks, hw_ranks, _ = brute[idx]
         hand = _hand_of(idx)
         i, j = LOW_POSITIONS[int(row[KS.C_BEST])]
         high = [Card(c) for k, c in enumerate(hand) if k not in (i, j)]
@@ -100,6 +101,43 @@ def test_every_class_matches_brute_force(
     weights = res.rows[:, KS.C_WEIGHT].astype(np.int64)
     differ = res.rows[:, KS.C_BEST] != res.rows[:, KS.C_HW]
     assert sum(c.differ for c in costs) == int(weights[differ].sum())
+
+
+def test_rule_costs_of_an_operator_house_way_file(table_folder: Path, tmp_path: Path) -> None:
+    """An operator's house-way file, loaded as ``--house-way FILE`` loads it: each rule's hands,
+    the hands where the optimal setting differs and the EV given up equal a brute force over every
+    hand of a reduced deck; ``strategy explain --house-way FILE`` takes the file (and asks for the
+    build, which takes the full deck)."""
+    from typer.testing import CliRunner
+
+    from paigow.cli import app
+    from paigow.house_way import HouseWay
+
+    path = tmp_path / "riverboat.toml"
+    path.write_text(
+        'name = "riverboat"\n[two_pair]\naces = "split"\nhigh_high = "keep"\n'
+        'high_middle = "keep-if-king"\nhigh_low = "keep"\nmiddle_middle = "split"\n'
+        'middle_low = "keep"\nlow_low = "keep"\n[quads]\nlow = "split"\nmiddle = "keep"\n'
+        'high = "keep"\n'
+    )
+    way = HouseWay.load(str(path))
+    assert way.name == "riverboat" and way.to_dict() != HouseWay.preset("standard").to_dict()
+    spec = TableSpec.of(way, Wheel.SECOND, table_folder)
+    compiled = spec.open()
+    deck = DECKS["JQKA+joker"]
+    rate = Commission("0.05")
+    costs = compute(spec, Runner(workers=2), rate, deck).rule_costs()
+    unit = rate.rate.denominator * comb(len(deck) - 7, 7)
+    expect: dict[str, tuple[int, int, Fraction]] = {}
+    for idx, (best, _, _, hw_ev) in _brute(compiled, deck, rate.rate).items():
+        rule = way.set_hand([Card(c) for c in _hand_of(idx)]).rule
+        hands, differ, given = expect.get(rule, (0, 0, Fraction(0)))
+        expect[rule] = (hands + 1, differ + (best > hw_ev), given + Fraction(best - hw_ev, unit))
+    assert {c.rule: (c.hands, c.differ, c.given_up) for c in costs if c.hands} == expect
+    assert sum(d for _, d, _ in expect.values()) > 0  # some rule costs something here
+    result = CliRunner().invoke(app, ["strategy", "explain", "--house-way", str(path)])
+    assert result.exit_code == 2 and "paigow strategy build" in result.output, result.output
+    assert "riverboat" in result.output
 
 
 def _hand_of(idx: int) -> list[int]:
@@ -142,7 +180,7 @@ def test_every_hand_maps_to_its_class(
     canon = np.empty(7, dtype=np.int64)
     new_suit = np.empty(4, dtype=np.int64)
     t = compiled.tables
-    for idx, (_, best_ranks, hw_ranks) in brute.items():
+    for idx, (_, best_ranks, hw_ranks, _) in brute.items():
         hand = np.array(_hand_of(idx), dtype=np.int64)
         cls = KS.class_of_hand(hand, keys, K.BINOM, canon, new_suit)
         assert cls >= 0
@@ -263,7 +301,9 @@ def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) ->
     rows = strat.lookup_indices(hands)
     t = compiled.tables
     den, num = rate.rate.denominator, rate.rate.numerator
-    for hand, row, (best_ev, best_ranks, hw_ranks) in zip(hands, rows, brute.values(), strict=True):
+    for hand, row, (best_ev, best_ranks, hw_ranks, _) in zip(
+        hands, rows, brute.values(), strict=True
+    ):
         ans = strat.answer([Card(int(c)) for c in hand], row)
         s = ans.setting
         assert (t.rank5_of(s.high), t.rank2_of(s.low)) in best_ranks

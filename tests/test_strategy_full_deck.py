@@ -60,13 +60,12 @@ class Kernel:
         self.tp, self.quads = kernel_params(compiled.way)
 
     def counts(self, p: K.Arr, sel: K.Arr, nsel: int) -> tuple[K.Arr, K.Arr]:
-        st, t = self.st, self.c.tables
+        st = self.st
         wins = np.zeros(21, dtype=np.int64)
         losses = np.zeros(21, dtype=np.int64)
         hand_counts(
-            p, st.deck, self.c.table, K.BINOM, t.rank5, t.rank2, st.class_of, st.cum_base,
-            st.cum, st.hv3, st.off3, st.hc3, st.idx3, st.hv4, st.off4, st.hc4, st.idx4, st.p5h,
-            st.p5l, st.size5, self._ph, self._pl, sel, nsel, wins, losses,
+            p, self.c.table, K.BINOM, *st.kernel_args(), self._ph, self._pl, sel, nsel, wins,
+            losses,
         )  # fmt: skip
         return wins, losses
 

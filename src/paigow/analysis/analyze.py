@@ -190,9 +190,8 @@ def analyze_fast(
     w = np.zeros(21, dtype=np.int64)
     lo = np.zeros(21, dtype=np.int64)
     hand_counts(
-        p, st.deck, compiled.table, K.BINOM, t.rank5, t.rank2, st.class_of, st.cum_base,
-        st.cum, st.hv3, st.off3, st.hc3, st.idx3, st.hv4, st.off4, st.hc4, st.idx4, st.p5h,
-        st.p5l, st.size5, ph, pl, np.arange(21, dtype=np.int64), 21, w, lo,
+        p, compiled.table, K.BINOM, *st.kernel_args(), ph, pl, np.arange(21, dtype=np.int64), 21,
+        w, lo,
     )  # fmt: skip
     # the kernel's settings are over the cards sorted by index; map them to all_settings(seven)
     pos = {seven[k].index: k for k in range(7)}

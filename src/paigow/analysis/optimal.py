@@ -8,9 +8,10 @@ inclusion-exclusion over the 128 subsets T of P,
 and each term is a dominance count of the point s = (high rank, low rank) against the hands that
 contain T. Those are precomputed once per class of T under suit relabelling:
   |T| <= 2  dense cumulative tables (O(1) a query);
-  |T| = 3, 4  each class's hands grouped by low rank, high ranks sorted (binary searches), with a
-            cumulative count by high rank;
-  |T| = 5  each class's 1,128 hands as a list;
+  |T| = 3, 4, 5  each class's hands sorted by high rank: their low ranks, counts of the hands
+            below each low rank at every block boundary, and where each high rank starts
+            (|T| = 3, 4: a table; |T| = 5, 1,128 hands a class: a binary search of their high
+            ranks), so that a query reads a block row and scans at most half a block;
   |T| = 6, 7  read from the compiled table directly.
 Player hands are taken one per suit class (6,972,147 of them), weighted by the class's size.
 The run itself (every class's optimal setting, and the exact edge from the same computation)
@@ -34,16 +35,20 @@ from paigow.analysis import kernels as K
 from paigow.analysis.compiled import identity
 from paigow.analysis.kernels import Arr
 from paigow.analysis.kernels.optimal import (
-    STEP3,
-    STEP4,
+    BLOCK3,
+    BLOCK4,
+    BLOCK5,
+    block_rows,
     build_cum,
-    build_grouped,
-    build_index,
-    build_points,
+    build_sorted,
 )
 from paigow.analysis.runner import TableSpec
 
-STRUCTURES_VERSION = 2
+STRUCTURES_VERSION = 3
+
+#: The structures as the kernels take them: deck, class_of, cum_base, cum, lw3, cc3, hc3, lw4,
+#: cc4, hc4, hv5, lw5, cc5.
+KernelArgs = tuple[Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr, Arr]
 
 
 # ------------------------------------------------------------------------------ structures
@@ -55,17 +60,23 @@ class Structures:
     class_of: Arr  # (8, C(53, 5)) int32; class_of[k, colex(T)]
     cum_base: Arr  # (3,) first cum index of k = 0, 1, 2
     cum: Arr  # (classes of k <= 2, n5 + 1, n2 + 1) uint32
-    hv3: Arr
-    off3: Arr
-    hc3: Arr
-    idx3: Arr  # coarse indices into hv3 (see paigow.analysis.kernels.optimal.STEP3)
-    hv4: Arr
-    off4: Arr
-    hc4: Arr
-    idx4: Arr
-    p5h: Arr
-    p5l: Arr
-    size5: int
+    lw3: Arr  # (classes * C(n - 3, 4),) uint8: low ranks, each class's hands by high rank
+    cc3: Arr  # (classes, block rows, n2 + 1) uint32: block counts (BLOCK3)
+    hc3: Arr  # (classes, n5 + 1) uint32: hands with high rank < h
+    lw4: Arr
+    cc4: Arr  # uint16
+    hc4: Arr  # uint16
+    hv5: Arr  # (classes * C(n - 5, 2),) uint16: high ranks, ascending in each class
+    lw5: Arr
+    cc5: Arr  # uint16
+
+    def kernel_args(self) -> KernelArgs:
+        """The structures in the order :func:`paigow.analysis.kernels.optimal.hand_counts`
+        takes them (from ``deck`` to ``cc5``)."""
+        return (
+            self.deck, self.class_of, self.cum_base, self.cum, self.lw3, self.cc3, self.hc3,
+            self.lw4, self.cc4, self.hc4, self.hv5, self.lw5, self.cc5,
+        )  # fmt: skip
 
 
 def build_structures(
@@ -105,22 +116,18 @@ def build_structures(
         build_cum(
             reps[k] if k else np.zeros((1, 1), dtype=np.int64), k, d, compiled.table, K.BINOM, part
         )
-    grouped = {}
-    for k in (3, 4):
+    sorted_: dict[int, tuple[Arr, Arr, Arr, Arr]] = {}
+    none = np.zeros(1, dtype=np.uint16)
+    for k, block in ((3, BLOCK3), (4, BLOCK4), (5, BLOCK5)):
         size = comb(n - k, 7 - k)
         m = len(reps[k])
-        hv = alloc(f"hv{k}", (m * size,), np.uint16)
-        off = alloc(f"off{k}", (m, n2 + 1), np.int64)
-        hc = alloc(f"hc{k}", (m, n5 + 1), np.uint32)
-        build_grouped(reps[k], k, d, compiled.table, K.BINOM, n5, n2, hv, off, hc)
-        step = STEP3 if k == 3 else STEP4
-        idx = alloc(f"idx{k}", (m, n2, -(-n5 // step) + 1), np.int32)
-        build_index(hv, off, step, idx)
-        grouped[k] = (hv, off, hc, idx)
-    size5 = comb(n - 5, 2)
-    p5h = alloc("p5h", (len(reps[5]) * size5,), np.uint16)
-    p5l = alloc("p5l", (len(reps[5]) * size5,), np.uint8)
-    build_points(reps[5], 5, d, compiled.table, K.BINOM, p5h, p5l)
+        count = np.uint32 if size > 0xFFFF else np.uint16
+        lw = alloc(f"lw{k}", (m * size,), np.uint8)
+        hv = alloc("hv5", (m * size,), np.uint16) if k == 5 else none
+        hc = alloc(f"hc{k}", (m, n5 + 1), count) if k < 5 else none.reshape(1, 1)
+        cc = alloc(f"cc{k}", (m, block_rows(size, block), n2 + 1), count)
+        build_sorted(reps[k], k, d, compiled.table, K.BINOM, n5, block, lw, hv, hc, cc)
+        sorted_[k] = (lw, cc, hc, hv)
     if folder is not None:
         np.save(folder / "class_of.npy", class_of)
         np.save(folder / "cum_base.npy", cum_base)
@@ -130,7 +137,8 @@ def build_structures(
                 arr.flush()
         (folder / "done").write_text(json.dumps({"version": STRUCTURES_VERSION}))
         return _load(folder, d)
-    return Structures(d, class_of, cum_base, cum, *grouped[3], *grouped[4], p5h, p5l, size5)
+    (lw3, cc3, hc3, _), (lw4, cc4, hc4, _), (lw5, cc5, _, hv5) = (sorted_[k] for k in (3, 4, 5))
+    return Structures(d, class_of, cum_base, cum, lw3, cc3, hc3, lw4, cc4, hc4, hv5, lw5, cc5)
 
 
 def _load(folder: Path, deck: Arr) -> Structures:
@@ -138,24 +146,8 @@ def _load(folder: Path, deck: Arr) -> Structures:
         arr: Arr = np.load(folder / f"{name}.npy", mmap_mode="r")
         return arr
 
-    n = len(deck)
-    return Structures(
-        deck,
-        m("class_of"),
-        m("cum_base"),
-        m("cum"),
-        m("hv3"),
-        m("off3"),
-        m("hc3"),
-        m("idx3"),
-        m("hv4"),
-        m("off4"),
-        m("hc4"),
-        m("idx4"),
-        m("p5h"),
-        m("p5l"),
-        comb(n - 5, 2),
-    )
+    names = ("cum", "lw3", "cc3", "hc3", "lw4", "cc4", "hc4", "hv5", "lw5", "cc5")
+    return Structures(deck, m("class_of"), m("cum_base"), *(m(name) for name in names))
 
 
 def structures_folder(spec: TableSpec, deck: Sequence[int]) -> Path:

@@ -89,11 +89,9 @@ def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
     t = compiled.tables
     tp, quads = kernel_params(compiled.way)
     rows, sums = KS.strategy_chunk(
-        chunk.top, chunk.second, st.deck, compiled.table, K.BINOM, t.rank5, t.rank2,
-        t.five_keys, t.two_keys, tp, quads, compiled.wheel.value == "lowest", st.class_of,
-        st.cum_base, st.cum, st.hv3, st.off3, st.hc3, st.idx3, st.hv4, st.off4, st.hc4, st.idx4,
-        st.p5h, st.p5l,
-        st.size5, chunk.num, chunk.den, N_RULES, chunk.limit,
+        chunk.top, chunk.second, compiled.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
+        t.two_keys, tp, quads, compiled.wheel.value == "lowest", *st.kernel_args(), chunk.num,
+        chunk.den, N_RULES, chunk.limit,
     )  # fmt: skip
     return chunk.key, [int(x) for x in sums], rows.astype(np.uint32)
 

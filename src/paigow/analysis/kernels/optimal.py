@@ -53,96 +53,83 @@ def build_cum(reps: Arr, k: int, deck: Arr, table: Arr, binom: Arr, cum: Arr) ->
                     col[low] += hist[h, low]
 
 
+#: Block sizes of the sorted structures of |T| = 3, 4 and 5: ``cc[cls, j, v]`` counts the hands
+#: among class cls's first j * BLOCK (in ascending high rank) with low rank < v, so that a count
+#: of the hands below a setting on both ranks reads one row and scans at most half a block.
+BLOCK3 = 256
+BLOCK4 = 128
+BLOCK5 = 128
+
+
+def block_rows(size: int, block: int) -> int:
+    """Rows of block counts for a class of ``size`` hands (edges 0, block, 2 block, ..., size).
+
+    >>> block_rows(1128, 128)
+    10
+    """
+    return -(-size // block) + 1
+
+
 @nb.njit(cache=True, nogil=True)
-def build_grouped(
+def build_sorted(
     reps: Arr,
     k: int,
     deck: Arr,
     table: Arr,
     binom: Arr,
     n5: int,
-    n2: int,
-    hvals: Arr,
-    offsets: Arr,
-    hcum: Arr,
+    block: int,
+    lw: Arr,
+    hv: Arr,
+    hc: Arr,
+    cc: Arr,
 ) -> None:
-    """For each class: its hands' high ranks grouped by low rank (each group sorted), the
-    groups' offsets, and hcum[i, h] = hands with high rank < h."""
-    size = hvals.shape[0] // reps.shape[0]
+    """For each class (the hands containing reps[i]): its hands in ascending high rank, their
+    low ranks into ``lw`` (and their high ranks into ``hv`` unless it is a one-element
+    placeholder), hc[i, h] = hands with high rank < h (unless ``hc`` is a placeholder), and the
+    block counts ``cc`` (see :data:`BLOCK3`)."""
+    m = reps.shape[0]
+    size = lw.shape[0] // m
+    n2 = cc.shape[2] - 1
+    rows = cc.shape[1]
     hs = np.empty(size, dtype=np.int64)
     ls = np.empty(size, dtype=np.int64)
     rest, f, d = _scratch(deck)
     dummy = np.empty((1, 1), dtype=np.int64)
     t = np.empty(k, dtype=np.int64)
-    for i in range(reps.shape[0]):
+    cnt = np.zeros(n5 + 1, dtype=np.int64)
+    hist = np.zeros(n2, dtype=np.int64)
+    for i in range(m):
         for j in range(k):
             t[j] = reps[i, j]
         n = points_containing(t, k, deck, table, binom, hs, ls, dummy, False, rest, f, d)
         base = i * size
-        # group by low rank (counting sort), then sort each group's high ranks
-        start = np.zeros(n2 + 1, dtype=np.int64)
-        for p in range(n):
-            start[ls[p] + 1] += 1
-        for v in range(n2):
-            start[v + 1] += start[v]
-        pos = start.copy()
-        buf = np.empty(n, dtype=np.int64)
-        for p in range(n):
-            buf[pos[ls[p]]] = hs[p]
-            pos[ls[p]] += 1
-        for v in range(n2):
-            buf[start[v] : start[v + 1]].sort()
-        for p in range(n):
-            hvals[base + p] = buf[p]
-        for v in range(n2 + 1):
-            offsets[i, v] = base + start[v]
-        cnt = np.zeros(n5 + 1, dtype=np.int64)
+        cnt[:] = 0
         for p in range(n):
             cnt[hs[p] + 1] += 1
         for h in range(n5):
             cnt[h + 1] += cnt[h]
-        for h in range(n5 + 1):
-            hcum[i, h] = cnt[h]
-
-
-@nb.njit(cache=True, nogil=True)
-def build_points(reps: Arr, k: int, deck: Arr, table: Arr, binom: Arr, ph: Arr, pl: Arr) -> None:
-    """Each class's hands as (high, low) lists, one after another."""
-    size = ph.shape[0] // reps.shape[0]
-    hs = np.empty(size, dtype=np.int64)
-    ls = np.empty(size, dtype=np.int64)
-    rest, f, d = _scratch(deck)
-    dummy = np.empty((1, 1), dtype=np.int64)
-    t = np.empty(k, dtype=np.int64)
-    for i in range(reps.shape[0]):
-        for j in range(k):
-            t[j] = reps[i, j]
-        n = points_containing(t, k, deck, table, binom, hs, ls, dummy, False, rest, f, d)
-        for p in range(n):
-            ph[i * size + p] = hs[p]
-            pl[i * size + p] = ls[p]
-
-
-#: Coarse indices into the grouped high ranks of |T| = 3 and 4: ``idx[cls, v, b]`` is where the
-#: high ranks >= b * STEP start in class cls's group of low rank v, so that a count needs a
-#: binary search over a few entries only.
-STEP3 = 64
-STEP4 = 256
-
-
-@nb.njit(cache=True, nogil=True)
-def build_index(hvals: Arr, offsets: Arr, step: int, idx: Arr) -> None:
-    """Fill ``idx[cls, v, b]`` (see :data:`STEP3`) from grouped, sorted high ranks."""
-    nb_ = idx.shape[2] - 1
-    for cls in range(offsets.shape[0]):
-        for v in range(offsets.shape[1] - 1):
-            lo, hi = offsets[cls, v], offsets[cls, v + 1]
-            p = lo
-            for b in range(nb_):
-                while p < hi and hvals[p] < b * step:
-                    p += 1
-                idx[cls, v, b] = p
-            idx[cls, v, nb_] = hi
+        if hc.shape[1] > 1:
+            for h in range(n5 + 1):
+                hc[i, h] = cnt[h]
+        for p in range(n):  # a stable counting sort by high rank
+            x = cnt[hs[p]]
+            cnt[hs[p]] += 1
+            lw[base + x] = ls[p]
+            if hv.shape[0] > 1:
+                hv[base + x] = hs[p]
+        hist[:] = 0
+        done = 0
+        for j in range(rows):
+            edge = min(j * block, n)
+            while done < edge:
+                hist[lw[base + done]] += 1
+                done += 1
+            acc = 0
+            cc[i, j, 0] = 0
+            for v in range(n2):
+                acc += hist[v]
+                cc[i, j, v + 1] = acc
 
 
 @nb.njit(cache=True, inline="always")
@@ -158,28 +145,69 @@ def _bisect(a: Arr, lo: int, hi: int, x: int) -> int:
     return lo - start
 
 
+@nb.njit(cache=True, inline="always")
+def _add_sorted(
+    cls: int,
+    size: int,
+    block: int,
+    lw: Arr,
+    cc: Arr,
+    hc: Arr,
+    hv: Arr,
+    search: bool,
+    sign: int,
+    ph: Arr,
+    pl: Arr,
+    sel: Arr,
+    nsel: int,
+    wins: Arr,
+    losses: Arr,
+) -> None:
+    """Add sign x the dominance counts of the settings against class ``cls`` of a sorted
+    structure. The hands below a setting's high rank are the class's first ``pos`` (read from
+    ``hc``, or a binary search of ``hv`` when ``search``; the other is a placeholder of the
+    same dimensions); of those, the ones below its low rank
+    are the nearest block row's count plus or minus a scan of at most half a block."""
+    base = cls * size
+    last = cc.shape[1] - 1
+    for qi in range(nsel):
+        q = sel[qi]
+        h, low = ph[q], pl[q]
+        pos = _bisect(hv, base, base + size, h) if search else np.int64(hc[cls, h])
+        j = (pos + (block >> 1)) // block
+        if j > last:
+            j = last
+        edge = min(j * block, size)
+        both = np.int64(cc[cls, j, low])
+        if edge <= pos:
+            for x in range(base + edge, base + pos):
+                both += np.int64(lw[x] < low)
+        else:
+            for x in range(base + pos, base + edge):
+                both -= np.int64(lw[x] < low)
+        below_l = np.int64(cc[cls, last, low])
+        wins[q] += sign * both
+        losses[q] += sign * (size - pos - below_l + both)
+
+
 @nb.njit(cache=True)
 def hand_counts(
     p: Arr,
-    deck: Arr,
     table: Arr,
     binom: Arr,
-    rank5: Arr,
-    rank2: Arr,
+    deck: Arr,
     class_of: Arr,
     cum_base: Arr,
     cum: Arr,
-    hv3: Arr,
-    off3: Arr,
+    lw3: Arr,
+    cc3: Arr,
     hc3: Arr,
-    idx3: Arr,
-    hv4: Arr,
-    off4: Arr,
+    lw4: Arr,
+    cc4: Arr,
     hc4: Arr,
-    idx4: Arr,
-    p5h: Arr,
-    p5l: Arr,
-    size5: int,
+    hv5: Arr,
+    lw5: Arr,
+    cc5: Arr,
     ph: Arr,
     pl: Arr,
     sel: Arr,
@@ -189,7 +217,8 @@ def hand_counts(
 ) -> int:
     """Wins and losses of the settings ``sel[:nsel]`` (of the 21, with dense ranks ph, pl) of the
     player hand ``p`` (7 cards ascending) against every dealer hand of ``deck`` disjoint from
-    it, into wins and losses (indexed by setting); returns the number of dealer hands."""
+    it, into wins and losses (indexed by setting); returns the number of dealer hands. The
+    arguments from ``deck`` to ``cc5`` are :meth:`paigow.analysis.optimal.Structures.kernel_args`."""
     n2 = cum.shape[2] - 1
     n5 = cum.shape[1] - 1
     for qi in range(nsel):
@@ -219,46 +248,24 @@ def hand_counts(
                 losses[q] += sign * (
                     size - np.int64(cum[c, h, n2]) - np.int64(cum[c, n5, low]) + both
                 )
-        elif k <= 4:
+        elif k == 3:
             cls = class_of[k, colex(t, k, binom)]
-            hv = hv3 if k == 3 else hv4
-            off = off3 if k == 3 else off4
-            hc = hc3 if k == 3 else hc4
-            idx = idx3 if k == 3 else idx4
-            step = STEP3 if k == 3 else STEP4
-            for qi in range(nsel):
-                q = sel[qi]
-                h, low = ph[q], pl[q]
-                below_h = np.int64(hc[cls, h])
-                b = h // step
-                both = np.int64(0)
-                if 2 * low <= n2:
-                    for v in range(low):
-                        lo_i = idx[cls, v, b]
-                        both += lo_i - off[cls, v] + _bisect(hv, lo_i, idx[cls, v, b + 1], h)
-                else:  # fewer groups above: all below h, less those with low rank >= low
-                    both = below_h
-                    for v in range(low, n2):
-                        lo_i = idx[cls, v, b]
-                        both -= lo_i - off[cls, v] + _bisect(hv, lo_i, idx[cls, v, b + 1], h)
-                below_l = off[cls, low] - off[cls, 0]
-                wins[q] += sign * both
-                losses[q] += sign * (size - below_h - below_l + both)
+            _add_sorted(
+                cls, size, BLOCK3, lw3, cc3, hc3, lw3, False, sign, ph, pl, sel, nsel, wins,
+                losses,
+            )  # fmt: skip
+        elif k == 4:
+            cls = class_of[k, colex(t, k, binom)]
+            _add_sorted(
+                cls, size, BLOCK4, lw4, cc4, hc4, lw4, False, sign, ph, pl, sel, nsel, wins,
+                losses,
+            )  # fmt: skip
         elif k == 5:
             cls = class_of[k, colex(t, k, binom)]
-            base = cls * size5
-            for qi in range(nsel):
-                q = sel[qi]
-                h, low = ph[q], pl[q]
-                w = 0
-                lo_ = 0
-                for x in range(base, base + size5):  # branch-free: the outcomes are random
-                    a = p5h[x] < h
-                    b = p5l[x] < low
-                    w += np.int64(a & b)  # type: ignore[assignment]
-                    lo_ += np.int64(not (a | b))  # type: ignore[assignment]
-                wins[q] += sign * w
-                losses[q] += sign * lo_
+            _add_sorted(
+                cls, size, BLOCK5, lw5, cc5, cum[0], hv5, True, sign, ph, pl, sel, nsel, wins,
+                losses,
+            )  # fmt: skip
         else:
             # |T| = 6 or 7: the hands containing T, straight from the table
             for x in deck:

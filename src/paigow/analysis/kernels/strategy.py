@@ -139,7 +139,6 @@ def count_chunk_classes(top: int, second: int, deck: Arr) -> int:
 def strategy_chunk(
     top: int,
     second: int,
-    deck: Arr,
     table: Arr,
     binom: Arr,
     rank5: Arr,
@@ -149,20 +148,19 @@ def strategy_chunk(
     tp: Arr,
     quads: Arr,
     lowest_wheel: bool,
+    deck: Arr,
     class_of: Arr,
     cum_base: Arr,
     cum: Arr,
-    hv3: Arr,
-    off3: Arr,
+    lw3: Arr,
+    cc3: Arr,
     hc3: Arr,
-    idx3: Arr,
-    hv4: Arr,
-    off4: Arr,
+    lw4: Arr,
+    cc4: Arr,
     hc4: Arr,
-    idx4: Arr,
-    p5h: Arr,
-    p5l: Arr,
-    size5: int,
+    hv5: Arr,
+    lw5: Arr,
+    cc5: Arr,
     num: int,
     den: int,
     n_rules: int,
@@ -170,7 +168,9 @@ def strategy_chunk(
 ) -> tuple[Arr, Arr]:
     """The optimal setting of every canonical player hand whose two highest cards are deck[top]
     and deck[second] (the first ``limit`` of them if limit > 0). Returns (rows, sums): one row
-    per class (columns :data:`COLS`), and the chunk's sums (:data:`HEAD`, then per rule)."""
+    per class (columns :data:`COLS`), and the chunk's sums (:data:`HEAD`, then per rule). The
+    arguments from ``deck`` to ``cc5`` are
+    :meth:`paigow.analysis.optimal.Structures.kernel_args`."""
     n = count_chunk_classes(top, second, deck)
     if limit > 0:
         n = min(n, limit)
@@ -197,8 +197,8 @@ def strategy_chunk(
             hw, rule = house_way_setting(p, tp, quads, lowest_wheel)
             nsel = candidates(ph, pl, five_keys, two_keys, hw, sel)
             total = hand_counts(
-                p, deck, table, binom, rank5, rank2, class_of, cum_base, cum, hv3, off3, hc3,
-                idx3, hv4, off4, hc4, idx4, p5h, p5l, size5, ph, pl, sel, nsel, wins, losses,
+                p, table, binom, deck, class_of, cum_base, cum, lw3, cc3, hc3, lw4, cc4, hc4,
+                hv5, lw5, cc5, ph, pl, sel, nsel, wins, losses,
             )  # fmt: skip
             b = best_of(sel, nsel, wins, losses, num, den, hw)
             rows[r, C_COLEX] = colex(p, 7, binom)
