@@ -203,7 +203,9 @@ def strategy(spec: TableSpec):  # type: ignore[no-untyped-def]
     from paigow.analysis.strategy import CompiledStrategy, strategy_path
 
     if not strategy_path(spec, Commission("0.05")).exists():
-        pytest.skip("no compiled strategy here: run `paigow strategy build` (about 7 min on 2 cores)")
+        pytest.skip(
+            "no compiled strategy here: run `paigow strategy build` (about 7 min on 2 cores)"
+        )
     return CompiledStrategy.open(spec, Commission("0.05"))
 
 

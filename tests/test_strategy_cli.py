@@ -45,7 +45,9 @@ def built(compiled: CompiledHouseWay, table_folder: Path) -> None:
 
     spec = TableSpec.of(compiled.way, Wheel.SECOND, table_folder)
     if not strategy_path(spec, Commission("0.05")).exists():
-        pytest.skip("no compiled strategy here: run `paigow strategy build` (about 7 min on 2 cores)")
+        pytest.skip(
+            "no compiled strategy here: run `paigow strategy build` (about 7 min on 2 cores)"
+        )
 
 
 def test_hand_batch_and_explain(built: None) -> None:
