@@ -297,6 +297,14 @@ class Paced:
     """Bots logged in so far (the measured log-ins at 10/s start once every bot has)."""
 
 
+def _code(r: Any) -> str:
+    """The error code of a refused request (its body's ``code``), or what the body was."""
+    try:
+        return str(r.json().get("code"))
+    except ValueError:
+        return repr(r.text[:60])
+
+
 async def _timed(stats: Paced, kind: str, coro: Any) -> Any:
     t0 = time.perf_counter()
     r = await coro
@@ -373,7 +381,7 @@ class Bot:
                         f"/api/tables/{tid}/sit", json={"spot": self.spot}, headers=h
                     )
                     if r.status_code != 200:
-                        stats.unexpected[f"sit {r.status_code}"] += 1
+                        stats.unexpected[f"sit {r.status_code} {_code(r)}"] += 1
                         return
                     while time.time() < until:
                         await self._round(http, h, tid, way, parse_cards, stats, rng, until)
@@ -402,7 +410,7 @@ class Bot:
             await self.wait(lambda m: m.get("type") in ("round-settled", "voided"), 30, mark)
             return
         if r.status_code != 200:
-            stats.unexpected[f"wager {r.status_code}"] += 1
+            stats.unexpected[f"wager {r.status_code} {_code(r)}"] += 1
             await asyncio.sleep(1)
             return
         placed = r.json()
@@ -536,7 +544,7 @@ async def _logins(
                     http.post("/api/auth/login", json={"username": name, "password": pw}),
                 )
                 if r.status_code != 200:
-                    stats.unexpected[f"login {r.status_code}"] += 1
+                    stats.unexpected[f"login {r.status_code} {_code(r)}"] += 1
 
             tasks.append(asyncio.create_task(one()))
             nxt += 1 / rate
