@@ -19,7 +19,9 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                time passed; settle after the dealer's hand); hands set by time-out. Meanwhile 10
                logins per second (the server's own argon2id parameters) with their latency,
                from when every bot has logged in (the bots log in all at once at the start,
-               retrying a 503 after its Retry-After; that burst is reported apart).
+               retrying a 503 after its Retry-After; that burst is reported apart, and play
+               starts after it too). The server's own time per request (its Server-Timing
+               header) and how late the bots' event loop runs are printed beside.
 ``reads``      ``--reads-rate`` unauthenticated ``GET /api/tables`` per second (open loop over
                64 keep-alive connections, latency counted from when each request was due) with
                ``/api/health`` probed 20 times a second, on the tables of the paced scenario.
@@ -286,6 +288,10 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
 @dataclass
 class Paced:
     lat: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    srv: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """The server's own time per request (its ``Server-Timing`` header, where the tree sends it)."""
+    lag: list[float] = field(default_factory=list)
+    """How late the bots' event loop woke from 20 ms sleeps (its own queueing, in ms)."""
     delivery: list[float] = field(default_factory=list)
     lateness: list[float] = field(default_factory=list)
     timeouts: int = 0
@@ -294,7 +300,8 @@ class Paced:
     stamped: bool = False
     rounds: int = 0
     logged_in: int = 0
-    """Bots logged in so far (the measured log-ins at 10/s start once every bot has)."""
+    """Bots logged in so far (play and the measured log-ins at 10/s start once every bot has)."""
+    bots: int = 0
 
 
 def _code(r: Any) -> str:
@@ -309,7 +316,18 @@ async def _timed(stats: Paced, kind: str, coro: Any) -> Any:
     t0 = time.perf_counter()
     r = await coro
     stats.lat[kind].append((time.perf_counter() - t0) * 1000)
+    timing = r.headers.get("server-timing", "")
+    if timing.startswith("app;dur="):
+        stats.srv[kind].append(float(timing[8:]))
     return r
+
+
+async def _loop_lag(stats: Paced, until: float) -> None:
+    """Sample how late the bots' own event loop runs (part of every latency they measure)."""
+    while time.time() < until:
+        t0 = time.perf_counter()
+        await asyncio.sleep(0.02)
+        stats.lag.append((time.perf_counter() - t0 - 0.02) * 1000)
 
 
 class Bot:
@@ -383,6 +401,10 @@ class Bot:
                     if r.status_code != 200:
                         stats.unexpected[f"sit {r.status_code} {_code(r)}"] += 1
                         return
+                    # play starts once every bot has logged in: the burst of their hashes is
+                    # the benchmark's start-up (reported apart), not the pace of people
+                    while stats.logged_in < stats.bots and time.time() < until:
+                        await asyncio.sleep(0.05)
                     while time.time() < until:
                         await self._round(http, h, tid, way, parse_cards, stats, rng, until)
                 finally:
@@ -637,9 +659,11 @@ def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
                 for i, (name, pw, t, spot) in enumerate(players)
             ]
             login_until = until - 5
+            stats.bots = len(bots)
             await asyncio.gather(
                 *(b.run(stats, until, random.Random(rng.random())) for b in bots),
                 _logins(url, players, args.login_rate, login_until, stats),
+                _loop_lag(stats, until),
             )
 
         cpu0 = s.cpu_s()
@@ -654,6 +678,17 @@ def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
             "paced set p50/p99 ms": f"{pct(stats.lat['set'], 0.5)}/{pct(stats.lat['set'], 0.99)}",
             "paced read p99 ms": pct(stats.lat["read"], 0.99),
             "paced read p50/p99 ms": f"{pct(stats.lat['read'], 0.5)}/{pct(stats.lat['read'], 0.99)}",
+            **{
+                f"paced {kind} in the server p50/p99 ms": (
+                    f"{pct(stats.srv[kind], 0.5)}/{pct(stats.srv[kind], 0.99)}"
+                    if stats.srv[kind]
+                    else "n/a"
+                )
+                for kind in ("wager", "set", "read")
+            },
+            "bots' event loop late p50/p99/max ms": (
+                f"{pct(stats.lag, 0.5)}/{pct(stats.lag, 0.99)}/{pct(stats.lag, 1.0)}"
+            ),
             "paced event delivery p99 ms": pct(stats.delivery, 0.99) if stats.stamped else "n/a",
             "paced event delivery p50 ms": pct(stats.delivery, 0.5) if stats.stamped else "n/a",
             "paced dealer step lateness p99 ms": pct(stats.lateness, 0.99)

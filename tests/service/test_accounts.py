@@ -162,3 +162,17 @@ def test_operator_cli_and_secrets_stay_out_of_logs(
         text=True,
     )
     assert missing.returncode != 0 and "password file" in missing.stderr
+
+
+def test_every_response_says_the_servers_time(svc: Any) -> None:
+    """``Server-Timing: app;dur=MS`` on answers and refusals alike (what a client subtracts
+    from its own latency to see its queueing)."""
+    import re
+
+    c = svc.player("tim")
+    responses = [c.get("/api/health"), c.get("/api/me"), c.get("/api/tables/999999")]
+    responses.append(c.http.get("/api/me"))  # no token: 401
+    assert [r.status_code for r in responses] == [200, 200, 404, 401]
+    for r in responses:
+        timing = r.headers.get("server-timing", "")
+        assert re.fullmatch(r"app;dur=\d+\.\d", timing), (r.request.url, timing)

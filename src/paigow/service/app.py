@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -117,6 +118,31 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+class ServerTiming:
+    """Add ``Server-Timing: app;dur=MS`` to every HTTP response: the milliseconds from the request
+    reaching the app to its response starting, so that a client can tell the server's time from
+    its own queueing and the network's."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - started) * 1000
+                headers = list(message.get("headers", []))
+                headers.append((b"server-timing", f"app;dur={ms:.1f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
 class _TooLarge(Exception):
     pass
 
@@ -211,6 +237,7 @@ def create_app(
     app.state.presence = presence
     app.state.states = states
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(ServerTiming)  # outermost: the whole of the app's time
 
     # ------------------------------------------------------------------ errors
     @app.exception_handler(ServiceError)
