@@ -395,16 +395,17 @@ class Bot:
 
                 task = asyncio.create_task(reader())
                 try:
+                    # play (sitting first) starts once every bot has logged in: the burst of
+                    # their hashes is the benchmark's start-up (reported apart), not the pace
+                    # of people
+                    while stats.logged_in < stats.bots and time.time() < until:
+                        await asyncio.sleep(0.05)
                     r = await http.post(
                         f"/api/tables/{tid}/sit", json={"spot": self.spot}, headers=h
                     )
                     if r.status_code != 200:
                         stats.unexpected[f"sit {r.status_code} {_code(r)}"] += 1
                         return
-                    # play starts once every bot has logged in: the burst of their hashes is
-                    # the benchmark's start-up (reported apart), not the pace of people
-                    while stats.logged_in < stats.bots and time.time() < until:
-                        await asyncio.sleep(0.05)
                     while time.time() < until:
                         await self._round(http, h, tid, way, parse_cards, stats, rng, until)
                 finally:
