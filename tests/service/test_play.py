@@ -123,6 +123,12 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
                 assert "deck" not in m and "leftover" not in m and "discarded" not in m
                 assert m["type"] in ("hello", "pong", "wallet", "table") or m["text"], m
                 assert not set(_strings(m)) & (leftover | discarded), m
+        # each player's feed ends on their wallet's committed balance (it travels in the
+        # change's notice, versioned, not read back)
+        for client, ws in ((a, wa), (b, wb)):
+            balance = client.ok(client.get("/api/me"))["balance"]
+            ws.wait_for(lambda m, want=balance: m["type"] == "wallet" and m["balance"] == want)
+            assert [m for m in ws.messages if m["type"] == "wallet"][-1]["balance"] == balance
         # after the round, players still see no deck or leftover
         after = b.ok(b.get(f"/api/rounds/{rid}"))
         assert not set(_strings(after)) & (leftover | discarded)

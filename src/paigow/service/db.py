@@ -71,6 +71,8 @@ class Account(Base):
     kind: Mapped[str] = mapped_column(sa.String(16))  # wallet | system
     user_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"), nullable=True)
     balance: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    version: Mapped[int] = mapped_column(sa.BigInteger, default=0, server_default="0")
+    """How many times a wallet's balance has changed: orders the balances its watchers hear."""
 
 
 class LedgerTransaction(Base):

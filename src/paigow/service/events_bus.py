@@ -38,16 +38,29 @@ class Notice:
     kind: str  # round (events appended) | due (a dealer step may be due) | table | resync
     origin: int = 0
     """The event bus (one per process) whose process committed the change; 0: unknown."""
+    balance: int | None = None
+    """A wallet notice's committed balance (cents), with the wallet's ``version`` (which grows
+    by one with every change, so that a watcher keeps the latest whatever the order notices
+    arrive in); None in other notices and where a reader must read it."""
+    version: int | None = None
 
     def encode(self) -> str:
-        return json.dumps(
-            {"t": self.table_id, "k": self.kind, "o": self.origin}, separators=(",", ":")
-        )
+        data: dict[str, int | str] = {"t": self.table_id, "k": self.kind, "o": self.origin}
+        if self.balance is not None and self.version is not None:
+            data["b"], data["v"] = self.balance, self.version
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def decode(cls, text: str) -> Notice:
         data = json.loads(text)
-        return cls(int(data["t"]), str(data["k"]), int(data.get("o", 0)))
+        balance, version = data.get("b"), data.get("v")
+        return cls(
+            int(data["t"]),
+            str(data["k"]),
+            int(data.get("o", 0)),
+            None if balance is None or version is None else int(balance),
+            None if balance is None or version is None else int(version),
+        )
 
 
 Callback = Callable[[Notice], None]

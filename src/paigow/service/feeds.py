@@ -403,6 +403,8 @@ class Presence:
 class _WalletWatch:
     dirty: bool = False
     task: asyncio.Task[None] | None = None
+    version: int = -1
+    """The version of the last balance put in the queue (a wallet's versions only grow)."""
 
 
 def watch_wallet(
@@ -410,30 +412,42 @@ def watch_wallet(
 ) -> Callable[[], None]:
     """Put a :class:`WalletItem` in ``queue`` each time ``user_id``'s wallet changes (a wager, a
     settlement, a void's refund, an operator's credit or debit: every ledger movement of that
-    wallet notifies channel ``-user_id``); returns the function that stops watching. Reads are
-    serialized, so the last item always holds the latest committed balance."""
+    wallet notifies channel ``-user_id``); returns the function that stops watching. A notice
+    carries the committed balance and the wallet's version: a balance goes to the queue only
+    if its version is above the last one's, so the last item always holds the latest
+    committed balance whatever order the notices arrive in (a notice without a balance, from
+    an older process, is read, version included)."""
     from paigow.service import ledger
 
     loop = asyncio.get_running_loop()
     state = _WalletWatch()
 
-    def read() -> int:
+    def offer(balance: int, version: int) -> None:
+        if version <= state.version:
+            return  # an older balance than the one shown
+        state.version = version
+        with contextlib.suppress(asyncio.QueueFull):
+            queue.put_nowait(WalletItem(balance))
+
+    def read() -> tuple[int, int]:
         with rt.db.read() as s:
-            return ledger.balance(s, ledger.wallet(username))
+            return ledger.balance_and_version(s, ledger.wallet(username))
 
     async def run() -> None:
         while state.dirty:
             state.dirty = False
             try:
-                balance = await asyncio.to_thread(read)
+                balance, version = await asyncio.to_thread(read)
             except Exception as exc:  # the next change retries
                 log.warning("wallet of user %s: %s: %s", user_id, type(exc).__name__, exc)
                 return
-            with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait(WalletItem(balance))
+            offer(balance, version)
 
     def on_notice(notice: Notice) -> None:
         if notice.kind != WALLET:
+            return
+        if notice.balance is not None and notice.version is not None:
+            offer(notice.balance, notice.version)
             return
         state.dirty = True
         if state.task is None or state.task.done():

@@ -114,6 +114,14 @@ def balance(session: Session, account: str) -> int:
     return int(value)
 
 
+def balance_and_version(session: Session, account: str) -> tuple[int, int]:
+    """An account's committed balance and its version (how many times a wallet has changed)."""
+    row = session.connection().execute(_BALANCE_VERSION, {"n": account}).first()
+    if row is None:
+        raise NotFound(f"no account {account!r}")
+    return int(row[0]), int(row[1])
+
+
 DEFERRED = "ledger_deferred"
 
 
@@ -207,7 +215,7 @@ def post(
         if updated is not None:
             session.info.setdefault(BALANCES, {})[name] = int(updated[0])
             if updated[1] is not None:
-                notify_wallet(session, int(updated[1]))
+                notify_wallet(session, int(updated[1]), int(updated[0]), int(updated[2]))
         else:
             exists = session.execute(sa.select(Account.name).where(Account.name == name)).first()
             if exists is None:
@@ -228,13 +236,20 @@ _ADD: Final = (
     .where(_ACCOUNTS.c.name == sa.bindparam("n"))
     .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
 )
-_ADD_RETURNING: Final = _ADD.returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id)
-_TAKE_RETURNING: Final = _ADD.where(
+_ADD_WALLET: Final = _ADD.values(version=_ACCOUNTS.c.version + 1)
+_ADD_RETURNING: Final = _ADD_WALLET.returning(
+    _ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version
+)
+_TAKE_RETURNING: Final = _ADD_WALLET.where(
     _ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger) >= 0
-).returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id)
-"""Core statements (compiled once): an account's balance moved by ``d`` cents; taking from an
-account only while its balance stays at least zero."""
+).returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version)
+"""Core statements (compiled once): an account's balance moved by ``d`` cents; a wallet's
+version counting its changes; taking from a wallet only while its balance stays at least
+zero."""
 _BALANCE: Final = sa.select(_ACCOUNTS.c.balance).where(_ACCOUNTS.c.name == sa.bindparam("n"))
+_BALANCE_VERSION: Final = sa.select(_ACCOUNTS.c.balance, _ACCOUNTS.c.version).where(
+    _ACCOUNTS.c.name == sa.bindparam("n")
+)
 
 
 # ------------------------------------------------------------------------------------ checking

@@ -221,6 +221,10 @@ class Runtime:
             yield s
             origin = self.bus.origin
             notices = [replace(n, origin=origin) for n in dict.fromkeys(s.info.get("notices", []))]
+            notices += [
+                Notice(-user_id, WALLET, origin, balance, version)
+                for user_id, (version, balance) in s.info.get(WALLETS, {}).items()
+            ]
             after: list[Callable[[], None]] = s.info.get("after_commit", [])
             if notices and self.db.is_postgres:
                 channel = self.db.channel()
@@ -248,7 +252,11 @@ WALLET = "wallet"
 """The kind of notice that says "user N's wallet changed" (sent on channel ``-N``)."""
 
 
-def notify_wallet(session: Session, user_id: int) -> None:
-    """Announce, when ``session`` commits, that ``user_id``'s wallet balance changed (watchers
-    subscribe to ``-user_id`` on the bus, apart from every table's number)."""
-    session.info.setdefault("notices", []).append(Notice(-user_id, WALLET))
+WALLETS = "wallet_notices"
+
+
+def notify_wallet(session: Session, user_id: int, balance: int, version: int) -> None:
+    """Announce, when ``session`` commits, ``user_id``'s wallet balance after a change, at the
+    wallet's ``version`` (watchers subscribe to ``-user_id`` on the bus, apart from every
+    table's number). The transaction's last change of a wallet is the one announced."""
+    session.info.setdefault(WALLETS, {})[user_id] = (version, balance)

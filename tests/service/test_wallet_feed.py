@@ -1,0 +1,77 @@
+"""The wallet feed: a change's notice carries the committed balance and the wallet's version, so
+the feed shows the latest balance without reading it back, whatever order notices arrive in."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
+
+from paigow.service.events_bus import Notice
+from paigow.service.feeds import WalletItem, watch_wallet
+from paigow.service.runtime import WALLET
+
+
+class _Bus:
+    def __init__(self) -> None:
+        self.subs: dict[int, Any] = {}
+
+    def subscribe(self, channel: int, cb: Any) -> None:
+        self.subs[channel] = cb
+
+    def unsubscribe(self, channel: int, cb: Any) -> None:
+        self.subs.pop(channel, None)
+
+
+def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> None:
+    reads: list[str] = []
+    stored = {"balance": 0, "version": 0}
+
+    @contextmanager
+    def read() -> Any:
+        reads.append("read")
+        yield SimpleNamespace(
+            connection=lambda: SimpleNamespace(
+                execute=lambda stmt, params: SimpleNamespace(
+                    first=lambda: (stored["balance"], stored["version"])
+                )
+            )
+        )
+
+    async def scenario() -> list[int]:
+        bus = _Bus()
+        rt = SimpleNamespace(bus=bus, db=SimpleNamespace(read=read))
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        stop = watch_wallet(rt, 7, "ann", queue)  # type: ignore[arg-type]
+        hear = bus.subs[-7]
+        hear(Notice(-7, WALLET, 1, balance=500, version=2))
+        hear(Notice(-7, WALLET, 1, balance=900, version=1))  # older: arrives late, ignored
+        hear(Notice(-7, "round", 1))  # not a wallet notice
+        hear(Notice(-7, WALLET, 1, balance=300, version=3))
+        assert reads == []  # every balance came in its notice
+        # a notice without a balance (an older process) is read back, version included
+        stored.update(balance=250, version=2)
+        hear(Notice(-7, WALLET, 2))
+        await asyncio.sleep(0.05)
+        stored.update(balance=100, version=4)
+        hear(Notice(-7, WALLET, 2))
+        await asyncio.sleep(0.05)
+        stop()
+        assert -7 not in bus.subs
+        items = []
+        while not queue.empty():
+            item = queue.get_nowait()
+            assert isinstance(item, WalletItem)
+            items.append(item.balance)
+        return items
+
+    assert asyncio.run(scenario()) == [500, 300, 100]
+    assert reads == ["read", "read"]
+
+
+def test_a_wallet_notice_round_trips_through_its_encoding() -> None:
+    n = Notice(-7, WALLET, 3, balance=12_345, version=9)
+    assert Notice.decode(n.encode()) == n
+    plain = Notice(4, "round", 3)
+    assert Notice.decode(plain.encode()) == plain and '"b"' not in plain.encode()
