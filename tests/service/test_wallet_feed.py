@@ -4,6 +4,7 @@ the feed shows the latest balance without reading it back, whatever order notice
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
@@ -66,7 +67,9 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
             items.append(item.balance)
         return items
 
-    assert asyncio.run(scenario()) == [500, 300, 100]
+    # on a thread of its own: another test's event loop may be running on this one
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() == [500, 300, 100]
     assert reads == ["read", "read"]
 
 

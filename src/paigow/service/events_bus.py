@@ -2,13 +2,15 @@
 
 A notice only says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
 or status); watchers read what changed from the database, which stays the only source of truth.
+A wallet's notice (channel minus the user's id) also carries the committed balance and the
+wallet's version, which the database returned with the change.
 Within a process notices fan out to callbacks on the event loop. With PostgreSQL every notice is
 sent with ``pg_notify`` inside the transaction that made the change (so it is delivered exactly
 when that transaction commits, and never if it rolls back) and every process, this one included,
 receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
 
 >>> Notice.decode(Notice(3, "round", origin=77).encode())
-Notice(table_id=3, kind='round', origin=77)
+Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
 """
 
 from __future__ import annotations

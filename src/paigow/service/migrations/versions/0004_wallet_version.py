@@ -18,10 +18,12 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("accounts") as batch:
-        batch.add_column(sa.Column("version", sa.BigInteger, nullable=False, server_default="0"))
+    # a plain ALTER TABLE on both back ends (SQLite adds and drops columns in place since 3.35,
+    # where a batch copy of the table would trip the foreign keys that point at it)
+    op.add_column(
+        "accounts", sa.Column("version", sa.BigInteger, nullable=False, server_default="0")
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("accounts") as batch:
-        batch.drop_column("version")
+    op.drop_column("accounts", "version")
