@@ -40,6 +40,14 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
             )
         )
 
+    async def until(cond: Any) -> None:
+        for _ in range(1000):  # up to 10 s on a loaded machine
+            if cond():
+                await asyncio.sleep(0.01)  # let the read's task finish its turn
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the wallet feed did not read the balance back")
+
     async def scenario() -> list[int]:
         bus = _Bus()
         rt = SimpleNamespace(bus=bus, db=SimpleNamespace(read=read))
@@ -54,10 +62,10 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
         # a notice without a balance (an older process) is read back, version included
         stored.update(balance=250, version=2)
         hear(Notice(-7, WALLET, 2))
-        await asyncio.sleep(0.05)
+        await until(lambda: len(reads) == 1)
         stored.update(balance=100, version=4)
         hear(Notice(-7, WALLET, 2))
-        await asyncio.sleep(0.05)
+        await until(lambda: queue.qsize() == 3)
         stop()
         assert -7 not in bus.subs
         items = []
