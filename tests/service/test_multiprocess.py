@@ -106,6 +106,10 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
             ws_amy = helpers.WsReader(survivor.url, table, amy.token)
             ws_ben = helpers.WsReader(survivor.url, table, ben.token)
             try:
+                # each feed is subscribed once its hello came (a wager committed before that is
+                # in the hello's log, not sent again as an event)
+                for ws in (ws_holder, ws_amy, ws_ben):
+                    ws.wait_for(lambda m: m.get("type") == "hello")
                 round_id = amy.ok(amy.wager(table, 1000))["round_id"]
                 # a wager made through the survivor reaches the other process's clients
                 ws_holder.wait_for(lambda m: m.get("type") == "wager-placed" and m.get("spot") == 1)

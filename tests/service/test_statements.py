@@ -61,8 +61,6 @@ def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
         with counter.count() as n:
             c.ok(c.wager(tid, 500))
         figures["first wager" if i == 0 else "wager"] = n[0]
-        if i == 1:
-            print("\nWAGER", counter.texts)
     with counter.count() as n, rt.db.read() as s:
         view = rounds.peek(s, tid)
     figures["peek"] = n[0]
@@ -84,18 +82,18 @@ def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
         assert rounds.settle(s, tid, view.round_id)
     figures["settle"] = n[0]
     with rt.db.read() as s:  # the accounts whose balance the settlement changed
-        figures["accounts settled"] = len(
-            s.execute(
-                sa.select(LedgerEntry.account)
-                .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
-                .where(
-                    LedgerTransaction.reference == view.round_id,
-                    LedgerTransaction.kind == "settlement",
-                )
-                .group_by(LedgerEntry.account)
-                .having(sa.func.sum(LedgerEntry.amount) != 0)
-            ).all()
-        )
+        changed = s.scalars(
+            sa.select(LedgerEntry.account)
+            .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
+            .where(
+                LedgerTransaction.reference == view.round_id,
+                LedgerTransaction.kind == "settlement",
+            )
+            .group_by(LedgerEntry.account)
+            .having(sa.func.sum(LedgerEntry.amount) != 0)
+        ).all()
+    figures["accounts settled"] = len(changed)
+    figures["wallets settled"] = sum(name.startswith("wallet:") for name in changed)
     with counter.count() as n:
         listed = clients[0].ok(clients[0].get("/api/tables"))
     figures["GET /api/tables"] = n[0]
@@ -126,8 +124,9 @@ def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
         svc.stop()
     sqlite = db_url.startswith("sqlite")
     assert figures["tables listed"] == 2
-    accounts = figures["accounts settled"]
+    accounts, wallets = figures["accounts settled"], figures["wallets settled"]
     assert 2 <= accounts <= 9  # six wallets at most, and the table's wagers, win, commission
+    assert wallets <= min(6, accounts - 1)  # the wagers in play always move
     # writes: one statement of framing either way (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
     # pg_notify of the table notice); reads: SQLite's BEGIN
     read = 1 if sqlite else 0
@@ -144,9 +143,10 @@ def test_statements_per_request_and_step(db_url: str, helpers: Any) -> None:
         "set": 5 + pg,
         "dealer sets": 4 + pg,
         # a fixed part (the table and its round, the wagers read and closed, the ledger's
-        # transaction and entries, the event, the floor's running totals and flags) and one
-        # balance update per account the settlement changed (PostgreSQL: and a wallet's notice)
-        "settle": 13 + accounts if sqlite else 12 + 2 * accounts,
+        # transaction and entries, the event, the floor's running totals and flags; SQLite's
+        # BEGIN, PostgreSQL's round read and table notice) and one balance update per account
+        # the settlement changed; PostgreSQL also sends each changed wallet's notice
+        "settle": 13 + accounts if sqlite else 14 + accounts + wallets,
         "GET /api/tables": 3 + read,  # tables, seats, rounds (+ wagers): however many tables
         "GET /api/tables again": 0,  # cached until a table notice
         "GET /api/tables/{id}": 0,  # the same cache
