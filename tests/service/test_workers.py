@@ -131,6 +131,8 @@ def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> 
             b_there = helpers.Client(other.url, b.token, b.username)
             ws_a, ws_b = a_here.ws(tid), helpers.Client(dealer.url, b.token).ws(tid)
             try:
+                for ws in (ws_a, ws_b):  # subscribed: later events come as messages
+                    ws.wait_for(lambda m: m.get("type") == "hello")
                 a_here.sit(tid, 1)
                 b_there.sit(tid, 2)
                 a_here.ok(a_here.wager(tid, 500))  # committed by the dealing process
