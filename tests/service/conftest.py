@@ -292,11 +292,7 @@ class Service:
         self.server.stop()
 
     def login(self, username: str, password: str) -> Client:
-        c = Client(self.url)
-        r = c.post("/api/auth/login", {"username": username, "password": password})
-        data = c.ok(r)
-        c.token, c.username = data["token"], username
-        return c
+        return login(self.url, username, password)
 
     def player(self, name: str | None = None, credit: int = 100_000) -> Client:
         self._n += 1
@@ -416,6 +412,14 @@ class ServerProcess:
                 self.kill()
 
 
+def login(url: str, username: str = OPERATOR[0], password: str = OPERATOR[1]) -> Client:
+    """A client of the server at ``url``, logged in (the operator by default)."""
+    c = Client(url)
+    data = c.ok(c.post("/api/auth/login", {"username": username, "password": password}))
+    c.token, c.username = data["token"], username
+    return c
+
+
 @pytest.fixture
 def helpers() -> Any:
     """The helper classes and functions of this conftest (tests cannot import it by name)."""
@@ -427,6 +431,7 @@ def helpers() -> Any:
         Service=Service,
         ServerProcess=ServerProcess,
         WsReader=WsReader,
+        login=login,
         pg_schema=pg_schema,
         pg_user=pg_user,
         OPERATOR=OPERATOR,

@@ -89,13 +89,7 @@ def test_a_client_that_does_not_answer_pings_is_dropped(helpers: Any, sqlite_url
     env = {"PAIGOW_WS_PING_S": "0.5", "PAIGOW_WS_PING_TIMEOUT_S": "0.5"}
     proc = helpers.ServerProcess(sqlite_url, env=env)
     try:
-        op = helpers.Client(proc.url)
-        op.token = op.ok(
-            op.post(
-                "/api/auth/login",
-                dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
-            )
-        )["token"]
+        op = helpers.login(proc.url)
         table = op.ok(op.post("/api/admin/tables", {"name": "t"}), 201)["id"]
         answering = helpers.WsReader(proc.url, table, None)  # its library answers pings
         silent = _raw_websocket(proc.url, f"/ws/tables/{table}")
@@ -251,13 +245,7 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
 
     flooders = [threading.Thread(target=flood, daemon=True) for _ in range(6)]
     try:
-        op = helpers.Client(proc.url)
-        op.token = op.ok(
-            op.post(
-                "/api/auth/login",
-                dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
-            )
-        )["token"]
+        op = helpers.login(proc.url)
         op.ok(
             op.post("/api/auth/register", {"username": "steady", "password": "password-steady"}),
             201,

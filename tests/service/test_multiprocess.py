@@ -61,13 +61,7 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
         procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
         try:
             by_pid = {p.proc.pid: p for p in procs}
-            op = helpers.Client(procs[0].url)
-            op.token = op.ok(
-                op.post(
-                    "/api/auth/login",
-                    {"username": helpers.OPERATOR[0], "password": helpers.OPERATOR[1]},
-                )
-            )["token"]
+            op = helpers.login(procs[0].url)
             table = op.ok(
                 op.post(
                     "/api/admin/tables",

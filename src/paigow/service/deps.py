@@ -92,20 +92,24 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 bearer = HTTPBearer(auto_error=False, description="The token from /api/auth/login")
 
 
-def user_from_token(rt: Runtime, token: str) -> Principal:
+async def token_user(rt: Runtime, token: str) -> tuple[Principal, float]:
+    """The token's user and when the token expires: the user from the cache on the event loop,
+    read on a worker thread only when not cached. 401 for a bad or expired token, or a user
+    who no longer exists."""
     claims = rt.signer.verify(token)
-    user = rt.principal(claims["sub"])
+    user = rt.cached_principal(claims["sub"])
+    if user is None:
+        user = await asyncio.to_thread(rt.principal, claims["sub"])
     if user is None:
         raise Unauthorized("the token's user no longer exists", code="invalid-token")
-    return user
+    return user, float(claims["exp"])
 
 
 async def current_user(
     request: Request,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
-    """The token's user: on the event loop (no hop to a worker thread) unless the user must be
-    read from the database."""
+    """The token's user (see :func:`token_user`)."""
     if creds is None or creds.scheme.lower() != "bearer":
         raise Unauthorized(
             "log in first: send Authorization: Bearer <token>",
@@ -113,12 +117,7 @@ async def current_user(
             headers={"WWW-Authenticate": "Bearer"},
         )
     rt: Runtime = request.app.state.rt
-    claims = rt.signer.verify(creds.credentials)
-    user = rt.cached_principal(claims["sub"])
-    if user is None:
-        user = await asyncio.to_thread(rt.principal, claims["sub"])
-    if user is None:
-        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    user, _ = await token_user(rt, creds.credentials)
     return user
 
 

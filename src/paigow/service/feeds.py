@@ -24,7 +24,7 @@ from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager
 from paigow.service.events_bus import Notice
 from paigow.service.runtime import WALLET, Runtime
 from paigow.service.tables import public_state
-from paigow.service.views import view_event
+from paigow.service.views import private_spots, view_event
 
 log = logging.getLogger("paigow.service.feeds")
 QUEUE_LIMIT = 2000
@@ -54,7 +54,7 @@ class EventItem:
             s for s, uid in self.owners.items() if viewer_id is not None and uid == viewer_id
         )
         if spots:  # only a viewer's cards and own settings are shown apart
-            spots &= _private_spots(self.log[self.seq])
+            spots &= private_spots(self.log[self.seq])
         if spots in self.rendered:
             return self.rendered[spots]
         shown = view_event(self.log, self.seq, spots)
@@ -70,23 +70,6 @@ class EventItem:
             text = orjson.dumps(message).decode()
         self.rendered[spots] = text
         return text
-
-
-def _private_spots(event: dict[str, Any]) -> frozenset[int]:
-    """The spots whose holders see ``event`` otherwise than everyone else (:mod:`.views`: the
-    packets dealt to them, their own settings); every other viewer sees the same.
-
-    >>> sorted(_private_spots({"type": "hand-set", "spot": 3}))
-    [3]
-    >>> _private_spots({"type": "wager-placed", "spot": 3})
-    frozenset()
-    """
-    kind = event.get("type")
-    if kind == "dealt":
-        return frozenset(p["spot"] for p in event.get("packets", ()) if p.get("spot") is not None)
-    if kind == "hand-set":
-        return frozenset((int(event["spot"]),))
-    return frozenset()
 
 
 @dataclass(frozen=True)

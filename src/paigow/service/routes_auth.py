@@ -19,7 +19,7 @@ from paigow.service.deps import (
     client_addr,
     error_responses,
     retrying,
-    user_from_token,
+    token_user,
 )
 from paigow.service.errors import Conflict, ServiceError, Unauthorized, Unprocessable
 from paigow.service.runtime import Runtime
@@ -46,7 +46,7 @@ async def register(
     unique whatever their case; a password of only spaces or a commonly used one is refused
     (422, saying why). Registrations per client address are limited (429) unless an
     operator's token comes with the request."""
-    if not await asyncio.to_thread(_is_operator, rt, creds):
+    if not await _is_operator(rt, creds):
         rt.registrations.hit(client_addr(request))
     problem = password_problem(body.password, body.username)
     if problem is not None:
@@ -105,11 +105,11 @@ def check_login(rt: Runtime, username: str, password: str) -> User | None:
     return user
 
 
-def _is_operator(rt: Runtime, creds: HTTPAuthorizationCredentials | None) -> bool:
+async def _is_operator(rt: Runtime, creds: HTTPAuthorizationCredentials | None) -> bool:
     if creds is None or creds.scheme.lower() != "bearer":
         return False
     try:
-        return user_from_token(rt, creds.credentials).role == Role.OPERATOR
+        return (await token_user(rt, creds.credentials))[0].role == Role.OPERATOR
     except ServiceError:
         return False
 

@@ -14,8 +14,8 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from paigow.service import rounds, tables
 from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundRow, RoundWager, User
-from paigow.service.deps import HubDep, PresenceDep, RuntimeDep
-from paigow.service.errors import ServiceError, Unauthorized
+from paigow.service.deps import HubDep, PresenceDep, RuntimeDep, token_user
+from paigow.service.errors import ServiceError
 from paigow.service.feeds import pump, watch_wallet
 from paigow.service.runtime import Runtime
 from paigow.service.views import view_log
@@ -40,7 +40,7 @@ async def table_feed(
     expires: float | None = None
     if token:
         try:
-            viewer, expires = await asyncio.to_thread(_ws_viewer, rt, token)
+            viewer, expires = await token_user(rt, token)
         except ServiceError as exc:
             await websocket.send_json({"type": "error", **exc.body()})
             await websocket.close(code=4401, reason=exc.message[:120])
@@ -145,12 +145,3 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
         "viewer": None if viewer is None else {"username": viewer.username, "role": viewer.role},
         "round": round_part,
     }
-
-
-def _ws_viewer(rt: Runtime, token: str) -> tuple[Principal, float]:
-    """The token's user and when the token expires."""
-    claims = rt.signer.verify(token)
-    user = rt.principal(claims["sub"])
-    if user is None:
-        raise Unauthorized("the token's user no longer exists", code="invalid-token")
-    return user, float(claims["exp"])

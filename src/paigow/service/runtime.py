@@ -193,10 +193,10 @@ class Runtime:
 
     def principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role), cached for a few seconds."""
+        cached = self.cached_principal(user_id)
+        if cached is not None:
+            return cached
         t = time.monotonic()
-        hit = self._principals.get(user_id)
-        if hit is not None and hit[0] > t:
-            return hit[1]
         with self.db.read() as s:
             row = s.execute(
                 sa.select(User.id, User.username, User.role).where(User.id == user_id)

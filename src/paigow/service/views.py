@@ -125,6 +125,24 @@ def _shown(
     return _public(e)
 
 
+def private_spots(event: dict[str, Any]) -> frozenset[int]:
+    """The spots whose holders see ``event`` otherwise than everyone else (the packets dealt
+    to them, their own settings: what :func:`view_event` shows them apart); every other
+    viewer sees the same.
+
+    >>> sorted(private_spots({"type": "hand-set", "spot": 3}))
+    [3]
+    >>> private_spots({"type": "wager-placed", "spot": 3})
+    frozenset()
+    """
+    kind = event.get("type")
+    if kind == "dealt":
+        return frozenset(p["spot"] for p in event.get("packets", ()) if p.get("spot") is not None)
+    if kind == "hand-set":
+        return frozenset((int(event["spot"]),))
+    return frozenset()
+
+
 def _public(e: dict[str, Any]) -> dict[str, Any]:
     """An event as stored, less any display text an old (version 1) log stored in it."""
     return {k: v for k, v in e.items() if k not in ("high_name", "low_name", "text")}

@@ -237,8 +237,9 @@ def hand_counts(
         size = 1
         for j in range(7 - k):
             size = size * (nd - k - j) // (j + 1)
+        # the class of T under suit relabelling (|T| <= 5; the empty set is class 0)
+        cls = 0 if k == 0 or k > 5 else class_of[k, colex(t, k, binom)]
         if k <= 2:
-            cls = 0 if k == 0 else class_of[k, colex(t, k, binom)]
             c = cum_base[k] + cls
             for qi in range(nsel):
                 q = sel[qi]
@@ -249,19 +250,16 @@ def hand_counts(
                     size - np.int64(cum[c, h, n2]) - np.int64(cum[c, n5, low]) + both
                 )
         elif k == 3:
-            cls = class_of[k, colex(t, k, binom)]
             _add_sorted(
                 cls, size, BLOCK3, lw3, cc3, hc3, lw3, False, sign, ph, pl, sel, nsel, wins,
                 losses,
             )  # fmt: skip
         elif k == 4:
-            cls = class_of[k, colex(t, k, binom)]
             _add_sorted(
                 cls, size, BLOCK4, lw4, cc4, hc4, lw4, False, sign, ph, pl, sel, nsel, wins,
                 losses,
             )  # fmt: skip
         elif k == 5:
-            cls = class_of[k, colex(t, k, binom)]
             _add_sorted(
                 cls, size, BLOCK5, lw5, cc5, cum[0], hv5, True, sign, ph, pl, sel, nsel, wins,
                 losses,
