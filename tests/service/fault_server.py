@@ -13,6 +13,7 @@ this lives in ``src/``: the patches wrap the service's functions in this process
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -20,14 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
+    from paigow.service.sql import Tx
     from paigow.service.statuses import DealerStep
-
-
-def _stop_here(step: str, marker: str) -> None:
-    Path(marker).write_text(step)
-    threading.Event().wait()  # this dealer thread never goes on (until the process is killed)
 
 
 def install(step: str, marker: str) -> None:
@@ -37,19 +32,24 @@ def install(step: str, marker: str) -> None:
     if step in ("deal", "dealer"):
         act = dealer.Dealer._act
 
-        def act_then_stop(self: dealer.Dealer, now: DealerStep, view: rounds.TableView) -> None:
-            act(self, now, view)  # the step's transaction has committed when this returns
+        async def act_then_stop(
+            self: dealer.Dealer, now: DealerStep, view: rounds.TableView
+        ) -> bool:
+            done = await act(self, now, view)  # the step has committed when this returns
             if now == step:
-                _stop_here(step, marker)
+                Path(marker).write_text(step)
+                await asyncio.Event().wait()  # this dealer never goes on; the API serves on
+            return done
 
         setattr(dealer.Dealer, "_act", act_then_stop)  # noqa: B010 (a patch for this process)
     elif step == "settle":
         settle = rounds.settle
 
-        def settle_then_stop(session: Session, table_id: int, round_id: str) -> bool:
-            done = settle(session, table_id, round_id)
-            if done:
-                _stop_here(step, marker)  # inside the transaction: it never commits
+        def settle_then_stop(tx: Tx, table_id: int, round_id: str) -> bool:
+            done = settle(tx, table_id, round_id)
+            if done:  # inside the step: it never commits (the process is killed meanwhile)
+                Path(marker).write_text(step)
+                threading.Event().wait()
             return done
 
         rounds.settle = settle_then_stop

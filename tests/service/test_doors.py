@@ -21,6 +21,7 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.service.db import AuditRecord, Database, IdempotencyKey, ServerSetting
+from paigow.service.sql import Tx
 
 
 def _client_from(url: str, local_address: str) -> httpx.Client:
@@ -459,7 +460,7 @@ def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
             with db.write() as sess:
                 sess.execute(sa.update(IdempotencyKey).values(created_at=time.time() - 2 * 86_400))
             with db.write() as sess:
-                assert idempotency.purge(sess) >= 1
+                assert idempotency.purge(Tx(sess.connection(), sess)) >= 1
             with db.read() as sess:
                 assert (
                     sess.execute(sa.select(sa.func.count()).select_from(IdempotencyKey)).scalar()

@@ -61,7 +61,8 @@ class Floor:
 
     def seed_edge(self, tid: int) -> None:
         """The table's exact counts, as the background worker would store them."""
-        with self.rt.write() as s:
+        with self.rt.write() as tx:
+            s = tx.session
             t = tables.get_table(s, tid)
             floor.store_counts(
                 s, floor.table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
@@ -90,7 +91,7 @@ class Floor:
         with self.rt.write() as s:
             assert rounds.deal(s, tid, rid, random.Random(seed))
         with self.rt.write() as s:
-            row = s.get(RoundRow, rid)
+            row = s.session.get(RoundRow, rid)
             assert row is not None
             row.deadline = 0.0  # every hand set by the house way (time-outs)
         with self.rt.write() as s:
@@ -310,7 +311,7 @@ def test_a_report_that_does_not_reconcile_fails_loudly(fl_sqlite: Floor) -> None
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["reconciled"] is True
     with fl.rt.write() as s:  # a round's record altered after the fact
-        row = s.get(RoundRow, rid)
+        row = s.session.get(RoundRow, rid)
         assert row is not None
         result = json.loads(json.dumps(row.result))
         result["totals"]["commission"] += 7
@@ -497,9 +498,11 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
         assert not report["errors"]["unexpected"], report["errors"]
         listed = svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
         (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
-        with rt.write() as s:
-            t = tables.get_table(s, tid)
-            floor.store_counts(s, floor.table_ident(t), t.house_way, "second", standard_counts())
+        with rt.write() as tx:
+            t = tables.get_table(tx.session, tid)
+            floor.store_counts(
+                tx.session, floor.table_ident(t), t.house_way, "second", standard_counts()
+            )
         again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
         row = next(t for t in again["tables"] if t["id"] == tid)
         want = ledger_figures(rt, tid)

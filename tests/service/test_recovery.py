@@ -289,7 +289,7 @@ def test_no_fault_hooks_in_the_service() -> None:
 
     names = {f for f in ServiceConfig.__dataclass_fields__}
     assert not {n for n in names if "pause" in n}
-    assert list(inspect.signature(rounds.settle).parameters) == ["session", "table_id", "round_id"]
+    assert list(inspect.signature(rounds.settle).parameters) == ["tx", "table_id", "round_id"]
     src = Path(rounds.__file__).parents[2]  # the paigow package
     for path in src.rglob("*.py"):
         text = path.read_text()

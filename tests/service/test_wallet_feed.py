@@ -32,13 +32,7 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
     @contextmanager
     def read() -> Any:
         reads.append("read")
-        yield SimpleNamespace(
-            connection=lambda: SimpleNamespace(
-                execute=lambda stmt, params: SimpleNamespace(
-                    first=lambda: (stored["balance"], stored["version"])
-                )
-            )
-        )
+        yield SimpleNamespace(first=lambda sql, params: (stored["balance"], stored["version"]))
 
     async def until(cond: Any) -> None:
         for _ in range(1000):  # up to 10 s on a loaded machine
@@ -50,7 +44,7 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
 
     async def scenario() -> list[int]:
         bus = _Bus()
-        rt = SimpleNamespace(bus=bus, db=SimpleNamespace(read=read))
+        rt = SimpleNamespace(bus=bus, read=read)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         stop = watch_wallet(rt, 7, "ann", queue)  # type: ignore[arg-type]
         hear = bus.subs[-7]

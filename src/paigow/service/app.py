@@ -194,6 +194,7 @@ def create_app(
         await asyncio.to_thread(rt.db.migrate)
         await asyncio.to_thread(lambda: rt.signer)
         await rt.bus.start()
+        rt.writer.start(asyncio.get_running_loop())
         presence.start()
         rt.bus.subscribe(0, states.on_notice)  # 0: every table's notices
         supervisor = None
@@ -211,6 +212,7 @@ def create_app(
             rt.hash_pool.shutdown()
             if supervisor is not None:
                 await supervisor.stop()
+            await asyncio.to_thread(rt.writer.stop)
             await rt.bus.stop()
             rt.db.dispose()
 

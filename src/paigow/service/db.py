@@ -23,7 +23,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -237,7 +237,10 @@ class Database:
         self.sqlite_synchronous = sync
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.is_postgres = self.url.get_backend_name() == "postgresql"
-        self._write_lock = threading.Lock()
+        self.write_lock = threading.Lock()
+        """This process's writers take it in turn (SQLite has one writer at a time)."""
+        self.trace: Callable[[str], None] | None = None
+        """Called with every statement a step runs on the driver (tests count them)."""
         if self.is_sqlite:
             if not self.url.database or self.url.database == ":memory:":
                 raise ValueError("SQLite needs a file (sqlite:///FILE): it is the source of truth")
@@ -294,7 +297,7 @@ class Database:
     def write(self) -> Iterator[Session]:
         """A read-write transaction: committed when the block ends, rolled back on an exception."""
         if self.is_sqlite:
-            with self._write_lock, Session(self.engine, expire_on_commit=False) as s, s.begin():
+            with self.write_lock, Session(self.engine, expire_on_commit=False) as s, s.begin():
                 yield s
         else:
             with Session(self.engine, expire_on_commit=False) as s, s.begin():

@@ -22,11 +22,12 @@ import sqlalchemy as sa
 
 from paigow.errors import PaigowError
 from paigow.service import rounds, seats
-from paigow.service.audit import record_now
+from paigow.service.audit import record
 from paigow.service.db import GameTable, RoundRow
 from paigow.service.events_bus import ALL, Notice
 from paigow.service.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
+from paigow.service.sql import Tx
 from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
 
 log = logging.getLogger("paigow.service.dealer")
@@ -69,7 +70,6 @@ class Dealer:
                 if not self._over:
                     self.wake.clear()  # (after a round's end it was cleared before the step)
                 try:
-                    await self._free_seats()
                     done = await self._tick()
                 except asyncio.CancelledError:
                     raise
@@ -85,44 +85,49 @@ class Dealer:
     async def _resume_note(self) -> None:
         """On taking the table over: a round in progress resumes from its last committed step
         if its log replays; otherwise it is voided and every wager returned."""
-        view = await asyncio.to_thread(self._peek)
+        view, _ = await self.rt.step(self._look_now)
         if view is None or view.round_id is None or view.phase in ENDED:
             return
-        problem = await asyncio.to_thread(self._replay_problem, view.round_id)
+        rid, phase = view.round_id, view.phase
+        problem = await self.rt.step(lambda tx: self._replay_problem(tx, rid))
         if problem is None:
-            await asyncio.to_thread(
-                record_now,
-                self.rt.db,
-                rounds.SYSTEM,
-                "round-resumed",
-                f"round:{view.round_id}",
-                {"table_id": self.table_id, "phase": view.phase},
+            await self._record(
+                "round-resumed", f"round:{rid}", {"table_id": self.table_id, "phase": phase}
             )
             return
-        await asyncio.to_thread(
-            record_now,
-            self.rt.db,
-            rounds.SYSTEM,
+        await self._record(
             "dealer-fault",
-            f"round:{view.round_id}",
-            {"table_id": self.table_id, "phase": view.phase, "error": problem[:500]},
+            f"round:{rid}",
+            {"table_id": self.table_id, "phase": phase, "error": problem[:500]},
         )
-        await asyncio.to_thread(self._void, view.round_id, "cannot resume: the log does not replay")
+        await self._void(rid, "cannot resume: the log does not replay")
 
-    def _replay_problem(self, round_id: str) -> str | None:
-        with self.rt.db.read() as s:
-            row = s.get(RoundRow, round_id)
-            if row is None:
-                return "no such round"
-            try:
-                rounds.load_round(s, row)
-            except PaigowError as exc:
-                return f"{type(exc).__name__}: {exc}"
+    async def _record(self, action: str, target: str, details: dict[str, Any]) -> None:
+        await self.rt.step(lambda tx: record(tx.session, rounds.SYSTEM, action, target, details))
+
+    @staticmethod
+    def _replay_problem(tx: Tx, round_id: str) -> str | None:
+        row = tx.session.get(RoundRow, round_id)
+        if row is None:
+            return "no such round"
+        try:
+            rounds.load_round(tx, row)
+        except PaigowError as exc:
+            return f"{type(exc).__name__}: {exc}"
         return None
 
-    def _peek(self) -> rounds.TableView | None:
-        with self.rt.db.read() as s:
-            return rounds.peek(s, self.table_id)
+    def _look_now(self, tx: Tx) -> tuple[rounds.TableView | None, int]:
+        return rounds.peek(tx, self.table_id), 0
+
+    def _look(self, tx: Tx, free_seats: bool) -> tuple[rounds.TableView | None, int]:
+        """What is due at the table (after freeing the seats of players gone, when it is time
+        to look for them): one step, one statement when no seat is to be freed."""
+        freed = 0
+        if free_seats:
+            found = seats.to_free(tx, self.table_id, self.rt.config)
+            if found:
+                freed = seats.free(tx, self.table_id, found, self.rt.config)
+        return rounds.peek(tx, self.table_id), freed
 
     async def _tick(self) -> bool:
         longest = 10 * self.rt.config.dealer_poll_s
@@ -132,7 +137,8 @@ class Dealer:
                 await asyncio.wait_for(self.wake.wait(), longest)
                 await asyncio.sleep(COALESCE_S)
             return False
-        view = await asyncio.to_thread(self._peek)
+        free_seats = self._seats_due()
+        view, _ = await self.rt.step(lambda tx: self._look(tx, free_seats))
         if view is None:
             return True
         step, wait = rounds.next_step(view, time.time())
@@ -147,7 +153,7 @@ class Dealer:
                 await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
             return False
         self.wake.clear()  # the notices that come from now on are heard after the step
-        ended = await asyncio.to_thread(self._act_then, step, view)
+        ended = await self._act_then(step, view)
         if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
             self._seats_at = 0.0  # betting opens again: free the seats of players gone
             # an open table whose round this dealer ended: nothing is due before a notice
@@ -158,54 +164,47 @@ class Dealer:
         self._failures = 0
         return False
 
-    def _act_then(self, step: DealerStep, view: rounds.TableView) -> bool | None:
-        """Take ``step``; after the dealer's hand, the settlement (due at once, a transaction
-        of its own) without a look in between. True: the round has ended."""
-        done = self._act(step, view)
+    async def _act_then(self, step: DealerStep, view: rounds.TableView) -> bool | None:
+        """Take ``step``; after the dealer's hand, the settlement (due at once, a step of its
+        own) without a look in between. True: the round has ended."""
+        done = await self._act(step, view)
         if step is DealerStep.DEALER and done:
-            done = self._act(DealerStep.SETTLE, view)
+            done = await self._act(DealerStep.SETTLE, view)
         return done
 
-    def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
-        """Take ``step`` in a transaction of its own; False when it was not due after all."""
+    async def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
+        """Take ``step`` as a step of its own (one transaction); False when it was not due after
+        all. Answers once the step has committed."""
+        return await self.rt.step(lambda tx: self._do(tx, step, view))
+
+    def _do(self, tx: Tx, step: DealerStep, view: rounds.TableView) -> bool:
         rid = view.round_id
-        done = False
-        with self.rt.write() as s:
-            if step is DealerStep.DEAL and rid is not None:
-                done = rounds.deal(s, self.table_id, rid)
-            elif step is DealerStep.DEALER and rid is not None:
-                done = rounds.dealer_sets(s, self.table_id, rid)
-            elif step is DealerStep.SETTLE and rid is not None:
-                done = rounds.settle(s, self.table_id, rid)
-            elif step is DealerStep.VOID and rid is not None:
-                reason = (
-                    "table closed"
-                    if view.status == TableStatus.CLOSING
-                    else f"cannot resume from {view.phase}"
-                )
-                done = rounds.void(s, self.table_id, rid, reason)
-            elif step is DealerStep.CLOSE:
-                done = rounds.finish_close(s, self.table_id)
-        return done
+        if step is DealerStep.DEAL and rid is not None:
+            return rounds.deal(tx, self.table_id, rid)
+        if step is DealerStep.DEALER and rid is not None:
+            return rounds.dealer_sets(tx, self.table_id, rid)
+        if step is DealerStep.SETTLE and rid is not None:
+            return rounds.settle(tx, self.table_id, rid)
+        if step is DealerStep.VOID and rid is not None:
+            reason = (
+                "table closed"
+                if view.status == TableStatus.CLOSING
+                else f"cannot resume from {view.phase}"
+            )
+            return rounds.void(tx, self.table_id, rid, reason)
+        if step is DealerStep.CLOSE:
+            return rounds.finish_close(tx, self.table_id)
+        return False
 
-    async def _free_seats(self) -> None:
-        """Free the seats of players gone (:mod:`paigow.service.seats`): at the opening of each
-        betting window and every few seconds in between."""
+    def _seats_due(self) -> bool:
+        """Whether to look for the seats of players gone (:mod:`paigow.service.seats`) in this
+        look: at the opening of each betting window and every few seconds in between."""
         t = time.monotonic()
         if t < self._seats_at:
-            return
+            return False
         cfg = self.rt.config
         self._seats_at = t + max(0.2, min(5.0, cfg.seat_away_s / 4 if cfg.seat_away_s else 5.0))
-        if cfg.idle_rounds <= 0 and cfg.seat_away_s <= 0:
-            return
-        await asyncio.to_thread(self._free_seats_now)
-
-    def _free_seats_now(self) -> None:
-        with self.rt.db.read() as s:
-            found = seats.to_free(s, self.table_id, self.rt.config)
-        if found:
-            with self.rt.write() as s:
-                seats.free(s, self.table_id, found, self.rt.config)
+        return cfg.idle_rounds > 0 or cfg.seat_away_s > 0
 
     async def _fault(self, exc: Exception) -> None:
         """A step failed. A round the rules engine refuses to go on with (its log does not
@@ -221,26 +220,16 @@ class Dealer:
         }
         if self._failures == 1 or self._failures % 20 == 0:  # no flood during an outage
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(
-                    record_now,
-                    self.rt.db,
-                    rounds.SYSTEM,
-                    "dealer-fault",
-                    f"table:{self.table_id}",
-                    details,
-                )
+                await self._record("dealer-fault", f"table:{self.table_id}", details)
         if isinstance(exc, PaigowError | rounds.InconsistentRound):
-            view = await asyncio.to_thread(self._peek)
-            if view is not None and view.round_id is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(
-                        self._void, view.round_id, f"dealer fault: {type(exc).__name__}"
-                    )
+            with contextlib.suppress(Exception):
+                view, _ = await self.rt.step(self._look_now)
+                if view is not None and view.round_id is not None:
+                    await self._void(view.round_id, f"dealer fault: {type(exc).__name__}")
         await asyncio.sleep(min(0.2 * 2**self._failures, 5.0))
 
-    def _void(self, round_id: str, reason: str) -> None:
-        with self.rt.write() as s:
-            rounds.void(s, self.table_id, round_id, reason)
+    async def _void(self, round_id: str, reason: str) -> None:
+        await self.rt.step(lambda tx: rounds.void(tx, self.table_id, round_id, reason))
 
 
 class DealerSupervisor:

@@ -22,6 +22,7 @@ OPERATOR = "house"
 def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     """Create what is missing; returns lines saying what was done."""
     from paigow.service.admin import create_operator
+    from paigow.service.sql import Tx
     from paigow.service.tables import create_table
 
     said: list[str] = []
@@ -43,12 +44,13 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         db = Database(database_url)
         try:
             with db.write() as s:
+                tx = Tx(s.connection(), s)
                 for name, mode in (
                     ("Indiana 1", TableMode.CASINO),
                     ("Practice 1", TableMode.PRACTICE),
                 ):
                     create_table(
-                        s,
+                        tx,
                         operator=OPERATOR,
                         name=name,
                         ruleset=Ruleset(),
@@ -57,6 +59,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
                         betting_time_ms=20_000,
                         setting_time_ms=60_000,
                     )
+                tx.finish()
         finally:
             db.dispose()
         said.append("tables 'Indiana 1' (casino) and 'Practice 1' (practice) created")

@@ -21,7 +21,9 @@ from paigow.service.errors import BadRequest, Forbidden, Unauthorized
 from paigow.service.feeds import FeedHub, Presence
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import ErrorOut
+from paigow.service.sql import Tx
 from paigow.service.statuses import Role
+from paigow.service.writer import retryable
 
 T = TypeVar("T")
 
@@ -138,28 +140,6 @@ def client_addr(request: Request) -> str:
 
 
 # ----------------------------------------------------------------------------- writes
-def retryable(exc: Exception) -> bool:
-    """Deadlocks, serialization failures and unique-key races (PostgreSQL); a locked SQLite."""
-    orig = getattr(exc, "orig", None)
-    sqlstate = getattr(orig, "sqlstate", None)
-    if sqlstate in ("40001", "40P01", "23505"):
-        return True
-    return isinstance(exc, OperationalError) and "locked" in str(orig)
-
-
-def retrying(fn: Callable[[], T]) -> T:
-    """Run a write (a function that opens its own transaction), retried on a deadlock, a
-    serialization failure or a unique-key race (PostgreSQL under load)."""
-    for attempt in range(4):
-        try:
-            return fn()
-        except (IntegrityError, OperationalError, DBAPIError) as exc:
-            if attempt == 3 or not retryable(exc):
-                raise
-            time.sleep(0.01 * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def key_of(body_key: str | None, header_key: str | None, required: bool) -> str | None:
     """The request's idempotency key, from the body or the header (400 if they differ, or if
     none comes and one is ``required``)."""
@@ -177,34 +157,54 @@ def key_of(body_key: str | None, header_key: str | None, required: bool) -> str 
     return key
 
 
-def idempotent(
+def once(
+    user: Principal,
+    key: str | None,
+    route: str,
+    body: dict[str, Any],
+    action: Callable[[Tx], dict[str, Any]],
+) -> Callable[[Tx], dict[str, Any]]:
+    """``action`` as a step that runs once per idempotency key: a retry with the same key and
+    request gets the stored response (a concurrent retry waits for the first, then finds it)."""
+    if key is None:
+        return action
+    digest = idempotency.request_hash(route, body)
+
+    def step(tx: Tx) -> dict[str, Any]:
+        idempotency.lock_key(tx, user.id, key)
+        stored = idempotency.lookup(tx, user.id, key, digest)
+        if stored is not None:
+            return stored
+        result = action(tx)
+        idempotency.store(tx, user.id, key, digest, result)
+        return result
+
+    return step
+
+
+async def idempotent(
     rt: Runtime,
     user: Principal,
     key: str | None,
     route: str,
     body: dict[str, Any],
-    lock: Callable[[Any], None],
-    action: Callable[[Any], dict[str, Any]],
+    action: Callable[[Tx], dict[str, Any]],
 ) -> dict[str, Any]:
-    """Run ``action`` in a write (after ``lock``), retried; with a key, once: a retry with the
-    same key and request gets the stored response."""
-    digest = idempotency.request_hash(route, body)
+    """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
+    return await rt.step(once(user, key, route, body, action))
 
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            if key is not None:  # a concurrent retry waits here, then finds the response
-                idempotency.lock_key(s, user.id, key)
-            lock(s)
-            if key is not None:
-                stored = idempotency.lookup(s, user.id, key, digest)
-                if stored is not None:
-                    return stored
-            result = action(s)
-            if key is not None:
-                idempotency.store(s, user.id, key, digest, result)
-            return result
 
-    return retrying(run)
+def retrying(fn: Callable[[], T]) -> T:
+    """Run a write (a function that opens its own transaction), retried on a deadlock, a
+    serialization failure or a unique-key race (PostgreSQL under load)."""
+    for attempt in range(4):
+        try:
+            return fn()
+        except (IntegrityError, OperationalError, DBAPIError) as exc:
+            if attempt == 3 or not retryable(exc):
+                raise
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def json_response(body: Any) -> Response:

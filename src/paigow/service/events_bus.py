@@ -11,6 +11,8 @@ receives it by ``LISTEN``; a lost connection is re-opened and every watcher is t
 
 >>> Notice.decode(Notice(3, "round", origin=77).encode())
 Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
+>>> decode_notices(encode_notices([Notice(3, "due"), Notice(-7, "wallet", 0, 500, 2)]))
+[Notice(table_id=3, kind='due', origin=0, balance=None, version=None), Notice(table_id=-7, kind='wallet', origin=0, balance=500, version=2)]
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paigow.service.db import Database
@@ -47,14 +49,20 @@ class Notice:
     version: int | None = None
 
     def encode(self) -> str:
+        return json.dumps(self._data(), separators=(",", ":"))
+
+    def _data(self) -> dict[str, int | str]:
         data: dict[str, int | str] = {"t": self.table_id, "k": self.kind, "o": self.origin}
         if self.balance is not None and self.version is not None:
             data["b"], data["v"] = self.balance, self.version
-        return json.dumps(data, separators=(",", ":"))
+        return data
 
     @classmethod
     def decode(cls, text: str) -> Notice:
-        data = json.loads(text)
+        return cls._of(json.loads(text))
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> Notice:
         balance, version = data.get("b"), data.get("v")
         return cls(
             int(data["t"]),
@@ -63,6 +71,19 @@ class Notice:
             None if balance is None or version is None else int(balance),
             None if balance is None or version is None else int(version),
         )
+
+
+def encode_notices(notices: list[Notice]) -> str:
+    """Several notices in one ``pg_notify`` payload (a JSON list: one statement per step)."""
+    return json.dumps([n._data() for n in notices], separators=(",", ":"))
+
+
+def decode_notices(text: str) -> list[Notice]:
+    """The notices of a payload: a list (:func:`encode_notices`) or one notice."""
+    data = json.loads(text)
+    if isinstance(data, list):
+        return [Notice._of(d) for d in data]
+    return [Notice._of(data)]
 
 
 Callback = Callable[[Notice], None]
@@ -132,6 +153,11 @@ class EventBus:
             except RuntimeError:  # the loop closed meanwhile
                 return
 
+    def dispatch_all(self, notices: list[Notice]) -> None:
+        """Deliver ``notices`` now (on the event loop's thread), each once."""
+        for n in dict.fromkeys(notices):
+            self._dispatch(n)
+
     def resync_all(self) -> None:
         self._dispatch(Notice(ALL, "resync"))
 
@@ -154,11 +180,12 @@ class EventBus:
                     delay = 0.2
                     async for n in conn.notifies():
                         try:
-                            notice = Notice.decode(n.payload)
-                        except (ValueError, KeyError, TypeError):
+                            notices = decode_notices(n.payload)
+                        except (ValueError, KeyError, TypeError, AttributeError):
                             continue
-                        if notice.origin != self.origin:  # ours were delivered at commit
-                            self._dispatch(notice)
+                        for notice in notices:
+                            if notice.origin != self.origin:  # ours were delivered at commit
+                                self._dispatch(notice)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

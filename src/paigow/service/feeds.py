@@ -340,6 +340,7 @@ class Presence:
         self.rt = rt
         self.open: dict[tuple[int, int], int] = {}
         self._task: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[None]] = set()
         away = rt.config.seat_away_s
         self.interval_s = max(0.2, min(10.0, away / 4)) if away > 0 else 0.0
 
@@ -347,7 +348,9 @@ class Presence:
         key = (table_id, user_id)
         self.open[key] = self.open.get(key, 0) + 1
         if self.open[key] == 1 and self.interval_s:
-            asyncio.get_running_loop().run_in_executor(None, self._write, [key])
+            task = asyncio.get_running_loop().create_task(self._write([key]))
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
 
     def remove(self, table_id: int, user_id: int) -> None:
         key = (table_id, user_id)
@@ -357,12 +360,11 @@ class Presence:
         else:
             self.open.pop(key, None)
 
-    def _write(self, pairs: list[tuple[int, int]]) -> None:
+    async def _write(self, pairs: list[tuple[int, int]]) -> None:
         from paigow.service.seats import touch
 
         try:
-            with self.rt.write() as s:
-                touch(s, pairs)
+            await self.rt.step(lambda tx: touch(tx, pairs))
         except Exception as exc:  # the database away: the next beat tries again
             log.warning("presence: %s: %s", type(exc).__name__, exc)
 
@@ -370,7 +372,7 @@ class Presence:
         while True:
             await asyncio.sleep(self.interval_s)
             if self.open:
-                await asyncio.to_thread(self._write, list(self.open))
+                await self._write(list(self.open))
 
     def start(self) -> None:
         if self.interval_s and self._task is None:
@@ -413,8 +415,8 @@ def watch_wallet(
             queue.put_nowait(WalletItem(balance))
 
     def read() -> tuple[int, int]:
-        with rt.db.read() as s:
-            return ledger.balance_and_version(s, ledger.wallet(username))
+        with rt.read() as tx:
+            return ledger.balance_and_version(tx, ledger.wallet(username))
 
     async def run() -> None:
         while state.dirty:

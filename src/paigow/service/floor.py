@@ -49,11 +49,11 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Context, Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -63,6 +63,7 @@ from paigow.service.audit import record
 from paigow.service.db import Database, GameTable, Seat, User, now
 from paigow.service.floor_db import FloorEdge, FloorPoint, FloorTable
 from paigow.service.runtime import notify
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import TableStatus
 
 log = logging.getLogger("paigow.service.floor")
@@ -160,7 +161,21 @@ def table_ident(table: TableLike) -> str:
     return edge_ident(table.house_way, str(table.ruleset["wheel"]))
 
 
-def band_for(edge: FloorEdge | None, commission: str) -> Band | None:
+# ------------------------------------------------------------------------------ settlement hooks
+class EdgeLike(Protocol):
+    """What :func:`band_for` reads of a ruleset's exact counts (a :class:`FloorEdge` row)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def deals(self) -> int | None: ...
+    @property
+    def win(self) -> int | None: ...
+    @property
+    def push(self) -> int | None: ...
+
+
+def band_for(edge: EdgeLike | None, commission: str) -> Band | None:
     """The band of a ruleset at ``commission`` once its exact counts are known."""
     if edge is None or edge.status != "ready" or not edge.deals:
         return None
@@ -168,40 +183,132 @@ def band_for(edge: FloorEdge | None, commission: str) -> Band | None:
     return Band.of(Fraction(edge.win or 0, edge.deals), Fraction(edge.push or 0, edge.deals), rate)
 
 
-# ------------------------------------------------------------------------------ settlement hooks
-def _row(session: Session, table_id: int) -> FloorTable:
-    row = session.get(FloorTable, table_id)
+@dataclass
+class Totals:
+    """A table's running totals as a settlement reads and changes them (a ``floor_tables``
+    row)."""
+
+    rounds: int = 0
+    hands: int = 0
+    handle: int = 0
+    handle_sq: int = 0
+    round_sq: int = 0
+    player_wins: int = 0
+    player_losses: int = 0
+    commission: int = 0
+    voided_rounds: int = 0
+    voided_returned: int = 0
+    flagged: bool = False
+    flag: Any = None
+
+
+@dataclass(frozen=True)
+class _Edge:
+    status: str
+    deals: int | None
+    win: int | None
+    push: int | None
+
+
+_FT: Final = cast(sa.Table, FloorTable.__table__)
+_FP: Final = cast(sa.Table, FloorPoint.__table__)
+_FE: Final = cast(sa.Table, FloorEdge.__table__)
+_COUNTS: Final = tuple(f.name for f in fields(Totals) if f.name not in ("flagged", "flag"))
+_GET_TOTALS: Final = Sql(
+    sa.select(*(_FT.c[n] for n in (*_COUNTS, "flagged"))).where(
+        _FT.c.table_id == sa.bindparam("tid")
+    )
+)
+_NEW_TOTALS: Final = Sql(
+    sa.insert(_FT).values(
+        {
+            "table_id": sa.bindparam("tid"),
+            **{n: sa.bindparam(n, type_=_FT.c[n].type) for n in _COUNTS},
+            "flagged": sa.bindparam("flagged", type_=sa.Boolean),
+            "flag": sa.bindparam("flag", type_=sa.JSON),
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+_SET_TOTALS: Final = Sql(
+    sa.update(_FT)
+    .where(_FT.c.table_id == sa.bindparam("tid"))
+    .values(
+        {
+            **{n: sa.bindparam(f"v_{n}", type_=_FT.c[n].type) for n in _COUNTS},
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+_SET_FLAG: Final = Sql(
+    sa.update(_FT)
+    .where(_FT.c.table_id == sa.bindparam("tid"))
+    .values(
+        flagged=sa.bindparam("v_flagged", type_=sa.Boolean),
+        flag=sa.bindparam("v_flag", type_=sa.JSON),
+    )
+)
+_ADD_POINT: Final = Sql(
+    sa.insert(_FP).values(
+        {
+            n: sa.bindparam(n, type_=_FP.c[n].type)
+            for n in ("table_id", "seq", "hands", "handle", "handle_sq", "round_sq", "result")
+        }
+    )
+)
+_GET_EDGE: Final = Sql(
+    sa.select(_FE.c.status, _FE.c.deals, _FE.c.win, _FE.c.push).where(
+        _FE.c.ident == sa.bindparam("i")
+    )
+)
+_READY: dict[tuple[int, str], _Edge] = {}
+"""Exact counts known (by database engine and ruleset identity): they never change once ready."""
+
+
+def _edge(tx: Tx, ident: str) -> _Edge | None:
+    key = (id(tx.connection.engine), ident)
+    hit = _READY.get(key)
+    if hit is not None:
+        return hit
+    row = tx.first(_GET_EDGE, {"i": ident})
     if row is None:
-        row = FloorTable(
-            table_id=table_id,
-            rounds=0,
-            hands=0,
-            handle=0,
-            handle_sq=0,
-            round_sq=0,
-            player_wins=0,
-            player_losses=0,
-            commission=0,
-            voided_rounds=0,
-            voided_returned=0,
-            flagged=False,
-            flag=None,
-            updated_at=now(),
+        return None
+    edge = _Edge(str(row[0]), row[1], row[2], row[3])
+    if edge.status == "ready":
+        if len(_READY) > 1000:
+            _READY.clear()
+        _READY[key] = edge
+    return edge
+
+
+def _totals(tx: Tx, table_id: int) -> Totals | None:
+    row = tx.first(_GET_TOTALS, {"tid": table_id})
+    if row is None:
+        return None
+    counts = {n: int(v) for n, v in zip(_COUNTS, row[:-1], strict=True)}
+    return Totals(**counts, flagged=bool(row[-1]))
+
+
+def _save(tx: Tx, table_id: int, totals: Totals, new: bool) -> None:
+    """Write the table's running totals (its first: a new row)."""
+    if new:
+        values = {n: getattr(totals, n) for n in _COUNTS}
+        tx.run(
+            _NEW_TOTALS, {"tid": table_id, **values, "flagged": False, "flag": None, "at": now()}
         )
-        session.add(row)
-    return row
+        return
+    tx.run(
+        _SET_TOTALS,
+        {"tid": table_id, "at": now(), **{f"v_{n}": getattr(totals, n) for n in _COUNTS}},
+    )
 
 
-def result_of(row: FloorTable) -> int:
-    """The house's result at a table: losses taken, less wins paid, plus commission."""
-    return row.player_losses - row.player_wins + row.commission
-
-
-def record_settlement(session: Session, table: TableLike, results: Mapping[int, Any]) -> None:
+def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> None:
     """Add a settled round (``results``: spot -> :class:`paigow.settlement.Settlement`) to its
     table's running totals and the chart; flag the table when it leaves its 99.9% band. Called in
     the settlement's transaction (the table's row is locked)."""
-    row = _row(session, table.id)
+    found = _totals(tx, table.id)
+    row = found or Totals()
     total = 0
     for r in results.values():
         row.hands += 1
@@ -215,61 +322,117 @@ def record_settlement(session: Session, table: TableLike, results: Mapping[int, 
             row.commission += r.commission
     row.rounds += 1
     row.round_sq += total * total
-    row.updated_at = now()
-    session.add(
-        FloorPoint(
-            table_id=table.id,
-            seq=row.rounds,
-            hands=row.hands,
-            handle=row.handle,
-            handle_sq=row.handle_sq,
-            round_sq=row.round_sq,
-            result=result_of(row),
-        )
-    )
-    check_flag(session, table, row)
-
-
-def record_void(session: Session, table: TableLike, returned: int) -> None:
-    """Add a voided round and the wagers it returned (in the void's transaction)."""
-    row = _row(session, table.id)
-    row.voided_rounds += 1
-    row.voided_returned += returned
-    row.updated_at = now()
-
-
-def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | None:
-    """Set or clear the table's flag (audited either way). None when the theoretical hold is not
-    known yet."""
-    band = band_for(session.get(FloorEdge, table_ident(table)), table.ruleset["commission"])
-    if band is None or row.handle <= 0:
-        return None
-    lo, hi = band.interval(Z999, row.round_sq, row.handle)
-    hold = Fraction(result_of(row), row.handle)
-    outside = row.hands >= flag_min_hands() and not lo <= _dec(hold) <= hi
-    if outside != row.flagged:
-        figures = {
+    _save(tx, table.id, row, new=found is None)
+    tx.run(
+        _ADD_POINT,
+        {
             "table_id": table.id,
-            "rounds": row.rounds,
+            "seq": row.rounds,
             "hands": row.hands,
             "handle": row.handle,
-            "house_result": result_of(row),
-            "actual_hold": hold_text(hold),
-            "theoretical_hold": hold_text(band.mean),
-            "band_999": [_q(lo), _q(hi)],
-            "commission": table.ruleset["commission"],
-        }
-        row.flagged = outside
-        if outside:
-            row.flag = {**figures, "at": now()}
+            "handle_sq": row.handle_sq,
+            "round_sq": row.round_sq,
+            "result": result_of(row),
+        },
+    )
+    change = flag_change(
+        table, row, band_for(_edge(tx, table_ident(table)), table.ruleset["commission"])
+    )
+    if change is not None:
+        outside, figures = change
+        tx.run(
+            _SET_FLAG,
+            {
+                "tid": table.id,
+                "v_flagged": outside,
+                "v_flag": {**figures, "at": now()} if outside else None,
+            },
+        )
         record(
-            session,
+            tx.session,
             SYSTEM,
             "floor-flag" if outside else "floor-flag-cleared",
             f"table:{table.id}",
             figures,
         )
-        notify(session, table.id, "table")
+        notify(tx, table.id, "table")
+
+
+def record_void(tx: Tx, table: TableLike, returned: int) -> None:
+    """Add a voided round and the wagers it returned (in the void's transaction)."""
+    found = _totals(tx, table.id)
+    row = found or Totals()
+    row.voided_rounds += 1
+    row.voided_returned += returned
+    _save(tx, table.id, row, new=found is None)
+
+
+class TotalsLike(Protocol):
+    """What the flag reads of a table's running totals (a :class:`FloorTable` row or
+    :class:`Totals`)."""
+
+    rounds: int
+    hands: int
+    handle: int
+    round_sq: int
+    player_wins: int
+    player_losses: int
+    commission: int
+    flagged: bool
+
+
+def result_of(row: TotalsLike) -> int:
+    """The house's result at a table: losses taken, less wins paid, plus commission."""
+    return row.player_losses - row.player_wins + row.commission
+
+
+def flag_change(
+    table: TableLike, row: TotalsLike, band: Band | None
+) -> tuple[bool, dict[str, Any]] | None:
+    """Whether the table's flag must change (outside its 99.9% band after enough hands, or back
+    inside), with the figures to record; None: no change (or the theoretical hold is not known
+    yet)."""
+    if band is None or row.handle <= 0:
+        return None
+    lo, hi = band.interval(Z999, row.round_sq, row.handle)
+    hold = Fraction(result_of(row), row.handle)
+    outside = row.hands >= flag_min_hands() and not lo <= _dec(hold) <= hi
+    if outside == row.flagged:
+        return None
+    figures = {
+        "table_id": table.id,
+        "rounds": row.rounds,
+        "hands": row.hands,
+        "handle": row.handle,
+        "house_result": result_of(row),
+        "actual_hold": hold_text(hold),
+        "theoretical_hold": hold_text(band.mean),
+        "band_999": [_q(lo), _q(hi)],
+        "commission": table.ruleset["commission"],
+    }
+    return outside, figures
+
+
+def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | None:
+    """Set or clear the table's flag on its ORM row (audited either way). None when the
+    theoretical hold is not known yet."""
+    band = band_for(session.get(FloorEdge, table_ident(table)), table.ruleset["commission"])
+    if band is None or row.handle <= 0:
+        return None
+    change = flag_change(table, row, band)
+    if change is None:
+        return bool(row.flagged)
+    outside, figures = change
+    row.flagged = outside
+    if outside:
+        row.flag = {**figures, "at": now()}
+    record(
+        session,
+        SYSTEM,
+        "floor-flag" if outside else "floor-flag-cleared",
+        f"table:{table.id}",
+        figures,
+    )
     return outside
 
 

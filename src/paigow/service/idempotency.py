@@ -20,13 +20,13 @@ import hashlib
 import json
 import threading
 import time
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.service.db import IdempotencyKey, now
 from paigow.service.errors import Conflict
+from paigow.service.sql import Sql, Tx
 
 TTL_S = 86_400.0
 """How long a stored key holds (the service sets it from ``idempotency_ttl_s``)."""
@@ -40,50 +40,43 @@ def request_hash(route: str, body: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def lock_key(session: Session, user_id: int, key: str) -> None:
+def lock_key(tx: Tx, user_id: int, key: str) -> None:
     """Hold the (user, key) pair until the transaction ends (PostgreSQL; SQLite's write
     transactions already run one at a time)."""
-    if session.get_bind().dialect.name != "postgresql":
+    if not tx.is_postgres:
         return
     digest = hashlib.sha256(f"idem:{user_id}:{key}".encode()).digest()
-    session.execute(
-        sa.text("SELECT pg_advisory_xact_lock(:k)"),
-        {"k": int.from_bytes(digest[:8], "big", signed=True)},
-    )
+    tx.run(_LOCK, {"k": int.from_bytes(digest[:8], "big", signed=True)})
 
 
 def lookup(
-    session: Session, user_id: int, key: str, digest: str, at: float | None = None
+    tx: Tx, user_id: int, key: str, digest: str, at: float | None = None
 ) -> dict[str, Any] | None:
     """The stored response for a retry, None for a new (or expired) key; 409 for a key reused
     differently."""
-    row = session.connection().execute(_LOOKUP, {"u": user_id, "k": key}).first()
+    row = tx.first(_LOOKUP, {"u": user_id, "k": key})
     if row is None:
         return None
-    if row.created_at < (at if at is not None else now()) - TTL_S:
-        session.execute(
-            sa.delete(IdempotencyKey).where(
-                IdempotencyKey.user_id == user_id, IdempotencyKey.key == key
-            )
-        )
+    request_hash, response, created_at = row
+    if created_at < (at if at is not None else now()) - TTL_S:
+        tx.run(_DELETE, {"u": user_id, "k": key})
         return None
-    if row.request_hash != digest:
+    if request_hash != digest:
         raise Conflict(
             "this idempotency key was used for a different request; use a new key",
             code="idempotency-key-reused",
         )
-    stored: dict[str, Any] = dict(row.response)
+    stored: dict[str, Any] = dict(response)
     return stored
 
 
-def purge(session: Session, at: float | None = None) -> int:
+def purge(tx: Tx, at: float | None = None) -> int:
     """Delete the keys older than :data:`TTL_S`; how many."""
     cutoff = (at if at is not None else now()) - TTL_S
-    result = session.execute(sa.delete(IdempotencyKey).where(IdempotencyKey.created_at < cutoff))
-    return int(getattr(result, "rowcount", 0) or 0)
+    return tx.rowcount(_PURGE, {"cutoff": cutoff})
 
 
-def store(session: Session, user_id: int, key: str, digest: str, response: dict[str, Any]) -> None:
+def store(tx: Tx, user_id: int, key: str, digest: str, response: dict[str, Any]) -> None:
     """Keep the response (and, every few minutes per process, purge the expired keys)."""
     t = time.monotonic()
     with _purge_lock:
@@ -91,8 +84,8 @@ def store(session: Session, user_id: int, key: str, digest: str, response: dict[
         if due:
             _purged["at"] = t
     if due:
-        purge(session)
-    session.connection().execute(  # Core: no ORM bookkeeping for a row nobody loads
+        purge(tx)
+    tx.run(
         _INSERT,
         {
             "user_id": user_id,
@@ -105,8 +98,22 @@ def store(session: Session, user_id: int, key: str, digest: str, response: dict[
     )
 
 
-_INSERT = sa.insert(IdempotencyKey)
-_KEYS = cast(sa.Table, IdempotencyKey.__table__)
-_LOOKUP = sa.select(_KEYS.c.request_hash, _KEYS.c.response, _KEYS.c.created_at).where(
-    _KEYS.c.user_id == sa.bindparam("u"), _KEYS.c.key == sa.bindparam("k")
+_KEYS: Final = cast(sa.Table, IdempotencyKey.__table__)
+_INSERT: Final = Sql(
+    sa.insert(_KEYS).values(
+        {
+            c: sa.bindparam(c, type_=_KEYS.c[c].type)
+            for c in ("user_id", "key", "request_hash", "status_code", "response", "created_at")
+        }
+    )
 )
+_LOOKUP: Final = Sql(
+    sa.select(_KEYS.c.request_hash, _KEYS.c.response, _KEYS.c.created_at).where(
+        _KEYS.c.user_id == sa.bindparam("u"), _KEYS.c.key == sa.bindparam("k")
+    )
+)
+_DELETE: Final = Sql(
+    sa.delete(_KEYS).where(_KEYS.c.user_id == sa.bindparam("u"), _KEYS.c.key == sa.bindparam("k"))
+)
+_PURGE: Final = Sql(sa.delete(_KEYS).where(_KEYS.c.created_at < sa.bindparam("cutoff")))
+_LOCK: Final = Sql(sa.select(sa.func.pg_advisory_xact_lock(sa.bindparam("k", type_=sa.BigInteger))))

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from paigow.service.db import Account, LedgerEntry, LedgerTransaction, RoundRow, RoundWager, now
 from paigow.service.errors import InsufficientFunds, NotFound
 from paigow.service.runtime import notify_wallet
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import WagerStatus
 
 WAGERS: Final = "wagers-in-play"
@@ -103,20 +104,20 @@ def open_wallet(session: Session, username: str, user_id: int) -> None:
 BALANCES = "ledger_balances"
 
 
-def balance(session: Session, account: str) -> int:
-    """An account's balance (a wallet's as this transaction left it, when it moved it)."""
-    known: dict[str, int] = session.info.get(BALANCES, {})
+def balance(tx: Tx, account: str) -> int:
+    """An account's balance (a wallet's as this step left it, when it moved it)."""
+    known: dict[str, int] = tx.info.get(BALANCES, {})
     if account in known:
         return known[account]
-    value = session.connection().execute(_BALANCE, {"n": account}).scalar()
+    value = tx.scalar(_BALANCE, {"n": account})
     if value is None:
         raise NotFound(f"no account {account!r}")
     return int(value)
 
 
-def balance_and_version(session: Session, account: str) -> tuple[int, int]:
+def balance_and_version(tx: Tx, account: str) -> tuple[int, int]:
     """An account's committed balance and its version (how many times a wallet has changed)."""
-    row = session.connection().execute(_BALANCE_VERSION, {"n": account}).first()
+    row = tx.first(_BALANCE_VERSION, {"n": account})
     if row is None:
         raise NotFound(f"no account {account!r}")
     return int(row[0]), int(row[1])
@@ -125,35 +126,31 @@ def balance_and_version(session: Session, account: str) -> tuple[int, int]:
 DEFERRED = "ledger_deferred"
 
 
-def _deferred(session: Session) -> dict[str, int]:
+def _deferred(tx: Tx) -> dict[str, int]:
     """The house's accounts (``wagers-in-play`` and the others, which every table's money goes
-    through) are updated last, just before the commit, so that their rows stay locked for as
-    short a time as possible (PostgreSQL). Wallets are updated at once (their balance is
+    through) are updated last, when the step's work is done, so that their rows stay locked for
+    as short a time as possible (PostgreSQL). Wallets are updated at once (their balance is
     checked). Lock order in every transaction: the table, then wallets (sorted), then house
     accounts (sorted): no cycle, no deadlock."""
-    deferred: dict[str, int] | None = session.info.get(DEFERRED)
+    deferred: dict[str, int] | None = tx.info.get(DEFERRED)
     if deferred is None:
-        deferred = defaultdict(int)
-        session.info[DEFERRED] = deferred
-        if not session.info.get(DEFERRED + "-listening"):
-            session.info[DEFERRED + "-listening"] = True
-            sa.event.listen(session, "before_commit", _apply_deferred)
+        deferred = tx.info[DEFERRED] = defaultdict(int)
+        tx.on_finish(_apply_deferred)
     return deferred
 
 
-def _apply_deferred(session: Session) -> None:
-    deferred: dict[str, int] = session.info.pop(DEFERRED, {})
+def _apply_deferred(tx: Tx) -> None:
+    deferred: dict[str, int] = tx.info.pop(DEFERRED, {})
     for name in sorted(deferred):
         delta = deferred[name]
         if delta == 0:
             continue
-        result = session.connection().execute(_ADD, {"n": name, "d": delta})
-        if result.rowcount != 1:
+        if tx.rowcount(_ADD, {"n": name, "d": delta}) != 1:
             raise NotFound(f"no account {name!r}")
 
 
 def post(
-    session: Session,
+    tx: Tx,
     kind: str,
     movements: Sequence[Movement],
     *,
@@ -161,14 +158,13 @@ def post(
     actor: str | None = None,
     amount: int = 0,
 ) -> int:
-    """Write ``movements`` as one ledger transaction in the caller's database transaction and
+    """Write ``movements`` as one ledger transaction in the step's database transaction and
     update the balances. A wallet never goes below zero: :class:`InsufficientFunds` is raised
-    instead (the caller's transaction then rolls back, so nothing is written). Balances are
-    updated in one fixed order of account names, so concurrent transactions never deadlock."""
+    instead (the step then rolls back, so nothing is written). Balances are updated in one fixed
+    order of account names, so concurrent transactions never deadlock."""
     if not movements:
         raise ValueError("a ledger transaction needs at least one movement")
-    conn = session.connection()  # Core inserts: no ORM bookkeeping for append-only rows
-    txn_id = conn.execute(
+    txn_id = tx.scalar(
         _INSERT_TXN,
         {
             "kind": kind,
@@ -177,7 +173,7 @@ def post(
             "actor": actor,
             "created_at": now(),
         },
-    ).scalar_one()
+    )
     deltas: dict[str, int] = defaultdict(int)
     rows: list[dict[str, Any]] = []
     for pair_no, m in enumerate(movements):
@@ -201,7 +197,7 @@ def post(
         )
         deltas[m.source] -= m.amount
         deltas[m.target] += m.amount
-    deferred = _deferred(session)
+    deferred = _deferred(tx)
     for name in sorted(deltas):
         delta = deltas[name]
         if delta == 0:
@@ -209,47 +205,59 @@ def post(
         if not name.startswith("wallet:"):
             deferred[name] += delta
             continue
-        updated = conn.execute(
+        updated = tx.first(
             _ADD_RETURNING if delta > 0 else _TAKE_RETURNING, {"n": name, "d": delta}
-        ).first()
+        )
         if updated is not None:
-            session.info.setdefault(BALANCES, {})[name] = int(updated[0])
+            tx.info.setdefault(BALANCES, {})[name] = int(updated[0])
             if updated[1] is not None:
-                notify_wallet(session, int(updated[1]), int(updated[0]), int(updated[2]))
+                notify_wallet(tx, int(updated[1]), int(updated[0]), int(updated[2]))
         else:
-            exists = session.execute(sa.select(Account.name).where(Account.name == name)).first()
-            if exists is None:
+            if tx.first(_ACCOUNT, {"n": name}) is None:
                 raise NotFound(f"no account {name!r}")
             raise InsufficientFunds(
                 f"insufficient funds: {name.removeprefix('wallet:')} has "
-                f"{balance(session, name)} cents, {-delta} needed"
+                f"{balance(tx, name)} cents, {-delta} needed"
             )
-    conn.execute(_INSERT_ENTRY, rows)
+    tx.many(_INSERT_ENTRY, rows)
     return int(txn_id)
 
 
-_INSERT_TXN = sa.insert(LedgerTransaction).returning(LedgerTransaction.id)
-_INSERT_ENTRY = sa.insert(LedgerEntry)
+_TXNS: Final = cast(sa.Table, LedgerTransaction.__table__)
+_ENTRIES: Final = cast(sa.Table, LedgerEntry.__table__)
+_INSERT_TXN: Final = Sql(
+    sa.insert(_TXNS)
+    .values({c: sa.bindparam(c) for c in ("kind", "amount", "reference", "actor", "created_at")})
+    .returning(_TXNS.c.id)
+)
+_INSERT_ENTRY: Final = Sql(
+    sa.insert(_ENTRIES).values(
+        {c: sa.bindparam(c) for c in ("txn_id", "pair_no", "account", "amount", "memo")}
+    )
+)
 _ACCOUNTS: Final = cast(sa.Table, Account.__table__)
-_ADD: Final = (
+_ADD_CORE: Final = (
     sa.update(_ACCOUNTS)
     .where(_ACCOUNTS.c.name == sa.bindparam("n"))
     .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
 )
-_ADD_WALLET: Final = _ADD.values(version=_ACCOUNTS.c.version + 1)
-_ADD_RETURNING: Final = _ADD_WALLET.returning(
-    _ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version
+_ADD: Final = Sql(_ADD_CORE)
+_ADD_WALLET: Final = _ADD_CORE.values(version=_ACCOUNTS.c.version + 1)
+_ADD_RETURNING: Final = Sql(
+    _ADD_WALLET.returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version)
 )
-_TAKE_RETURNING: Final = _ADD_WALLET.where(
-    _ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger) >= 0
-).returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version)
-"""Core statements (compiled once): an account's balance moved by ``d`` cents; a wallet's
-version counting its changes; taking from a wallet only while its balance stays at least
-zero."""
-_BALANCE: Final = sa.select(_ACCOUNTS.c.balance).where(_ACCOUNTS.c.name == sa.bindparam("n"))
-_BALANCE_VERSION: Final = sa.select(_ACCOUNTS.c.balance, _ACCOUNTS.c.version).where(
-    _ACCOUNTS.c.name == sa.bindparam("n")
+_TAKE_RETURNING: Final = Sql(
+    _ADD_WALLET.where(_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger) >= 0).returning(
+        _ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version
+    )
 )
+"""Statements compiled once: an account's balance moved by ``d`` cents; a wallet's version
+counting its changes; taking from a wallet only while its balance stays at least zero."""
+_BALANCE: Final = Sql(sa.select(_ACCOUNTS.c.balance).where(_ACCOUNTS.c.name == sa.bindparam("n")))
+_BALANCE_VERSION: Final = Sql(
+    sa.select(_ACCOUNTS.c.balance, _ACCOUNTS.c.version).where(_ACCOUNTS.c.name == sa.bindparam("n"))
+)
+_ACCOUNT: Final = Sql(sa.select(_ACCOUNTS.c.name).where(_ACCOUNTS.c.name == sa.bindparam("n")))
 
 
 # ------------------------------------------------------------------------------------ checking

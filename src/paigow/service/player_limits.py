@@ -31,6 +31,7 @@ from paigow.service.db import AuditRecord, RoundRow, RoundWager, User, now
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor_db import PlayerLimit
 from paigow.service.gaming_day import GamingDay
+from paigow.service.sql import Tx
 from paigow.service.statuses import WagerStatus
 
 DAY_S: Final = 86_400
@@ -166,8 +167,9 @@ def self_exclude(session: Session, user: Principal, days: int) -> dict[str, Any]
     return state(session, user.id, t)
 
 
-def lift_exclusion(session: Session, operator: str, username: str) -> dict[str, Any]:
+def lift_exclusion(tx: Tx, operator: str, username: str) -> dict[str, Any]:
     """An operator asks to lift a player's self-exclusion: refused while it runs (recorded)."""
+    session = tx.session
     uid = session.execute(sa.select(User.id).where(User.username == username)).scalar()
     if uid is None:
         raise NotFound(f"no user {username!r}", code="no-user")
@@ -175,7 +177,7 @@ def lift_exclusion(session: Session, operator: str, username: str) -> dict[str, 
     t = now()
     if row is not None and row.excluded_until is not None and row.excluded_until > t:
         _audit_later(
-            session,
+            tx,
             operator,
             "exclusion-lift-refused",
             f"user:{username}",
@@ -216,20 +218,19 @@ def excluded_players(session: Session, at: float | None = None) -> list[dict[str
 
 
 # ------------------------------------------------------------------------------------ the check
-def check_wager(session: Session, user: Principal, amount: int) -> None:
+def check_wager(tx: Tx, user: Principal, amount: int) -> None:
     """Refuse a wager a self-exclusion or the daily loss limit forbids (call before moving any
     money; the refusal is recorded in the audit log). The player's limits row is locked (after
     the table's, before the wallet's: the order every wager takes), so that wagers at two tables at
     once cannot both pass the same limit."""
+    session = tx.session
     row = session.get(PlayerLimit, user.id, with_for_update=True)
     if row is None:
         return
     t = now()
     if row.excluded_until is not None and row.excluded_until > t:
         details = {"amount": amount, "excluded_until": row.excluded_until}
-        _audit_later(
-            session, user.username, "wager-refused-excluded", f"user:{user.username}", details
-        )
+        _audit_later(tx, user.username, "wager-refused-excluded", f"user:{user.username}", details)
         raise Forbidden(
             f"you have excluded yourself from play until {_iso(row.excluded_until)}: no wagers "
             "until then",
@@ -242,7 +243,7 @@ def check_wager(session: Session, user: Principal, amount: int) -> None:
     if lost + amount > limit:
         left = max(0, limit - lost)
         _audit_later(
-            session,
+            tx,
             user.username,
             "wager-refused-loss-limit",
             f"user:{user.username}",
@@ -256,22 +257,18 @@ def check_wager(session: Session, user: Principal, amount: int) -> None:
         )
 
 
-def _audit_later(
-    session: Session, actor: str, action: str, target: str, details: dict[str, Any]
-) -> None:
-    """Record a refusal in a transaction of its own once the refused one has rolled back (the
-    refusal's own transaction never commits)."""
-    engine = session.get_bind()
+def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
+    """Record a refusal in a transaction of its own once the refused step has rolled back (the
+    refusal's own step never commits)."""
+    engine = tx.connection.engine
 
     def write() -> None:
-        from sqlalchemy.orm import Session as S
-
-        with S(engine) as s2, s2.begin():
+        with Session(engine) as s2, s2.begin():
             s2.add(
                 AuditRecord(at=now(), actor=actor, action=action, target=target, details=details)
             )
 
-    def after(_session: Session, *_: Any) -> None:
+    def after() -> None:
         threading.Thread(target=write, name="paigow-audit-refusal", daemon=True).start()
 
-    sa.event.listen(session, "after_rollback", after, once=True)
+    tx.after_rollback(after)

@@ -13,7 +13,7 @@ from fastapi.responses import StreamingResponse
 
 from paigow.service import audit, ledger, rounds, tables
 from paigow.service.auth import Principal
-from paigow.service.db import Account, User
+from paigow.service.db import User
 from paigow.service.deps import (
     IdemHeader,
     Operator,
@@ -23,11 +23,11 @@ from paigow.service.deps import (
     error_responses,
     idempotent,
     key_of,
-    retrying,
 )
 from paigow.service.errors import NotFound
 from paigow.service.runtime import Runtime
 from paigow.service.schemas import CloseOut, CreateTableIn, LedgerOut, MoneyIn, MoneyOut, TableOut
+from paigow.service.sql import Tx
 
 router = APIRouter()
 
@@ -39,7 +39,7 @@ router = APIRouter()
     response_model=TableOut,
     responses=error_responses(401, 403, 422),
 )
-def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
     """Open a table with its ruleset (commission at most 5%, posted), house way, start
     method, limits, time limits and mode."""
     way = tables.house_way_from(
@@ -56,21 +56,20 @@ def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[st
         setting_time_ms=body.setting_time_ms,
     )
 
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            t = tables.create_table(
-                s,
-                operator=user.username,
-                name=body.name,
-                ruleset=ruleset,
-                house_way=way,
-                mode=body.mode,
-                betting_time_ms=body.betting_time_ms,
-                setting_time_ms=body.setting_time_ms,
-            )
-            return tables.public_state(s, t)
+    def step(tx: Tx) -> dict[str, Any]:
+        t = tables.create_table(
+            tx,
+            operator=user.username,
+            name=body.name,
+            ruleset=ruleset,
+            house_way=way,
+            mode=body.mode,
+            betting_time_ms=body.betting_time_ms,
+            setting_time_ms=body.setting_time_ms,
+        )
+        return tables.public_state(tx.session, t)
 
-    return retrying(run)
+    return await rt.step(step)
 
 
 @router.post(
@@ -79,15 +78,10 @@ def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[st
     response_model=CloseOut,
     responses=error_responses(401, 403, 404, 422),
 )
-def close_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+async def close_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
     """Close a table: no new wagers; a round still in betting is voided with every wager
     returned; a dealt round is played out; then the seats are cleared."""
-
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            return rounds.close_table(s, table_id, user.username)
-
-    return retrying(run)
+    return await rt.step(lambda tx: rounds.close_table(tx, table_id, user.username))
 
 
 @router.post(
@@ -96,7 +90,7 @@ def close_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict[str, 
     response_model=MoneyOut,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
-def credit(
+async def credit(
     username: UsernamePath,
     body: MoneyIn,
     user: Operator,
@@ -104,7 +98,7 @@ def credit(
     idempotency_key: IdemHeader = None,
 ) -> dict[str, Any]:
     """Credit a wallet (cents). Idempotent by key."""
-    return move_money(rt, "credit", username, body, user, idempotency_key)
+    return await move_money(rt, "credit", username, body, user, idempotency_key)
 
 
 @router.post(
@@ -113,7 +107,7 @@ def credit(
     response_model=MoneyOut,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
-def debit(
+async def debit(
     username: UsernamePath,
     body: MoneyIn,
     user: Operator,
@@ -121,7 +115,7 @@ def debit(
     idempotency_key: IdemHeader = None,
 ) -> dict[str, Any]:
     """Debit a wallet (cents; never below zero: 409). Idempotent by key."""
-    return move_money(rt, "debit", username, body, user, idempotency_key)
+    return await move_money(rt, "debit", username, body, user, idempotency_key)
 
 
 @router.get(
@@ -158,7 +152,7 @@ def ledger_check(user: Operator, rt: RuntimeDep) -> dict[str, Any]:
         return ledger.check(s).to_dict()
 
 
-def move_money(
+async def move_money(
     rt: Runtime, kind: str, username: str, body: MoneyIn, user: Principal, header: str | None
 ) -> dict[str, Any]:
     """Credit or debit (``kind``) a player's wallet from the operators' credits account, with
@@ -166,26 +160,24 @@ def move_money(
     key = key_of(body.idempotency_key, header, required=True)
     account = ledger.wallet(username)
 
-    def lock(s: Any) -> None:
+    def action(tx: Tx) -> dict[str, Any]:
+        s = tx.session
         found = s.execute(sa.select(User.id).where(User.username == username)).first()
         if found is None:
             raise NotFound(f"no user {username!r}", code="no-user")
-        s.execute(sa.select(Account.name).where(Account.name == account).with_for_update())
-
-    def action(s: Any) -> dict[str, Any]:
         if kind == "credit":
             move = ledger.Movement(ledger.CREDITS, account, body.amount, memo="credit")
         else:
             move = ledger.Movement(account, ledger.CREDITS, body.amount, memo="debit")
         txn = ledger.post(
-            s, kind, [move], actor=user.username, amount=body.amount, reference=username
+            tx, kind, [move], actor=user.username, amount=body.amount, reference=username
         )
         audit.record(s, user.username, kind, account, {"amount": body.amount, "transaction": txn})
         return {
             "username": username,
             "amount": body.amount,
-            "balance": ledger.balance(s, account),
+            "balance": ledger.balance(tx, account),
             "transaction_id": txn,
         }
 
-    return idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, lock, action)
+    return await idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, action)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Annotated, Any
 
@@ -18,7 +17,6 @@ from paigow.service.deps import (
     bearer,
     client_addr,
     error_responses,
-    retrying,
     token_user,
 )
 from paigow.service.errors import Conflict, ServiceError, Unauthorized, Unprocessable
@@ -53,11 +51,9 @@ async def register(
         raise Unprocessable(problem, code="weak-password")
     password_hash = await rt.hash_pool.run(lambda: rt.passwords.hash(body.password))
 
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            return create_user(s, body.username, password_hash, Role.PLAYER)
-
-    return await asyncio.to_thread(retrying, run)
+    return await rt.step(
+        lambda tx: create_user(tx.session, body.username, password_hash, Role.PLAYER)
+    )
 
 
 @router.post(
@@ -100,8 +96,10 @@ def check_login(rt: Runtime, username: str, password: str) -> User | None:
         return None
     if rt.passwords.needs_rehash(user.password_hash):  # parameters raised since: upgrade
         fresh = rt.passwords.hash(password)
-        with rt.write() as s:
-            s.execute(sa.update(User).where(User.id == user.id).values(password_hash=fresh))
+        with rt.write() as tx:
+            tx.session.execute(
+                sa.update(User).where(User.id == user.id).values(password_hash=fresh)
+            )
     return user
 
 

@@ -126,8 +126,8 @@ def lift_exclusion(
     username: Annotated[str, Path(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")],
 ) -> dict[str, Any]:
     """Refused (403) while a player's self-exclusion runs: no one can lift it before it ends."""
-    with _rt(request).write() as s:
-        return player_limits.lift_exclusion(s, user.username, username)
+    with _rt(request).write() as tx:
+        return player_limits.lift_exclusion(tx, user.username, username)
 
 
 @router.get("/api/me/limits", tags=["auth"])
@@ -142,8 +142,8 @@ def set_my_limit(request: Request, body: LossLimitIn, user: PlayerDep) -> dict[s
     """Set my daily loss limit: lower at once; higher (or none) only after the cooling-off."""
     if user.role != Role.PLAYER:
         raise Conflict("limits are for players", code="players-only")
-    with _rt(request).write() as s:
-        return player_limits.set_loss_limit(s, user, body.daily_loss_limit)
+    with _rt(request).write() as tx:
+        return player_limits.set_loss_limit(tx.session, user, body.daily_loss_limit)
 
 
 @router.post("/api/me/exclusion", tags=["auth"])
@@ -151,5 +151,5 @@ def exclude_me(request: Request, body: ExclusionIn, user: PlayerDep) -> dict[str
     """Exclude myself from play for a number of days (it cannot be lifted before it ends)."""
     if user.role != Role.PLAYER:
         raise Conflict("self-exclusion is for players", code="players-only")
-    with _rt(request).write() as s:
-        return player_limits.self_exclude(s, user, body.days)
+    with _rt(request).write() as tx:
+        return player_limits.self_exclude(tx.session, user, body.days)

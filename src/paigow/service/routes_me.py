@@ -19,9 +19,11 @@ router = APIRouter()
 @router.get("/api/me", tags=["auth"], response_model=MeOut, responses=error_responses(401))
 def me(user: Player, rt: RuntimeDep) -> dict[str, Any]:
     """Who I am, my balance (cents) and where I sit."""
-    with rt.db.read() as s:
-        balance = ledger.balance(s, ledger.wallet(user.username))
-        seats = s.execute(sa.select(Seat.table_id, Seat.spot).where(Seat.user_id == user.id)).all()
+    with rt.read() as tx:
+        balance = ledger.balance(tx, ledger.wallet(user.username))
+        seats = tx.session.execute(
+            sa.select(Seat.table_id, Seat.spot).where(Seat.user_id == user.id)
+        ).all()
     return {
         "id": user.id,
         "username": user.username,

@@ -22,8 +22,8 @@ router = APIRouter()
 )
 def table_rounds(table_id: TableId, user: Player, rt: RuntimeDep) -> list[dict[str, Any]]:
     """The table's last ten rounds with their logs (see GET /api/rounds/{round_id})."""
-    with rt.db.read() as s:
-        return rounds.last_rounds(s, table_id, user)
+    with rt.read() as tx:
+        return rounds.last_rounds(tx, table_id, user)
 
 
 @router.get(
@@ -36,5 +36,5 @@ def get_round(round_id: RoundId, user: Player, rt: RuntimeDep) -> dict[str, Any]
     """A round with its event log. Operators get the complete log (deck order included,
     replayable by the rules engine) once the round is over; players see their own cards,
     the public events, and every setting from the showdown."""
-    with rt.db.read() as s:
-        return rounds.round_view(s, round_id, user)
+    with rt.read() as tx:
+        return rounds.round_view(tx, round_id, user)

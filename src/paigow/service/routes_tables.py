@@ -20,7 +20,6 @@ from paigow.service.deps import (
     idempotent,
     json_response,
     key_of,
-    retrying,
 )
 from paigow.service.errors import NotFound
 from paigow.service.runtime import Runtime
@@ -70,16 +69,13 @@ async def get_table(table_id: TableId, rt: RuntimeDep, states: StatesDep) -> Res
     response_model=SeatOut,
     responses=error_responses(401, 404, 409, 422),
 )
-def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> dict[str, Any]:
+async def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> Response:
     """Sit on a free spot (one spot per player per table, a bounded number in all), with
     at least the table's minimum wager in your wallet. A seat is freed when its player
     wagers in none of the last rounds or has no connection to the table for a while."""
-
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            return seats.sit(s, table_id, user, body.spot, rt.config)
-
-    return retrying(run)
+    return json_response(
+        await rt.step(lambda tx: seats.sit(tx, table_id, user, body.spot, rt.config))
+    )
 
 
 @router.post(
@@ -88,15 +84,10 @@ def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> dict[st
     response_model=SeatOut,
     responses=error_responses(401, 404, 409, 422),
 )
-def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
+async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     """Leave your spot. A wager in play stays in play (its hand is set by the house way at
     the time limit unless you set it) and its result goes to your wallet."""
-
-    def run() -> dict[str, Any]:
-        with rt.write() as s:
-            return tables.leave(s, table_id, user)
-
-    return retrying(run)
+    return json_response(await rt.step(lambda tx: tables.leave(tx, table_id, user)))
 
 
 @router.post(
@@ -105,26 +96,26 @@ def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
     response_model=WagerOut,
     responses=error_responses(400, 401, 404, 409, 422),
 )
-def wager(
+async def wager(
     table_id: TableId,
     body: WagerIn,
     user: Player,
     rt: RuntimeDep,
     idempotency_key: IdemHeader = None,
-) -> dict[str, Any]:
+) -> Response:
     """Wager on your spot (cents, within the table's limits); the amount is reserved from
     your wallet at once. The first wager opens a round; betting closes when every seated
     player has wagered or the betting time has passed since the first wager."""
     key = key_of(body.idempotency_key, idempotency_key, required=True)
-    return idempotent(
+    placed = await idempotent(
         rt,
         user,
         key,
         f"wager/{table_id}",
         {"amount": body.amount},
-        lambda s: None,
-        lambda s: rounds.place_wager(s, table_id, user, body.amount),
+        lambda tx: rounds.place_wager(tx, table_id, user, body.amount),
     )
+    return json_response(placed)
 
 
 @router.get(
@@ -135,8 +126,8 @@ def wager(
 )
 def hand(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
     """Your seven cards in the current round (and your setting once made)."""
-    with rt.db.read() as s:
-        return rounds.my_hand(s, table_id, user)
+    with rt.read() as tx:
+        return rounds.my_hand(tx, table_id, user)
 
 
 @router.post(
@@ -145,26 +136,26 @@ def hand(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
     response_model=SetOut,
     responses=error_responses(400, 401, 404, 409, 422),
 )
-def set_hand(
+async def set_hand(
     table_id: TableId,
     body: SetIn,
     user: Player,
     rt: RuntimeDep,
     idempotency_key: IdemHeader = None,
-) -> dict[str, Any]:
+) -> Response:
     """Set your hand by naming the two cards of the low hand. A foul (the low hand outranks
     the high hand) is refused with 409 unless `confirm_foul` is true; confirmed, it is
     accepted and loses (Indiana, 68 IAC 10-9-13(a))."""
     key = key_of(body.idempotency_key, idempotency_key, required=False)
-    return idempotent(
+    done = await idempotent(
         rt,
         user,
         key,
         f"set/{table_id}",
         {"low": body.low, "confirm_foul": body.confirm_foul, "round_id": body.round_id},
-        lambda s: None,
-        lambda s: rounds.set_hand(s, table_id, user, body.low, body.confirm_foul, body.round_id),
+        lambda tx: rounds.set_hand(tx, table_id, user, body.low, body.confirm_foul, body.round_id),
     )
+    return json_response(done)
 
 
 @router.get(
@@ -176,8 +167,8 @@ def set_hand(
 def hint(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
     """Practice tables only: the house way's setting of your hand and the rule that made it
     (403 at casino tables, where players set without help)."""
-    with rt.db.read() as s:
-        return rounds.hint(s, table_id, user)
+    with rt.read() as tx:
+        return rounds.hint(tx, table_id, user)
 
 
 # ----------------------------------------------------------------------------- public states

@@ -18,6 +18,7 @@ from paigow.service.deps import HubDep, PresenceDep, RuntimeDep, token_user
 from paigow.service.errors import ServiceError
 from paigow.service.feeds import pump, watch_wallet
 from paigow.service.runtime import Runtime
+from paigow.service.sql import Tx
 from paigow.service.views import view_log
 
 router = APIRouter()
@@ -116,7 +117,7 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
         ).scalar_one_or_none()
         round_part = None
         if row is not None:
-            events = rounds.load_events(s, row.id)
+            events = rounds.load_events(Tx(s.connection(), s), row.id)
             owners = {
                 spot: uid
                 for spot, uid in s.execute(

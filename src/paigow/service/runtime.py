@@ -1,6 +1,7 @@
 """Everything one server process shares: the database, the configuration, the event bus, the
 password hasher and its thread pool, the token signer, the limits (log-ins, registrations,
-WebSockets); and write transactions that send table notices when (and only when) they commit."""
+WebSockets), the writer that runs the steps (:mod:`paigow.service.writer`); and transactions
+that send table notices when (and only when) they commit."""
 
 from __future__ import annotations
 
@@ -11,20 +12,21 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.service.auth import Passwords, Principal, TokenSigner
 from paigow.service.db import Database, User
-from paigow.service.events_bus import EventBus, Notice
+from paigow.service.events_bus import EventBus, Notice, encode_notices
+from paigow.service.sql import Tx
 
 if TYPE_CHECKING:
     from paigow.round import Round
     from paigow.service.config import ServiceConfig
 
 PRINCIPAL_TTL_S = 30.0
+T = TypeVar("T")
 
 
 class RoundCache:
@@ -159,7 +161,14 @@ class Runtime:
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
         self.fresh = FreshEvents()
+        self.caches: dict[str, Any] = {"rounds": self.rounds, "fresh": self.fresh}
+        """What a step's :class:`Tx` finds in its ``info``: the caches steps keep."""
         self._principals: dict[int, tuple[float, Principal]] = {}
+        from paigow.service.writer import PostgresWriter, SqliteWriter, Writer
+
+        self.writer: Writer = (
+            SqliteWriter(self) if self.db.is_sqlite else PostgresWriter(self, config.step_threads)
+        )
 
     def __repr__(self) -> str:
         return f"Runtime({self.db.display_url()})"
@@ -210,53 +219,69 @@ class Runtime:
         return p
 
     # ----------------------------------------------------------------------------- transactions
+    async def step(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` as a step on the writer (see :mod:`paigow.service.writer`)."""
+        return await self.writer.run(fn)
+
+    def seal(self, tx: Tx) -> list[Notice]:
+        """The notices of a finished step (this process's origin stamped on them); with
+        PostgreSQL they are sent with ``pg_notify`` in its transaction, in one statement."""
+        origin = self.bus.origin
+        notices = [replace(n, origin=origin) for n in dict.fromkeys(tx.notices)]
+        notices += [
+            Notice(-user_id, WALLET, origin, balance, version)
+            for user_id, (version, balance) in tx.wallets.items()
+        ]
+        if notices and tx.is_postgres:
+            tx.text("SELECT pg_notify(%s, %s)", (self.db.channel(), encode_notices(notices)))
+        return notices
+
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """A write transaction. Call :func:`notify` inside it to announce a table change: with
-        PostgreSQL the notice is sent with ``pg_notify`` in the transaction (for every process);
-        it is also delivered in this process after the commit."""
-        with self.db.write() as s:
-            s.info["rounds"] = self.rounds
-            s.info["fresh"] = self.fresh
-            yield s
-            origin = self.bus.origin
-            notices = [replace(n, origin=origin) for n in dict.fromkeys(s.info.get("notices", []))]
-            notices += [
-                Notice(-user_id, WALLET, origin, balance, version)
-                for user_id, (version, balance) in s.info.get(WALLETS, {}).items()
-            ]
-            after: list[Callable[[], None]] = s.info.get("after_commit", [])
-            if notices and self.db.is_postgres:
-                channel = self.db.channel()
-                for n in notices:
-                    s.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": n.encode()})
+    def write(self) -> Iterator[Tx]:
+        """A write transaction of its own (cold paths and tests; the hot paths run as steps on
+        the writer: :meth:`step`). Notices are sent at its commit as a step's are."""
+        tx: Tx | None = None
         try:
-            for fn in after:
+            with self.db.write() as s:
+                tx = Tx(s.connection(), s, caches=self.caches, trace=self.db.trace)
+                yield tx
+                tx.finish()
+                notices = self.seal(tx)
+        except BaseException:
+            if tx is not None:
+                for undo in tx.undone:
+                    undo()
+            raise
+        try:
+            for fn in tx.after:
                 fn()
         finally:
             if notices:  # this process hears its own notices at once, never by LISTEN
                 self.bus.publish_local(notices)
 
+    @contextmanager
+    def read(self) -> Iterator[Tx]:
+        """A read-only transaction (a consistent snapshot on SQLite's WAL) as a :class:`Tx`."""
+        with self.db.read() as s:
+            yield Tx(s.connection(), s, trace=self.db.trace)
 
-def after_commit(session: Session, fn: Callable[[], None]) -> None:
-    """Run ``fn`` once ``session``'s transaction has committed (never if it rolls back)."""
-    session.info.setdefault("after_commit", []).append(fn)
+
+def after_commit(tx: Tx, fn: Callable[[], None]) -> None:
+    """Run ``fn`` once ``tx``'s transaction has committed (never if it rolls back)."""
+    tx.after.append(fn)
 
 
-def notify(session: Session, table_id: int, kind: str = "round") -> None:
-    """Announce, when ``session`` commits, that table ``table_id`` changed."""
-    session.info.setdefault("notices", []).append(Notice(table_id, kind))
+def notify(tx: Tx, table_id: int, kind: str = "round") -> None:
+    """Announce, when ``tx`` commits, that table ``table_id`` changed."""
+    tx.notices.append(Notice(table_id, kind))
 
 
 WALLET = "wallet"
 """The kind of notice that says "user N's wallet changed" (sent on channel ``-N``)."""
 
 
-WALLETS = "wallet_notices"
-
-
-def notify_wallet(session: Session, user_id: int, balance: int, version: int) -> None:
-    """Announce, when ``session`` commits, ``user_id``'s wallet balance after a change, at the
+def notify_wallet(tx: Tx, user_id: int, balance: int, version: int) -> None:
+    """Announce, when ``tx`` commits, ``user_id``'s wallet balance after a change, at the
     wallet's ``version`` (watchers subscribe to ``-user_id`` on the bus, apart from every
     table's number). The transaction's last change of a wallet is the one announced."""
-    session.info.setdefault(WALLETS, {})[user_id] = (version, balance)
+    tx.wallets[user_id] = (version, balance)

@@ -12,10 +12,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.service import ledger, tables
 from paigow.service.audit import record
@@ -24,23 +23,23 @@ from paigow.service.config import ServiceConfig
 from paigow.service.db import RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict
 from paigow.service.runtime import notify
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import TableStatus
 
 SYSTEM = "dealer"
 
 
-def sit(
-    session: Session, table_id: int, user: Principal, spot: int, config: ServiceConfig
-) -> dict[str, Any]:
+def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig) -> dict[str, Any]:
     """:func:`paigow.service.tables.sit`, refused (409) without the table's minimum in the wallet
     or beyond the seats a player may hold."""
-    table = tables.lock_table(session, table_id)
+    table = tables.lock_table(tx, table_id)
+    session = tx.session
     here = session.execute(
         sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
     ).first()
     if here is None and table.status == TableStatus.OPEN:
         minimum = int(table.ruleset["min_wager"])
-        balance = ledger.balance(session, ledger.wallet(user.username))
+        balance = ledger.balance(tx, ledger.wallet(user.username))
         if balance < minimum:
             raise Conflict(
                 f"your wallet holds {balance} cents, less than this table's minimum wager of "
@@ -55,32 +54,49 @@ def sit(
                 f"you already hold {held} seats, the most one player may hold; leave one first",
                 code="too-many-seats",
             )
-    return tables.sit(session, table_id, user, spot)
+    return tables.sit(tx, table_id, user, spot)
 
 
-def touch(session: Session, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_TOUCH: Final = Sql(
+    sa.update(_SEATS)
+    .where(_SEATS.c.table_id == sa.bindparam("t"), _SEATS.c.user_id == sa.bindparam("u"))
+    .values(seen_at=sa.bindparam("at", type_=sa.Float))
+)
+_SEATED: Final = Sql(
+    sa.select(_SEATS.c.spot, _SEATS.c.user_id, _SEATS.c.sat_at, _SEATS.c.seen_at).where(
+        _SEATS.c.table_id == sa.bindparam("tid")
+    )
+)
+_ENDED: Final = sa.or_(*(_ROUNDS.c.phase == sa.literal_column(f"'{p}'") for p in tables.ENDED))
+_LAST_ENDED: Final = (
+    sa.select(_ROUNDS.c.id, _ROUNDS.c.created_at)
+    .where(_ROUNDS.c.table_id == sa.bindparam("tid"), _ENDED)
+    .order_by(_ROUNDS.c.number.desc())
+    .limit(sa.bindparam("n", type_=sa.Integer))
+)
+_RECENT: Final = Sql(_LAST_ENDED)
+_WAGERED: Final = Sql(
+    sa.select(_WAGERS.c.user_id).where(
+        _WAGERS.c.round_id.in_(sa.select(_LAST_ENDED.subquery().c.id))
+    )
+)
+
+
+def touch(tx: Tx, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
     """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
-    rows = [{"t": t, "u": u} for t, u in pairs]
-    if rows:
-        seats = cast(sa.Table, Seat.__table__)
-        session.connection().execute(
-            sa.update(seats)
-            .where(seats.c.table_id == sa.bindparam("t"), seats.c.user_id == sa.bindparam("u"))
-            .values(seen_at=at if at is not None else now()),
-            rows,
-        )
+    t = at if at is not None else now()
+    tx.many(_TOUCH, [{"t": table, "u": user, "at": t} for table, user in pairs])
 
 
 def to_free(
-    session: Session, table_id: int, config: ServiceConfig, at: float | None = None
+    tx: Tx, table_id: int, config: ServiceConfig, at: float | None = None
 ) -> list[tuple[int, int, str]]:
     """The seats of table ``table_id`` to free: (spot, user id, reason)."""
     t = at if at is not None else now()
-    seats = session.execute(
-        sa.select(Seat.spot, Seat.user_id, Seat.sat_at, Seat.seen_at).where(
-            Seat.table_id == table_id
-        )
-    ).all()
+    seats = tx.run(_SEATED, {"tid": table_id})
     if not seats:
         return []
     out: list[tuple[int, int, str]] = []
@@ -88,22 +104,13 @@ def to_free(
     if config.idle_rounds > 0:
         recent = [
             (str(rid), float(created))
-            for rid, created in session.execute(
-                sa.select(RoundRow.id, RoundRow.created_at)
-                .where(RoundRow.table_id == table_id, RoundRow.phase.in_(tables.ENDED))
-                .order_by(RoundRow.number.desc())
-                .limit(config.idle_rounds)
-            ).all()
+            for rid, created in tx.run(_RECENT, {"tid": table_id, "n": config.idle_rounds})
         ]
     wagered: set[int] = set()
     if len(recent) == config.idle_rounds and recent:
-        wagered = set(
-            session.execute(
-                sa.select(RoundWager.user_id).where(
-                    RoundWager.round_id.in_([rid for rid, _ in recent])
-                )
-            ).scalars()
-        )
+        wagered = {
+            int(uid) for (uid,) in tx.run(_WAGERED, {"tid": table_id, "n": config.idle_rounds})
+        }
     for spot, uid, sat_at, seen_at in seats:
         if config.seat_away_s > 0 and seen_at is not None and t - seen_at > config.seat_away_s:
             out.append((spot, uid, f"no connection for {config.seat_away_s:g} s"))
@@ -117,13 +124,12 @@ def to_free(
     return out
 
 
-def free(
-    session: Session, table_id: int, found: list[tuple[int, int, str]], config: ServiceConfig
-) -> int:
+def free(tx: Tx, table_id: int, found: list[tuple[int, int, str]], config: ServiceConfig) -> int:
     """Free the seats ``found`` by :func:`to_free` that are still held by the same player (and,
     for a player gone, still unseen)."""
     freed = 0
     t = now()
+    session = tx.session
     for spot, uid, reason in found:
         seat = session.get(Seat, (table_id, spot), with_for_update=True)
         if seat is None or seat.user_id != uid:
@@ -143,5 +149,5 @@ def free(
         )
         freed += 1
     if freed:
-        notify(session, table_id, "table")
+        notify(tx, table_id, "table")
     return freed

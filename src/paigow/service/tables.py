@@ -28,6 +28,7 @@ from paigow.service.db import GameTable, RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.ledger import open_table_accounts
 from paigow.service.runtime import notify
+from paigow.service.sql import Tx
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 
 MODES: Final = tuple(TableMode)
@@ -79,7 +80,7 @@ def build_ruleset(
 
 
 def create_table(
-    session: Session,
+    tx: Tx,
     *,
     operator: str,
     name: str,
@@ -104,6 +105,7 @@ def create_table(
         current_round_id=None,
         round_count=0,
     )
+    session = tx.session
     session.add(table)
     session.flush()
     open_table_accounts(session, table.id)
@@ -121,14 +123,14 @@ def create_table(
             "setting_time_ms": setting_time_ms,
         },
     )
-    notify(session, table.id, "table")
+    notify(tx, table.id, "table")
     return table
 
 
-def lock_table(session: Session, table_id: int) -> GameTable:
+def lock_table(tx: Tx, table_id: int) -> GameTable:
     """The table's row, locked for this transaction (PostgreSQL ``FOR UPDATE``; SQLite's write
     transactions hold the whole database)."""
-    table = session.execute(
+    table = tx.session.execute(
         sa.select(GameTable).where(GameTable.id == table_id).with_for_update()
     ).scalar_one_or_none()
     if table is None:
@@ -158,8 +160,9 @@ def current_round(session: Session, table: GameTable) -> RoundRow | None:
 
 
 # --------------------------------------------------------------------------------------- seats
-def sit(session: Session, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
-    table = lock_table(session, table_id)
+def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
+    table = lock_table(tx, table_id)
+    session = tx.session
     if table.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {table.status}", code="table-closed")
     if spot not in SPOTS:
@@ -183,14 +186,15 @@ def sit(session: Session, table_id: int, user: Principal, spot: int) -> dict[str
                 f"spot {spot} still has a wager in play this round; sit after it", code="spot-busy"
             )
     session.add(Seat(table_id=table_id, spot=spot, user_id=user.id, sat_at=now()))
-    notify(session, table_id, "table")
+    notify(tx, table_id, "table")
     return {"table_id": table_id, "spot": spot}
 
 
-def leave(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
+def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     """Leave the seat. A wager already in play stays in play: the hand can still be set (or is
     set by the house way at the time limit) and the result goes to the player's wallet."""
-    lock_table(session, table_id)
+    lock_table(tx, table_id)
+    session = tx.session
     seat = session.execute(
         sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
     ).scalar_one_or_none()
@@ -198,7 +202,7 @@ def leave(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
         raise Conflict("you are not seated at this table", code="not-seated")
     spot = seat.spot
     session.delete(seat)
-    notify(session, table_id, "table")
+    notify(tx, table_id, "table")
     return {"table_id": table_id, "spot": spot, "left": True}
 
 

@@ -103,6 +103,7 @@ def mount_web(app: FastAPI) -> None:
     from paigow.service import ledger, rounds, tables
     from paigow.service.app import current_user
     from paigow.service.db import LedgerEntry, LedgerTransaction
+    from paigow.service.sql import Tx
 
     me = Depends(current_user)
 
@@ -139,7 +140,7 @@ def mount_web(app: FastAPI) -> None:
                 .order_by(LedgerEntry.id.desc())
                 .limit(20)
             ).all()
-            balance = ledger.balance(s, account)
+            balance = ledger.balance(Tx(s.connection(), s), account)
         return {
             "account": account,
             "balance": balance,
@@ -166,9 +167,9 @@ def mount_web(app: FastAPI) -> None:
         from paigow.service.rounds.players import practice_table
 
         rt = app.state.rt
-        with rt.db.read() as s:
-            table = practice_table(s, table_id, "the EV is")
-            hand = rounds.my_hand(s, table_id, user)
+        with rt.read() as tx:
+            table = practice_table(tx, table_id, "the EV is")
+            hand = rounds.my_hand(tx, table_id, user)
             way = tables.table_house_way(table)
             ruleset = tables.table_ruleset(table)
         if hand["cards"] is None:

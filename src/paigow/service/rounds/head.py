@@ -3,9 +3,9 @@ exactly the columns a step needs (no ORM objects, no unit-of-work flush), and th
 configuration, which never changes once the table is created, cached in the process.
 
 A step locks the table's row and reads its round in one statement (:func:`lock_head`); the
-round's changes are kept on its :class:`RoundHead` and written in one ``UPDATE`` just before the
-transaction commits (:func:`RoundHead.set`), so a step that appends events and moves a deadline
-writes the round's row once.
+round's changes are kept on its :class:`RoundHead` and written in one ``UPDATE`` when the step's
+work is done (:func:`RoundHead.set`), so a step that appends events and moves a deadline writes
+the round's row once. The statements run on the driver (:mod:`paigow.service.sql`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
 from paigow.service.db import GameTable, RoundRow
 from paigow.service.errors import NotFound
+from paigow.service.sql import Sql, Tx
 
 _TABLES: Final = cast(sa.Table, GameTable.__table__)
 _ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
@@ -58,21 +58,24 @@ class _Configs:
         self._items: dict[tuple[int, int], TableConfig] = {}
         self._lock = threading.Lock()
 
-    def get(self, conn: sa.Connection, table_id: int, created_at: float) -> TableConfig:
-        key = (id(conn.engine), table_id)  # one process may serve (or test) several databases
-        hit = self._items.get(key)
+    def get(self, tx: Tx, table_id: int, created_at: float) -> TableConfig:
+        key = (id(tx.connection.engine), table_id)  # one process may serve (or test) several
+        hit = self._items.get(key)  # databases
         if hit is not None and hit.created_at == created_at:
             return hit
-        row = conn.execute(_CONFIG, {"tid": table_id}).one()
+        row = tx.first(_CONFIG, {"tid": table_id})
+        if row is None:
+            raise NotFound(f"no table {table_id}", code="no-table")
+        name, ruleset, house_way, mode, betting_ms, setting_ms, created = row
         config = TableConfig(
             id=table_id,
-            name=row.name,
-            ruleset=dict(row.ruleset),
-            house_way=dict(row.house_way),
-            mode=row.mode,
-            betting_time_ms=int(row.betting_time_ms),
-            setting_time_ms=int(row.setting_time_ms),
-            created_at=float(row.created_at),
+            name=name,
+            ruleset=dict(ruleset),
+            house_way=dict(house_way),
+            mode=mode,
+            betting_time_ms=int(betting_ms),
+            setting_time_ms=int(setting_ms),
+            created_at=float(created),
         )
         with self._lock:
             if len(self._items) > 10_000:
@@ -83,15 +86,17 @@ class _Configs:
 
 CONFIGS: Final = _Configs()
 
-_CONFIG: Final = sa.select(
-    _TABLES.c.name,
-    _TABLES.c.ruleset,
-    _TABLES.c.house_way,
-    _TABLES.c.mode,
-    _TABLES.c.betting_time_ms,
-    _TABLES.c.setting_time_ms,
-    _TABLES.c.created_at,
-).where(_TABLES.c.id == sa.bindparam("tid"))
+_CONFIG: Final = Sql(
+    sa.select(
+        _TABLES.c.name,
+        _TABLES.c.ruleset,
+        _TABLES.c.house_way,
+        _TABLES.c.mode,
+        _TABLES.c.betting_time_ms,
+        _TABLES.c.setting_time_ms,
+        _TABLES.c.created_at,
+    ).where(_TABLES.c.id == sa.bindparam("tid"))
+)
 
 
 @dataclass(eq=False)
@@ -106,14 +111,17 @@ class RoundHead:
     event_count: int
     changed: dict[str, Any] = field(default_factory=dict)
 
-    def set(self, session: Session, **values: Any) -> None:
+    def set(self, tx: Tx, **values: Any) -> None:
         """Change columns of the round's row (``phase``, ``event_count``, ``deadline``,
-        ``result``, ``ended_at``): written in one UPDATE when ``session`` commits."""
+        ``result``, ``ended_at``): written in one UPDATE when the step's work is done."""
         for name, value in values.items():
             if name in ("phase", "event_count", "deadline"):
                 setattr(self, name, value)
         self.changed.update(values)
-        pending: list[RoundHead] = session.info.setdefault(_PENDING, [])
+        pending: list[RoundHead] | None = tx.info.get(_PENDING)
+        if pending is None:
+            pending = tx.info[_PENDING] = []
+            tx.on_finish(_write_rounds)
         if self not in pending:
             pending.append(self)
 
@@ -121,28 +129,25 @@ class RoundHead:
 _PENDING: Final = "round_heads"
 
 
-@sa.event.listens_for(Session, "before_commit")
-def _write_rounds(session: Session) -> None:
-    """Write the changed rounds of ``session`` (every session: one dict look-up when none)."""
-    if _PENDING not in session.info:
-        return
-    pending: list[RoundHead] = session.info.pop(_PENDING)
+def _write_rounds(tx: Tx) -> None:
+    """Write the changed rounds of the step."""
+    pending: list[RoundHead] = tx.info.pop(_PENDING, [])
     for head in pending:
         if head.changed:
             names = tuple(sorted(head.changed))
             stmt = _UPDATES.get(names)
             if stmt is None:
-                stmt = _UPDATES[names] = (
+                stmt = _UPDATES[names] = Sql(
                     sa.update(_ROUNDS)
                     .where(_ROUNDS.c.id == sa.bindparam("round_id"))
                     .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
                 )
             values = {f"new_{n}": v for n, v in head.changed.items()}
-            session.connection().execute(stmt, {"round_id": head.id, **values})
+            tx.run(stmt, {"round_id": head.id, **values})
             head.changed = {}
 
 
-_UPDATES: dict[tuple[str, ...], sa.Update] = {}
+_UPDATES: dict[tuple[str, ...], Sql] = {}
 """The round's UPDATE for each set of columns a step changes (built once)."""
 
 
@@ -161,7 +166,7 @@ class Head:
         return self.table.id
 
 
-_HEAD: Final = (
+_HEAD: Final = Sql(
     sa.select(
         _TABLES.c.status,
         _TABLES.c.round_count,
@@ -178,55 +183,54 @@ _HEAD: Final = (
 """SQLite: the table and its current round in one statement."""
 
 
-_LOCK: Final = (
+_LOCK: Final = Sql(
     sa.select(
         _TABLES.c.status, _TABLES.c.round_count, _TABLES.c.created_at, _TABLES.c.current_round_id
     )
     .where(_TABLES.c.id == sa.bindparam("tid"))
     .with_for_update()
 )
-_ROUND: Final = sa.select(
-    _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.phase, _ROUNDS.c.deadline, _ROUNDS.c.event_count
-).where(_ROUNDS.c.id == sa.bindparam("rid"))
+_ROUND: Final = Sql(
+    sa.select(
+        _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.phase, _ROUNDS.c.deadline, _ROUNDS.c.event_count
+    ).where(_ROUNDS.c.id == sa.bindparam("rid"))
+)
 
 
-def lock_head(session: Session, table_id: int) -> Head:
+def lock_head(tx: Tx, table_id: int) -> Head:
     """The table's row locked for this transaction with its current round: on SQLite in one
     statement (the write transaction holds the whole database from its start); on PostgreSQL
     the round is read after the lock is held, by a statement of its own (a row lock that had to
     wait re-reads the locked row but not the rows joined to it, which would be as they were
     before the other transaction committed)."""
-    conn = session.connection()
-    if conn.dialect.name == "sqlite":
-        row = conn.execute(_HEAD, {"tid": table_id}).first()
+    if tx.is_sqlite:
+        row = tx.first(_HEAD, {"tid": table_id})
         if row is None:
             raise NotFound(f"no table {table_id}", code="no-table")
         status, count, created_at, rid, number, phase, deadline, events = row
     else:
-        locked = conn.execute(_LOCK, {"tid": table_id}).first()
+        locked = tx.first(_LOCK, {"tid": table_id})
         if locked is None:
             raise NotFound(f"no table {table_id}", code="no-table")
         status, count, created_at, current = locked
         rid = number = phase = deadline = events = None
         if current is not None:
-            found = conn.execute(_ROUND, {"rid": current}).first()
+            found = tx.first(_ROUND, {"rid": current})
             if found is not None:
                 rid, number, phase, deadline, events = found
-    config = CONFIGS.get(conn, table_id, float(created_at))
+    config = CONFIGS.get(tx, table_id, float(created_at))
     current = None
     if rid is not None:
         current = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
     return Head(config, str(status), int(count), current)
 
 
-def set_current(session: Session, table_id: int, round_id: str | None, round_count: int) -> None:
+def set_current(tx: Tx, table_id: int, round_id: str | None, round_count: int) -> None:
     """The table's current round (None: none) and how many rounds it has opened."""
-    session.connection().execute(
-        _SET_CURRENT, {"tid": table_id, "current": round_id, "count": round_count}
-    )
+    tx.run(_SET_CURRENT, {"tid": table_id, "current": round_id, "count": round_count})
 
 
-_SET_CURRENT: Final = (
+_SET_CURRENT: Final = Sql(
     sa.update(_TABLES)
     .where(_TABLES.c.id == sa.bindparam("tid"))
     .values(

@@ -5,19 +5,29 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.events import Event
 from paigow.round import Round
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
 from paigow.service.rounds.head import Head, RoundHead, set_current
 from paigow.service.runtime import FreshEvents, RoundCache, after_commit
+from paigow.service.sql import Sql, Tx
 
 SYSTEM: Final = "dealer"
-INSERT_WAGER: Final = sa.insert(RoundWager)
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_EVENTS: Final = cast(sa.Table, RoundEvent.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+_USERS: Final = cast(sa.Table, User.__table__)
+
+
+def _insert(table: sa.Table, *names: str) -> Sql:
+    return Sql(sa.insert(table).values({n: sa.bindparam(n, type_=table.c[n].type) for n in names}))
+
+
+INSERT_WAGER: Final = _insert(_WAGERS, "round_id", "spot", "user_id", "amount", "status")
 
 
 class InconsistentRound(RuntimeError):
@@ -27,31 +37,33 @@ class InconsistentRound(RuntimeError):
 # ------------------------------------------------------------------------------------ the log
 
 
-def load_events(session: Session, round_id: str) -> list[dict[str, Any]]:
-    rows = session.execute(
-        sa.select(RoundEvent.seq, RoundEvent.data)
-        .where(RoundEvent.round_id == round_id)
-        .order_by(RoundEvent.seq)
-    ).all()
-    return [dict(data) for _, data in rows]
+_LOAD_EVENTS: Final = Sql(
+    sa.select(_EVENTS.c.data)
+    .where(_EVENTS.c.round_id == sa.bindparam("rid"))
+    .order_by(_EVENTS.c.seq)
+)
 
 
-def load_round(session: Session, row: RoundRow | RoundHead) -> Round:
+def load_events(tx: Tx, round_id: str) -> list[dict[str, Any]]:
+    return [dict(data) for (data,) in tx.run(_LOAD_EVENTS, {"rid": round_id})]
+
+
+def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
     """The round as its persisted log makes it: from this process's cache when the cached copy
     is at the same step, else rebuilt by replaying the log."""
-    cache: RoundCache | None = session.info.get("rounds")
+    cache: RoundCache | None = tx.info.get("rounds")
     if cache is not None:
         rnd = cache.take(row.id, row.event_count)
         if rnd is not None:
             return rnd
-    return Round.replay(load_events(session, row.id))
+    return Round.replay(load_events(tx, row.id))
 
 
-_INSERT_EVENT = sa.insert(RoundEvent)
+_INSERT_EVENT: Final = _insert(_EVENTS, "round_id", "seq", "type", "data", "created_at")
 
 
 def append(
-    session: Session,
+    tx: Tx,
     row: RoundHead,
     rnd: Round,
     events: Sequence[Event],
@@ -63,25 +75,23 @@ def append(
     if start != row.event_count:
         raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
     new = [e.to_dict() for e in events]
-    insert_events(session, row.id, start, new)
-    row.set(session, event_count=len(rnd.events), phase=rnd.phase.value)
-    cache: RoundCache | None = session.info.get("rounds")
+    insert_events(tx, row.id, start, new)
+    row.set(tx, event_count=len(rnd.events), phase=rnd.phase.value)
+    cache: RoundCache | None = tx.info.get("rounds")
     if cache is not None and not rnd.is_over:
-        after_commit(session, lambda: cache.put(rnd))
-    fresh: FreshEvents | None = session.info.get("fresh")
+        after_commit(tx, lambda: cache.put(rnd))
+    fresh: FreshEvents | None = tx.info.get("fresh")
     if fresh is not None and new:
         table_id, rid, number, mine = row.table_id, row.id, row.number, dict(owners or {})
-        after_commit(session, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
+        after_commit(tx, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
 
 
-def insert_events(
-    session: Session, round_id: str, start: int, events: list[dict[str, Any]]
-) -> None:
+def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]]) -> None:
     """Append ``events`` (event dicts) to the round's log from sequence number ``start`` on."""
     if not events:
         return
     t = now()
-    session.connection().execute(  # Core: the log's rows are never loaded as objects here
+    tx.many(
         _INSERT_EVENT,
         [
             {"round_id": round_id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
@@ -90,16 +100,27 @@ def insert_events(
     )
 
 
-_INSERT_ROUND = sa.insert(RoundRow)
+_INSERT_ROUND: Final = _insert(
+    _ROUNDS,
+    "id",
+    "table_id",
+    "number",
+    "phase",
+    "deadline",
+    "event_count",
+    "created_at",
+    "ended_at",
+    "result",
+)
 
 
-def new_round(session: Session, head: Head) -> tuple[RoundHead, Round]:
+def new_round(tx: Tx, head: Head) -> tuple[RoundHead, Round]:
     """Open the table's next round (its row, its first event, the table's current round)."""
     rnd = Round(head.table.rules, head.table.way, round_id=secrets.token_hex(12))
     number = head.round_count + 1
     t = now()
     deadline = t + head.table.betting_time_ms / 1000
-    session.connection().execute(
+    tx.run(
         _INSERT_ROUND,
         {
             "id": rnd.round_id,
@@ -113,25 +134,27 @@ def new_round(session: Session, head: Head) -> tuple[RoundHead, Round]:
             "result": None,
         },
     )
-    set_current(session, head.id, rnd.round_id, number)
+    set_current(tx, head.id, rnd.round_id, number)
     head.round_count = number
     row = RoundHead(rnd.round_id, head.id, number, rnd.phase.value, deadline, 0)
     head.round = row
-    append(session, row, rnd, tuple(rnd.events))  # round-started
+    append(tx, row, rnd, tuple(rnd.events))  # round-started
     return row, rnd
 
 
-def current_row(session: Session, table: GameTable) -> RoundRow | None:
+def current_row(tx: Tx, table: GameTable) -> RoundRow | None:
     if table.current_round_id is None:
         return None
-    return session.get(RoundRow, table.current_round_id)
+    return tx.session.get(RoundRow, table.current_round_id)
 
 
-def spot_owners(session: Session, round_id: str) -> dict[int, tuple[int, str]]:
+_OWNERS: Final = Sql(
+    sa.select(_WAGERS.c.spot, _WAGERS.c.user_id, _USERS.c.username)
+    .join(_USERS, _USERS.c.id == _WAGERS.c.user_id)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"))
+)
+
+
+def spot_owners(tx: Tx, round_id: str) -> dict[int, tuple[int, str]]:
     """spot -> (user id, username) of the round's wagers."""
-    rows = session.execute(
-        sa.select(RoundWager.spot, RoundWager.user_id, User.username)
-        .join(User, User.id == RoundWager.user_id)
-        .where(RoundWager.round_id == round_id)
-    ).all()
-    return {spot: (uid, name) for spot, uid, name in rows}
+    return {spot: (uid, name) for spot, uid, name in tx.run(_OWNERS, {"rid": round_id})}

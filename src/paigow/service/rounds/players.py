@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.cards import parse_cards
 from paigow.errors import PaigowError
@@ -15,13 +14,14 @@ from paigow.events import HandSet
 from paigow.round import Phase
 from paigow.service import ledger, player_limits
 from paigow.service.auth import Principal
-from paigow.service.db import GameTable, RoundRow, RoundWager, Seat
+from paigow.service.db import GameTable, RoundWager, Seat
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor_db import PlayerLimit
 from paigow.service.ledger import Movement, TableAccounts, wallet
 from paigow.service.rounds.head import lock_head
 from paigow.service.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.runtime import notify
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
 from paigow.service.tables import ENDED, table_house_way, table_ruleset
 from paigow.setting import Setting
@@ -30,51 +30,53 @@ _SEATS: Final = cast(sa.Table, Seat.__table__)
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
 _LIMITS: Final = cast(sa.Table, PlayerLimit.__table__)
 _OTHERS: Final = _SEATS.alias("others")
-_PLAYER_AT_TABLE: Final = sa.select(
-    _SEATS.c.spot,
-    sa.select(_WAGERS.c.spot)
-    .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid"))
-    .limit(1)
-    .scalar_subquery(),
-    sa.select(sa.func.count())
-    .select_from(_OTHERS)
-    .where(
-        _OTHERS.c.table_id == sa.bindparam("tid"),
-        _OTHERS.c.user_id.not_in(
-            sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == sa.bindparam("rid"))
-        ),
-    )
-    .scalar_subquery(),
-    sa.exists().where(_LIMITS.c.user_id == sa.bindparam("uid")),
-).where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
+_PLAYER_AT_TABLE: Final = Sql(
+    sa.select(
+        _SEATS.c.spot,
+        sa.select(_WAGERS.c.spot)
+        .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid"))
+        .limit(1)
+        .scalar_subquery(),
+        sa.select(sa.func.count())
+        .select_from(_OTHERS)
+        .where(
+            _OTHERS.c.table_id == sa.bindparam("tid"),
+            _OTHERS.c.user_id.not_in(
+                sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == sa.bindparam("rid"))
+            ),
+        )
+        .scalar_subquery(),
+        sa.exists().where(_LIMITS.c.user_id == sa.bindparam("uid")),
+    ).where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
+)
 """The player's spot at the table, their wager in round ``rid`` (if any), how many seated
 players have no wager in it, and whether the player has limits (one statement)."""
 
 
-def place_wager(session: Session, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
+def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager)."""
-    head = lock_head(session, table_id)
+    head = lock_head(tx, table_id)
     if head.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
     row = head.round
     current = row if row is not None and row.phase not in ENDED else None
-    found = session.execute(
+    found = tx.first(
         _PLAYER_AT_TABLE,
         {"tid": table_id, "uid": user.id, "rid": None if current is None else current.id},
-    ).first()
+    )
     if found is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
     spot, mine, idle, limited = found
     if limited:
-        player_limits.check_wager(session, user, amount)  # self-exclusion, daily loss limit
+        player_limits.check_wager(tx, user, amount)  # self-exclusion, daily loss limit
     lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
     if not lo <= amount <= hi:
         raise Unprocessable(
             f"wager {amount} is outside the table limits {lo}..{hi} (cents)", code="outside-limits"
         )
     if current is None:
-        row, rnd = new_round(session, head)
+        row, rnd = new_round(tx, head)
     elif current.phase != Phase.BETTING.value:
         raise Conflict(
             f"the round is in play ({current.phase}); wagers open when it is over",
@@ -82,7 +84,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         )
     else:
         row = current
-        rnd = load_round(session, row)
+        rnd = load_round(tx, row)
         if mine is not None:
             raise Conflict(
                 f"you already have a wager on spot {mine} in this round", code="already-wagered"
@@ -91,7 +93,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
     new = rnd.wager(spot, amount)
     ledger.post(
-        session,
+        tx,
         "wager",
         [
             Movement(
@@ -104,7 +106,7 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         reference=row.id,
         actor=user.username,
     )
-    session.connection().execute(
+    tx.run(
         INSERT_WAGER,
         {
             "round_id": row.id,
@@ -115,36 +117,29 @@ def place_wager(session: Session, table_id: int, user: Principal, amount: int) -
         },
     )
     opened = row.event_count == 1  # only round-started before this wager
-    append(session, row, rnd, new, {spot: user.id})
+    append(tx, row, rnd, new, {spot: user.id})
     # wake the dealer when a round opens (its betting deadline starts) or betting may close:
     # the player was among the seated players without a wager counted above
-    notify(session, table_id, "due" if opened or int(idle) <= 1 else "round")
+    notify(tx, table_id, "due" if opened or int(idle) <= 1 else "round")
     return {
         "table_id": table_id,
         "round_id": row.id,
         "spot": spot,
         "amount": amount,
-        "balance": ledger.balance(session, wallet(user.username)),
+        "balance": ledger.balance(tx, wallet(user.username)),
         "betting_closes_at": row.deadline,
     }
 
 
-_MY_WAGER: Final = sa.select(_WAGERS.c.spot).where(
-    _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid")
+_MY_WAGER: Final = Sql(
+    sa.select(_WAGERS.c.spot, _WAGERS.c.amount).where(
+        _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid")
+    )
 )
 
 
-def _my_wager(session: Session, row: RoundRow, user: Principal) -> RoundWager:
-    w = session.execute(
-        sa.select(RoundWager).where(RoundWager.round_id == row.id, RoundWager.user_id == user.id)
-    ).scalar_one_or_none()
-    if w is None:
-        raise Conflict("you have no hand in this round", code="no-hand")
-    return w
-
-
 def set_hand(
-    session: Session,
+    tx: Tx,
     table_id: int,
     user: Principal,
     low: Sequence[str],
@@ -153,16 +148,16 @@ def set_hand(
 ) -> dict[str, Any]:
     """The player sets their hand by naming the two low cards. A foul is refused unless
     ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
-    row = lock_head(session, table_id).round
+    row = lock_head(tx, table_id).round
     if round_id is not None and (row is None or row.id != round_id):
         raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
     if row is None or row.phase != Phase.SETTING.value:
         phase = "no round" if row is None else f"the round is in phase {row.phase}"
         raise Conflict(f"no hand to set now ({phase})", code="not-setting")
-    spot = session.execute(_MY_WAGER, {"rid": row.id, "uid": user.id}).scalar()
+    spot = tx.scalar(_MY_WAGER, {"rid": row.id, "uid": user.id})
     if spot is None:
         raise Conflict("you have no hand in this round", code="no-hand")
-    rnd = load_round(session, row)
+    rnd = load_round(tx, row)
     if spot in rnd.settings:
         raise Conflict(f"spot {spot} has already set its hand", code="already-set")
     cards = rnd.hands[spot]
@@ -183,8 +178,8 @@ def set_hand(
             code="foul-unconfirmed",
         )
     new = rnd.set_hand(spot, setting)
-    append(session, row, rnd, new)
-    notify(session, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
     return {
         "table_id": table_id,
@@ -198,19 +193,22 @@ def set_hand(
     }
 
 
-def my_hand(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
-    table = session.get(GameTable, table_id)
+def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    table = tx.session.get(GameTable, table_id)
     if table is None:
         raise NotFound(f"no table {table_id}", code="no-table")
-    row = current_row(session, table)
+    row = current_row(tx, table)
     if row is None:
         raise NotFound("no round in progress at this table", code="no-round")
-    w = _my_wager(session, row, user)
-    rnd = load_round(session, row)
-    cards = rnd.hands.get(w.spot)
+    found = tx.first(_MY_WAGER, {"rid": row.id, "uid": user.id})
+    if found is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    spot, amount = found
+    rnd = load_round(tx, row)
+    cards = rnd.hands.get(spot)
     setting = None
     for e in rnd.events:
-        if e.type == "hand-set" and e.to_dict()["spot"] == w.spot:
+        if e.type == "hand-set" and e.to_dict()["spot"] == spot:
             d = e.to_dict()
             setting = {
                 "high": d["high"],
@@ -223,18 +221,18 @@ def my_hand(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
         "table_id": table_id,
         "round_id": row.id,
         "phase": row.phase,
-        "spot": w.spot,
-        "wager": w.amount,
+        "spot": spot,
+        "wager": amount,
         "cards": None if cards is None else [c.code for c in cards],
         "setting": setting,
         "deadline": row.deadline,
     }
 
 
-def practice_table(session: Session, table_id: int, what: str) -> GameTable:
+def practice_table(tx: Tx, table_id: int, what: str) -> GameTable:
     """The table, when it is a practice table: ``what`` (hints, the EV) is refused at a casino
     table, where the player sets the hand without help."""
-    table = session.get(GameTable, table_id)
+    table = tx.session.get(GameTable, table_id)
     if table is None:
         raise NotFound(f"no table {table_id}", code="no-table")
     if table.mode != TableMode.PRACTICE:
@@ -246,9 +244,9 @@ def practice_table(session: Session, table_id: int, what: str) -> GameTable:
     return table
 
 
-def hint(session: Session, table_id: int, user: Principal) -> dict[str, Any]:
-    table = practice_table(session, table_id, "hints are")
-    hand = my_hand(session, table_id, user)
+def hint(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    table = practice_table(tx, table_id, "hints are")
+    hand = my_hand(tx, table_id, user)
     if hand["cards"] is None:
         raise Conflict("your cards are not dealt yet", code="not-dealt")
     way = table_house_way(table)

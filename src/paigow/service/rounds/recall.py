@@ -5,26 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.service.auth import Principal
 from paigow.service.db import GameTable, RoundRow
 from paigow.service.errors import NotFound
 from paigow.service.rounds.log import load_events, spot_owners
+from paigow.service.sql import Tx
 from paigow.service.statuses import Role
 from paigow.service.tables import ENDED
 
 
-def round_view(session: Session, round_id: str, user: Principal | None) -> dict[str, Any]:
+def round_view(tx: Tx, round_id: str, user: Principal | None) -> dict[str, Any]:
     """A round with its log: complete for operators once the round is over; otherwise as the
     viewer may see it (their own cards, the public events, every setting from the showdown)."""
     from paigow.service.views import view_log
 
-    row = session.get(RoundRow, round_id)
+    row = tx.session.get(RoundRow, round_id)
     if row is None:
         raise NotFound(f"no round {round_id}", code="no-round")
-    events = load_events(session, row.id)
-    owners = spot_owners(session, row.id)
+    events = load_events(tx, row.id)
+    owners = spot_owners(tx, row.id)
     mine = {spot for spot, (uid, _) in owners.items() if user is not None and uid == user.id}
     over = row.phase in ENDED
     full = over and user is not None and user.role == Role.OPERATOR
@@ -44,8 +44,9 @@ def round_view(session: Session, round_id: str, user: Principal | None) -> dict[
 
 
 def last_rounds(
-    session: Session, table_id: int, user: Principal | None, limit: int = 10
+    tx: Tx, table_id: int, user: Principal | None, limit: int = 10
 ) -> list[dict[str, Any]]:
+    session = tx.session
     if session.get(GameTable, table_id) is None:
         raise NotFound(f"no table {table_id}", code="no-table")
     ids = (
@@ -58,4 +59,4 @@ def last_rounds(
         .scalars()
         .all()
     )
-    return [round_view(session, rid, user) for rid in ids]
+    return [round_view(tx, rid, user) for rid in ids]

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Session
 
 from paigow.errors import PaigowError
 from paigow.events import Event
@@ -27,6 +26,7 @@ from paigow.service.rounds.log import (
     load_round,
 )
 from paigow.service.runtime import notify
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
 from paigow.service.tables import ENDED, lock_table
 
@@ -88,12 +88,12 @@ def _peek_statement() -> sa.Select[Any]:
     )
 
 
-_PEEK: Final = _peek_statement()
+_PEEK: Final = Sql(_peek_statement())
 
 
-def peek(session: Session, table_id: int) -> TableView | None:
+def peek(tx: Tx, table_id: int) -> TableView | None:
     """The table's :class:`TableView` in one statement (the dealer looks often)."""
-    head = session.connection().execute(_PEEK, {"tid": table_id}).first()
+    head = tx.first(_PEEK, {"tid": table_id})
     if head is None:
         return None
     status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
@@ -151,29 +151,29 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
     )  # shuffled / starting: a step that cannot have been committed alone
 
 
-def deal(session: Session, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
+def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
     """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
-    head = lock_head(session, table_id)
+    head = lock_head(tx, table_id)
     row = head.round
     if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
         return False
-    rnd = load_round(session, row)
+    rnd = load_round(tx, row)
     new = rnd.deal(rng if rng is not None else random.SystemRandom())
-    append(session, row, rnd, new)
+    append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
-        _refund_all(session, head, row, "irregular deck")
+        _refund_all(tx, head, row, "irregular deck")
     else:
-        row.set(session, deadline=now() + head.table.setting_time_ms / 1000)
-    notify(session, table_id)
+        row.set(tx, deadline=now() + head.table.setting_time_ms / 1000)
+    notify(tx, table_id)
     return True
 
 
-def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
+def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
     """Late hands are set by the house way (time-outs); the dealer sets the bank's hand."""
-    row = lock_head(session, table_id).round
+    row = lock_head(tx, table_id).round
     if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
         return False
-    rnd = load_round(session, row)
+    rnd = load_round(tx, row)
     waiting = rnd.spots_to_set()
     if waiting and row.deadline is not None and now() < row.deadline:
         return False  # not due yet (a hand may still come)
@@ -181,15 +181,24 @@ def dealer_sets(session: Session, table_id: int, round_id: str) -> bool:
     for spot in waiting:
         new += rnd.time_out(spot)
     new += rnd.set_dealer()
-    append(session, row, rnd, new)
-    row.set(session, deadline=None)
-    notify(session, table_id)
+    append(tx, row, rnd, new)
+    row.set(tx, deadline=None)
+    notify(tx, table_id)
     return True
+
+
+@dataclass(frozen=True)
+class _Wager:
+    spot: int
+    user_id: int
+    username: str
+    amount: int
+    status: str
 
 
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
 _USERS: Final = cast(sa.Table, User.__table__)
-_ROUND_WAGERS: Final = (
+_ROUND_WAGERS: Final = Sql(
     sa.select(
         _WAGERS.c.spot, _WAGERS.c.user_id, _USERS.c.username, _WAGERS.c.amount, _WAGERS.c.status
     )
@@ -197,22 +206,22 @@ _ROUND_WAGERS: Final = (
     .where(_WAGERS.c.round_id == sa.bindparam("rid"))
     .order_by(_WAGERS.c.spot)
 )
-_CLOSE_WAGER: Final = (
+_CLOSE_WAGER: Final = Sql(
     sa.update(_WAGERS)
     .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("w_spot"))
     .values(status=sa.bindparam("w_status"), returned=sa.bindparam("w_returned"))
 )
 
 
-def settle(session: Session, table_id: int, round_id: str) -> bool:
+def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     """Settle every spot and move the money, in one transaction with the events."""
-    head = lock_head(session, table_id)
+    head = lock_head(tx, table_id)
     row = head.round
     if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
         return False
-    rnd = load_round(session, row)
+    rnd = load_round(tx, row)
     new = rnd.settle()
-    wagers = {w.spot: w for w in session.execute(_ROUND_WAGERS, {"rid": row.id})}
+    wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     movements: list[Movement] = []
     closed: list[dict[str, Any]] = []
     house = TableAccounts.of(table_id)
@@ -243,34 +252,34 @@ def settle(session: Session, table_id: int, round_id: str) -> bool:
             }
         )
     if closed:
-        session.connection().execute(_CLOSE_WAGER, closed)
-    ledger.post(session, "settlement", movements, reference=row.id)
-    floor.record_settlement(session, head.table, rnd.results)  # the floor's running totals
-    append(session, row, rnd, new)
+        tx.many(_CLOSE_WAGER, closed)
+    ledger.post(tx, "settlement", movements, reference=row.id)
+    floor.record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    append(tx, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
     result_doc = {
         "totals": totals,
         "returned": {str(s): r.returned for s, r in rnd.results.items()},
     }
-    _end(session, head, row, result_doc)
-    notify(session, table_id)
+    _end(tx, head, row, result_doc)
+    notify(tx, table_id)
     return True
 
 
-def _end(session: Session, head: Head, row: RoundHead, result: dict[str, Any]) -> None:
-    row.set(session, ended_at=now(), deadline=None, result=result)
-    set_current(session, head.id, None, head.round_count)
+def _end(tx: Tx, head: Head, row: RoundHead, result: dict[str, Any]) -> None:
+    row.set(tx, ended_at=now(), deadline=None, result=result)
+    set_current(tx, head.id, None, head.round_count)
     head.round = None
 
 
-def _refund_all(session: Session, head: Head, row: RoundHead, reason: str) -> int:
+def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
     """Return every wager still in play (exactly once: each wager's status moves to
     ``returned`` in the same transaction as its refund)."""
     movements = []
     closed: list[dict[str, Any]] = []
     total = 0
-    for w in session.execute(_ROUND_WAGERS, {"rid": row.id}):
+    for w in (_Wager(*r) for r in tx.run(_ROUND_WAGERS, {"rid": row.id})):
         if w.status != WagerStatus.IN_PLAY:
             continue
         movements.append(
@@ -291,65 +300,65 @@ def _refund_all(session: Session, head: Head, row: RoundHead, reason: str) -> in
         )
         total += w.amount
     if closed:
-        session.connection().execute(_CLOSE_WAGER, closed)
+        tx.many(_CLOSE_WAGER, closed)
     if movements:
-        ledger.post(session, "void-refund", movements, reference=row.id)
-        floor.record_void(session, head.table, total)
-    _end(session, head, row, {"void": reason, "returned_total": total})
+        ledger.post(tx, "void-refund", movements, reference=row.id)
+        floor.record_void(tx, head.table, total)
+    _end(tx, head, row, {"void": reason, "returned_total": total})
     return total
 
 
-def void(session: Session, table_id: int, round_id: str, reason: str, actor: str = SYSTEM) -> bool:
+def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM) -> bool:
     """Void the round: every wager returned, the fault recorded in the log and the audit log.
     Works even when the log cannot be replayed (the wager records say what to return)."""
-    head = lock_head(session, table_id)
+    head = lock_head(tx, table_id)
     row = head.round
     if row is None or row.id != round_id or row.phase in ENDED:
         return False
     phase_before = row.phase
     try:
-        rnd = load_round(session, row)
-        append(session, row, rnd, rnd.void(reason))
+        rnd = load_round(tx, row)
+        append(tx, row, rnd, rnd.void(reason))
     except PaigowError as exc:  # an unreadable log: record the void by hand
         reason = f"{reason}; the log cannot be replayed: {exc}"
-        returned = [[w.spot, w.amount] for w in session.execute(_ROUND_WAGERS, {"rid": row.id})]
+        returned = [[r[0], r[3]] for r in tx.run(_ROUND_WAGERS, {"rid": row.id})]
         event = {"type": "voided", "reason": reason, "returned": returned}
-        insert_events(session, row.id, row.event_count, [event])
-        row.set(session, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
-    total = _refund_all(session, head, row, reason)
+        insert_events(tx, row.id, row.event_count, [event])
+        row.set(tx, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
+    total = _refund_all(tx, head, row, reason)
     record(
-        session,
+        tx.session,
         actor,
         "round-voided",
         f"round:{row.id}",
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
-    notify(session, table_id)
+    notify(tx, table_id)
     return True
 
 
-def finish_close(session: Session, table_id: int) -> bool:
+def finish_close(tx: Tx, table_id: int) -> bool:
     """A closing table whose round is over: closed, seats cleared."""
-    table = lock_table(session, table_id)
+    table = lock_table(tx, table_id)
     if table.status != TableStatus.CLOSING:
         return False
-    row = current_row(session, table)
+    row = current_row(tx, table)
     if row is not None and row.phase not in ENDED:
         return False
     table.status = TableStatus.CLOSED
-    session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
-    record(session, SYSTEM, "table-closed", f"table:{table_id}", {})
-    notify(session, table_id, "table")
+    tx.session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
+    record(tx.session, SYSTEM, "table-closed", f"table:{table_id}", {})
+    notify(tx, table_id, "table")
     return True
 
 
-def close_table(session: Session, table_id: int, operator: str) -> dict[str, Any]:
+def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
     """An operator closes a table: no new wagers; a round still in betting is voided (wagers
     returned) by the dealer; a dealt round is played out; then the table is closed."""
-    table = lock_table(session, table_id)
+    table = lock_table(tx, table_id)
     if table.status == TableStatus.CLOSED:
         return {"table_id": table_id, "status": TableStatus.CLOSED}
     table.status = TableStatus.CLOSING
-    record(session, operator, "table-close", f"table:{table_id}", {})
-    notify(session, table_id, "table")
+    record(tx.session, operator, "table-close", f"table:{table_id}", {})
+    notify(tx, table_id, "table")
     return {"table_id": table_id, "status": TableStatus.CLOSING}
