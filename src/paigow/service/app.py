@@ -212,7 +212,7 @@ def create_app(
             rt.hash_pool.shutdown()
             if supervisor is not None:
                 await supervisor.stop()
-            await asyncio.to_thread(rt.writer.stop)
+            await rt.writer.aclose()
             await rt.bus.stop()
             rt.db.dispose()
 

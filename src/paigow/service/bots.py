@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import secrets
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
-import httpx
+import aiohttp
+import orjson
 
 from paigow.cards import parse_cards
 from paigow.errors import PaigowError
@@ -93,26 +95,73 @@ def split_urls(url: str) -> list[str]:
     return urls
 
 
+@dataclass(frozen=True)
+class Response:
+    """An answer: its status, headers and body (read whole)."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    body: bytes
+    method: str
+    path: str
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return orjson.loads(self.body)
+
+    def code(self) -> str | None:
+        """The error code of a refusal (its JSON body's ``code``), if it has one."""
+        if not self.headers.get("content-type", "").startswith("application/json"):
+            return None
+        try:
+            data = self.json()
+        except orjson.JSONDecodeError:
+            return None
+        return data.get("code") if isinstance(data, dict) else None
+
+
+TRANSPORT_ERRORS = (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError)
+"""What a request that got no answer raises (a lost server, a closed keep-alive connection)."""
+
+
+def client_session(timeout_s: float = 60.0) -> aiohttp.ClientSession:
+    """An HTTP client for many players at once (aiohttp: its parser and keep-alive pool are
+    fast, so one client serves every player of the process)."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=None),
+        timeout=aiohttp.ClientTimeout(total=timeout_s),
+        json_serialize=lambda v: orjson.dumps(v).decode(),
+        skip_auto_headers=("User-Agent",),
+    )
+
+
 class Api:
     """A thin client that times every request by kind and fails over to the next server when
     one does not answer (the request sent again as it was, idempotency key included)."""
 
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        http: aiohttp.ClientSession,
         stats: Stats,
-        urls: list[str] | None = None,
+        urls: list[str],
         start: int = 0,
         failover_s: float = 60.0,
     ) -> None:
         self.http, self.stats = http, stats
-        self.urls = urls or [str(http.base_url).rstrip("/")]
+        self.urls = urls
         self.index = start % len(self.urls)
         self.failover_s = failover_s
 
     @property
     def base(self) -> str:
         return self.urls[self.index]
+
+    def at(self, start: int) -> Api:
+        """The same client starting at another of the servers (one per player)."""
+        return Api(self.http, self.stats, self.urls, start, self.failover_s)
 
     def failover(self, failed: str) -> None:
         """Move on from the server ``failed`` (once, whoever noticed first)."""
@@ -128,10 +177,14 @@ class Api:
         token: str | None = None,
         body: Any = None,
         headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
+    ) -> Response:
         h = dict(headers or {})
         if token:
             h["Authorization"] = f"Bearer {token}"
+        data = None
+        if body is not None:
+            data = orjson.dumps(body)
+            h["Content-Type"] = "application/json"
         t0 = time.perf_counter()
         deadline = time.monotonic() + self.failover_s
         attempt = 0
@@ -139,22 +192,26 @@ class Api:
             attempt += 1
             base = self.base
             try:
-                r = await self.http.request(method, base + path, json=body, headers=h)
-            except httpx.TransportError as exc:  # a closed keep-alive connection, a lost server
+                async with self.http.request(method, base + path, data=data, headers=h) as r:
+                    got = Response(r.status, r.headers, await r.read(), method, path)
+            except TRANSPORT_ERRORS as exc:
                 if time.monotonic() > deadline:
                     raise
                 self.stats.expected["transport-retry"] += 1
-                if isinstance(exc, httpx.ConnectError | httpx.RemoteProtocolError) or attempt > 2:
+                refused = isinstance(
+                    exc, aiohttp.ClientConnectorError | aiohttp.ServerDisconnectedError
+                )
+                if refused or attempt > 2:
                     self.failover(base)
                 await asyncio.sleep(min(0.05 * attempt, 0.5))
                 continue
-            if r.status_code in (502, 503, 504) and time.monotonic() < deadline:
+            if got.status_code in (502, 503, 504) and time.monotonic() < deadline:
                 await asyncio.sleep(min(0.05 * attempt, 0.5))  # asked to retry
                 continue
             break
         self.stats.latency[kind].append((time.perf_counter() - t0) * 1000)
         self.stats.requests += 1
-        return r
+        return got
 
 
 @dataclass
@@ -196,7 +253,7 @@ class Player:
     def tid(self) -> int:
         return int(self.table["id"])
 
-    def expect(self, kind: str, r: httpx.Response, *codes: int) -> bool:
+    def expect(self, kind: str, r: Response, *codes: int) -> bool:
         if r.status_code in codes:
             return True
         self.api.stats.bad(kind, f"{self.name}: HTTP {r.status_code} {r.text[:200]}")
@@ -209,23 +266,21 @@ class Player:
     async def _watch(self) -> None:
         """Keep a WebSocket open to the table, reconnecting (to another server if this one is
         gone) and reading back what was missed."""
-        import websockets
-
         stats = self.api.stats
         first = True
         while not self.leaving:
             base = self.api.base
-            url = httpx.URL(base).copy_with(
-                scheme="wss" if base.startswith("https") else "ws",
-                path=f"/ws/tables/{self.tid}",
-                params={"token": self.token},
-            )
+            url = f"{base}/ws/tables/{self.tid}?{urlencode({'token': self.token})}"
             try:
-                async with websockets.connect(str(url), max_size=2**20, open_timeout=10) as ws:
+                async with self.api.http.ws_connect(
+                    url, max_msg_size=2**20, timeout=aiohttp.ClientWSTimeout(ws_receive=None)
+                ) as ws:
                     if not first:
                         stats.expected["ws-reconnect"] += 1
-                    async for raw in ws:
-                        message = json.loads(raw)
+                    async for msg in ws:
+                        if msg.type is not aiohttp.WSMsgType.TEXT:
+                            continue
+                        message = orjson.loads(msg.data)
                         if message.get("type") == "hello" and not first:
                             self._absorb(message)
                             if self.current_rid is not None:
@@ -271,15 +326,13 @@ class Player:
                 await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
 
     async def play(self) -> None:
-        """Play with a client of one's own (a shared connection pool is slow to search)."""
+        """Play, starting at this player's server."""
         shared = self.api
-        limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-            self.api = Api(http, shared.stats, shared.urls, self.start, self.cfg.failover_s)
-            try:
-                await self._play()
-            finally:
-                self.api = shared
+        self.api = shared.at(self.start)
+        try:
+            await self._play()
+        finally:
+            self.api = shared
 
     async def _play(self) -> None:
         r = await self.api.call(
@@ -304,7 +357,7 @@ class Player:
                 if not await self._round():
                     break
             r = await self.api.call("leave", "POST", f"/api/tables/{self.tid}/leave", self.token)
-            if r.status_code == 409 and r.json().get("code") == "not-seated":
+            if r.status_code == 409 and r.code() == "not-seated":
                 self.api.stats.expected["left-already"] += 1  # the answer to a retried leave
             else:
                 self.expect("leave", r, 200)
@@ -376,7 +429,7 @@ class Player:
         else:
             stats.bad(
                 "bad-request-accepted",
-                f"{r.request.method} {r.request.url.path} -> {r.status_code} {r.text[:200]}",
+                f"{r.method} {r.path} -> {r.status_code} {r.text[:200]}",
             )
 
     async def _round(self) -> bool:
@@ -396,11 +449,7 @@ class Player:
             if r.status_code == 200:
                 placed = r.json()
                 break
-            code = (
-                r.json().get("code")
-                if r.headers.get("content-type", "").startswith("application/json")
-                else None
-            )
+            code = r.code()
             if r.status_code == 409 and code == "round-in-play" and time.monotonic() < deadline:
                 stats.expected["round-in-play"] += 1
                 await self._wait(lambda m: m.get("type") in ("round-settled", "voided"), 5.0, mark)
@@ -455,7 +504,7 @@ class Player:
         body2["idempotency_key"] = secrets.token_hex(12)
         body2["round_id"] = rid
         r = await self.api.call("set", "POST", f"/api/tables/{self.tid}/set", self.token, body2)
-        if r.status_code == 409 and r.json().get("code") in (
+        if r.status_code == 409 and r.code() in (
             "not-setting",
             "already-set",
             "not-current-round",
@@ -493,9 +542,8 @@ class Player:
 async def _run(cfg: BotConfig) -> dict[str, Any]:
     rng = random.Random(cfg.seed)
     stats = Stats()
-    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
     urls = split_urls(cfg.url)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+    async with client_session() as http:
         api = Api(http, stats, urls, 0, cfg.failover_s)
         r = await api.call(
             "login",
@@ -540,7 +588,7 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 op,  # an operator's registrations are not limited per address
                 body={"username": name, "password": password},
             )
-            if r.status_code == 409 and r.json().get("code") == "username-taken":
+            if r.status_code == 409 and r.code() == "username-taken":
                 stats.expected["registered-already"] += 1  # the answer to a retried request
             elif r.status_code != 201:
                 raise RuntimeError(f"cannot register {name}: HTTP {r.status_code} {r.text[:200]}")

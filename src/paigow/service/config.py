@@ -72,9 +72,6 @@ class ServiceConfig:
     """The longest a dealer waits between looks at its table (events wake it sooner)."""
     lock_poll_s: float = 1.0
     """How often a process tries to take the dealer lock of tables no process deals."""
-    step_threads: int = 8
-    """PostgreSQL: threads (each with a connection) that run the steps (wagers, settings, the
-    dealers' steps); SQLite runs them on one writer thread."""
     worker_threads: int = 40
     """Threads that run requests (few: the GIL runs one at a time; more only queue)."""
     run_dealers: bool = True

@@ -26,13 +26,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import QueuePool
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 def now() -> float:
@@ -284,6 +287,21 @@ class Database:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
+
+    def async_engine(self) -> AsyncEngine:
+        """An asyncio engine on the same PostgreSQL database (psycopg's asyncio connections),
+        for the steps (:mod:`paigow.service.writer`)."""
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        if not self.is_postgres:
+            raise ValueError("the asyncio engine is for PostgreSQL")
+        return create_async_engine(
+            self.url,
+            pool_size=10,
+            max_overflow=10,
+            pool_recycle=600,
+            connect_args={"application_name": f"paigow-steps-{os.getpid()}"},
+        )
 
     @property
     def backend(self) -> str:

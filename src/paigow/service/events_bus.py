@@ -1,9 +1,11 @@
 """Table notices from whichever process changed a table to everyone who watches it.
 
-A notice only says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
-or status); watchers read what changed from the database, which stays the only source of truth.
-A wallet's notice (channel minus the user's id) also carries the committed balance and the
-wallet's version, which the database returned with the change.
+A notice says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
+or status); watchers read what changed from the database, which stays the only source of truth,
+unless the notice brings it: a round's notice carries the events its step appended
+(:class:`RoundEvents`, when they fit in the payload), and a wallet's notice (channel minus the
+user's id) the committed balance and the wallet's version, which the database returned with
+the change.
 Within a process notices fan out to callbacks on the event loop. With PostgreSQL every notice is
 sent with ``pg_notify`` inside the transaction that made the change (so it is delivered exactly
 when that transaction commits, and never if it rolls back) and every process, this one included,
@@ -24,8 +26,10 @@ import logging
 import secrets
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 if TYPE_CHECKING:
     from paigow.service.db import Database
@@ -34,6 +38,41 @@ log = logging.getLogger("paigow.service.bus")
 
 ALL = 0
 """Subscribe to table 0 to hear every table's notices."""
+
+
+@dataclass(frozen=True)
+class RoundEvents:
+    """The events one step appended to a table's round: ``events`` from sequence number
+    ``start`` on, the owners of the spots it wagered on (spot -> user id), and when the step
+    was committed (epoch seconds)."""
+
+    round_id: str
+    number: int
+    start: int
+    events: tuple[dict[str, Any], ...]
+    owners: dict[int, int]
+    at: float
+
+    def _data(self) -> dict[str, Any]:
+        return {
+            "r": self.round_id,
+            "n": self.number,
+            "s": self.start,
+            "x": list(self.events),
+            "w": {str(k): v for k, v in self.owners.items()},
+            "a": self.at,
+        }
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> RoundEvents:
+        return cls(
+            str(data["r"]),
+            int(data["n"]),
+            int(data["s"]),
+            tuple(dict(e) for e in data["x"]),
+            {int(k): int(v) for k, v in data["w"].items()},
+            float(data["a"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -47,14 +86,18 @@ class Notice:
     by one with every change, so that a watcher keeps the latest whatever the order notices
     arrive in); None in other notices and where a reader must read it."""
     version: int | None = None
+    events: RoundEvents | None = field(default=None, compare=False, repr=False)
+    """The events the step appended to the table's round, when the notice carries them."""
 
     def encode(self) -> str:
         return json.dumps(self._data(), separators=(",", ":"))
 
-    def _data(self) -> dict[str, int | str]:
-        data: dict[str, int | str] = {"t": self.table_id, "k": self.kind, "o": self.origin}
+    def _data(self, events: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {"t": self.table_id, "k": self.kind, "o": self.origin}
         if self.balance is not None and self.version is not None:
             data["b"], data["v"] = self.balance, self.version
+        if events and self.events is not None:
+            data["e"] = self.events._data()
         return data
 
     @classmethod
@@ -64,18 +107,29 @@ class Notice:
     @classmethod
     def _of(cls, data: dict[str, Any]) -> Notice:
         balance, version = data.get("b"), data.get("v")
+        events = data.get("e")
         return cls(
             int(data["t"]),
             str(data["k"]),
             int(data.get("o", 0)),
             None if balance is None or version is None else int(balance),
             None if balance is None or version is None else int(version),
+            None if events is None else RoundEvents._of(events),
         )
 
 
+PAYLOAD_LIMIT = 7900
+"""PostgreSQL refuses a ``NOTIFY`` payload of 8000 bytes or more."""
+
+
 def encode_notices(notices: list[Notice]) -> str:
-    """Several notices in one ``pg_notify`` payload (a JSON list: one statement per step)."""
-    return json.dumps([n._data() for n in notices], separators=(",", ":"))
+    """Several notices in one ``pg_notify`` payload (a JSON list: one statement per step);
+    without their events when those would not fit (the listeners then read the database)."""
+    opts = orjson.OPT_NON_STR_KEYS
+    text = orjson.dumps([n._data() for n in notices], option=opts).decode()
+    if len(text.encode()) < PAYLOAD_LIMIT:
+        return text
+    return orjson.dumps([n._data(events=False) for n in notices], option=opts).decode()
 
 
 def decode_notices(text: str) -> list[Notice]:
@@ -97,6 +151,9 @@ class EventBus:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._subs: dict[int, set[Callback]] = defaultdict(set)
         self._task: asyncio.Task[None] | None = None
+        self.on_events: Callback | None = None
+        """Called first with every notice from another process that carries events (the
+        process keeps them for its feeds)."""
         self.listening = asyncio.Event()
         self.delivered = 0
         self.origin = secrets.randbits(48) | 1
@@ -184,8 +241,14 @@ class EventBus:
                         except (ValueError, KeyError, TypeError, AttributeError):
                             continue
                         for notice in notices:
-                            if notice.origin != self.origin:  # ours were delivered at commit
-                                self._dispatch(notice)
+                            if notice.origin == self.origin:  # ours were delivered at commit
+                                continue
+                            if notice.events is not None and self.on_events is not None:
+                                try:
+                                    self.on_events(notice)
+                                except Exception:
+                                    log.exception("keeping a notice's events failed")
+                            self._dispatch(notice)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -179,8 +179,8 @@ class TableFeed:
     def on_notice(self, notice: Notice) -> None:
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True
-            if notice.origin != self.hub.rt.bus.origin:
-                self._foreign = True
+            if notice.origin != self.hub.rt.bus.origin and notice.events is None:
+                self._foreign = True  # another process wrote what this one has not heard
         if notice.kind in ("table", "resync"):
             self._table_dirty = True
         if self._task is None or self._task.done():

@@ -261,12 +261,12 @@ _GET_EDGE: Final = Sql(
         _FE.c.ident == sa.bindparam("i")
     )
 )
-_READY: dict[tuple[int, str], _Edge] = {}
+_READY: dict[tuple[Any, str], _Edge] = {}
 """Exact counts known (by database engine and ruleset identity): they never change once ready."""
 
 
 def _edge(tx: Tx, ident: str) -> _Edge | None:
-    key = (id(tx.connection.engine), ident)
+    key = (tx.database, ident)
     hit = _READY.get(key)
     if hit is not None:
         return hit
@@ -293,11 +293,11 @@ def _save(tx: Tx, table_id: int, totals: Totals, new: bool) -> None:
     """Write the table's running totals (its first: a new row)."""
     if new:
         values = {n: getattr(totals, n) for n in _COUNTS}
-        tx.run(
+        tx.later(
             _NEW_TOTALS, {"tid": table_id, **values, "flagged": False, "flag": None, "at": now()}
         )
         return
-    tx.run(
+    tx.later(
         _SET_TOTALS,
         {"tid": table_id, "at": now(), **{f"v_{n}": getattr(totals, n) for n in _COUNTS}},
     )
@@ -323,7 +323,7 @@ def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> N
     row.rounds += 1
     row.round_sq += total * total
     _save(tx, table.id, row, new=found is None)
-    tx.run(
+    tx.later(
         _ADD_POINT,
         {
             "table_id": table.id,
@@ -340,7 +340,7 @@ def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> N
     )
     if change is not None:
         outside, figures = change
-        tx.run(
+        tx.later(
             _SET_FLAG,
             {
                 "tid": table.id,

@@ -46,7 +46,7 @@ def lock_key(tx: Tx, user_id: int, key: str) -> None:
     if not tx.is_postgres:
         return
     digest = hashlib.sha256(f"idem:{user_id}:{key}".encode()).digest()
-    tx.run(_LOCK, {"k": int.from_bytes(digest[:8], "big", signed=True)})
+    tx.later(_LOCK, {"k": int.from_bytes(digest[:8], "big", signed=True)})  # sent with the next
 
 
 def lookup(
@@ -85,7 +85,7 @@ def store(tx: Tx, user_id: int, key: str, digest: str, response: dict[str, Any])
             _purged["at"] = t
     if due:
         purge(tx)
-    tx.run(
+    tx.later(
         _INSERT,
         {
             "user_id": user_id,

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from paigow.service.auth import Passwords, Principal, TokenSigner
 from paigow.service.db import Database, User
-from paigow.service.events_bus import EventBus, Notice, encode_notices
+from paigow.service.events_bus import EventBus, Notice, RoundEvents, encode_notices
 from paigow.service.sql import Tx
 
 if TYPE_CHECKING:
@@ -53,6 +53,10 @@ class RoundCache:
             self._items.move_to_end(rnd.round_id)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
 
 @dataclass
@@ -141,6 +145,7 @@ class Runtime:
         self.config = config
         self.db = db or Database(config.database_url)
         self.bus = EventBus(self.db)
+        self.bus.on_events = self.keep_notice_events
         self.passwords = Passwords(
             config.argon2_time_cost, config.argon2_memory_kib, config.argon2_parallelism
         )
@@ -166,9 +171,7 @@ class Runtime:
         self._principals: dict[int, tuple[float, Principal]] = {}
         from paigow.service.writer import PostgresWriter, SqliteWriter, Writer
 
-        self.writer: Writer = (
-            SqliteWriter(self) if self.db.is_sqlite else PostgresWriter(self, config.step_threads)
-        )
+        self.writer: Writer = SqliteWriter(self) if self.db.is_sqlite else PostgresWriter(self)
 
     def __repr__(self) -> str:
         return f"Runtime({self.db.display_url()})"
@@ -224,17 +227,42 @@ class Runtime:
         return await self.writer.run(fn)
 
     def seal(self, tx: Tx) -> list[Notice]:
-        """The notices of a finished step (this process's origin stamped on them); with
-        PostgreSQL they are sent with ``pg_notify`` in its transaction, in one statement."""
+        """The notices of a finished step (this process's origin stamped on them, a table's
+        first notice carrying the events the step appended to its round); with PostgreSQL they
+        are sent with ``pg_notify`` in its transaction, in one statement. Once the step has
+        committed, its events go to this process's :class:`FreshEvents` (for its feeds)."""
         origin = self.bus.origin
-        notices = [replace(n, origin=origin) for n in dict.fromkeys(tx.notices)]
+        at = time.time()
+        batches = {t: RoundEvents(r, n, s0, tuple(e), w, at) for t, r, n, s0, e, w in tx.batches}
+        notices = []
+        for n in dict.fromkeys(tx.notices):
+            notices.append(replace(n, origin=origin, events=batches.pop(n.table_id, None)))
         notices += [
             Notice(-user_id, WALLET, origin, balance, version)
             for user_id, (version, balance) in tx.wallets.items()
         ]
         if notices and tx.is_postgres:
-            tx.text("SELECT pg_notify(%s, %s)", (self.db.channel(), encode_notices(notices)))
+            payload = encode_notices(notices)
+            tx.text("SELECT pg_notify(%s, %s)", (self.db.channel(), payload), later=True)
+        if tx.batches:
+            kept = list(tx.batches)
+            tx.after.append(lambda: self._keep_fresh(kept))
         return notices
+
+    def _keep_fresh(
+        self, batches: list[tuple[int, str, int, int, list[dict[str, Any]], dict[int, int]]]
+    ) -> None:
+        at = time.time()
+        for table_id, rid, number, start, events, owners in batches:
+            self.fresh.put(table_id, rid, number, start, events, at, owners)
+
+    def keep_notice_events(self, notice: Notice) -> None:
+        """Keep the events another process's notice carries (see :class:`FreshEvents`)."""
+        e = notice.events
+        if e is not None:
+            self.fresh.put(
+                notice.table_id, e.round_id, e.number, e.start, list(e.events), e.at, e.owners
+            )
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
@@ -253,7 +281,7 @@ class Runtime:
                     undo()
             raise
         try:
-            for fn in tx.after:
+            for fn in (*tx.kept, *tx.after):
                 fn()
         finally:
             if notices:  # this process hears its own notices at once, never by LISTEN

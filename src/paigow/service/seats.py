@@ -88,7 +88,7 @@ _WAGERED: Final = Sql(
 def touch(tx: Tx, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
     """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
     t = at if at is not None else now()
-    tx.many(_TOUCH, [{"t": table, "u": user, "at": t} for table, user in pairs])
+    tx.many(_TOUCH, [{"t": table, "u": user, "at": t} for table, user in pairs], later=True)
 
 
 def to_free(

@@ -138,8 +138,16 @@ class Tx:
         *,
         caches: Mapping[str, Any] | None = None,
         trace: Callable[[str], None] | None = None,
+        pipeline: Any = None,
     ) -> None:
         self.connection = connection
+        self.database: Any = connection.engine.url
+        """Tells this database from others a process may use (a key for caches of what never
+        changes in a database: its tables' configurations, accounts seen to exist)."""
+        self._pipe = pipeline
+        """The driver's asyncio connection (psycopg) when statements whose results the step
+        does not need may wait to be sent with the next one (:meth:`later`)."""
+        self._pending: list[tuple[str, Any, bool]] = []
         self.dialect = connection.dialect
         self.is_sqlite = self.dialect.name == "sqlite"
         self.is_postgres = self.dialect.name == "postgresql"
@@ -154,9 +162,16 @@ class Tx:
         self.wallets: dict[int, tuple[int, int]] = {}
         """user id -> (wallet version, balance) of the wallets this step changed."""
         self.after: list[Callable[[], None]] = []
+        self.kept: list[Callable[[], None]] = []
+        """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
+        savepoint is released, so that the next step of the same commit finds it (caches of
+        the step's own results; the writer clears them if the commit then fails)."""
         self.undone: list[Callable[[], None]] = []
         """Work to do once this step has been rolled back (never if it commits)."""
         self._finish: list[Callable[[Tx], None]] = []
+        self.batches: list[tuple[int, str, int, int, list[dict[str, Any]], dict[int, int]]] = []
+        """What the step appended to rounds' logs: (table id, round id, round number, first
+        sequence number, events, owners of the spots wagered on)."""
         self._trace = trace
 
     # ------------------------------------------------------------------ statements
@@ -165,17 +180,20 @@ class Tx:
         c = sql.compiled(self.dialect)
         if self._trace is not None:
             self._trace(c.text)
+        if self._pending:
+            got = self._send(c.text, c.params(params))
+            return got if c.out is None else [c.row(r) for r in got]
         cur = self._cursor
         values = c.params(params)
         try:
             cur.execute(c.text, values)
             if cur.description is None:
                 return []
-            rows = cur.fetchall()
+            rows: list[Row] = list(cur.fetchall())
         except self._error as exc:
             raise self._wrap(c.text, values, exc) from exc
         if c.out is None:
-            return cast(list[Row], rows)
+            return rows
         return [c.row(r) for r in rows]
 
     def first(self, sql: Sql, params: Mapping[str, Any] | None = None) -> Row | None:
@@ -188,32 +206,84 @@ class Tx:
 
     def rowcount(self, sql: Sql, params: Mapping[str, Any] | None = None) -> int:
         """Run a statement without rows; how many rows it changed."""
+        if self._pending:
+            self._send(None, None, commit=False)
         self.run(sql, params)
         return int(self._cursor.rowcount)
 
-    def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]]) -> None:
-        """Run one statement for each of ``rows`` (``executemany``)."""
+    @property
+    def pipelined(self) -> bool:
+        """Whether statements may wait to be sent with the next (:meth:`later`)."""
+        return self._pipe is not None
+
+    def later(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
+        """Run a statement whose result (rows, row count) the step does not need. With
+        PostgreSQL's asyncio connection it waits to be sent with the step's next statement or
+        its commit (one round trip for all of them); otherwise it runs now."""
+        if self._pipe is None:
+            self.run(sql, params)
+            return
+        c = sql.compiled(self.dialect)
+        if self._trace is not None:
+            self._trace(c.text)
+        self._pending.append((c.text, c.params(params), False))
+
+    def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
+        """Run one statement for each of ``rows`` (``executemany``); ``later``: see
+        :meth:`later`."""
         c = sql.compiled(self.dialect)
         params = [c.params(r) for r in rows]
         if not params:
             return
         if self._trace is not None:
             self._trace(c.text)
+        if later and self._pipe is not None:
+            self._pending.append((c.text, params, True))
+            return
         try:
             self._cursor.executemany(c.text, cast(Any, params))
         except self._error as exc:
             raise self._wrap(c.text, params, exc) from exc
 
-    def text(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Row]:
-        """A statement of the driver's own dialect (framing: savepoints, ``pg_notify``)."""
+    def text(
+        self,
+        statement: str,
+        params: Sequence[Any] | Mapping[str, Any] = (),
+        *,
+        later: bool = False,
+    ) -> list[Row]:
+        """A statement of the driver's own dialect (framing: savepoints, ``pg_notify``);
+        ``later``: see :meth:`later` (no rows then)."""
         if self._trace is not None:
             self._trace(statement)
+        if later and self._pipe is not None:
+            self._pending.append((statement, params, False))
+            return []
+        if self._pending:
+            return self._send(statement, params)
         cur = self._cursor
         try:
             cur.execute(statement, params)
             return list(cur.fetchall()) if cur.description is not None else []
         except self._error as exc:
             raise self._wrap(statement, params, exc) from exc
+
+    def commit_pending(self) -> None:
+        """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
+        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing."""
+        if self._pending:
+            self._send(None, None, commit=True)
+
+    def _send(self, statement: str | None, params: Any, *, commit: bool = False) -> list[Row]:
+        """Send the waiting statements, then ``statement`` (or ``COMMIT``, or nothing), in one
+        pipeline; the rows of ``statement``."""
+        from sqlalchemy.util import await_
+
+        pending, self._pending = self._pending, []
+        try:
+            return await_(_pipelined(self._pipe, pending, statement, params, commit))
+        except self._error as exc:
+            raise self._wrap(statement or "COMMIT", params, exc) from exc
 
     def _wrap(self, statement: str, params: Any, exc: Exception) -> sa.exc.StatementError:
         """The driver's error as SQLAlchemy raises it (``IntegrityError``, ``OperationalError``
@@ -239,9 +309,31 @@ class Tx:
     def notify(self, notice: Notice) -> None:
         self.notices.append(notice)
 
+    def appended(
+        self,
+        table_id: int,
+        round_id: str,
+        number: int,
+        start: int,
+        events: list[dict[str, Any]],
+        owners: dict[int, int],
+    ) -> None:
+        """The step appended ``events`` to a round's log (from sequence number ``start``); a
+        later append of the same round that follows on joins the same batch."""
+        if self.batches:
+            t, r, n, s0, evs, own = self.batches[-1]
+            if (t, r) == (table_id, round_id) and s0 + len(evs) == start:
+                self.batches[-1] = (t, r, n, s0, evs + events, {**own, **owners})
+                return
+        self.batches.append((table_id, round_id, number, start, list(events), dict(owners)))
+
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` once this step has committed (never if it rolls back)."""
         self.after.append(fn)
+
+    def when_kept(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once this step's work is kept (see :attr:`kept`)."""
+        self.kept.append(fn)
 
     def after_rollback(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` once this step has been rolled back (a refusal recorded apart)."""
@@ -264,10 +356,39 @@ class Tx:
             self._session.flush()
 
     def abandon(self) -> None:
-        """The step failed: forget its session (the caller rolls its writes back)."""
+        """The step failed: forget its session and what waits (the caller rolls back)."""
+        self._pending.clear()
         if self._own_session and self._session is not None:
             self._session.rollback()
             self._session.close()
         self._session = None
         self._own_session = False
         self._finish.clear()
+
+
+async def _pipelined(
+    conn: Any,
+    pending: list[tuple[str, Any, bool]],
+    statement: str | None,
+    params: Any,
+    commit: bool,
+) -> list[Row]:
+    """psycopg's pipeline mode: every statement sent before any result is read (the server
+    runs them in order; an error stops the rest and is raised here)."""
+    rows: list[Row] = []
+    async with conn.pipeline() as pipeline:
+        scratch = conn.cursor()
+        for text, values, many in pending:
+            if many:
+                await scratch.executemany(text, values)
+            else:
+                await scratch.execute(text, values)
+        if commit:
+            await conn.commit()
+        elif statement is not None:
+            cur = conn.cursor()
+            await cur.execute(statement, params)
+            await pipeline.sync()
+            if cur.description is not None:
+                rows = list(await cur.fetchall())
+    return rows

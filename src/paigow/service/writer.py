@@ -9,8 +9,9 @@ process's writer and awaited.
   answered only once its commit is on disk. SQLite has one writer at a time anyway; this one
   never waits on the others' locks, and the event loop never waits on a thread pool.
 - PostgreSQL (:class:`PostgresWriter`): each step is a transaction of its own on a pooled
-  connection, on a thread of a small pool (row locks let steps at different tables run at
-  once), retried on a deadlock, a serialization failure or a unique-key race.
+  connection of an asyncio engine (row locks let steps at different tables run at once; the
+  step's code runs on the event loop, its statements awaited), retried on a deadlock, a
+  serialization failure or a unique-key race.
 
 Either way a step's table notices are sent at its commit (PostgreSQL: ``pg_notify`` inside the
 transaction, for every process) and delivered in this process on the event loop, with the
@@ -24,9 +25,7 @@ import contextlib
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +35,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from paigow.service.sql import Tx
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from paigow.service.events_bus import Notice
     from paigow.service.runtime import Runtime
 
@@ -91,6 +92,9 @@ class SqliteWriter:
             self._queue.put(None)
             self._thread.join(30)
             self._thread = None
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.stop)
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` as a step; its result once its commit is on disk (or its exception)."""
@@ -150,6 +154,7 @@ class SqliteWriter:
                         job.notices = rt.seal(tx)
                         tx.text("RELEASE step")
                         job.tx = tx
+                        _run_all(tx.kept, "work after a step")  # the next steps see it
                     except Exception as exc:
                         job.error = exc
                         job.undone = tx.undone
@@ -158,6 +163,7 @@ class SqliteWriter:
                         tx.text("RELEASE step")
                 trans.commit()
             except Exception as exc:  # the framing or the commit failed: nothing is written
+                rt.rounds.clear()  # it may hold rounds as the steps left them
                 with contextlib.suppress(Exception):
                     conn.rollback()
                 with contextlib.suppress(Exception):
@@ -212,46 +218,38 @@ def _answer(rt: Runtime, group: list[_Job]) -> None:
 
 
 class PostgresWriter:
-    """A transaction per step on a pooled connection, on a few threads (see the module's text)."""
+    """A transaction per step on a pooled connection of an asyncio engine (see the module's
+    text): a step's Python runs on the event loop, and while it waits for the server other
+    requests and steps go on. (Steps on threads of their own would each wait for the
+    interpreter's lock after every statement while the event loop holds it.)"""
 
-    def __init__(self, rt: Runtime, threads: int = 8) -> None:
+    def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self.threads = threads
-        self._pool: ThreadPoolExecutor | None = None
         self.steps = 0
+        self._engine: AsyncEngine | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="paigow-step")
+        if self._engine is None:
+            self._engine = self.rt.db.async_engine()
+
+    async def aclose(self) -> None:
+        if self._engine is not None:
+            await self._engine.dispose()
+            self._engine = None
 
     def stop(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=False)
-            self._pool = None
+        """Nothing to wait for (see :meth:`aclose`)."""
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
-        if self._pool is None:
+        engine = self._engine
+        if engine is None:
             raise RuntimeError("the writer is not running")
-        loop = asyncio.get_running_loop()
-        result, notices = await loop.run_in_executor(self._pool, self._step, fn)
-        if notices:
-            self.rt.bus.dispatch_all(notices)
-        return result
-
-    def _step(self, fn: Callable[[Tx], T]) -> tuple[T, list[Notice]]:
         rt = self.rt
         for attempt in range(4):
+            done: list[Tx] = []
             try:
-                tx = None
-                with rt.db.engine.connect() as conn, conn.begin():
-                    tx = Tx(conn, caches=rt.caches, trace=rt.db.trace)
-                    try:
-                        result = fn(tx)
-                        tx.finish()
-                    except BaseException:
-                        tx.abandon()
-                        raise
-                    notices = rt.seal(tx)  # pg_notify in the transaction
+                async with engine.connect() as conn, conn.begin():
+                    result = await conn.run_sync(self._step, fn, done)
             except Exception as exc:
                 again = (
                     isinstance(exc, IntegrityError | OperationalError | DBAPIError)
@@ -259,15 +257,37 @@ class PostgresWriter:
                     and retryable(exc)
                 )
                 if not again:
-                    if tx is not None:
-                        _run_all(tx.undone, "work after a rollback")
+                    if done:
+                        _run_all(done[0].undone, "work after a rollback")
                     raise
-                time.sleep(0.01 * (attempt + 1))
+                await asyncio.sleep(0.01 * (attempt + 1))
                 continue
+            tx = done[0]
             self.steps += 1
+            _run_all(tx.kept, "work after a step")
             _run_all(tx.after, "work after a commit")
-            return result, notices
+            notices: list[Notice] = tx.info.get("notices", [])
+            if notices:
+                rt.bus.dispatch_all(notices)
+            return result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
+        """The step in its transaction (run by the engine, its statements awaited)."""
+        rt = self.rt
+        tx = Tx(
+            conn, caches=rt.caches, trace=rt.db.trace, pipeline=conn.connection.driver_connection
+        )
+        done.append(tx)
+        try:
+            result = fn(tx)
+            tx.finish()
+        except BaseException:
+            tx.abandon()
+            raise
+        tx.info["notices"] = rt.seal(tx)  # pg_notify in the transaction
+        tx.commit_pending()  # what waits, and the commit, in one round trip
+        return result
 
 
 Writer = SqliteWriter | PostgresWriter

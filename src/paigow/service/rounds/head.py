@@ -52,15 +52,15 @@ class TableConfig:
 
 
 class _Configs:
-    """Table configurations by database engine and table id, for every thread of the process."""
+    """Table configurations by database and table id, for every thread of the process."""
 
     def __init__(self) -> None:
-        self._items: dict[tuple[int, int], TableConfig] = {}
+        self._items: dict[tuple[Any, int], TableConfig] = {}
         self._lock = threading.Lock()
 
     def get(self, tx: Tx, table_id: int, created_at: float) -> TableConfig:
-        key = (id(tx.connection.engine), table_id)  # one process may serve (or test) several
-        hit = self._items.get(key)  # databases
+        key = (tx.database, table_id)  # one process may serve (or test) several databases
+        hit = self._items.get(key)
         if hit is not None and hit.created_at == created_at:
             return hit
         row = tx.first(_CONFIG, {"tid": table_id})
@@ -143,7 +143,7 @@ def _write_rounds(tx: Tx) -> None:
                     .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
                 )
             values = {f"new_{n}": v for n, v in head.changed.items()}
-            tx.run(stmt, {"round_id": head.id, **values})
+            tx.later(stmt, {"round_id": head.id, **values})
             head.changed = {}
 
 
@@ -227,7 +227,7 @@ def lock_head(tx: Tx, table_id: int) -> Head:
 
 def set_current(tx: Tx, table_id: int, round_id: str | None, round_count: int) -> None:
     """The table's current round (None: none) and how many rounds it has opened."""
-    tx.run(_SET_CURRENT, {"tid": table_id, "current": round_id, "count": round_count})
+    tx.later(_SET_CURRENT, {"tid": table_id, "current": round_id, "count": round_count})
 
 
 _SET_CURRENT: Final = Sql(

@@ -13,7 +13,7 @@ from paigow.events import Event
 from paigow.round import Round
 from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
 from paigow.service.rounds.head import Head, RoundHead, set_current
-from paigow.service.runtime import FreshEvents, RoundCache, after_commit
+from paigow.service.runtime import RoundCache
 from paigow.service.sql import Sql, Tx
 
 SYSTEM: Final = "dealer"
@@ -79,11 +79,9 @@ def append(
     row.set(tx, event_count=len(rnd.events), phase=rnd.phase.value)
     cache: RoundCache | None = tx.info.get("rounds")
     if cache is not None and not rnd.is_over:
-        after_commit(tx, lambda: cache.put(rnd))
-    fresh: FreshEvents | None = tx.info.get("fresh")
-    if fresh is not None and new:
-        table_id, rid, number, mine = row.table_id, row.id, row.number, dict(owners or {})
-        after_commit(tx, lambda: fresh.put(table_id, rid, number, start, new, now(), mine))
+        tx.when_kept(lambda: cache.put(rnd))
+    if new:  # for the live feeds (of every process: they travel in the step's notice)
+        tx.appended(row.table_id, row.id, row.number, start, new, dict(owners or {}))
 
 
 def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]]) -> None:
@@ -97,6 +95,7 @@ def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]
             {"round_id": round_id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
             for i, e in enumerate(events)
         ],
+        later=True,
     )
 
 
@@ -120,7 +119,7 @@ def new_round(tx: Tx, head: Head) -> tuple[RoundHead, Round]:
     number = head.round_count + 1
     t = now()
     deadline = t + head.table.betting_time_ms / 1000
-    tx.run(
+    tx.later(
         _INSERT_ROUND,
         {
             "id": rnd.round_id,

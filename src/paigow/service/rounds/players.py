@@ -106,7 +106,7 @@ def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str
         reference=row.id,
         actor=user.username,
     )
-    tx.run(
+    tx.later(
         INSERT_WAGER,
         {
             "round_id": row.id,

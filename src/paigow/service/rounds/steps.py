@@ -252,7 +252,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             }
         )
     if closed:
-        tx.many(_CLOSE_WAGER, closed)
+        tx.many(_CLOSE_WAGER, closed, later=True)
     ledger.post(tx, "settlement", movements, reference=row.id)
     floor.record_settlement(tx, head.table, rnd.results)  # the floor's running totals
     append(tx, row, rnd, new)
@@ -300,7 +300,7 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         )
         total += w.amount
     if closed:
-        tx.many(_CLOSE_WAGER, closed)
+        tx.many(_CLOSE_WAGER, closed, later=True)
     if movements:
         ledger.post(tx, "void-refund", movements, reference=row.id)
         floor.record_void(tx, head.table, total)
