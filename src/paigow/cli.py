@@ -552,6 +552,7 @@ def bots(
         betting_ms=betting_ms,
         setting_ms=setting_ms,
         seed=seed,
+        freeze_gc=True,
     )
     report = run_bots(cfg)
     if as_json:

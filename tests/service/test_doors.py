@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -531,6 +532,32 @@ def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(
         assert rt.hash_pool.threads == 1
     finally:
         s.stop()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_hashing_threads_run_at_a_lower_priority() -> None:
+    """When the cores are busy, requests and dealers go before password hashes."""
+    import asyncio
+    import os
+
+    from paigow.service.limits import HashPool
+
+    pool = HashPool(2, 4, nice=7)
+    try:
+
+        async def niceness() -> list[int]:
+            here = threading.get_native_id
+            return list(
+                await asyncio.gather(
+                    *(pool.run(lambda: os.getpriority(os.PRIO_PROCESS, here())) for _ in range(4))
+                )
+            )
+
+        base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        assert set(asyncio.run(niceness())) == {min(19, base + 7)}
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base  # ours as was
+    finally:
+        pool.shutdown()
 
 
 def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(

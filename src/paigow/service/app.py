@@ -40,7 +40,7 @@ from paigow.service.deps import current_user, operator
 from paigow.service.errors import ServiceError
 from paigow.service.feeds import FeedHub, Presence
 from paigow.service.routes_auth import create_user
-from paigow.service.runtime import Runtime
+from paigow.service.runtime import Runtime, settle_memory
 
 __all__ = [
     "BodyLimit",
@@ -204,6 +204,8 @@ def create_app(
             supervisor = DealerSupervisor(rt)
             await supervisor.start()
         app.state.supervisor = supervisor
+        if config.freeze_gc:
+            settle_memory()
         try:
             yield
         finally:

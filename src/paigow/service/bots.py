@@ -37,6 +37,7 @@ from paigow.cards import parse_cards
 from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.round import Round
+from paigow.service.runtime import settle_memory
 from paigow.setting import all_settings
 
 
@@ -59,6 +60,9 @@ class BotConfig:
     step_timeout_s: float = 60.0
     failover_s: float = 60.0
     """How long a request is retried (over every server given) before it is given up."""
+    freeze_gc: bool = False
+    """Freeze the garbage collector's view of this process once set up (``paigow bots`` does:
+    a full collection's pause would show as the server's latency)."""
 
 
 class Stats:
@@ -247,6 +251,10 @@ class Player:
         self.current_rid: str | None = None
         self.connected = asyncio.Event()
         self.leaving = False
+        self.sat_at: float | None = None
+        self.finished_at: float | None = None
+        self.settled: dict[str, float] = {}
+        """When this player saw each of its rounds end (perf_counter)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -353,6 +361,7 @@ class Player:
             )
             if not self.expect("sit", r, 200):
                 return
+            self.sat_at = time.perf_counter()
             for _ in range(self.cfg.rounds):
                 if not await self._round():
                     break
@@ -362,6 +371,7 @@ class Player:
             else:
                 self.expect("leave", r, 200)
         finally:
+            self.finished_at = time.perf_counter()
             self.leaving = True
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -533,6 +543,7 @@ class Player:
             and m.get("type") == "spot-settled"
             and m.get("spot") == placed["spot"]
         ]
+        self.settled[rid] = time.perf_counter()
         entry["returned"] = (
             amount if done["type"] == "voided" else (mine[0]["returned"] if mine else None)
         )
@@ -620,6 +631,8 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 *(enrol_limited(t, s) for t in tables for s in range(1, cfg.players + 1))
             )
         )
+        if cfg.freeze_gc:
+            settle_memory()  # no collector's pauses in what the players measure
         t0 = time.perf_counter()
         await asyncio.gather(*(p.play() for p in players))
         elapsed = time.perf_counter() - t0
@@ -628,6 +641,7 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
             await api.call("close-table", "POST", f"/api/admin/tables/{t['id']}/close", op)
         report["elapsed_s"] = round(elapsed, 2)
         report["rounds_per_s"] = round(report["rounds"] / elapsed, 2) if elapsed > 0 else 0.0
+        report.update(steady_rate(players))
     report["requests"] = stats.requests
     report["failovers"] = stats.expected.get("failover", 0)
     report["ws_reconnects"] = stats.expected.get("ws-reconnect", 0)
@@ -638,6 +652,29 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
         for kind, v in sorted(stats.latency.items())
     }
     return report
+
+
+def steady_rate(players: list[Player]) -> dict[str, Any]:
+    """Rounds per second while every player plays: from when the last player sat down to when
+    the first one finished its rounds (the log-ins and sitting down of a start, and the tail of
+    a few tables still playing, are left out), counting the rounds that ended in between."""
+    sat = [p.sat_at for p in players if p.sat_at is not None]
+    ended = [p.finished_at for p in players if p.finished_at is not None]
+    if not players or len(sat) < len(players) or not ended:
+        return {"steady_rounds_per_s": None, "steady_window_s": 0.0, "steady_rounds": 0}
+    start, end = max(sat), min(ended)
+    times: dict[str, float] = {}
+    for p in players:
+        for rid, at in p.settled.items():
+            times[rid] = min(at, times.get(rid, at))
+    inside = sum(1 for at in times.values() if start < at <= end)
+    window = end - start
+    return {
+        "steady_rounds_per_s": round(inside / window, 2) if window > 0 else None,
+        "steady_window_s": round(max(window, 0.0), 2),
+        "steady_rounds": inside,
+        "steady_span": [start, end],
+    }
 
 
 async def _verify(
@@ -757,6 +794,11 @@ def print_report(console: Any, report: dict[str, Any]) -> None:
         f"{report['players']} players in {report['elapsed_s']} s: {report['rounds_per_s']} rounds/s; "
         f"{report['requests']} requests; {report['fouls']} fouls, {report['timeouts']} time-outs"
     )
+    if report.get("steady_rounds_per_s") is not None:
+        console.print(
+            f"while every player played ({report['steady_window_s']} s): "
+            f"{report['steady_rounds']} rounds, {report['steady_rounds_per_s']} rounds/s"
+        )
     console.print(
         f"ledger balanced: {report['ledger_balanced']}; replay mismatches: {report['replay_mismatches']}"
     )

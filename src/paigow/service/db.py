@@ -231,7 +231,7 @@ class Database:
     """Engines and transactions for one database URL."""
 
     def __init__(
-        self, url: str, *, pool_size: int = 8, sqlite_synchronous: str | None = None
+        self, url: str, *, pool_size: int = 4, sqlite_synchronous: str | None = None
     ) -> None:
         self.url: URL = make_url(normalize_url(url))
         sync = (sqlite_synchronous or os.environ.get("PAIGOW_SQLITE_SYNCHRONOUS") or "FULL").upper()
@@ -255,8 +255,8 @@ class Database:
             self.engine = sa.create_engine(
                 self.url,
                 pool_size=pool_size,
-                max_overflow=12,  # at most 20 connections per process (and one each for
-                # the dealer locks and LISTEN): several processes fit PostgreSQL's default 100
+                max_overflow=8,  # with the steps' 20 (see async_engine) and one each for the
+                # dealer locks and LISTEN: several processes fit PostgreSQL's default 100
                 pool_recycle=600,
                 connect_args={"application_name": f"paigow-{os.getpid()}"},
             )
@@ -297,8 +297,8 @@ class Database:
             raise ValueError("the asyncio engine is for PostgreSQL")
         return create_async_engine(
             self.url,
-            pool_size=10,
-            max_overflow=10,
+            pool_size=16,  # kept open: a connection opened and closed per burst of steps
+            max_overflow=4,  # costs the server a process start each time
             pool_recycle=600,
             connect_args={"application_name": f"paigow-steps-{os.getpid()}"},
         )

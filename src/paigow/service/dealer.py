@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
@@ -27,10 +27,16 @@ from paigow.service.db import GameTable, RoundRow
 from paigow.service.events_bus import ALL, Notice
 from paigow.service.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
-from paigow.service.sql import Tx
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
 
 log = logging.getLogger("paigow.service.dealer")
+_TABLES: Final = cast(sa.Table, GameTable.__table__)
+_OPEN_TABLES: Final = Sql(
+    sa.select(_TABLES.c.id)
+    .where(sa.or_(*(_TABLES.c.status == sa.literal_column(f"'{s}'") for s in OPEN_STATUSES)))
+    .order_by(_TABLES.c.id)
+)
 COALESCE_S = 0.015
 
 
@@ -269,15 +275,9 @@ class DealerSupervisor:
                 await t
         self.dealers.clear()
 
-    def _open_tables(self) -> list[int]:
-        with self.rt.db.read() as s:
-            return list(
-                s.execute(
-                    sa.select(GameTable.id)
-                    .where(GameTable.status.in_(OPEN_STATUSES))
-                    .order_by(GameTable.id)
-                ).scalars()
-            )
+    @staticmethod
+    def _open_tables(tx: Tx) -> list[int]:
+        return [int(tid) for (tid,) in tx.run(_OPEN_TABLES)]
 
     async def _run(self) -> None:
         while True:
@@ -299,7 +299,7 @@ class DealerSupervisor:
             if task.done():
                 del self.dealers[table_id]
                 await self.locks.release(table_id)
-        for table_id in await asyncio.to_thread(self._open_tables):
+        for table_id in await self.rt.reading(self._open_tables):
             if table_id in self.dealers:
                 continue
             if await self.locks.try_acquire(table_id):

@@ -20,10 +20,11 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from paigow.service.db import GameTable, RoundEvent, RoundRow, RoundWager
+from paigow.service.db import RoundEvent, RoundRow, RoundWager
 from paigow.service.events_bus import Notice
 from paigow.service.runtime import WALLET, Runtime
-from paigow.service.tables import public_state
+from paigow.service.sql import Tx
+from paigow.service.tables import read_state
 from paigow.service.views import private_spots, view_event
 
 log = logging.getLogger("paigow.service.feeds")
@@ -203,7 +204,7 @@ class TableFeed:
                         ):
                             self._apply(data)
                 if table_dirty:
-                    state = await asyncio.to_thread(self._state)
+                    state = await self.hub.rt.reading(self._state)
                     if state is not None:
                         self._broadcast(TableItem(state))
             except asyncio.CancelledError:
@@ -236,10 +237,8 @@ class TableFeed:
             owners = {**self.owners, **owners}
         return _RoundData(round_id, number, [(q, e, at) for q, e, at in events], owners)
 
-    def _state(self) -> dict[str, Any] | None:
-        with self.hub.rt.db.read() as s:
-            table = s.get(GameTable, self.table_id)
-            return None if table is None else public_state(s, table)
+    def _state(self, tx: Tx) -> dict[str, Any] | None:
+        return read_state(tx, self.table_id)
 
     def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
         out = []

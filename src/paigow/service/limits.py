@@ -21,6 +21,9 @@ paigow.service.errors.TooManyRequests: too many failed log-ins; try again in 59 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -167,12 +170,15 @@ class Overloaded(ServiceError):
 
 class HashPool:
     """Password hashing on threads of its own (argon2 releases the GIL), never on the event loop
-    nor on the threads that serve requests and dealers. At most ``queue`` hashes wait; beyond
-    that a log-in is refused at once with 503 and Retry-After."""
+    nor on the threads that serve requests and dealers, at a lower scheduling priority
+    (``nice``: when the cores are busy the game goes first). At most ``queue`` hashes wait;
+    beyond that a log-in is refused at once with 503 and Retry-After."""
 
-    def __init__(self, threads: int, queue: int) -> None:
-        self.threads, self.queue = max(1, threads), max(1, queue)
-        self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="paigow-hash")
+    def __init__(self, threads: int, queue: int, nice: int = 0) -> None:
+        self.threads, self.queue, self.nice = max(1, threads), max(1, queue), nice
+        self._pool = ThreadPoolExecutor(
+            self.threads, thread_name_prefix="paigow-hash", initializer=self._lower_priority
+        )
         self._pending = 0
         self._lock = threading.Lock()
 
@@ -189,6 +195,15 @@ class HashPool:
         finally:
             with self._lock:
                 self._pending -= 1
+
+    def _lower_priority(self) -> None:
+        """Give this hashing thread a lower priority (Linux applies ``setpriority`` of a
+        thread id to that thread alone; elsewhere nothing changes)."""
+        if self.nice <= 0 or not sys.platform.startswith("linux"):
+            return
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + self.nice)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -3,27 +3,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from paigow.service import ledger
+from paigow.service.auth import Principal
 from paigow.service.db import Seat
-from paigow.service.deps import Player, RuntimeDep, error_responses
+from paigow.service.deps import Player, RuntimeDep, error_responses, json_response
 from paigow.service.schemas import MeOut
+from paigow.service.sql import Sql, Tx
 
 router = APIRouter()
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_MY_SEATS: Final = Sql(
+    sa.select(_SEATS.c.table_id, _SEATS.c.spot)
+    .where(_SEATS.c.user_id == sa.bindparam("uid"))
+    .order_by(_SEATS.c.table_id)
+)
 
 
-@router.get("/api/me", tags=["auth"], response_model=MeOut, responses=error_responses(401))
-def me(user: Player, rt: RuntimeDep) -> dict[str, Any]:
-    """Who I am, my balance (cents) and where I sit."""
-    with rt.read() as tx:
-        balance = ledger.balance(tx, ledger.wallet(user.username))
-        seats = tx.session.execute(
-            sa.select(Seat.table_id, Seat.spot).where(Seat.user_id == user.id)
-        ).all()
+def about(tx: Tx, user: Principal) -> dict[str, Any]:
+    """The user, their wallet's balance and their seats (two statements)."""
+    balance = ledger.balance(tx, ledger.wallet(user.username))
+    seats = tx.run(_MY_SEATS, {"uid": user.id})
     return {
         "id": user.id,
         "username": user.username,
@@ -31,3 +35,9 @@ def me(user: Player, rt: RuntimeDep) -> dict[str, Any]:
         "balance": balance,
         "seats": [{"table_id": t, "spot": p} for t, p in seats],
     }
+
+
+@router.get("/api/me", tags=["auth"], response_model=MeOut, responses=error_responses(401))
+async def me(user: Player, rt: RuntimeDep) -> Response:
+    """Who I am, my balance (cents) and where I sit."""
+    return json_response(await rt.reading(lambda tx: about(tx, user)))

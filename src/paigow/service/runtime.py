@@ -5,6 +5,7 @@ that send table notices when (and only when) they commit."""
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -157,7 +158,9 @@ class Runtime:
         self.registrations = RateLimiter(
             config.register_limit_addr, config.register_window_s, "registrations"
         )
-        self.hash_pool = HashPool(config.hash_threads or (os.cpu_count() or 2), config.hash_queue)
+        self.hash_pool = HashPool(
+            config.hash_threads or (os.cpu_count() or 2), config.hash_queue, config.hash_nice
+        )
         self.ws_caps = ConnectionCaps(config.ws_per_user, config.ws_per_addr)
         from paigow.service import idempotency
 
@@ -226,6 +229,12 @@ class Runtime:
         """Run ``fn`` as a step on the writer (see :mod:`paigow.service.writer`)."""
         return await self.writer.run(fn)
 
+    async def reading(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in a read-only transaction, for the event loop: on SQLite right here on a
+        connection of its own (a read of a few rows takes microseconds, and WAL readers never
+        wait for the writer), on PostgreSQL with its statements awaited."""
+        return await self.writer.read(fn)
+
     def seal(self, tx: Tx) -> list[Notice]:
         """The notices of a finished step (this process's origin stamped on them, a table's
         first notice carrying the events the step appended to its round); with PostgreSQL they
@@ -292,6 +301,16 @@ class Runtime:
         """A read-only transaction (a consistent snapshot on SQLite's WAL) as a :class:`Tx`."""
         with self.db.read() as s:
             yield Tx(s.connection(), s, trace=self.db.trace)
+
+
+def settle_memory() -> None:
+    """Collect, then freeze what a started process holds (modules, routes, schemas, the ORM's
+    mappings: never garbage), and collect the young generation every 20,000 allocations
+    instead of 700: a full collection then scans only what requests and rounds left alive
+    (before: pauses of up to 150 ms under load, each a stall of every table)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 def after_commit(tx: Tx, fn: Callable[[], None]) -> None:

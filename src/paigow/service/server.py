@@ -77,7 +77,8 @@ def worker_app() -> Any:
     logging.getLogger("paigow.service").setLevel(
         os.environ.get("PAIGOW_WORKER_LOG_LEVEL", "warning").upper()
     )
-    return create_app(config=ServiceConfig.from_env(os.environ[WORKER_URL_ENV]))
+    config = ServiceConfig.from_env(os.environ[WORKER_URL_ENV]).with_(freeze_gc=True)
+    return create_app(config=config)
 
 
 def _uvicorn_options(
@@ -133,7 +134,7 @@ def serve(
             forwarded_allow_ips,
         )
         return
-    config = ServiceConfig.from_env(url, **overrides)
+    config = ServiceConfig.from_env(url, **overrides).with_(freeze_gc=True)
     app = create_app(config=config)
     uv_config = uvicorn.Config(
         app, host=host, port=port, **_uvicorn_options(log_level, config, forwarded_allow_ips)

@@ -268,11 +268,14 @@ class Tx:
         except self._error as exc:
             raise self._wrap(statement, params, exc) from exc
 
-    def commit_pending(self) -> None:
+    def commit_pending(self) -> bool:
         """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
-        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing."""
-        if self._pending:
-            self._send(None, None, commit=True)
+        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing.
+        True: committed."""
+        if not self._pending:
+            return False
+        self._send(None, None, commit=True)
+        return True
 
     def _send(self, statement: str | None, params: Any, *, commit: bool = False) -> list[Row]:
         """Send the waiting statements, then ``statement`` (or ``COMMIT``, or nothing), in one

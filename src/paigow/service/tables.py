@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -28,7 +29,7 @@ from paigow.service.db import GameTable, RoundRow, RoundWager, Seat, User, now
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.ledger import open_table_accounts
 from paigow.service.runtime import notify
-from paigow.service.sql import Tx
+from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 
 MODES: Final = tuple(TableMode)
@@ -233,9 +234,9 @@ def public_state(session: Session, table: GameTable, at: float | None = None) ->
 
 
 def _state_of(
-    table: GameTable,
+    table: GameTable | _Row,
     seats: dict[int, str],
-    row: RoundRow | None,
+    row: RoundRow | _Round | None,
     wagers: list[tuple[int, int]],
     t: float,
 ) -> dict[str, Any]:
@@ -352,6 +353,89 @@ def with_time_left(state: dict[str, Any], at: float) -> dict[str, Any]:
         return state
     left = max(0.0, round(rnd["deadline"] - at, 3))
     return {**state, "round": {**rnd, "time_left_s": left}}
+
+
+_T: Final = cast(sa.Table, GameTable.__table__)
+_R: Final = cast(sa.Table, RoundRow.__table__)
+_W: Final = cast(sa.Table, RoundWager.__table__)
+_S: Final = cast(sa.Table, Seat.__table__)
+_U: Final = cast(sa.Table, User.__table__)
+_ONE_TABLE: Final = Sql(
+    sa.select(
+        _T.c.status,
+        _T.c.round_count,
+        _T.c.created_at,
+        _R.c.id,
+        _R.c.number,
+        _R.c.phase,
+        _R.c.deadline,
+    )
+    .select_from(_T.outerjoin(_R, _R.c.id == _T.c.current_round_id))
+    .where(_T.c.id == sa.bindparam("tid"))
+)
+_ITS_SEATS: Final = Sql(
+    sa.select(_S.c.spot, _U.c.username)
+    .join(_U, _U.c.id == _S.c.user_id)
+    .where(_S.c.table_id == sa.bindparam("tid"))
+)
+_ITS_WAGERS: Final = Sql(
+    sa.select(_W.c.spot, _W.c.amount)
+    .where(_W.c.round_id == sa.bindparam("rid"))
+    .order_by(_W.c.spot)
+)
+
+
+@dataclass(frozen=True)
+class _Row:
+    """The parts of a table's row :func:`_state_of` reads (configuration and status)."""
+
+    id: int
+    name: str
+    status: str
+    mode: str
+    ruleset: Mapping[str, Any]
+    house_way: Mapping[str, Any]
+    betting_time_ms: int
+    setting_time_ms: int
+    round_count: int
+
+
+@dataclass(frozen=True)
+class _Round:
+    id: str
+    number: int
+    phase: str
+    deadline: float | None
+
+
+def read_state(tx: Tx, table_id: int) -> dict[str, Any] | None:
+    """One table's public state in three statements on the driver (its configuration from
+    the process's cache: it never changes); None: no such table."""
+    from paigow.service.rounds.head import CONFIGS
+
+    row = tx.first(_ONE_TABLE, {"tid": table_id})
+    if row is None:
+        return None
+    status, count, created_at, rid, number, phase, deadline = row
+    config = CONFIGS.get(tx, table_id, float(created_at))
+    table = _Row(
+        table_id,
+        config.name,
+        str(status),
+        config.mode,
+        config.ruleset,
+        config.house_way,
+        config.betting_time_ms,
+        config.setting_time_ms,
+        int(count),
+    )
+    seats = {int(spot): str(name) for spot, name in tx.run(_ITS_SEATS, {"tid": table_id})}
+    current = None
+    wagers: list[tuple[int, int]] = []
+    if rid is not None:
+        current = _Round(str(rid), int(number), str(phase), deadline)
+        wagers = [(int(s), int(a)) for s, a in tx.run(_ITS_WAGERS, {"rid": rid})]
+    return _state_of(table, seats, current, wagers, now())
 
 
 def read_states(

@@ -2,12 +2,12 @@
 setting, a deal, a settlement) is a function of a :class:`paigow.service.sql.Tx`, handed to the
 process's writer and awaited.
 
-- SQLite (:class:`SqliteWriter`): one thread owns the write connection and runs the steps one
-  after another, each inside a savepoint of its own (a step that fails is rolled back alone and
-  nothing of it remains), and commits the steps waiting together: one commit, one ``fsync``, for
-  as many steps as came in while the last commit was being written (group commit). A step is
-  answered only once its commit is on disk. SQLite has one writer at a time anyway; this one
-  never waits on the others' locks, and the event loop never waits on a thread pool.
+- SQLite (:class:`SqliteWriter`): one connection writes; the steps waiting run one after
+  another on the event loop, each inside a savepoint of its own (a step that fails is rolled
+  back alone and nothing of it remains), and are committed together: one commit, one
+  ``fsync``, for as many steps as came in while the last commit was being written (group
+  commit). The writer's thread begins and commits each group's transaction, so the event loop
+  never waits on a lock or a disk. A step is answered only once its commit is on disk.
 - PostgreSQL (:class:`PostgresWriter`): each step is a transaction of its own on a pooled
   connection of an asyncio engine (row locks let steps at different tables run at once; the
   step's code runs on the event loop, its statements awaited), retried on a deadlock, a
@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,31 +69,59 @@ class _Job:
 
 
 class SqliteWriter:
-    """One thread, one connection, steps committed in groups (see the module's text)."""
+    """Steps committed in groups (see the module's text). The steps run on the event loop, one
+    after another, each in a savepoint; a thread of the writer's own begins each group's
+    transaction (``BEGIN IMMEDIATE``, which may wait for another process's write) and commits
+    it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
+    wait for the interpreter's lock between their statements."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._queue: list[_Job] = []
+        self._wanted = threading.Event()
+        """Set when steps wait (the thread then begins a group)."""
+        self._stopping = False
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._conn: sa.Connection | None = None
+        self._reader: sa.Connection | None = None
+        """The event loop's connection for reads (:meth:`read`)."""
         self.groups = 0
         self.steps = 0
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         if self._thread is None:
+            self._stopping = False
             self._thread = threading.Thread(target=self._main, name="paigow-writer", daemon=True)
             self._thread.start()
 
     def stop(self) -> None:
         if self._thread is not None:
-            self._queue.put(None)
+            self._stopping = True
+            self._wanted.set()
             self._thread.join(30)
             self._thread = None
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.stop)
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                self._reader.close()
+            self._reader = None
+
+    async def read(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in a read transaction on the event loop's connection for reads."""
+        conn = self._reader
+        if conn is None or conn.invalidated or conn.closed:
+            conn = self._reader = self.rt.db.read_engine.connect()
+        try:
+            with conn.begin():
+                return fn(Tx(conn, trace=self.rt.db.trace))
+        except Exception:
+            if conn.invalidated:
+                self._reader = None
+            raise
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` as a step; its result once its commit is on disk (or its exception)."""
@@ -102,34 +129,21 @@ class SqliteWriter:
         if self._thread is None or self._loop is not loop:
             raise RuntimeError("the writer is not running on this event loop")
         job = _Job(fn, loop.create_future())
-        self._queue.put(job)
+        self._queue.append(job)
+        self._wanted.set()
         return await job.future  # type: ignore[no-any-return]
 
     # ----------------------------------------------------------------------------- the thread
     def _main(self) -> None:
-        stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is None:
+        while True:
+            self._wanted.wait()
+            if self._stopping and not self._queue:
                 break
-            group = [first]
-            while len(group) < MAX_GROUP:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    stopping = True
-                    break
-                group.append(nxt)
+            self._wanted.clear()
             try:
-                self._run_group(group)
-            except BaseException as exc:  # never lose the thread (nor leave a step waiting)
+                self._group()
+            except BaseException:  # never lose the thread
                 log.exception("writer: a group of steps failed")
-                for job in group:
-                    if job.tx is not None or job.error is None:
-                        job.error, job.tx = exc, None
-            self._deliver(group)
         if self._conn is not None:
             with contextlib.suppress(Exception):
                 self._conn.close()
@@ -139,58 +153,104 @@ class SqliteWriter:
             self._conn = self.rt.db.engine.connect()
         return self._conn
 
-    def _run_group(self, group: list[_Job]) -> None:
+    def _group(self) -> None:
+        """One group: begin, let the event loop run the steps waiting, commit, answer."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
         rt = self.rt
+        ran: list[_Job] = []
         with rt.db.write_lock:
-            conn = self._connection()
             try:
+                conn = self._connection()
                 trans = conn.begin()  # BEGIN IMMEDIATE
-                for job in group:
-                    tx = Tx(conn, caches=rt.caches, trace=rt.db.trace)
-                    tx.text("SAVEPOINT step")
-                    try:
-                        job.result = job.fn(tx)
-                        tx.finish()
-                        job.notices = rt.seal(tx)
-                        tx.text("RELEASE step")
-                        job.tx = tx
-                        _run_all(tx.kept, "work after a step")  # the next steps see it
-                    except Exception as exc:
-                        job.error = exc
-                        job.undone = tx.undone
-                        tx.abandon()
-                        tx.text("ROLLBACK TO step")
-                        tx.text("RELEASE step")
-                trans.commit()
-            except Exception as exc:  # the framing or the commit failed: nothing is written
+            except Exception as exc:  # the steps waiting fail alike (503: retry)
+                self._conn = None
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._fail_waiting, exc)
+                return
+            done = threading.Event()
+            try:
+                loop.call_soon_threadsafe(self._run_steps, conn, ran, done)
+            except RuntimeError:  # the loop is closing
+                trans.rollback()
+                return
+            while not done.wait(1.0):
+                if loop.is_closed():  # the steps will never run: nothing to commit
+                    with contextlib.suppress(Exception):
+                        trans.rollback()
+                    return
+            try:
+                if any(job.tx is not None for job in ran):
+                    trans.commit()
+                else:
+                    trans.rollback()
+            except Exception as exc:  # the commit failed: nothing of the group is written
                 rt.rounds.clear()  # it may hold rounds as the steps left them
                 with contextlib.suppress(Exception):
                     conn.rollback()
                 with contextlib.suppress(Exception):
                     conn.invalidate()
                 self._conn = None
-                for job in group:
+                for job in ran:
                     if job.tx is not None:
-                        job.undone = job.tx.undone
-                    if job.tx is not None or job.error is None:
-                        job.error, job.tx = exc, None
-                raise
+                        job.undone, job.error, job.tx = job.tx.undone, exc, None
             finally:
                 self.groups += 1
-                self.steps += len(group)
-                for job in group:  # rolled back: what the steps asked for then
-                    if job.error is not None:
-                        _run_all(job.undone, "work after a rollback")
-        for job in group:  # committed: the steps' caches first, then the answers
-            if job.tx is not None:
-                _run_all(job.tx.after, "work after a commit")
+                self.steps += len(ran)
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._deliver, ran)
+
+    def _fail_waiting(self, exc: BaseException) -> None:
+        waiting, self._queue = self._queue, []
+        for job in waiting:
+            if not job.future.done():
+                job.future.set_exception(exc)
+
+    def _run_steps(self, conn: sa.Connection, ran: list[_Job], done: threading.Event) -> None:
+        """On the event loop: the steps waiting, each in a savepoint of the group's
+        transaction."""
+        rt = self.rt
+        try:
+            group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
+            if self._queue:
+                self._wanted.set()  # the rest: the next group
+            for job in group:
+                ran.append(job)
+                tx = Tx(conn, caches=rt.caches, trace=rt.db.trace)
+                tx.text("SAVEPOINT step")
+                try:
+                    job.result = job.fn(tx)
+                    tx.finish()
+                    job.notices = rt.seal(tx)
+                    tx.text("RELEASE step")
+                    job.tx = tx
+                    _run_all(tx.kept, "work after a step")  # the next steps see it
+                except Exception as exc:
+                    job.error, job.undone = exc, tx.undone
+                    tx.abandon()
+                    try:
+                        tx.text("ROLLBACK TO step")
+                        tx.text("RELEASE step")
+                    except Exception as lost:  # the connection is lost: so is the group
+                        for other in ran:
+                            if other.tx is not None:
+                                other.undone, other.error, other.tx = other.tx.undone, lost, None
+                        raise
+        except Exception:
+            log.exception("writer: the steps of a group failed")
+        finally:
+            done.set()
 
     def _deliver(self, group: list[_Job]) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(_answer, self.rt, group)
+        """On the event loop, once the group has committed (or failed): the work each step
+        left for then, the answers, the notices."""
+        for job in group:
+            if job.error is not None:
+                _run_all(job.undone, "work after a rollback")
+            elif job.tx is not None:
+                _run_all(job.tx.after, "work after a commit")
+        _answer(self.rt, group)
 
 
 def _run_all(fns: list[Callable[[], None]], what: str) -> None:
@@ -240,6 +300,17 @@ class PostgresWriter:
     def stop(self) -> None:
         """Nothing to wait for (see :meth:`aclose`)."""
 
+    async def read(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in a read transaction (its statements awaited)."""
+        engine = self._engine
+        if engine is None:
+            raise RuntimeError("the writer is not running")
+        async with engine.connect() as conn:
+            return await conn.run_sync(self._read, fn)
+
+    def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
+        return fn(Tx(conn, trace=self.rt.db.trace))
+
     async def run(self, fn: Callable[[Tx], T]) -> T:
         engine = self._engine
         if engine is None:
@@ -286,7 +357,11 @@ class PostgresWriter:
             tx.abandon()
             raise
         tx.info["notices"] = rt.seal(tx)  # pg_notify in the transaction
-        tx.commit_pending()  # what waits, and the commit, in one round trip
+        if tx.commit_pending():  # what waits, and the commit, in one round trip
+            # the rounds this step left, in the cache before anything else runs here: the next
+            # step at the table (waiting for its row) finds them
+            _run_all(tx.kept, "work after a step")
+            tx.kept.clear()
         return result
 
 

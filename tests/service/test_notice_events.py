@@ -1,0 +1,106 @@
+"""A step's notice carries the events it appended (when they fit in a ``NOTIFY`` payload), so
+the live feeds of every process hand them on without reading the database; a notice without
+them (too large, or from an older process) makes a feed read the database as before."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from paigow.service.config import ServiceConfig
+from paigow.service.events_bus import (
+    PAYLOAD_LIMIT,
+    Notice,
+    RoundEvents,
+    decode_notices,
+    encode_notices,
+)
+from paigow.service.feeds import EventItem, FeedHub, TableFeed
+from paigow.service.runtime import Runtime
+
+
+def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:
+    evs = tuple(
+        {"type": "wager-placed", "spot": 1 + i % 6, "amount": 500, "pad": "x" * size}
+        for i in range(n)
+    )
+    return RoundEvents("r1", 4, start, evs, {1: 11, 2: 12}, 1234.5)
+
+
+def test_events_travel_in_the_notice_and_back() -> None:
+    n = Notice(7, "due", 99, events=_events(3))
+    (back,) = decode_notices(encode_notices([n]))
+    assert back == n and back.events == n.events  # events do not take part in equality
+    assert back.events is not None and back.events.owners == {1: 11, 2: 12}
+
+
+def test_events_too_large_for_a_payload_are_left_out() -> None:
+    big = Notice(7, "round", 99, events=_events(40, size=400))
+    wallet = Notice(-3, "wallet", 99, balance=500, version=4)
+    text = encode_notices([big, wallet])
+    assert len(text.encode()) < PAYLOAD_LIMIT
+    back = decode_notices(text)
+    assert back == [big, wallet] and back[0].events is None and back[1].balance == 500
+
+
+def test_a_feed_hands_on_another_process_events_without_reading(tmp_path: Path) -> None:
+    rt = Runtime(ServiceConfig(f"sqlite:///{tmp_path / 'f.sqlite3'}"))
+
+    async def main() -> list[Any]:
+        rt.bus.loop = asyncio.get_running_loop()
+        feed = TableFeed(FeedHub(rt), 7)
+        feed._started = True  # a feed that has seen the table's last round end
+        feed.round_id, feed.number = "r0", 3
+        feed.log = [{"type": "round-settled"}]
+
+        def no_reads(*_: Any) -> Any:
+            raise AssertionError("the feed read the database")
+
+        feed._load_new = no_reads  # type: ignore[method-assign]
+        q = feed.subscribe()
+        other = rt.bus.origin + 2  # another process
+        first = Notice(7, "due", other, events=_events(2))
+        rt.keep_notice_events(first)  # what the bus does before it dispatches such a notice
+        feed.on_notice(first)
+        second = Notice(7, "round", other, events=_events(1, start=2))
+        rt.keep_notice_events(second)
+        feed.on_notice(second)
+        got = []
+        for _ in range(3):
+            got.append(await asyncio.wait_for(q.get(), 5))
+        return got
+
+    got = asyncio.run(main())
+    assert [(i.round_id, i.number, i.seq) for i in got if isinstance(i, EventItem)] == [
+        ("r1", 4, 0),
+        ("r1", 4, 1),
+        ("r1", 4, 2),
+    ]
+    rt.db.dispose()
+
+
+def test_a_notice_without_its_events_makes_the_feed_read(tmp_path: Path) -> None:
+    rt = Runtime(ServiceConfig(f"sqlite:///{tmp_path / 'f.sqlite3'}"))
+    reads: list[int] = []
+
+    async def main() -> None:
+        rt.bus.loop = asyncio.get_running_loop()
+        feed = TableFeed(FeedHub(rt), 7)
+        feed._started = True
+
+        def counted(*_: Any) -> list[Any]:
+            reads.append(1)
+            return []
+
+        feed._load_new = counted  # type: ignore[method-assign]
+        feed.subscribe()
+        feed.on_notice(Notice(7, "round", rt.bus.origin + 2))  # no events: read them
+        for _ in range(100):
+            if reads:
+                return
+            await asyncio.sleep(0.01)
+
+    asyncio.run(main())
+    assert reads == [1]
+    rt.db.dispose()

@@ -1,0 +1,208 @@
+"""SQL through the driver (:mod:`paigow.service.sql`): statements compiled once per dialect and
+run on the DBAPI cursor give what SQLAlchemy gives (parameters in order, JSON and booleans
+converted, the driver's errors as SQLAlchemy's), on SQLite and on PostgreSQL; statements sent
+later (PostgreSQL's pipeline) run in order, with the next statement or the commit, and an error
+among them rolls the whole step back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from paigow.service.sql import Sql, Tx, dumps
+
+META = sa.MetaData()
+THINGS = sa.Table(
+    "things",
+    META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(32), unique=True),
+    sa.Column("doc", sa.JSON, nullable=True),
+    sa.Column("flag", sa.Boolean, nullable=False),
+    sa.Column("n", sa.BigInteger, nullable=False),
+)
+INSERT = Sql(
+    sa.insert(THINGS).values(
+        {c: sa.bindparam(c, type_=THINGS.c[c].type) for c in ("id", "name", "doc", "flag", "n")}
+    )
+)
+GET = Sql(
+    sa.select(THINGS.c.name, THINGS.c.doc, THINGS.c.flag, THINGS.c.n).where(
+        THINGS.c.id == sa.bindparam("id")
+    )
+)
+LAST_TWO = Sql(
+    sa.select(THINGS.c.id).order_by(THINGS.c.id.desc()).limit(sa.bindparam("k", type_=sa.Integer))
+)
+ADD = Sql(
+    sa.update(THINGS)
+    .where(THINGS.c.id == sa.bindparam("id"))
+    .values(n=THINGS.c.n + sa.bindparam("d", type_=sa.BigInteger))
+    .returning(THINGS.c.n, THINGS.c.flag)
+)
+COUNT = Sql(sa.select(sa.func.count()).select_from(THINGS))
+
+
+def test_compiled_once_per_dialect_with_the_parameters_in_order() -> None:
+    lite = INSERT.compiled(sqlite.dialect())
+    assert lite.text.count("?") == 5 and lite.names == ("id", "name", "doc", "flag", "n")
+    assert lite.json_in == {"doc"}
+    assert lite.params({"id": 1, "name": "a", "doc": {"x": [1, 2]}, "flag": True, "n": 5}) == (
+        1,
+        "a",
+        '{"x":[1,2]}',
+        True,
+        5,
+    )
+    assert INSERT.compiled(sqlite.dialect()) is lite  # kept
+    pg = INSERT.compiled(postgresql.psycopg.dialect())
+    assert pg.names is None and "%(name)s" in pg.text  # psycopg takes the dict
+    # a statement's own literals (SQLite's OFFSET for a LIMIT) come with it
+    limited = LAST_TWO.compiled(sqlite.dialect())
+    assert limited.params({"k": 2})[0] == 2 and len(limited.params({"k": 2})) == 2
+    # JSON results are decoded and booleans made booleans on SQLite (psycopg does both itself)
+    row = GET.compiled(sqlite.dialect()).row(("a", '{"x": 1}', 1, 7))
+    assert row == ("a", {"x": 1}, True, 7)
+    assert GET.compiled(postgresql.psycopg.dialect()).out is None
+
+
+def test_none_in_a_json_column_is_stored_as_json_null_as_sqlalchemy_does() -> None:
+    assert dumps(None) == "null"
+    assert dumps({1: "a"}) == '{"1":"a"}'  # keys become strings, as json.dumps makes them
+
+
+def test_expanding_parameters_are_refused() -> None:
+    q = Sql(sa.select(THINGS.c.id).where(THINGS.c.id.in_([1, 2])))
+    with pytest.raises(ValueError, match="expanding"):
+        q.compiled(sqlite.dialect())
+
+
+def _engine(db_url: str) -> sa.Engine:
+    from paigow.service.db import normalize_url
+
+    engine = sa.create_engine(normalize_url(db_url))
+    META.drop_all(engine)
+    META.create_all(engine)
+    return engine
+
+
+def _rows(engine: sa.Engine) -> list[Any]:
+    with engine.connect() as conn:
+        return list(conn.execute(sa.select(THINGS.c.id, THINGS.c.n).order_by(THINGS.c.id)))
+
+
+def test_statements_on_the_driver_agree_with_sqlalchemy(db_url: str) -> None:
+    engine = _engine(db_url)
+    try:
+        with engine.begin() as conn:
+            tx = Tx(conn)
+            tx.run(INSERT, {"id": 1, "name": "a", "doc": {"k": [1, "x"]}, "flag": True, "n": 5})
+            tx.many(
+                INSERT,
+                [
+                    {"id": 2, "name": "b", "doc": None, "flag": False, "n": 6},
+                    {"id": 3, "name": "c", "doc": [1], "flag": False, "n": 7},
+                ],
+            )
+            assert tx.first(GET, {"id": 1}) == ("a", {"k": [1, "x"]}, True, 5)
+            assert tx.first(GET, {"id": 2}) == ("b", None, False, 6)
+            assert tx.scalar(COUNT) == 3
+            assert tx.first(ADD, {"id": 3, "d": 10}) == (17, False)  # UPDATE ... RETURNING
+            assert [r[0] for r in tx.run(LAST_TWO, {"k": 2})] == [3, 2]
+            assert tx.rowcount(Sql(sa.delete(THINGS).where(THINGS.c.id > 5))) == 0
+            assert tx.first(GET, {"id": 99}) is None
+        # what SQLAlchemy reads back is what the driver wrote
+        with engine.connect() as conn:
+            doc = conn.execute(sa.select(THINGS.c.doc).where(THINGS.c.id == 1)).scalar()
+            assert doc == {"k": [1, "x"]}
+        # the driver's errors arrive as SQLAlchemy's (callers retry or refuse by their class)
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+            Tx(conn).run(INSERT, {"id": 1, "name": "z", "doc": None, "flag": True, "n": 0})
+        assert _rows(engine) == [(1, 5), (2, 6), (3, 17)]
+    finally:
+        META.drop_all(engine)
+        engine.dispose()
+
+
+def test_later_runs_at_once_without_a_pipeline(tmp_path: Path) -> None:
+    engine = _engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    with engine.begin() as conn:
+        tx = Tx(conn)
+        assert not tx.pipelined
+        tx.later(INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 1})
+        assert tx.scalar(COUNT) == 1
+        assert tx.commit_pending() is False  # nothing waits: the caller commits
+    assert _rows(engine) == [(1, 1)]
+    engine.dispose()
+
+
+def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
+    """Run each of ``steps`` in a transaction of its own on the asyncio engine, with the
+    pipeline, as the writer does; what each returned or raised."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from paigow.service.db import normalize_url
+
+    async def main() -> list[Any]:
+        engine = create_async_engine(normalize_url(db_url))
+        out: list[Any] = []
+        try:
+            for step in steps:
+
+                def run(conn: sa.Connection, step: Any = step) -> Any:
+                    tx = Tx(conn, pipeline=conn.connection.driver_connection)
+                    return step(tx)
+
+                try:
+                    async with engine.connect() as conn, conn.begin():
+                        out.append(await conn.run_sync(run))
+                except Exception as exc:
+                    out.append(exc)
+        finally:
+            await engine.dispose()
+        return out
+
+    return asyncio.run(main())
+
+
+def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> None:
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            seen: list[int] = []
+
+            def queue_then_read(tx: Tx) -> int:
+                assert tx.pipelined
+                tx.later(INSERT, {"id": 1, "name": "a", "doc": {"x": 1}, "flag": True, "n": 1})
+                tx.many(
+                    INSERT,
+                    [
+                        {"id": i, "name": f"n{i}", "doc": None, "flag": False, "n": i}
+                        for i in (2, 3)
+                    ],
+                    later=True,
+                )
+                seen.append(int(tx.scalar(COUNT)))  # the queued inserts ran first, in order
+                tx.later(ADD, {"id": 1, "d": 100})
+                assert tx.rowcount(Sql(sa.delete(THINGS).where(THINGS.c.id == 3))) == 1
+                tx.later(ADD, {"id": 2, "d": 1000})
+                return 1 if tx.commit_pending() else 0  # the last update, and the commit
+
+            def bad_later(tx: Tx) -> None:
+                tx.later(ADD, {"id": 1, "d": 5})
+                tx.later(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
+                tx.later(ADD, {"id": 2, "d": 5})
+                tx.commit_pending()  # the duplicate key stops the pipeline: nothing commits
+
+            first, second = _pg_steps(db_url, queue_then_read, bad_later)
+            assert first == 1 and seen == [3]
+            assert isinstance(second, sa.exc.IntegrityError)
+            assert _rows(engine) == [(1, 101), (2, 1002)]
+        finally:
+            META.drop_all(engine)
+            engine.dispose()

@@ -1,0 +1,193 @@
+"""The writer (:mod:`paigow.service.writer`): on SQLite the steps waiting commit together, each in
+a savepoint of its own (one that fails leaves nothing, its neighbours commit), a failed commit
+fails every step of its group and writes nothing, and a step is answered only once its commit
+is on disk; on PostgreSQL a step is retried on a serialization failure. A step's notices and
+its work after the commit come only when it commits; its work after a rollback only when it
+does not."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Final, cast
+
+import pytest
+import sqlalchemy as sa
+
+from paigow.service.config import ServiceConfig
+from paigow.service.db import Database, ServerSetting
+from paigow.service.events_bus import Notice
+from paigow.service.runtime import Runtime, notify
+from paigow.service.sql import Sql, Tx
+
+_SETTINGS: Final = cast(sa.Table, ServerSetting.__table__)
+_PUT: Final = Sql(
+    sa.insert(_SETTINGS).values(key=sa.bindparam("k"), value=sa.bindparam("v", type_=sa.Text))
+)
+
+
+def _keys(url: str) -> set[str]:
+    db = Database(url)
+    try:
+        with db.read() as s:
+            return {k for (k,) in s.execute(sa.select(ServerSetting.key)) if k.startswith("t-")}
+    finally:
+        db.dispose()
+
+
+async def _running(url: str) -> Runtime:
+    rt = Runtime(ServiceConfig(url))
+    await asyncio.to_thread(rt.db.migrate)
+    await rt.bus.start()
+    rt.writer.start(asyncio.get_running_loop())
+    return rt
+
+
+async def _close(rt: Runtime) -> None:
+    await rt.writer.aclose()
+    await rt.bus.stop()
+    rt.db.dispose()
+
+
+def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+    heard: list[int] = []
+    after: list[int] = []
+    undone: list[int] = []
+
+    def step(i: int) -> Any:
+        def fn(tx: Tx) -> int:
+            tx.run(_PUT, {"k": f"t-{i}", "v": str(i)})
+            notify(tx, 1000 + i)
+            tx.after_commit(lambda: after.append(i))
+            tx.after_rollback(lambda: undone.append(i))
+            if i == 13:
+                raise ValueError("step 13 refuses")
+            return i
+
+        return fn
+
+    async def main() -> list[Any]:
+        rt = await _running(url)
+        try:
+            for i in range(30):
+                rt.bus.subscribe(1000 + i, lambda n: heard.append(n.table_id - 1000))
+            out = await asyncio.gather(
+                *(rt.step(step(i)) for i in range(30)), return_exceptions=True
+            )
+            return [out, rt.writer.groups]
+        finally:
+            await _close(rt)
+
+    out, groups = asyncio.run(main())
+    assert isinstance(out[13], ValueError)
+    assert [x for i, x in enumerate(out) if i != 13] == [i for i in range(30) if i != 13]
+    assert _keys(url) == {f"t-{i}" for i in range(30) if i != 13}  # 13 left nothing
+    assert sorted(after) == sorted(heard) == [i for i in range(30) if i != 13]
+    assert undone == [13]
+    assert groups < 30  # steps waiting were committed together
+
+
+def test_a_failed_commit_fails_every_step_of_its_group_and_writes_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+    heard: list[Notice] = []
+
+    def good(i: int) -> Any:
+        def fn(tx: Tx) -> int:
+            tx.run(_PUT, {"k": f"t-{i}", "v": "x"})
+            notify(tx, 1)
+            return i
+
+        return fn
+
+    def breaks_the_commit(tx: Tx) -> None:
+        # a foreign key checked at the commit (deferred): the whole group's commit fails
+        tx.text("PRAGMA defer_foreign_keys = ON")
+        tx.text("INSERT INTO seats (table_id, spot, user_id, sat_at) VALUES (999999, 1, 999999, 0)")
+
+    async def main() -> list[Any]:
+        rt = await _running(url)
+        try:
+            rt.bus.subscribe(1, heard.append)
+            jobs = [rt.step(good(i)) for i in range(5)] + [rt.step(breaks_the_commit)]
+            out = await asyncio.gather(*jobs, return_exceptions=True)
+            later = await rt.step(good(99))  # the writer goes on
+            return [out, later]
+        finally:
+            await _close(rt)
+
+    out, later = asyncio.run(main())
+    assert all(isinstance(x, sa.exc.IntegrityError) for x in out), out
+    assert later == 99
+    assert _keys(url) == {"t-99"}
+    assert len(heard) == 1  # only the step that committed was announced
+
+
+def test_a_step_is_answered_once_its_commit_is_on_disk(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+
+    async def main() -> list[bool]:
+        rt = await _running(url)
+        seen = []
+        try:
+            for i in range(5):
+                await rt.step(lambda tx, i=i: tx.run(_PUT, {"k": f"t-{i}", "v": "x"}))
+                seen.append(f"t-{i}" in _keys(url))  # another connection sees it at once
+        finally:
+            await _close(rt)
+        return seen
+
+    assert asyncio.run(main()) == [True] * 5
+
+
+def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> None:
+    class Conflict(Exception):
+        sqlstate = "40001"
+
+    with helpers.pg_schema() as url:
+        attempts: list[int] = []
+
+        def step(tx: Tx) -> str:
+            attempts.append(1)
+            tx.later(_PUT, {"k": f"t-{len(attempts)}", "v": "x"})
+            if len(attempts) == 1:
+                tx.scalar(Sql(sa.select(sa.literal(1))))  # the insert is sent, then undone
+                raise sa.exc.OperationalError("a step", {}, Conflict())
+            return "done"
+
+        async def main() -> str:
+            rt = await _running(url)
+            try:
+                return await rt.step(step)
+            finally:
+                await _close(rt)
+
+        assert asyncio.run(main()) == "done"
+        assert len(attempts) == 2
+        assert _keys(url) == {"t-2"}  # the first attempt's insert was rolled back
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_reads_on_the_event_loop(backend: str, tmp_path: Path, helpers: Any) -> None:
+    def scenario(url: str) -> None:
+        async def main() -> tuple[int, int]:
+            rt = await _running(url)
+            try:
+                before = await rt.reading(lambda tx: int(tx.scalar(_COUNT)))
+                await rt.step(lambda tx: tx.run(_PUT, {"k": "t-read", "v": "x"}))
+                after = await rt.reading(lambda tx: int(tx.scalar(_COUNT)))
+                return before, after
+            finally:
+                await _close(rt)
+
+        before, after = asyncio.run(main())
+        assert after == before + 1
+
+    if backend == "sqlite":
+        scenario(f"sqlite:///{tmp_path / 'w.sqlite3'}")
+    else:
+        with helpers.pg_schema() as url:
+            scenario(url)
+
+
+_COUNT: Final = Sql(sa.select(sa.func.count()).select_from(_SETTINGS))
