@@ -3,12 +3,14 @@
 Run as ``python tests/service/fault_server.py serve ...`` with ``PAIGOW_TEST_FAULT`` set to the
 dealer step to stop at and ``PAIGOW_TEST_FAULT_MARKER`` to a file to create when it stops:
 
-- ``deal`` or ``dealer``: the dealer stops for good right after that step has committed;
-- ``settle``: the dealer stops inside the settlement transaction, after its statements have run
-  and before it commits.
+- ``deal`` or ``dealer``: the dealer stops for good right after that step has committed; the
+  process goes on serving the API (players can still act) until the test kills it;
+- ``settle``: the settlement stops inside its transaction, after its statements have run and
+  before it commits (the steps run on the event loop on SQLite, so there the whole process
+  stops with it) until the test kills the process.
 
-The process goes on serving the API (players can still act) until the test kills it. Nothing of
-this lives in ``src/``: the patches wrap the service's functions in this process only.
+Nothing of this lives in ``src/``: the patches wrap the service's functions in this process
+only.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ them (too large, or from an older process) makes a feed read the database as bef
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,13 @@ from paigow.service.events_bus import (
 )
 from paigow.service.feeds import EventItem, FeedHub, TableFeed
 from paigow.service.runtime import Runtime
+
+
+def _run(coro: Any) -> Any:
+    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
+    this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:
@@ -71,7 +79,7 @@ def test_a_feed_hands_on_another_process_events_without_reading(tmp_path: Path) 
             got.append(await asyncio.wait_for(q.get(), 5))
         return got
 
-    got = asyncio.run(main())
+    got = _run(main())
     assert [(i.round_id, i.number, i.seq) for i in got if isinstance(i, EventItem)] == [
         ("r1", 4, 0),
         ("r1", 4, 1),
@@ -101,6 +109,6 @@ def test_a_notice_without_its_events_makes_the_feed_read(tmp_path: Path) -> None
                 return
             await asyncio.sleep(0.01)
 
-    asyncio.run(main())
+    _run(main())
     assert reads == [1]
     rt.db.dispose()

@@ -7,6 +7,7 @@ among them rolls the whole step back."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,14 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from paigow.service.sql import Sql, Tx, dumps
+
+
+def _run(coro: Any) -> Any:
+    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
+    this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
 
 META = sa.MetaData()
 THINGS = sa.Table(
@@ -167,7 +176,7 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
             await engine.dispose()
         return out
 
-    return asyncio.run(main())
+    return _run(main())
 
 
 def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> None:

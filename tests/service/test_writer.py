@@ -8,6 +8,7 @@ does not."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -19,6 +20,14 @@ from paigow.service.db import Database, ServerSetting
 from paigow.service.events_bus import Notice
 from paigow.service.runtime import Runtime, notify
 from paigow.service.sql import Sql, Tx
+
+
+def _run(coro: Any) -> Any:
+    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
+    this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
 
 _SETTINGS: Final = cast(sa.Table, ServerSetting.__table__)
 _PUT: Final = Sql(
@@ -79,7 +88,7 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
         finally:
             await _close(rt)
 
-    out, groups = asyncio.run(main())
+    out, groups = _run(main())
     assert isinstance(out[13], ValueError)
     assert [x for i, x in enumerate(out) if i != 13] == [i for i in range(30) if i != 13]
     assert _keys(url) == {f"t-{i}" for i in range(30) if i != 13}  # 13 left nothing
@@ -116,7 +125,7 @@ def test_a_failed_commit_fails_every_step_of_its_group_and_writes_nothing(tmp_pa
         finally:
             await _close(rt)
 
-    out, later = asyncio.run(main())
+    out, later = _run(main())
     assert all(isinstance(x, sa.exc.IntegrityError) for x in out), out
     assert later == 99
     assert _keys(url) == {"t-99"}
@@ -137,7 +146,7 @@ def test_a_step_is_answered_once_its_commit_is_on_disk(tmp_path: Path) -> None:
             await _close(rt)
         return seen
 
-    assert asyncio.run(main()) == [True] * 5
+    assert _run(main()) == [True] * 5
 
 
 def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> None:
@@ -162,7 +171,7 @@ def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> 
             finally:
                 await _close(rt)
 
-        assert asyncio.run(main()) == "done"
+        assert _run(main()) == "done"
         assert len(attempts) == 2
         assert _keys(url) == {"t-2"}  # the first attempt's insert was rolled back
 
@@ -180,7 +189,7 @@ def test_reads_on_the_event_loop(backend: str, tmp_path: Path, helpers: Any) -> 
             finally:
                 await _close(rt)
 
-        before, after = asyncio.run(main())
+        before, after = _run(main())
         assert after == before + 1
 
     if backend == "sqlite":

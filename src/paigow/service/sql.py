@@ -61,6 +61,8 @@ class Compiled:
     """A converter per result column (None: no column needs one)."""
     defaults: Mapping[str, Any]
     """The values of the statement's own parameters (literals SQLAlchemy made binds of)."""
+    writes: bool = False
+    """An INSERT, UPDATE or DELETE (not a SELECT)."""
 
     def params(self, values: Mapping[str, Any] | None) -> Sequence[Any] | Mapping[str, Any]:
         if values is None:
@@ -119,7 +121,8 @@ def _compile(stmt: sa.Executable, dialect: sa.Dialect) -> Compiled:
         if any(f is not None for f in conv):
             out = conv
     defaults = {n: b.effective_value for n, b in c.binds.items() if not b.required}
-    return Compiled(str(c), names, json_in, out, defaults)
+    writes = not isinstance(stmt, sa.Select)
+    return Compiled(str(c), names, json_in, out, defaults, writes)
 
 
 # ----------------------------------------------------------------------------- a unit of work
@@ -148,6 +151,9 @@ class Tx:
         """The driver's asyncio connection (psycopg) when statements whose results the step
         does not need may wait to be sent with the next one (:meth:`later`)."""
         self._pending: list[tuple[str, Any, bool]] = []
+        self.wrote = False
+        """Whether a statement that changes the database has been sent (a step that fails
+        before any has, has nothing to undo)."""
         self.dialect = connection.dialect
         self.is_sqlite = self.dialect.name == "sqlite"
         self.is_postgres = self.dialect.name == "postgresql"
@@ -180,6 +186,7 @@ class Tx:
         c = sql.compiled(self.dialect)
         if self._trace is not None:
             self._trace(c.text)
+        self.wrote |= c.writes
         if self._pending:
             got = self._send(c.text, c.params(params))
             return got if c.out is None else [c.row(r) for r in got]
@@ -226,6 +233,7 @@ class Tx:
         c = sql.compiled(self.dialect)
         if self._trace is not None:
             self._trace(c.text)
+        self.wrote |= c.writes
         self._pending.append((c.text, c.params(params), False))
 
     def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
@@ -237,6 +245,7 @@ class Tx:
             return
         if self._trace is not None:
             self._trace(c.text)
+        self.wrote |= c.writes
         if later and self._pipe is not None:
             self._pending.append((c.text, params, True))
             return
@@ -256,6 +265,7 @@ class Tx:
         ``later``: see :meth:`later` (no rows then)."""
         if self._trace is not None:
             self._trace(statement)
+        self.wrote = True  # taken as a change (a notification is one)
         if later and self._pipe is not None:
             self._pending.append((statement, params, False))
             return []
@@ -357,6 +367,27 @@ class Tx:
             self._own_session = False
         elif self._session is not None:
             self._session.flush()
+
+    @property
+    def changed_nothing(self) -> bool:
+        """The step has sent no change (no INSERT, UPDATE, DELETE, notification or ORM
+        session): ending its transaction with a commit undoes nothing a rollback would."""
+        return not self.wrote and self._session is None
+
+    def commit_read_only(self) -> bool:
+        """End a step that changed nothing with a ``COMMIT`` (PostgreSQL's asyncio connection:
+        a ``ROLLBACK`` would make psycopg drop every statement it has prepared on the
+        connection, and each would be parsed and planned anew). True: committed."""
+        if self._pipe is None or not self.changed_nothing:
+            return False
+        self._pending.clear()  # only what never went: nothing of it was sent
+        from sqlalchemy.util import await_
+
+        try:
+            await_(self._pipe.commit())
+        except self._error:
+            return False
+        return True
 
     def abandon(self) -> None:
         """The step failed: forget its session and what waits (the caller rolls back)."""

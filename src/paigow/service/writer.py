@@ -354,6 +354,7 @@ class PostgresWriter:
             result = fn(tx)
             tx.finish()
         except BaseException:
+            tx.commit_read_only()  # a refusal before any change: keep the prepared statements
             tx.abandon()
             raise
         tx.info["notices"] = rt.seal(tx)  # pg_notify in the transaction
