@@ -78,6 +78,14 @@ class ServiceConfig:
     """How often a process tries to take the dealer lock of tables no process deals."""
     worker_threads: int = 40
     """Threads that run requests (few: the GIL runs one at a time; more only queue)."""
+    pg_connections: int = 8
+    """PostgreSQL: the connections a process opens at most for its cold paths (operators,
+    reports, log-ins' reads), beside the steps' below and one each for LISTEN and the dealer
+    locks."""
+    pg_step_connections: int = 16
+    """PostgreSQL: the connections a process opens at most for its steps and reads on the event
+    loop (26 a process in all by default: three processes fit PostgreSQL's default
+    ``max_connections`` of 100; raise that, or lower these, for more)."""
     freeze_gc: bool = False
     """Once started, move everything the process holds into the garbage collector's permanent
     generation and collect the young generation less often (``paigow serve`` sets it): full

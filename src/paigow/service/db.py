@@ -231,7 +231,12 @@ class Database:
     """Engines and transactions for one database URL."""
 
     def __init__(
-        self, url: str, *, pool_size: int = 4, sqlite_synchronous: str | None = None
+        self,
+        url: str,
+        *,
+        pool_size: int = 8,
+        step_pool_size: int = 16,
+        sqlite_synchronous: str | None = None,
     ) -> None:
         self.url: URL = make_url(normalize_url(url))
         sync = (sqlite_synchronous or os.environ.get("PAIGOW_SQLITE_SYNCHRONOUS") or "FULL").upper()
@@ -254,14 +259,16 @@ class Database:
             self.path = None
             self.engine = sa.create_engine(
                 self.url,
-                pool_size=pool_size,
-                max_overflow=8,  # with the steps' 20 (see async_engine) and one each for the
-                # dealer locks and LISTEN: several processes fit PostgreSQL's default 100
+                pool_size=max(1, pool_size // 2),
+                max_overflow=max(0, pool_size - pool_size // 2),
+                # at most pool_size, with the steps' (see async_engine) and one each for the
+                # dealer locks and LISTEN: 26 a process, three of which fit PostgreSQL's 100
                 pool_recycle=600,
                 connect_args={"application_name": f"paigow-{os.getpid()}"},
             )
             self.read_engine = self.engine
         self._namespace: str | None = None
+        self.step_pool_size = step_pool_size
 
     def _sqlite_engine(self, *, immediate: bool) -> Engine:
         engine = sa.create_engine(
@@ -295,10 +302,11 @@ class Database:
 
         if not self.is_postgres:
             raise ValueError("the asyncio engine is for PostgreSQL")
+        size = max(2, self.step_pool_size)
         return create_async_engine(
             self.url,
-            pool_size=16,  # kept open: a connection opened and closed per burst of steps
-            max_overflow=4,  # costs the server a process start each time
+            pool_size=size - size // 4,  # kept open: a connection opened and closed per burst
+            max_overflow=size // 4,  # of steps costs the server a process start each time
             pool_recycle=600,
             connect_args={"application_name": f"paigow-steps-{os.getpid()}"},
         )

@@ -144,7 +144,11 @@ class Runtime:
 
     def __init__(self, config: ServiceConfig, db: Database | None = None) -> None:
         self.config = config
-        self.db = db or Database(config.database_url)
+        self.db = db or Database(
+            config.database_url,
+            pool_size=config.pg_connections,
+            step_pool_size=config.pg_step_connections,
+        )
         self.bus = EventBus(self.db)
         self.bus.on_events = self.keep_notice_events
         self.passwords = Passwords(

@@ -29,6 +29,11 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+try:  # run a coroutine from a step (in SQLAlchemy's greenlet: PostgreSQL's asyncio engine)
+    from sqlalchemy.util import await_
+except ImportError:  # SQLAlchemy 2.0
+    from sqlalchemy.util import await_only as await_
+
 if TYPE_CHECKING:
     from paigow.service.events_bus import Notice
 
@@ -290,8 +295,6 @@ class Tx:
     def _send(self, statement: str | None, params: Any, *, commit: bool = False) -> list[Row]:
         """Send the waiting statements, then ``statement`` (or ``COMMIT``, or nothing), in one
         pipeline; the rows of ``statement``."""
-        from sqlalchemy.util import await_
-
         pending, self._pending = self._pending, []
         try:
             return await_(_pipelined(self._pipe, pending, statement, params, commit))
@@ -381,8 +384,6 @@ class Tx:
         if self._pipe is None or not self.changed_nothing:
             return False
         self._pending.clear()  # only what never went: nothing of it was sent
-        from sqlalchemy.util import await_
-
         try:
             await_(self._pipe.commit())
         except self._error:
