@@ -48,7 +48,7 @@ class ServiceConfig:
     """Threads that hash passwords (0: one per CPU core), apart from those of requests and
     dealers."""
     hash_queue: int = 64
-    hash_nice: int = 10
+    hash_nice: int = 5
     """How much lower the hashing threads' scheduling priority is than the rest of the server
     (Linux ``nice``, per thread): when the cores are busy, requests and dealers run first and
     log-ins wait; with cores to spare hashing runs at full speed. 0: the same priority."""
