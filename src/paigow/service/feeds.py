@@ -1,8 +1,10 @@
 """Live table feeds for WebSocket clients: one feed per watched table per process.
 
-A feed listens for the table's notices (:mod:`paigow.service.events_bus`), reads what is new from
-the database once for all its watchers, and hands each watcher the new events, which the watcher
-shows as its viewer may see them (:mod:`paigow.service.views`). Whatever the order or number of
+A feed listens for the table's notices (:mod:`paigow.service.events_bus`), takes what is new
+from the events the notices brought (this process's commits, and other processes' notices that
+carry their step's events), or else reads it from the database, once for all its watchers, and
+hands each watcher the new events, which the watcher shows as its viewer may see them
+(:mod:`paigow.service.views`). Whatever the order or number of
 notices, every watcher gets each event once and in order: items carry the round's number and the
 event's sequence number, and a watcher skips what it has already shown.
 """
@@ -214,9 +216,9 @@ class TableFeed:
                 await asyncio.sleep(0.2)
 
     def _fresh(self) -> _RoundData | None:
-        """What is new, from the events this process has just committed, when they follow on
-        from what the feed has (called only when every notice since the last look came from
-        this process's own commits); None: read the database."""
+        """What is new, from the events just committed (this process's own, and those other
+        processes' notices brought), when they follow on from what the feed has (called only
+        when no notice since the last look lacked its events); None: read the database."""
         fresh = self.hub.rt.fresh
         latest = fresh.latest(self.table_id)
         if latest is None:

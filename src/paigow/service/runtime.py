@@ -72,11 +72,11 @@ class FreshRound:
 
 
 class FreshEvents:
-    """The events this process has just committed, kept per table for the live feeds, so that
-    a feed hands them on without reading back from the database what this process wrote.
-    Filled after each commit (never before, never on a rollback); a feed takes from it only a
-    run of events that follows on what it has shown, after notices of this process's own
-    commits only, and reads the database otherwise (another process wrote, or a gap).
+    """The events just committed, kept per table for the live feeds, so that a feed hands them
+    on without reading them back from the database: this process's (filled after each commit,
+    never before, never on a rollback) and other processes' (from their notices, which carry
+    their step's events). A feed takes from it only a run of events that follows on what it has
+    shown, and reads the database otherwise (a notice came without its events, or a gap).
 
     >>> fresh = FreshEvents()
     >>> fresh.put(1, "r1", 1, 0, [{"type": "round-started"}], 10.0, {})
