@@ -146,6 +146,10 @@ class LiveServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(20)
+        if self.thread.is_alive():
+            import faulthandler
+
+            faulthandler.dump_traceback(all_threads=True)
         assert not self.thread.is_alive(), "the test server did not stop"
 
 

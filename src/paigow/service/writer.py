@@ -136,9 +136,12 @@ class SqliteWriter:
     # ----------------------------------------------------------------------------- the thread
     def _main(self) -> None:
         while True:
-            self._wanted.wait()
-            if self._stopping and not self._queue:
-                break
+            if not self._queue:
+                if self._stopping:  # checked after the last group: a stop is never missed
+                    break
+                self._wanted.wait()
+                self._wanted.clear()
+                continue
             self._wanted.clear()
             try:
                 self._group()
