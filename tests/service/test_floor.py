@@ -543,3 +543,39 @@ def test_the_report_splits_rounds_by_gaming_day(
     want = ledger_figures(fl.rt, a)
     assert before["house_result"] + after["house_result"] == want["house_result"]
     assert report["gaming_day"].startswith(cut.time().strftime("%H:%M"))
+
+
+def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> None:
+    """A server killed with ``kill -9`` leaves no edge worker behind (it would wait on its task
+    queue forever, holding its memory)."""
+    import os
+    import signal
+
+    script = (
+        "import os, sys, time\n"
+        "from paigow.service.floor import EdgeWorker\n"
+        "w = EdgeWorker()\n"
+        "print(w._executor().submit(os.getpid).result(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    gone = False
+    try:
+        assert server.stdout is not None
+        worker = int(server.stdout.readline())
+        assert worker != server.pid
+        os.kill(worker, 0)  # the worker runs beside its server
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not gone:
+            try:
+                os.kill(worker, 0)
+                time.sleep(0.1)
+            except ProcessLookupError:
+                gone = True
+        assert gone, f"edge worker {worker} outlived its killed server"
+    finally:
+        server.kill()
+        if "worker" in locals() and not gone:
+            os.kill(worker, signal.SIGKILL)

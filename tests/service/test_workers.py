@@ -149,3 +149,45 @@ def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> 
         finally:
             for p in procs:
                 p.stop()
+
+
+def test_the_workers_of_a_killed_supervisor_stop_and_free_the_port(helpers: Any) -> None:
+    """``kill -9`` of the supervisor: its workers notice, stop gracefully (their steps
+    finish) and leave the port to a server started again; none serves on, unsupervised."""
+    import contextlib
+    import os
+    import signal
+    import socket
+
+    with helpers.pg_schema() as url:
+        server = helpers.ServerProcess(url, args=("--workers", "2"))
+        try:
+            port = int(server.url.rsplit(":", 1)[1].strip("/"))
+            workers: set[int] = set()
+            deadline = time.time() + 60
+            while len(workers) < 2 and time.time() < deadline:
+                with httpx.Client(base_url=server.url, timeout=10, trust_env=False) as h:
+                    r = h.get("/api/health")
+                if r.status_code == 200:
+                    workers.add(int(r.headers["X-Paigow-Worker"]))
+            assert len(workers) == 2
+            os.kill(server.proc.pid, signal.SIGKILL)
+            server.proc.wait(10)
+            alive = set(workers)
+            deadline = time.time() + 30
+            while alive and time.time() < deadline:
+                for pid in list(alive):
+                    try:
+                        os.kill(pid, 0)
+                    except ProcessLookupError:
+                        alive.discard(pid)
+                time.sleep(0.1)
+            assert not alive, f"workers {alive} outlived their killed supervisor"
+            with socket.socket() as s:  # the port is free for a server started again
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("127.0.0.1", port))
+        finally:
+            for pid in workers:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            server.stop()

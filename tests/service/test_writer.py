@@ -213,7 +213,9 @@ def test_the_writer_stops_promptly_with_steps_still_waiting(tmp_path: Path) -> N
             rt = await _running(url)
             steps = [
                 asyncio.ensure_future(
-                    rt.step(lambda tx, i=i, a=attempt: tx.run(_PUT, {"k": f"t-{a}-{i}", "v": "x"}) or i)
+                    rt.step(
+                        lambda tx, i=i, a=attempt: tx.run(_PUT, {"k": f"t-{a}-{i}", "v": "x"}) or i
+                    )
                 )
                 for i in range(5)
             ]

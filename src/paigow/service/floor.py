@@ -62,6 +62,7 @@ from paigow.commission import Commission
 from paigow.service.audit import record
 from paigow.service.db import Database, GameTable, Seat, User, now
 from paigow.service.floor_db import FloorEdge, FloorPoint, FloorTable
+from paigow.service.orphans import exit_with_parent
 from paigow.service.runtime import notify
 from paigow.service.sql import Sql, Tx
 from paigow.service.statuses import TableStatus
@@ -652,7 +653,10 @@ class EdgeWorker:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._pool
 

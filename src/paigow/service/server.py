@@ -14,6 +14,7 @@ import uvicorn
 
 from paigow.service.config import ServiceConfig
 from paigow.service.db import normalize_url, safe_url
+from paigow.service.orphans import stop_gracefully, watch_parent
 
 DEFAULT_DATABASE_FILE = "paigow-tables.sqlite3"
 """The embedded default: a SQLite file of this name in the current folder."""
@@ -77,6 +78,8 @@ def worker_app() -> Any:
     logging.getLogger("paigow.service").setLevel(
         os.environ.get("PAIGOW_WORKER_LOG_LEVEL", "warning").upper()
     )
+    # a supervisor killed with kill -9 cannot stop its workers: each stops itself, gracefully
+    watch_parent(os.getppid(), stop_gracefully)
     config = ServiceConfig.from_env(os.environ[WORKER_URL_ENV]).with_(freeze_gc=True)
     return create_app(config=config)
 
