@@ -22,9 +22,10 @@ def watch_parent(
     """Call ``on_gone`` (on a daemon thread) once this process's parent is no longer
     ``parent`` (it died: the process was handed to another). The thread, started.
 
-    >>> import os
-    >>> t = watch_parent(os.getppid(), lambda: None, every_s=0.01)
-    >>> t.is_alive(), t.daemon
+    >>> import threading
+    >>> gone = threading.Event()
+    >>> t = watch_parent(-1, gone.set)  # -1 is no one's pid: as if the parent had died
+    >>> gone.wait(5), t.daemon
     (True, True)
     """
 
