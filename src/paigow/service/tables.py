@@ -355,24 +355,9 @@ def with_time_left(state: dict[str, Any], at: float) -> dict[str, Any]:
     return {**state, "round": {**rnd, "time_left_s": left}}
 
 
-_T: Final = cast(sa.Table, GameTable.__table__)
-_R: Final = cast(sa.Table, RoundRow.__table__)
 _W: Final = cast(sa.Table, RoundWager.__table__)
 _S: Final = cast(sa.Table, Seat.__table__)
 _U: Final = cast(sa.Table, User.__table__)
-_ONE_TABLE: Final = Sql(
-    sa.select(
-        _T.c.status,
-        _T.c.round_count,
-        _T.c.created_at,
-        _R.c.id,
-        _R.c.number,
-        _R.c.phase,
-        _R.c.deadline,
-    )
-    .select_from(_T.outerjoin(_R, _R.c.id == _T.c.current_round_id))
-    .where(_T.c.id == sa.bindparam("tid"))
-)
 _ITS_SEATS: Final = Sql(
     sa.select(_S.c.spot, _U.c.username)
     .join(_U, _U.c.id == _S.c.user_id)
@@ -411,12 +396,12 @@ class _Round:
 def read_state(tx: Tx, table_id: int) -> dict[str, Any] | None:
     """One table's public state in three statements on the driver (its configuration from
     the process's cache: it never changes); None: no such table."""
-    from paigow.service.rounds.head import CONFIGS
+    from paigow.service.rounds.head import CONFIGS, TABLE_AND_ROUND
 
-    row = tx.first(_ONE_TABLE, {"tid": table_id})
+    row = tx.first(TABLE_AND_ROUND, {"tid": table_id})
     if row is None:
         return None
-    status, count, created_at, rid, number, phase, deadline = row
+    status, count, created_at, rid, number, phase, deadline, _events = row
     config = CONFIGS.get(tx, table_id, float(created_at))
     table = _Row(
         table_id,

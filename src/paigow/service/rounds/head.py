@@ -166,7 +166,7 @@ class Head:
         return self.table.id
 
 
-_HEAD: Final = Sql(
+TABLE_AND_ROUND: Final = Sql(
     sa.select(
         _TABLES.c.status,
         _TABLES.c.round_count,
@@ -180,7 +180,7 @@ _HEAD: Final = Sql(
     .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _TABLES.c.current_round_id))
     .where(_TABLES.c.id == sa.bindparam("tid"))
 )
-"""SQLite: the table and its current round in one statement."""
+"""The table and its current round in one statement (SQLite's head; a table's state)."""
 
 
 _LOCK: Final = Sql(
@@ -204,7 +204,7 @@ def lock_head(tx: Tx, table_id: int) -> Head:
     wait re-reads the locked row but not the rows joined to it, which would be as they were
     before the other transaction committed)."""
     if tx.is_sqlite:
-        row = tx.first(_HEAD, {"tid": table_id})
+        row = tx.first(TABLE_AND_ROUND, {"tid": table_id})
         if row is None:
             raise NotFound(f"no table {table_id}", code="no-table")
         status, count, created_at, rid, number, phase, deadline, events = row
