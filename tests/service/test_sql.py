@@ -1,8 +1,9 @@
 """SQL through the driver (:mod:`paigow.service.sql`): statements compiled once per dialect and
 run on the DBAPI cursor give what SQLAlchemy gives (parameters in order, JSON and booleans
 converted, the driver's errors as SQLAlchemy's), on SQLite and on PostgreSQL; statements sent
-later (PostgreSQL's pipeline) run in order, with the next statement or the commit, and an error
-among them rolls the whole step back."""
+later (on PostgreSQL, bound by the driver into one message of the simple query protocol) run in
+order, with the next statement or the commit, keep every value exactly, and an error among them
+rolls the whole step back."""
 
 from __future__ import annotations
 
@@ -138,11 +139,11 @@ def test_statements_on_the_driver_agree_with_sqlalchemy(db_url: str) -> None:
         engine.dispose()
 
 
-def test_later_runs_at_once_without_a_pipeline(tmp_path: Path) -> None:
+def test_later_runs_at_once_on_sqlite(tmp_path: Path) -> None:
     engine = _engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
     with engine.begin() as conn:
         tx = Tx(conn)
-        assert not tx.pipelined
+        assert not tx.batched
         tx.later(INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 1})
         assert tx.scalar(COUNT) == 1
         assert tx.commit_pending() is False  # nothing waits: the caller commits
@@ -152,7 +153,7 @@ def test_later_runs_at_once_without_a_pipeline(tmp_path: Path) -> None:
 
 def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
     """Run each of ``steps`` in a transaction of its own on the asyncio engine, with the
-    pipeline, as the writer does; what each returned or raised."""
+    statements sent later, as the writer does; what each returned or raised."""
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from paigow.service.db import normalize_url
@@ -164,7 +165,7 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
             for step in steps:
 
                 def run(conn: sa.Connection, step: Any = step) -> Any:
-                    tx = Tx(conn, pipeline=conn.connection.driver_connection)
+                    tx = Tx(conn, driver=conn.connection.driver_connection)
                     return step(tx)
 
                 try:
@@ -186,7 +187,7 @@ def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> No
             seen: list[int] = []
 
             def queue_then_read(tx: Tx) -> int:
-                assert tx.pipelined
+                assert tx.batched
                 tx.later(INSERT, {"id": 1, "name": "a", "doc": {"x": 1}, "flag": True, "n": 1})
                 tx.many(
                     INSERT,
@@ -206,12 +207,69 @@ def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> No
                 tx.later(ADD, {"id": 1, "d": 5})
                 tx.later(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
                 tx.later(ADD, {"id": 2, "d": 5})
-                tx.commit_pending()  # the duplicate key stops the pipeline: nothing commits
+                tx.commit_pending()  # the duplicate key stops the rest: nothing commits
 
             first, second = _pg_steps(db_url, queue_then_read, bad_later)
             assert first == 1 and seen == [3]
             assert isinstance(second, sa.exc.IntegrityError)
             assert _rows(engine) == [(1, 101), (2, 1002)]
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+TRICKY = [
+    "it's",
+    'a "quoted" name',
+    "back\\slash \\' end",
+    "x'); DELETE FROM things; --",
+    "%(id)s %s {}",
+    "ünï\u00e7ødé ♠♥",
+    "tab\tnew\nline",
+]
+
+
+def test_later_statements_keep_every_value_exactly(helpers: Any) -> None:
+    """Values bound into the text by the driver come back as they went in: quotes, backslashes,
+    placeholders, SQL in a string, Unicode, JSON, booleans, NULL, 64-bit integers; a statement
+    whose rows are needed, sent after waiting ones, gets its own rows."""
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            docs: list[Any] = [
+                {"q": 'it\'s "x"', "list": [1, None, True, "\\"], "nested": {"k": "'; --"}},
+                None,
+                ["ünï", 2**53, -1.5],
+            ]
+
+            def write(tx: Tx) -> Any:
+                for i, name in enumerate(TRICKY, start=1):
+                    tx.later(
+                        INSERT,
+                        {
+                            "id": i,
+                            "name": name,
+                            "doc": docs[i % len(docs)],
+                            "flag": i % 2 == 0,
+                            "n": (2**62 + i) * (-1) ** i,
+                        },
+                    )
+                got = tx.first(ADD, {"id": 1, "d": 0})  # after the waiting inserts: its row
+                tx.commit_pending()
+                return got
+
+            (returned,) = _pg_steps(db_url, write)
+            assert returned == (-(2**62 + 1), False)
+            with engine.connect() as conn:
+                rows = conn.execute(
+                    sa.select(
+                        THINGS.c.id, THINGS.c.name, THINGS.c.doc, THINGS.c.flag, THINGS.c.n
+                    ).order_by(THINGS.c.id)
+                ).all()
+            assert [tuple(r) for r in rows] == [
+                (i, name, docs[i % len(docs)], i % 2 == 0, (2**62 + i) * (-1) ** i)
+                for i, name in enumerate(TRICKY, start=1)
+            ]
         finally:
             META.drop_all(engine)
             engine.dispose()

@@ -151,7 +151,7 @@ def _apply_deferred(tx: Tx) -> None:
         delta = deferred[name]
         if delta == 0:
             continue
-        if tx.pipelined and (engine, name) in _KNOWN:  # sent with the commit
+        if tx.batched and (engine, name) in _KNOWN:  # sent with the commit
             tx.later(_ADD, {"n": name, "d": delta})
             continue
         if tx.rowcount(_ADD, {"n": name, "d": delta}) != 1:

@@ -7,7 +7,9 @@ it (:attr:`Tx.session`).
 
 A :class:`Tx` is one step's unit of work: the statements it runs, and what it leaves for its
 commit (table notices, wallet notices, work to do once committed, the ledger's deferred balance
-updates, the round's changed row: :meth:`Tx.on_finish`). Parameters are dicts keyed by the
+updates, the round's changed row: :meth:`Tx.on_finish`). On PostgreSQL, statements whose
+results a step does not need wait and go with its next statement or its commit, in one
+message (:meth:`Tx.later`). Parameters are dicts keyed by the
 statement's bind names; JSON parameters are encoded and JSON results decoded as SQLAlchemy's
 ``JSON`` type does; rows are plain tuples.
 
@@ -146,13 +148,13 @@ class Tx:
         *,
         caches: Mapping[str, Any] | None = None,
         trace: Callable[[str], None] | None = None,
-        pipeline: Any = None,
+        driver: Any = None,
     ) -> None:
         self.connection = connection
         self.database: Any = connection.engine.url
         """Tells this database from others a process may use (a key for caches of what never
         changes in a database: its tables' configurations, accounts seen to exist)."""
-        self._pipe = pipeline
+        self._pipe = driver
         """The driver's asyncio connection (psycopg) when statements whose results the step
         does not need may wait to be sent with the next one (:meth:`later`)."""
         self._pending: list[tuple[str, Any, bool]] = []
@@ -224,14 +226,15 @@ class Tx:
         return int(self._cursor.rowcount)
 
     @property
-    def pipelined(self) -> bool:
+    def batched(self) -> bool:
         """Whether statements may wait to be sent with the next (:meth:`later`)."""
         return self._pipe is not None
 
     def later(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
         """Run a statement whose result (rows, row count) the step does not need. With
         PostgreSQL's asyncio connection it waits to be sent with the step's next statement or
-        its commit (one round trip for all of them); otherwise it runs now."""
+        its commit (one message and one round trip for all of them: see :func:`_send_together`);
+        otherwise it runs now."""
         if self._pipe is None:
             self.run(sql, params)
             return
@@ -294,10 +297,10 @@ class Tx:
 
     def _send(self, statement: str | None, params: Any, *, commit: bool = False) -> list[Row]:
         """Send the waiting statements, then ``statement`` (or ``COMMIT``, or nothing), in one
-        pipeline; the rows of ``statement``."""
+        message; the rows of ``statement``."""
         pending, self._pending = self._pending, []
         try:
-            return await_(_pipelined(self._pipe, pending, statement, params, commit))
+            return await_(_send_together(self._pipe, pending, statement, params, commit))
         except self._error as exc:
             raise self._wrap(statement or "COMMIT", params, exc) from exc
 
@@ -401,29 +404,38 @@ class Tx:
         self._finish.clear()
 
 
-async def _pipelined(
+async def _send_together(
     conn: Any,
     pending: list[tuple[str, Any, bool]],
     statement: str | None,
     params: Any,
     commit: bool,
 ) -> list[Row]:
-    """psycopg's pipeline mode: every statement sent before any result is read (the server
-    runs them in order; an error stops the rest and is raised here)."""
-    rows: list[Row] = []
-    async with conn.pipeline() as pipeline:
-        scratch = conn.cursor()
-        for text, values, many in pending:
-            if many:
-                await scratch.executemany(text, values)
-            else:
-                await scratch.execute(text, values)
-        if commit:
-            await conn.commit()
-        elif statement is not None:
-            cur = conn.cursor()
-            await cur.execute(statement, params)
-            await pipeline.sync()
-            if cur.description is not None:
-                rows = list(await cur.fetchall())
-    return rows
+    """The waiting statements, then ``statement`` (or ``COMMIT``), in one message of
+    PostgreSQL's simple query protocol: the driver binds the values into the text itself
+    (psycopg's own quoting, :class:`psycopg.AsyncClientCursor`), the server runs the statements
+    in order and an error stops the rest (it is raised here; the transaction is then aborted
+    and the caller rolls it back). One write and one read on the socket for all of them,
+    where psycopg's pipeline mode writes each statement apart and, waiting for the results,
+    polls a socket that is always writable. The rows of ``statement``."""
+    import psycopg
+
+    cur = psycopg.AsyncClientCursor(conn)
+    texts: list[str] = []
+    for text, values, many in pending:
+        if many:
+            texts.extend(cur.mogrify(text, v) for v in values)
+        else:
+            texts.append(cur.mogrify(text, values))
+    if commit:
+        texts.append("COMMIT")
+    elif statement is not None:
+        texts.append(cur.mogrify(statement, params))
+    if not texts:
+        return []
+    await cur.execute(";\n".join(texts))
+    if commit or statement is None:
+        return []
+    while cur.nextset():  # the last result is the statement's
+        pass
+    return list(await cur.fetchall()) if cur.description is not None else []

@@ -349,9 +349,7 @@ class PostgresWriter:
     def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
         """The step in its transaction (run by the engine, its statements awaited)."""
         rt = self.rt
-        tx = Tx(
-            conn, caches=rt.caches, trace=rt.db.trace, pipeline=conn.connection.driver_connection
-        )
+        tx = Tx(conn, caches=rt.caches, trace=rt.db.trace, driver=conn.connection.driver_connection)
         done.append(tx)
         try:
             result = fn(tx)
