@@ -273,3 +273,66 @@ def test_later_statements_keep_every_value_exactly(helpers: Any) -> None:
         finally:
             META.drop_all(engine)
             engine.dispose()
+
+
+LOCK_ONE = Sql(sa.select(THINGS.c.n).where(THINGS.c.id == sa.bindparam("id")).with_for_update())
+
+
+def test_statements_together_each_see_what_committed_before_them(helpers: Any) -> None:
+    """``Tx.together`` on PostgreSQL sends a row lock and a read in one message; the lock waits
+    for the transaction that holds the row, and the read, run once the lock is held, sees that
+    transaction's changes to another row (a read joined to the lock in one statement would
+    not): what the round's head relies on. Without waiting statements and with them, the rows
+    of each statement come back in order."""
+    import threading
+    import time
+
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            with engine.begin() as conn:
+                for i in (1, 2):
+                    conn.execute(
+                        sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i)
+                    )
+
+            def lock_then_read(tx: Tx) -> Any:
+                tx.later(ADD, {"id": 1, "d": 0})  # one waiting statement goes first
+                locked, other = tx.together((LOCK_ONE, {"id": 1}), (GET, {"id": 2}))
+                return locked, other, time.monotonic()
+
+            out: list[Any] = []
+            with engine.connect() as holder:
+                holder.begin()
+                holder.execute(sa.update(THINGS).values(n=THINGS.c.n + 10))  # both rows
+                waiter = threading.Thread(
+                    target=lambda: out.extend(_pg_steps(db_url, lock_then_read))
+                )
+                waiter.start()
+                time.sleep(0.5)
+                committed = time.monotonic()
+                holder.commit()
+                waiter.join(30)
+            assert len(out) == 1 and not isinstance(out[0], Exception), out
+            locked, other, done = out[0]
+            assert done >= committed  # the lock waited for the holder's commit
+            assert locked == [(11,)]
+            assert other == [("n2", None, True, 12)]  # the read ran after it: its own snapshot
+
+            def two_reads(tx: Tx) -> Any:
+                return tx.together((GET, {"id": 1}), (COUNT, None), (GET, {"id": 3}))
+
+            (reads,) = _pg_steps(db_url, two_reads)
+            assert reads == [[("n1", None, True, 11)], [(2,)], []]
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+def test_statements_together_run_one_after_another_on_sqlite(tmp_path: Path) -> None:
+    engine = _engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    with engine.begin() as conn:
+        tx = Tx(conn)
+        tx.run(INSERT, {"id": 1, "name": "a", "doc": [1], "flag": False, "n": 7})
+        assert tx.together((GET, {"id": 1}), (COUNT, None)) == [[("a", [1], False, 7)], [(1,)]]
+    engine.dispose()

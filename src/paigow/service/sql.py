@@ -300,9 +300,39 @@ class Tx:
         message; the rows of ``statement``."""
         pending, self._pending = self._pending, []
         try:
-            return await_(_send_together(self._pipe, pending, statement, params, commit))
+            got = await_(
+                _send_together(
+                    self._pipe, pending, [] if statement is None else [(statement, params)], commit
+                )
+            )
         except self._error as exc:
             raise self._wrap(statement or "COMMIT", params, exc) from exc
+        return got[0] if got else []
+
+    def together(self, *statements: tuple[Sql, Mapping[str, Any] | None]) -> list[list[Row]]:
+        """Run ``statements`` in order, in one round trip where the connection allows it
+        (PostgreSQL's asyncio connection: one message with what waits), and return the rows of
+        each. Each statement sees what was committed before it ran (READ COMMITTED takes a
+        snapshot per statement), so a read that follows a row lock in the same message sees the
+        locked row as its last writer committed it. Elsewhere, one after another."""
+        if self._pipe is None:
+            return [self.run(sql, params) for sql, params in statements]
+        compiled = [(sql.compiled(self.dialect), params) for sql, params in statements]
+        sent: list[tuple[str, Any]] = []
+        for c, params in compiled:
+            if self._trace is not None:
+                self._trace(c.text)
+            self.wrote |= c.writes
+            sent.append((c.text, c.params(params)))
+        pending, self._pending = self._pending, []
+        try:
+            got = await_(_send_together(self._pipe, pending, sent, False))
+        except self._error as exc:
+            raise self._wrap("; ".join(t for t, _ in sent), None, exc) from exc
+        return [
+            rows if c.out is None else [c.row(r) for r in rows]
+            for (c, _), rows in zip(compiled, got, strict=True)
+        ]
 
     def _wrap(self, statement: str, params: Any, exc: Exception) -> sa.exc.StatementError:
         """The driver's error as SQLAlchemy raises it (``IntegrityError``, ``OperationalError``
@@ -407,17 +437,17 @@ class Tx:
 async def _send_together(
     conn: Any,
     pending: list[tuple[str, Any, bool]],
-    statement: str | None,
-    params: Any,
+    statements: Sequence[tuple[str, Any]],
     commit: bool,
-) -> list[Row]:
-    """The waiting statements, then ``statement`` (or ``COMMIT``), in one message of
+) -> list[list[Row]]:
+    """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
     PostgreSQL's simple query protocol: the driver binds the values into the text itself
     (psycopg's own quoting, :class:`psycopg.AsyncClientCursor`), the server runs the statements
-    in order and an error stops the rest (it is raised here; the transaction is then aborted
-    and the caller rolls it back). One write and one read on the socket for all of them,
-    where psycopg's pipeline mode writes each statement apart and, waiting for the results,
-    polls a socket that is always writable. The rows of ``statement``."""
+    in order, each with a snapshot of its own (READ COMMITTED), and an error stops the rest (it
+    is raised here; the transaction is then aborted and the caller rolls it back). One write
+    and one read on the socket for all of them, where psycopg's pipeline mode writes each
+    statement apart and, waiting for the results, polls a socket that is always writable. The
+    rows of each of ``statements``."""
     import psycopg
 
     cur = psycopg.AsyncClientCursor(conn)
@@ -427,15 +457,21 @@ async def _send_together(
             texts.extend(cur.mogrify(text, v) for v in values)
         else:
             texts.append(cur.mogrify(text, values))
+    skip = len(texts)
     if commit:
         texts.append("COMMIT")
-    elif statement is not None:
-        texts.append(cur.mogrify(statement, params))
+    else:
+        texts.extend(cur.mogrify(text, values) for text, values in statements)
     if not texts:
         return []
     await cur.execute(";\n".join(texts))
-    if commit or statement is None:
+    if commit or not statements:
         return []
-    while cur.nextset():  # the last result is the statement's
-        pass
-    return list(await cur.fetchall()) if cur.description is not None else []
+    for _ in range(skip):  # one result per statement: the waiting ones' first
+        cur.nextset()
+    out: list[list[Row]] = []
+    for k in range(len(statements)):
+        if k:
+            cur.nextset()
+        out.append(list(await cur.fetchall()) if cur.description is not None else [])
+    return out

@@ -193,31 +193,36 @@ _LOCK: Final = Sql(
 _ROUND: Final = Sql(
     sa.select(
         _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.phase, _ROUNDS.c.deadline, _ROUNDS.c.event_count
-    ).where(_ROUNDS.c.id == sa.bindparam("rid"))
+    ).where(
+        _ROUNDS.c.id
+        == sa.select(_TABLES.c.current_round_id)
+        .where(_TABLES.c.id == sa.bindparam("tid"))
+        .scalar_subquery()
+    )
 )
+"""The table's current round, read once the table's row is locked (its own snapshot)."""
 
 
 def lock_head(tx: Tx, table_id: int) -> Head:
     """The table's row locked for this transaction with its current round: on SQLite in one
     statement (the write transaction holds the whole database from its start); on PostgreSQL
-    the round is read after the lock is held, by a statement of its own (a row lock that had to
-    wait re-reads the locked row but not the rows joined to it, which would be as they were
-    before the other transaction committed)."""
+    the round is read after the lock is held, by a statement of its own sent in the same
+    message (a row lock that had to wait re-reads the locked row but not the rows joined to
+    it, which would be as they were before the other transaction committed; the next
+    statement takes a new snapshot, so it reads the round the locked row names now)."""
     if tx.is_sqlite:
         row = tx.first(TABLE_AND_ROUND, {"tid": table_id})
         if row is None:
             raise NotFound(f"no table {table_id}", code="no-table")
         status, count, created_at, rid, number, phase, deadline, events = row
     else:
-        locked = tx.first(_LOCK, {"tid": table_id})
-        if locked is None:
+        locked, found = tx.together((_LOCK, {"tid": table_id}), (_ROUND, {"tid": table_id}))
+        if not locked:
             raise NotFound(f"no table {table_id}", code="no-table")
-        status, count, created_at, current = locked
+        status, count, created_at, current = locked[0]
         rid = number = phase = deadline = events = None
-        if current is not None:
-            found = tx.first(_ROUND, {"rid": current})
-            if found is not None:
-                rid, number, phase, deadline, events = found
+        if current is not None and found:
+            rid, number, phase, deadline, events = found[0]
     config = CONFIGS.get(tx, table_id, float(created_at))
     current = None
     if rid is not None:
