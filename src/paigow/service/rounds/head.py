@@ -2,10 +2,11 @@
 exactly the columns a step needs (no ORM objects, no unit-of-work flush), and the table's
 configuration, which never changes once the table is created, cached in the process.
 
-A step locks the table's row and reads its round in one statement (:func:`lock_head`); the
-round's changes are kept on its :class:`RoundHead` and written in one ``UPDATE`` when the step's
-work is done (:func:`RoundHead.set`), so a step that appends events and moves a deadline writes
-the round's row once. The statements run on the driver (:mod:`paigow.service.sql`).
+A step locks the table's row and reads its round in one round trip (:func:`lock_head`: one
+statement on SQLite, two in one message on PostgreSQL); the round's changes are kept on its
+:class:`RoundHead` and written in one ``UPDATE`` when the step's work is done
+(:func:`RoundHead.set`), so a step that appends events and moves a deadline writes the round's
+row once. The statements run on the driver (:mod:`paigow.service.sql`).
 """
 
 from __future__ import annotations
