@@ -139,7 +139,7 @@ def test_statements_on_the_driver_agree_with_sqlalchemy(db_url: str) -> None:
         engine.dispose()
 
 
-def test_later_runs_at_once_on_sqlite(tmp_path: Path) -> None:
+def test_later_and_together_run_at_once_on_sqlite(tmp_path: Path) -> None:
     engine = _engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
     with engine.begin() as conn:
         tx = Tx(conn)
@@ -147,7 +147,10 @@ def test_later_runs_at_once_on_sqlite(tmp_path: Path) -> None:
         tx.later(INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 1})
         assert tx.scalar(COUNT) == 1
         assert tx.commit_pending() is False  # nothing waits: the caller commits
-    assert _rows(engine) == [(1, 1)]
+        tx.run(INSERT, {"id": 2, "name": "b", "doc": [1], "flag": False, "n": 7})
+        # one after another: the rows of each
+        assert tx.together((GET, {"id": 2}), (COUNT, None)) == [[("b", [1], False, 7)], [(2,)]]
+    assert _rows(engine) == [(1, 1), (2, 7)]
     engine.dispose()
 
 
@@ -327,12 +330,3 @@ def test_statements_together_each_see_what_committed_before_them(helpers: Any) -
         finally:
             META.drop_all(engine)
             engine.dispose()
-
-
-def test_statements_together_run_one_after_another_on_sqlite(tmp_path: Path) -> None:
-    engine = _engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
-    with engine.begin() as conn:
-        tx = Tx(conn)
-        tx.run(INSERT, {"id": 1, "name": "a", "doc": [1], "flag": False, "n": 7})
-        assert tx.together((GET, {"id": 1}), (COUNT, None)) == [[("a", [1], False, 7)], [(1,)]]
-    engine.dispose()

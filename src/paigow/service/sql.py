@@ -190,13 +190,9 @@ class Tx:
     # ------------------------------------------------------------------ statements
     def run(self, sql: Sql, params: Mapping[str, Any] | None = None) -> list[Row]:
         """Run one statement; its rows (an empty list for a statement without rows)."""
-        c = sql.compiled(self.dialect)
-        if self._trace is not None:
-            self._trace(c.text)
-        self.wrote |= c.writes
         if self._pending:
-            got = self._send(c.text, c.params(params))
-            return got if c.out is None else [c.row(r) for r in got]
+            return self.together((sql, params))[0]
+        c = self._compiled(sql)
         cur = self._cursor
         values = c.params(params)
         try:
@@ -221,7 +217,7 @@ class Tx:
     def rowcount(self, sql: Sql, params: Mapping[str, Any] | None = None) -> int:
         """Run a statement without rows; how many rows it changed."""
         if self._pending:
-            self._send(None, None, commit=False)
+            self._send([])
         self.run(sql, params)
         return int(self._cursor.rowcount)
 
@@ -238,10 +234,7 @@ class Tx:
         if self._pipe is None:
             self.run(sql, params)
             return
-        c = sql.compiled(self.dialect)
-        if self._trace is not None:
-            self._trace(c.text)
-        self.wrote |= c.writes
+        c = self._compiled(sql)
         self._pending.append((c.text, c.params(params), False))
 
     def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
@@ -251,9 +244,7 @@ class Tx:
         params = [c.params(r) for r in rows]
         if not params:
             return
-        if self._trace is not None:
-            self._trace(c.text)
-        self.wrote |= c.writes
+        self._compiled(sql)
         if later and self._pipe is not None:
             self._pending.append((c.text, params, True))
             return
@@ -278,7 +269,7 @@ class Tx:
             self._pending.append((statement, params, False))
             return []
         if self._pending:
-            return self._send(statement, params)
+            return self._send([(statement, params)])[0]
         cur = self._cursor
         try:
             cur.execute(statement, params)
@@ -292,22 +283,29 @@ class Tx:
         True: committed."""
         if not self._pending:
             return False
-        self._send(None, None, commit=True)
+        self._send([], commit=True)
         return True
 
-    def _send(self, statement: str | None, params: Any, *, commit: bool = False) -> list[Row]:
-        """Send the waiting statements, then ``statement`` (or ``COMMIT``, or nothing), in one
-        message; the rows of ``statement``."""
+    def _compiled(self, sql: Sql) -> Compiled:
+        """``sql`` for this connection's dialect, traced and taken into :attr:`wrote`."""
+        c = sql.compiled(self.dialect)
+        if self._trace is not None:
+            self._trace(c.text)
+        self.wrote |= c.writes
+        return c
+
+    def _send(
+        self, statements: Sequence[tuple[str, Any]], *, commit: bool = False
+    ) -> list[list[Row]]:
+        """Send the waiting statements, then ``statements`` (or ``COMMIT``, or nothing more),
+        in one message; the rows of each of ``statements``."""
         pending, self._pending = self._pending, []
         try:
-            got = await_(
-                _send_together(
-                    self._pipe, pending, [] if statement is None else [(statement, params)], commit
-                )
-            )
+            return await_(_send_together(self._pipe, pending, statements, commit))
         except self._error as exc:
-            raise self._wrap(statement or "COMMIT", params, exc) from exc
-        return got[0] if got else []
+            text = "COMMIT" if commit else "; ".join(t for t, _ in statements) or "(waiting)"
+            params = statements[0][1] if len(statements) == 1 else None
+            raise self._wrap(text, params, exc) from exc
 
     def together(self, *statements: tuple[Sql, Mapping[str, Any] | None]) -> list[list[Row]]:
         """Run ``statements`` in order, in one round trip where the connection allows it
@@ -317,21 +315,13 @@ class Tx:
         locked row as its last writer committed it. Elsewhere, one after another."""
         if self._pipe is None:
             return [self.run(sql, params) for sql, params in statements]
-        compiled = [(sql.compiled(self.dialect), params) for sql, params in statements]
-        sent: list[tuple[str, Any]] = []
-        for c, params in compiled:
-            if self._trace is not None:
-                self._trace(c.text)
-            self.wrote |= c.writes
-            sent.append((c.text, c.params(params)))
-        pending, self._pending = self._pending, []
-        try:
-            got = await_(_send_together(self._pipe, pending, sent, False))
-        except self._error as exc:
-            raise self._wrap("; ".join(t for t, _ in sent), None, exc) from exc
+        compiled = [self._compiled(sql) for sql, _ in statements]
+        got = self._send(
+            [(c.text, c.params(p)) for c, (_, p) in zip(compiled, statements, strict=True)]
+        )
         return [
             rows if c.out is None else [c.row(r) for r in rows]
-            for (c, _), rows in zip(compiled, got, strict=True)
+            for c, rows in zip(compiled, got, strict=True)
         ]
 
     def _wrap(self, statement: str, params: Any, exc: Exception) -> sa.exc.StatementError:
@@ -470,8 +460,7 @@ async def _send_together(
     for _ in range(skip):  # one result per statement: the waiting ones' first
         cur.nextset()
     out: list[list[Row]] = []
-    for k in range(len(statements)):
-        if k:
-            cur.nextset()
+    for _ in statements:
         out.append(list(await cur.fetchall()) if cur.description is not None else [])
+        cur.nextset()
     return out

@@ -185,9 +185,7 @@ TABLE_AND_ROUND: Final = Sql(
 
 
 _LOCK: Final = Sql(
-    sa.select(
-        _TABLES.c.status, _TABLES.c.round_count, _TABLES.c.created_at, _TABLES.c.current_round_id
-    )
+    sa.select(_TABLES.c.status, _TABLES.c.round_count, _TABLES.c.created_at)
     .where(_TABLES.c.id == sa.bindparam("tid"))
     .with_for_update()
 )
@@ -220,9 +218,9 @@ def lock_head(tx: Tx, table_id: int) -> Head:
         locked, found = tx.together((_LOCK, {"tid": table_id}), (_ROUND, {"tid": table_id}))
         if not locked:
             raise NotFound(f"no table {table_id}", code="no-table")
-        status, count, created_at, current = locked[0]
+        status, count, created_at = locked[0]
         rid = number = phase = deadline = events = None
-        if current is not None and found:
+        if found:  # no current round: the subquery is NULL and nothing matches
             rid, number, phase, deadline, events = found[0]
     config = CONFIGS.get(tx, table_id, float(created_at))
     current = None
