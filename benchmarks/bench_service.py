@@ -124,6 +124,34 @@ class Served:
         return total
 
 
+def postgres_cpu_s() -> float | None:
+    """CPU seconds PostgreSQL's processes have used since it started (its postmaster, the
+    children it has reaped and those alive now), or None where no postmaster is seen here."""
+    hz = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, str, list[str]]] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            head, tail = (d / "stat").read_text().rsplit(")", 1)
+            fields = tail.split()
+            stats[int(d.name)] = (int(fields[1]), head.split("(", 1)[1], fields)
+    roots = [
+        p
+        for p, (pp, comm, _) in stats.items()
+        if comm.startswith("postgres") and not stats.get(pp, (0, "", []))[1].startswith("postgres")
+    ]
+    if not roots:
+        return None
+    total = 0.0
+    for pid, (ppid, _comm, fields) in stats.items():
+        if pid in roots:  # its own time and that of the children it has waited for
+            total += sum(int(x) for x in fields[11:15]) / hz
+        elif ppid in roots:
+            total += (int(fields[11]) + int(fields[12])) / hz
+    return total
+
+
 def _env(tree: Path, extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIGOW_ARGON2")}
     env["PYTHONPATH"] = str(tree)
@@ -227,11 +255,17 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
     env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
     s = serve(tree, backend, args.processes, env, password)
     samples: list[tuple[float, float]] = []
+    pg_samples: list[tuple[float, float]] = []
     done = threading.Event()
 
-    def sample() -> None:  # the servers' CPU time, 10 times a second
+    def sample() -> None:  # the servers' (and PostgreSQL's) CPU time, 10 times a second
         while not done.is_set():
-            samples.append((time.perf_counter(), s.cpu_s()))
+            now = time.perf_counter()
+            samples.append((now, s.cpu_s()))
+            if backend == "postgresql":
+                pg = postgres_cpu_s()
+                if pg is not None:
+                    pg_samples.append((now, pg))
             done.wait(0.1)
 
     play_span = [float("inf"), 0.0]
@@ -244,9 +278,9 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         finally:
             play_span[1] = max(play_span[1], time.perf_counter())
 
-    def cpu_at(t: float) -> float:
-        before = [c for ts, c in samples if ts <= t]
-        return before[-1] if before else samples[0][1]
+    def cpu_at(t: float, series: list[tuple[float, float]] = samples) -> float:
+        before = [c for ts, c in series if ts <= t]
+        return before[-1] if before else series[0][1]
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -273,10 +307,14 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         audit = stop(s, tree)
     play_cpu = cpu_at(play_span[1]) - cpu_at(play_span[0])
     steady_rounds = report.get("steady_rounds") or 0
-    steady_cpu = None
+    steady_cpu = steady_pg = None
     if steady_rounds and report.get("steady_span"):
         t0, t1 = report["steady_span"]
         steady_cpu = round(1000 * (cpu_at(t1) - cpu_at(t0)) / steady_rounds)
+        if pg_samples:
+            steady_pg = round(
+                1000 * (cpu_at(t1, pg_samples) - cpu_at(t0, pg_samples)) / steady_rounds
+            )
     lat = report["latency_ms"]
     ok = (
         report["ledger_balanced"]
@@ -292,6 +330,7 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         "wager p50/p99 ms": f"{lat['wager']['p50']}/{lat['wager']['p99']}",
         "set p50/p99 ms": f"{lat['set']['p50']}/{lat['set']['p99']}",
         "server CPU ms per round (steady)": steady_cpu,
+        **({"PostgreSQL CPU ms per round (steady)": steady_pg} if backend == "postgresql" else {}),
         "server CPU ms per round (play)": round(1000 * play_cpu / max(report["rounds"], 1)),
         "server CPU ms per round (setup included)": round(1000 * cpu / max(report["rounds"], 1)),
         "bots' CPU ms per round (setup and checks included)": round(

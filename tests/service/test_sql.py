@@ -155,14 +155,15 @@ def test_later_and_together_run_at_once_on_sqlite(tmp_path: Path) -> None:
 
 
 def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
-    """Run each of ``steps`` in a transaction of its own on the asyncio engine, with the
-    statements sent later, as the writer does; what each returned or raised."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from paigow.service.db import normalize_url
+    """Run each of ``steps`` in a transaction of its own on the service's asyncio engine (one
+    connection, reused), with the statements sent later, as the writer does; what each
+    returned or raised."""
+    from paigow.service.db import Database
 
     async def main() -> list[Any]:
-        engine = create_async_engine(normalize_url(db_url))
+        db = Database(db_url)
+        engine = db.async_engine()
+        db.dispose()
         out: list[Any] = []
         try:
             for step in steps:
@@ -181,6 +182,56 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
         return out
 
     return _run(main())
+
+
+_PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paigow%%'"
+
+
+def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(helpers: Any) -> None:
+    """A statement is parsed and planned once per connection (``PREPARE``, then ``EXECUTE``);
+    a step that fails and rolls back keeps them; if something deallocates them, the statement
+    fails with a state the writer retries, and the next step prepares it anew."""
+    from paigow.service.writer import retryable
+
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+
+            def prepared(tx: Tx) -> dict[str, str]:  # the connection's, ours
+                return {name: text for name, text in tx.text(_PREPARED)}
+
+            def insert_and_read(tx: Tx) -> tuple[Any, dict[str, str]]:
+                tx.later(INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 7})
+                return tx.first(GET, {"id": 1}), prepared(tx)
+
+            def read(tx: Tx) -> tuple[Any, dict[str, str]]:
+                return tx.first(GET, {"id": 1}), prepared(tx)
+
+            def fail(tx: Tx) -> None:
+                tx.first(GET, {"id": 1})
+                tx.run(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
+
+            def deallocated(tx: Tx) -> Any:
+                tx.text("DEALLOCATE ALL")
+                return tx.first(GET, {"id": 1})
+
+            first, again, failed, after, gone, anew = _pg_steps(
+                db_url, insert_and_read, read, fail, read, deallocated, read
+            )
+            row, names = first
+            assert row == ("a", None, True, 7)
+            # (the text shown is the whole message that prepared them)
+            assert len(names) == 2 and all("PREPARE paigow_" in t for t in names.values())
+            assert again == (row, names)  # nothing prepared twice
+            assert isinstance(failed, sa.exc.IntegrityError)
+            assert after == (row, names)  # the rollback left them
+            assert isinstance(gone, sa.exc.DBAPIError) and retryable(gone)
+            row_anew, names_anew = anew
+            assert row_anew == row
+            assert len(names_anew) == 1 and not set(names_anew) & set(names)  # a new name
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
 
 
 def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> None:
@@ -330,3 +381,45 @@ def test_statements_together_each_see_what_committed_before_them(helpers: Any) -
         finally:
             META.drop_all(engine)
             engine.dispose()
+
+
+def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
+    """PostgreSQL parses and plans each statement once per connection (``PREPARE``): every
+    statement the service runs on the driver must be one it can prepare on the real schema
+    (a parameter whose type it cannot tell would fail the step that first sent it)."""
+    import itertools
+
+    from paigow.service.db import Database
+    from paigow.service.rounds import head
+    from paigow.service.sql import _preparable
+    from tests.service.test_dealer_view import _statements
+
+    statements = dict(_statements())
+    for names in itertools.chain.from_iterable(
+        itertools.combinations(("deadline", "ended_at", "event_count", "phase", "result"), k)
+        for k in range(1, 6)
+    ):  # the round's UPDATE for each set of columns a step may change
+        statements[f"round update {names}"] = head.round_update(names)
+    with helpers.pg_schema() as db_url:
+        db = Database(db_url)
+        try:
+            db.migrate()
+            failed = {}
+            with db.engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
+                assert raw is not None
+                for i, (name, sql) in enumerate(sorted(statements.items())):
+                    text = sql.compiled(db.engine.dialect).text
+                    prepared = _preparable(text, True)
+                    assert prepared is not None, name
+                    cur = raw.cursor()
+                    try:
+                        cur.execute(f"PREPARE check_{i} AS {prepared.text}")
+                        cur.execute(f"DEALLOCATE check_{i}")
+                    except Exception as exc:  # every failure is reported below
+                        failed[name] = f"{type(exc).__name__}: {exc}"
+                        raw.rollback()
+            assert len(statements) > 40
+            assert not failed, failed
+        finally:
+            db.dispose()

@@ -23,6 +23,10 @@ statement's bind names; JSON parameters are encoded and JSON results decoded as 
 
 from __future__ import annotations
 
+import functools
+import itertools
+import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -189,9 +193,15 @@ class Tx:
 
     # ------------------------------------------------------------------ statements
     def run(self, sql: Sql, params: Mapping[str, Any] | None = None) -> list[Row]:
-        """Run one statement; its rows (an empty list for a statement without rows)."""
-        if self._pending:
+        """Run one statement; its rows (an empty list for a statement without rows). On
+        PostgreSQL's asyncio connection it goes as one of the connection's prepared statements
+        (see :func:`_send_together`), with what waits."""
+        if self._pipe is not None:
             return self.together((sql, params))[0]
+        return self._execute(sql, params)
+
+    def _execute(self, sql: Sql, params: Mapping[str, Any] | None) -> list[Row]:
+        """Run one statement on the connection's cursor (SQLAlchemy's, on the driver's)."""
         c = self._compiled(sql)
         cur = self._cursor
         values = c.params(params)
@@ -218,7 +228,7 @@ class Tx:
         """Run a statement without rows; how many rows it changed."""
         if self._pending:
             self._send([])
-        self.run(sql, params)
+        self._execute(sql, params)
         return int(self._cursor.rowcount)
 
     @property
@@ -424,6 +434,76 @@ class Tx:
         self._finish.clear()
 
 
+_PREPARABLE: Final = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH")
+_NAMED: Final = re.compile(r"%\((\w+)\)s")
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A statement's text for PostgreSQL's ``PREPARE`` (``$1 ...`` for the driver's
+    placeholders) and the order of its parameters (names, or None: positional ``%s``)."""
+
+    text: str
+    names: tuple[str, ...] | None
+    count: int
+
+
+@functools.lru_cache(maxsize=4096)
+def _preparable(text: str, named: bool) -> _Prepared | None:
+    """``text`` (psycopg's ``%(name)s`` or ``%s`` placeholders) as PostgreSQL's ``$n``, or None
+    for what ``PREPARE`` does not take (framing; placeholders of both kinds).
+
+    >>> _preparable("SELECT a FROM t WHERE a = %(x)s::INTEGER OR b = %(x)s AND c = %(y)s", True)
+    _Prepared(text='SELECT a FROM t WHERE a = $1::INTEGER OR b = $1 AND c = $2', names=('x', 'y'), count=2)
+    >>> _preparable("SELECT pg_notify(%s, %s)", False).text
+    'SELECT pg_notify($1, $2)'
+    >>> _preparable("SAVEPOINT step", False) is None
+    True
+    """
+    if not text.lstrip().upper().startswith(_PREPARABLE):
+        return None
+    if named:
+        order: dict[str, int] = {}
+
+        def number(m: re.Match[str]) -> str:
+            return f"${order.setdefault(m.group(1), len(order) + 1)}"
+
+        body = _NAMED.sub(number, text)
+        if "%s" in body.replace("%%", ""):
+            return None
+        return _Prepared(body.replace("%%", "%"), tuple(order), len(order))
+    if "%(" in text:
+        return None
+    pieces = text.replace("%%", "\0").split("%s")
+    body = "".join(
+        f"{piece}${i}" if i < len(pieces) else piece for i, piece in enumerate(pieces, start=1)
+    )
+    return _Prepared(body.replace("\0", "%"), None, len(pieces) - 1)
+
+
+class _Names:
+    """The statements prepared on each connection (by their text), and new names for others.
+    A name is kept once the message that prepared it has run whole: a ``PREPARE`` after an
+    error in its message never ran, and one before it did (prepared statements outlive a
+    rollback), so the statement is prepared again under a new name."""
+
+    def __init__(self) -> None:
+        self._by_conn: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+        self._next = itertools.count(1)
+
+    def of(self, conn: Any) -> dict[str, str]:
+        names = self._by_conn.get(conn)
+        if names is None:
+            names = self._by_conn[conn] = {}
+        return names
+
+    def new(self) -> str:
+        return f"paigow_{next(self._next)}"
+
+
+_NAMES: Final = _Names()
+
+
 async def _send_together(
     conn: Any,
     pending: list[tuple[str, Any, bool]],
@@ -431,36 +511,66 @@ async def _send_together(
     commit: bool,
 ) -> list[list[Row]]:
     """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
-    PostgreSQL's simple query protocol: the driver binds the values into the text itself
-    (psycopg's own quoting, :class:`psycopg.AsyncClientCursor`), the server runs the statements
-    in order, each with a snapshot of its own (READ COMMITTED), and an error stops the rest (it
-    is raised here; the transaction is then aborted and the caller rolls it back). One write
-    and one read on the socket for all of them, where psycopg's pipeline mode writes each
-    statement apart and, waiting for the results, polls a socket that is always writable. The
-    rows of each of ``statements``."""
+    PostgreSQL's simple query protocol; the rows of each of ``statements``.
+
+    Each statement runs as a prepared statement of the connection (``EXECUTE name(values)``;
+    ``PREPARE name AS ...`` goes first in the message the first time the connection meets the
+    statement), so the server parses and plans it once per connection, not at every run. The
+    driver binds the values into the text itself (psycopg's own quoting,
+    :class:`psycopg.AsyncClientCursor`), the server runs the statements in order, each with a
+    snapshot of its own (READ COMMITTED), and an error stops the rest (it is raised here; the
+    transaction is then aborted and the caller rolls it back). One write and one read on the
+    socket for all of them, where psycopg's pipeline mode writes each statement apart and,
+    waiting for the results, polls a socket that is always writable."""
     import psycopg
 
     cur = psycopg.AsyncClientCursor(conn)
+    known = _NAMES.of(conn)
+    fresh: dict[str, str] = {}
     texts: list[str] = []
-    for text, values, many in pending:
-        if many:
-            texts.extend(cur.mogrify(text, v) for v in values)
-        else:
+    wanted: list[int] = []  # the positions of the results of ``statements``, in order
+
+    def add(text: str, values: Any) -> None:
+        named = isinstance(values, Mapping)
+        prepared = _preparable(text, named)
+        if prepared is None:
             texts.append(cur.mogrify(text, values))
-    skip = len(texts)
+            return
+        name = known.get(text) or fresh.get(text)
+        if name is None:
+            name = fresh[text] = _NAMES.new()
+            texts.append(f"PREPARE {name} AS {prepared.text}")
+        if prepared.count == 0:
+            texts.append(f"EXECUTE {name}")
+            return
+        args = [values[n] for n in prepared.names] if prepared.names is not None else values
+        texts.append(cur.mogrify(f"EXECUTE {name}({', '.join(['%s'] * prepared.count)})", args))
+
+    for text, values, many in pending:
+        for v in values if many else (values,):
+            add(text, v)
     if commit:
         texts.append("COMMIT")
     else:
-        texts.extend(cur.mogrify(text, values) for text, values in statements)
+        for text, values in statements:
+            add(text, values)
+            wanted.append(len(texts) - 1)
     if not texts:
         return []
-    await cur.execute(";\n".join(texts))
-    if commit or not statements:
+    try:
+        await cur.execute(";\n".join(texts))
+    except psycopg.errors.InvalidSqlStatementName:
+        known.clear()  # something deallocated them: prepare anew (the step is retried)
+        raise
+    known.update(fresh)
+    if not wanted:
         return []
-    for _ in range(skip):  # one result per statement: the waiting ones' first
-        cur.nextset()
     out: list[list[Row]] = []
-    for _ in statements:
+    at = 0  # one result per statement, PREPARE's included
+    for i in wanted:
+        for _ in range(i - at):
+            cur.nextset()
         out.append(list(await cur.fetchall()) if cur.description is not None else [])
         cur.nextset()
+        at = i + 1
     return out

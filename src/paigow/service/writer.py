@@ -48,10 +48,12 @@ MAX_GROUP = 64
 
 
 def retryable(exc: BaseException) -> bool:
-    """Deadlocks, serialization failures and unique-key races (PostgreSQL); a locked SQLite."""
+    """Deadlocks, serialization failures, unique-key races and prepared statements found gone
+    (PostgreSQL: :func:`paigow.service.sql._send_together` prepares them anew); a locked
+    SQLite."""
     orig = getattr(exc, "orig", None)
     sqlstate = getattr(orig, "sqlstate", None)
-    if sqlstate in ("40001", "40P01", "23505"):
+    if sqlstate in ("40001", "40P01", "23505", "26000"):
         return True
     return isinstance(exc, OperationalError) and "locked" in str(orig)
 
@@ -312,7 +314,7 @@ class PostgresWriter:
             return await conn.run_sync(self._read, fn)
 
     def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
-        return fn(Tx(conn, trace=self.rt.db.trace))
+        return fn(Tx(conn, trace=self.rt.db.trace, driver=conn.connection.driver_connection))
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         engine = self._engine

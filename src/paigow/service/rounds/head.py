@@ -135,21 +135,25 @@ def _write_rounds(tx: Tx) -> None:
     pending: list[RoundHead] = tx.info.pop(_PENDING, [])
     for head in pending:
         if head.changed:
-            names = tuple(sorted(head.changed))
-            stmt = _UPDATES.get(names)
-            if stmt is None:
-                stmt = _UPDATES[names] = Sql(
-                    sa.update(_ROUNDS)
-                    .where(_ROUNDS.c.id == sa.bindparam("round_id"))
-                    .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
-                )
             values = {f"new_{n}": v for n, v in head.changed.items()}
-            tx.later(stmt, {"round_id": head.id, **values})
+            tx.later(round_update(tuple(sorted(head.changed))), {"round_id": head.id, **values})
             head.changed = {}
 
 
+def round_update(names: tuple[str, ...]) -> Sql:
+    """The round's UPDATE of the columns ``names`` (sorted; parameters ``round_id`` and
+    ``new_NAME``), built once for each set of columns a step changes."""
+    stmt = _UPDATES.get(names)
+    if stmt is None:
+        stmt = _UPDATES[names] = Sql(
+            sa.update(_ROUNDS)
+            .where(_ROUNDS.c.id == sa.bindparam("round_id"))
+            .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
+        )
+    return stmt
+
+
 _UPDATES: dict[tuple[str, ...], Sql] = {}
-"""The round's UPDATE for each set of columns a step changes (built once)."""
 
 
 @dataclass(eq=False)

@@ -63,7 +63,9 @@ def _peek_statement() -> sa.Select[Any]:
         .select_from(seats)
         .where(
             seats.c.table_id == tables.c.id,
-            seats.c.user_id.not_in(sa.select(wagers.c.user_id).where(wagers.c.round_id == current)),
+            seats.c.user_id.not_in(
+                sa.select(wagers.c.user_id).where(wagers.c.round_id == current).correlate(tables)
+            ),
         )
         .scalar_subquery()
     )
