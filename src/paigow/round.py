@@ -439,10 +439,7 @@ class Round:
         """Rebuild a round from its log alone, re-deriving every result; raise
         :class:`ReplayMismatch` where the log disagrees with what the rules give. Logs of every
         version in :data:`paigow.events.LOG_VERSIONS` replay; display text is never compared."""
-        try:
-            log = [e if isinstance(e, Event) else event_from_dict(e) for e in events]
-        except (PaigowError, TypeError, KeyError, AttributeError) as exc:
-            raise ReplayMismatch(f"the log cannot be read: {exc}") from None
+        log = _read(events)
         if not log or not isinstance(log[0], RoundStarted):
             raise ReplayMismatch("a round's log starts with round-started")
         first = log[0]
@@ -453,22 +450,56 @@ class Round:
                 first.round_id,
                 log_version=first.log_version,
             )
-            for i, event in enumerate(log[1:], start=1):
-                if i < len(rnd.events):
+        except PaigowError as exc:
+            raise ReplayMismatch(f"the log cannot be replayed: {exc}") from None
+        rnd._go_on(log, 0)
+        return rnd
+
+    def follow(self, events: Sequence[Event | dict[str, Any]]) -> None:
+        """Go on with the events logged after this round's own (another process's step),
+        re-deriving them and checking them as :meth:`replay` checks a whole log (raising
+        :class:`ReplayMismatch` where they disagree; the round is then unusable and must be
+        rebuilt from its log): the same round as replaying the whole log.
+
+        >>> import random
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000)
+        >>> behind = Round.replay(r.events)
+        >>> _ = r.deal(random.Random(7))
+        >>> behind.follow([e.to_dict() for e in r.events[len(behind.events):]])
+        >>> behind.events == r.events and behind.hands == r.hands
+        True
+        >>> behind.follow([r.events[-1]])  # an event it has already
+        Traceback (most recent call last):
+        ...
+        paigow.errors.ReplayMismatch: the log cannot be replayed: ...
+        """
+        self._go_on(_read(events), len(self.events))
+
+    def _go_on(self, log: list[Event], base: int) -> None:
+        """Apply ``log``, the events from sequence number ``base`` on, and compare what the
+        rules derive with it (events an earlier one derived are compared, not applied)."""
+        try:
+            for i, event in enumerate(log, start=base):
+                if i < len(self.events):
                     continue  # derived by an earlier step; compared below
-                rnd._apply(event)
+                self._apply(event)
         except ReplayMismatch:
             raise
         except PaigowError as exc:
             raise ReplayMismatch(f"the log cannot be replayed: {exc}") from None
-        for i, (want, got) in enumerate(zip(log, rnd.events, strict=False)):
+        for i, want in enumerate(log, start=base):
+            got = self.events[i] if i < len(self.events) else None
+            if got is None:
+                break
             if not _agrees(want, got):
                 raise ReplayMismatch(
                     f"event {i} differs: recorded {want.to_dict()}, replayed {got.to_dict()}"
                 )
-        if len(rnd.events) != len(log):
-            raise ReplayMismatch(f"the log has {len(log)} events, the replay {len(rnd.events)}")
-        return rnd
+        if len(self.events) != base + len(log):
+            raise ReplayMismatch(
+                f"the log has {base + len(log)} events, the replay {len(self.events)}"
+            )
 
     def _apply(self, event: Event) -> None:
         match event:
@@ -496,6 +527,13 @@ class Round:
                 self.void(reason)
             case _:
                 raise ReplayMismatch(f"event {event.to_dict()} cannot be replayed here")
+
+
+def _read(events: Sequence[Event | dict[str, Any]]) -> list[Event]:
+    try:
+        return [e if isinstance(e, Event) else event_from_dict(e) for e in events]
+    except (PaigowError, TypeError, KeyError, AttributeError) as exc:
+        raise ReplayMismatch(f"the log cannot be read: {exc}") from None
 
 
 def _agrees(recorded: Event, replayed: Event) -> bool:

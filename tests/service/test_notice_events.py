@@ -112,3 +112,36 @@ def test_a_notice_without_its_events_makes_the_feed_read(tmp_path: Path) -> None
     _run(main())
     assert reads == [1]
     rt.db.dispose()
+
+
+def test_another_process_events_bring_the_cached_round_up_to_date(tmp_path: Path) -> None:
+    """The round a process has cached follows the events another process's notice carries,
+    so its next step at the table takes the cached copy instead of replaying the log; a copy
+    at another step is left alone, and one the events do not agree with is dropped."""
+    from paigow.round import Round
+
+    rt = Runtime(ServiceConfig(f"sqlite:///{tmp_path / 'f.sqlite3'}"))
+    try:
+        played = Round(round_id="r1")
+        rt.rounds.put(Round.replay(played.events))  # this process's copy, at one event
+        new = played.wager(1, 500) + played.wager(2, 700)  # another process's step
+        other = rt.bus.origin + 2
+
+        def notice(start: int, events: list[dict[str, Any]]) -> Notice:
+            return Notice(
+                7, "round", other, events=RoundEvents("r1", 1, start, tuple(events), {}, 1.0)
+            )
+
+        rt.keep_notice_events(notice(1, [e.to_dict() for e in new]))
+        copy = rt.rounds.take("r1", 3)
+        assert copy is not None and copy.events == played.events and copy.wagers == {1: 500, 2: 700}
+        rt.rounds.put(copy)
+        again = {"type": "wager-placed", "spot": 3, "amount": 100}
+        rt.keep_notice_events(notice(5, [again]))  # does not follow on from the copy: left
+        assert rt.rounds.take("r1", 3) is copy
+        rt.rounds.put(copy)
+        twice = {"type": "wager-placed", "spot": 2, "amount": 100}  # spot 2 has a wager
+        rt.keep_notice_events(notice(3, [twice]))  # the rules refuse it: the copy is dropped
+        assert rt.rounds.take("r1", 3) is None and rt.rounds.take("r1", 4) is None
+    finally:
+        rt.db.dispose()

@@ -163,15 +163,20 @@ def once(
     route: str,
     body: dict[str, Any],
     action: Callable[[Tx], dict[str, Any]],
+    ahead: Callable[[Tx], None] | None = None,
 ) -> Callable[[Tx], dict[str, Any]]:
     """``action`` as a step that runs once per idempotency key: a retry with the same key and
-    request gets the stored response (a concurrent retry waits for the first, then finds it)."""
+    request gets the stored response (a concurrent retry waits for the first, then finds it).
+    ``ahead``: sends the reads ``action`` will make with the key's look-up (:meth:`Tx.ahead`),
+    after the key's lock, so that both take one round trip."""
     if key is None:
         return action
     digest = idempotency.request_hash(route, body)
 
     def step(tx: Tx) -> dict[str, Any]:
         idempotency.lock_key(tx, user.id, key)
+        if ahead is not None:
+            ahead(tx)
         stored = idempotency.lookup(tx, user.id, key, digest)
         if stored is not None:
             return stored
@@ -189,9 +194,10 @@ async def idempotent(
     route: str,
     body: dict[str, Any],
     action: Callable[[Tx], dict[str, Any]],
+    ahead: Callable[[Tx], None] | None = None,
 ) -> dict[str, Any]:
     """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
-    return await rt.step(once(user, key, route, body, action))
+    return await rt.step(once(user, key, route, body, action, ahead))
 
 
 def retrying(fn: Callable[[], T]) -> T:

@@ -176,40 +176,12 @@ def post(
     order of account names, so concurrent transactions never deadlock."""
     if not movements:
         raise ValueError("a ledger transaction needs at least one movement")
-    txn_id = tx.scalar(
-        _INSERT_TXN,
-        {
-            "kind": kind,
-            "amount": amount,
-            "reference": reference,
-            "actor": actor,
-            "created_at": now(),
-        },
-    )
     deltas: dict[str, int] = defaultdict(int)
-    rows: list[dict[str, Any]] = []
-    for pair_no, m in enumerate(movements):
-        rows.append(
-            {
-                "txn_id": txn_id,
-                "pair_no": pair_no,
-                "account": m.source,
-                "amount": -m.amount,
-                "memo": m.memo,
-            }
-        )
-        rows.append(
-            {
-                "txn_id": txn_id,
-                "pair_no": pair_no,
-                "account": m.target,
-                "amount": m.amount,
-                "memo": m.memo,
-            }
-        )
+    for m in movements:
         deltas[m.source] -= m.amount
         deltas[m.target] += m.amount
     deferred = _deferred(tx)
+    wallets: list[tuple[str, int]] = []
     for name in sorted(deltas):
         delta = deltas[name]
         if delta == 0:
@@ -217,10 +189,26 @@ def post(
         if not name.startswith("wallet:"):
             deferred[name] += delta
             continue
-        updated = tx.first(
-            _ADD_RETURNING if delta > 0 else _TAKE_RETURNING, {"n": name, "d": delta}
-        )
-        if updated is not None:
+        wallets.append((name, delta))
+    # the transaction's row and the wallets' balances in one round trip (their rows are needed:
+    # the transaction's id, each wallet's balance, or none where it would go below zero)
+    got = tx.together(
+        (
+            _INSERT_TXN,
+            {
+                "kind": kind,
+                "amount": amount,
+                "reference": reference,
+                "actor": actor,
+                "created_at": now(),
+            },
+        ),
+        *((_ADD_RETURNING if d > 0 else _TAKE_RETURNING, {"n": n, "d": d}) for n, d in wallets),
+    )
+    txn_id = got[0][0][0]
+    for (name, delta), updated_rows in zip(wallets, got[1:], strict=True):
+        if updated_rows:
+            updated = updated_rows[0]
             tx.info.setdefault(BALANCES, {})[name] = int(updated[0])
             if updated[1] is not None:
                 notify_wallet(tx, int(updated[1]), int(updated[0]), int(updated[2]))
@@ -230,6 +218,18 @@ def post(
             raise InsufficientFunds(
                 f"insufficient funds: {name.removeprefix('wallet:')} has "
                 f"{balance(tx, name)} cents, {-delta} needed"
+            )
+    rows: list[dict[str, Any]] = []
+    for pair_no, m in enumerate(movements):
+        for account, value in ((m.source, -m.amount), (m.target, m.amount)):
+            rows.append(
+                {
+                    "txn_id": txn_id,
+                    "pair_no": pair_no,
+                    "account": account,
+                    "amount": value,
+                    "memo": m.memo,
+                }
             )
     tx.many(_INSERT_ENTRY, rows, later=True)
     return int(txn_id)

@@ -114,6 +114,7 @@ async def wager(
         f"wager/{table_id}",
         {"amount": body.amount},
         lambda tx: rounds.place_wager(tx, table_id, user, body.amount),
+        lambda tx: rounds.wager_ahead(tx, table_id, user),
     )
     return json_response(placed)
 
@@ -154,6 +155,7 @@ async def set_hand(
         f"set/{table_id}",
         {"low": body.low, "confirm_foul": body.confirm_foul, "round_id": body.round_id},
         lambda tx: rounds.set_hand(tx, table_id, user, body.low, body.confirm_foul, body.round_id),
+        lambda tx: rounds.set_ahead(tx, table_id, user),
     )
     return json_response(done)
 

@@ -10,20 +10,21 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 
+from paigow.errors import PaigowError
+from paigow.round import Round
 from paigow.service.auth import Passwords, Principal, TokenSigner
 from paigow.service.db import Database, User
 from paigow.service.events_bus import EventBus, Notice, RoundEvents, encode_notices
 from paigow.service.sql import Tx
 
 if TYPE_CHECKING:
-    from paigow.round import Round
     from paigow.service.config import ServiceConfig
 
 PRINCIPAL_TTL_S = 30.0
@@ -47,6 +48,37 @@ class RoundCache:
         if item is None or item[0] != event_count:
             return None
         return item[1]
+
+    def follow(self, round_id: str, start: int, events: Sequence[dict[str, Any]]) -> bool:
+        """Bring the cached copy of a round up to ``events``, committed by another process
+        from sequence number ``start`` on (what its notice carried), when the copy is exactly
+        at ``start`` (a copy at another step is left as it is; one the events do not agree
+        with is dropped, and a step replays the log). True: the copy is kept, up to date.
+
+        >>> import random
+        >>> cache = RoundCache()
+        >>> r = Round(round_id="r")
+        >>> cache.put(Round.replay(r.events))
+        >>> new = r.wager(2, 500)
+        >>> cache.follow("r", 1, [e.to_dict() for e in new])
+        True
+        >>> cache.take("r", 2).wagers
+        {2: 500}
+        """
+        with self._lock:
+            item = self._items.get(round_id)
+            if item is None or item[0] != start:
+                return False  # not here, or another copy (in use, or already further on)
+            del self._items[round_id]
+        rnd = item[1]
+        try:
+            rnd.follow(events)
+        except PaigowError:
+            return False  # no copy rather than a wrong one
+        if rnd.is_over:
+            return False
+        self.put(rnd)
+        return True
 
     def put(self, rnd: Round) -> None:
         with self._lock:
@@ -270,12 +302,15 @@ class Runtime:
             self.fresh.put(table_id, rid, number, start, events, at, owners)
 
     def keep_notice_events(self, notice: Notice) -> None:
-        """Keep the events another process's notice carries (see :class:`FreshEvents`)."""
+        """Keep the events another process's notice carries (see :class:`FreshEvents`), and
+        bring this process's cached copy of the round up to them (:meth:`RoundCache.follow`),
+        so that its next step at the table need not replay the round's log."""
         e = notice.events
         if e is not None:
             self.fresh.put(
                 notice.table_id, e.round_id, e.number, e.start, list(e.events), e.at, e.owners
             )
+            self.rounds.follow(e.round_id, e.start, e.events)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:

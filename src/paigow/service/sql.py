@@ -27,7 +27,7 @@ import functools
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -161,7 +161,11 @@ class Tx:
         self._pipe = driver
         """The driver's asyncio connection (psycopg) when statements whose results the step
         does not need may wait to be sent with the next one (:meth:`later`)."""
-        self._pending: list[tuple[str, Any, bool]] = []
+        self._pending: list[tuple[str, Any, bool, Hashable | None]] = []
+        """What waits to be sent: (text, values, one row of values or several, the key of a
+        read sent ahead)."""
+        self._ahead: dict[Hashable, list[Row] | None] = {}
+        """The reads sent ahead (:meth:`ahead`): their rows, None until they have been sent."""
         self.wrote = False
         """Whether a statement that changes the database has been sent (a step that fails
         before any has, has nothing to undo)."""
@@ -245,7 +249,7 @@ class Tx:
             self.run(sql, params)
             return
         c = self._compiled(sql)
-        self._pending.append((c.text, c.params(params), False))
+        self._pending.append((c.text, c.params(params), False, None))
 
     def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
         """Run one statement for each of ``rows`` (``executemany``); ``later``: see
@@ -256,7 +260,7 @@ class Tx:
             return
         self._compiled(sql)
         if later and self._pipe is not None:
-            self._pending.append((c.text, params, True))
+            self._pending.append((c.text, params, True, None))
             return
         try:
             self._cursor.executemany(c.text, cast(Any, params))
@@ -276,7 +280,7 @@ class Tx:
             self._trace(statement)
         self.wrote = True  # taken as a change (a notification is one)
         if later and self._pipe is not None:
-            self._pending.append((statement, params, False))
+            self._pending.append((statement, params, False, None))
             return []
         if self._pending:
             return self._send([(statement, params)])[0]
@@ -308,10 +312,13 @@ class Tx:
         self, statements: Sequence[tuple[str, Any]], *, commit: bool = False
     ) -> list[list[Row]]:
         """Send the waiting statements, then ``statements`` (or ``COMMIT``, or nothing more),
-        in one message; the rows of each of ``statements``."""
+        in one message; the rows of each of ``statements`` (those of reads sent ahead are
+        kept for when they are asked for)."""
         pending, self._pending = self._pending, []
         try:
-            return await_(_send_together(self._pipe, pending, statements, commit))
+            rows, kept = await_(_send_together(self._pipe, pending, statements, commit))
+            self._ahead.update(kept)
+            return rows
         except self._error as exc:
             text = "COMMIT" if commit else "; ".join(t for t, _ in statements) or "(waiting)"
             params = statements[0][1] if len(statements) == 1 else None
@@ -325,6 +332,10 @@ class Tx:
         locked row as its last writer committed it. Elsewhere, one after another."""
         if self._pipe is None:
             return [self.run(sql, params) for sql, params in statements]
+        if self._ahead:
+            taken = self._take_ahead(statements)
+            if taken is not None:
+                return taken
         compiled = [self._compiled(sql) for sql, _ in statements]
         got = self._send(
             [(c.text, c.params(p)) for c, (_, p) in zip(compiled, statements, strict=True)]
@@ -333,6 +344,41 @@ class Tx:
             rows if c.out is None else [c.row(r) for r in rows]
             for c, rows in zip(compiled, got, strict=True)
         ]
+
+    def ahead(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
+        """Send a read the step will run later (:meth:`run`, :meth:`first`, :meth:`together`
+        with the same statement and parameters) with the step's next message, rather than in a
+        round trip of its own when it is asked for (PostgreSQL's asyncio connection; elsewhere
+        nothing: the read runs when asked). Only for a read whose rows nothing the step sends
+        in between changes (a row lock the step takes before it keeps them as they are). A
+        read already sent ahead is not sent again. Parameters must be hashable values."""
+        if self._pipe is None:
+            return
+        key = (sql, _frozen(params))
+        if key in self._ahead:
+            return
+        c = self._compiled(sql)
+        self._pending.append((c.text, c.params(params), False, key))
+        self._ahead[key] = None
+
+    def _take_ahead(
+        self, statements: Sequence[tuple[Sql, Mapping[str, Any] | None]]
+    ) -> list[list[Row]] | None:
+        """The rows of ``statements`` if every one was sent ahead (sending what waits first if
+        they have not gone yet), else None."""
+        try:
+            keys = [(sql, _frozen(params)) for sql, params in statements]
+            if not all(k in self._ahead for k in keys):
+                return None
+        except TypeError:  # a parameter that is no part of a key: not sent ahead
+            return None
+        if any(self._ahead[k] is None for k in keys):
+            self._send([])
+        out = []
+        for (sql, _), k in zip(statements, keys, strict=True):
+            c, rows = sql.compiled(self.dialect), self._ahead.pop(k) or []
+            out.append(rows if c.out is None else [c.row(r) for r in rows])
+        return out
 
     def _wrap(self, statement: str, params: Any, exc: Exception) -> sa.exc.StatementError:
         """The driver's error as SQLAlchemy raises it (``IntegrityError``, ``OperationalError``
@@ -417,6 +463,7 @@ class Tx:
         if self._pipe is None or not self.changed_nothing:
             return False
         self._pending.clear()  # only what never went: nothing of it was sent
+        self._ahead.clear()
         try:
             await_(self._pipe.commit())
         except self._error:
@@ -426,6 +473,7 @@ class Tx:
     def abandon(self) -> None:
         """The step failed: forget its session and what waits (the caller rolls back)."""
         self._pending.clear()
+        self._ahead.clear()
         if self._own_session and self._session is not None:
             self._session.rollback()
             self._session.close()
@@ -504,14 +552,21 @@ class _Names:
 _NAMES: Final = _Names()
 
 
+@functools.cache
+def _values(n: int) -> str:
+    """The template of ``n`` values of an ``EXECUTE``."""
+    return ", ".join(["%s"] * n)
+
+
 async def _send_together(
     conn: Any,
-    pending: list[tuple[str, Any, bool]],
+    pending: list[tuple[str, Any, bool, Hashable | None]],
     statements: Sequence[tuple[str, Any]],
     commit: bool,
-) -> list[list[Row]]:
+) -> tuple[list[list[Row]], dict[Hashable, list[Row]]]:
     """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
-    PostgreSQL's simple query protocol; the rows of each of ``statements``.
+    PostgreSQL's simple query protocol; the rows of each of ``statements``, and those of the
+    waiting reads sent ahead by their keys (none with ``COMMIT``).
 
     Each statement runs as a prepared statement of the connection (``EXECUTE name(values)``;
     ``PREPARE name AS ...`` goes first in the message the first time the connection meets the
@@ -528,7 +583,7 @@ async def _send_together(
     known = _NAMES.of(conn)
     fresh: dict[str, str] = {}
     texts: list[str] = []
-    wanted: list[int] = []  # the positions of the results of ``statements``, in order
+    wanted: list[tuple[int, Hashable | None]] = []  # the results to read: (position, key)
 
     def add(text: str, values: Any) -> None:
         named = isinstance(values, Mapping)
@@ -544,33 +599,45 @@ async def _send_together(
             texts.append(f"EXECUTE {name}")
             return
         args = [values[n] for n in prepared.names] if prepared.names is not None else values
-        texts.append(cur.mogrify(f"EXECUTE {name}({', '.join(['%s'] * prepared.count)})", args))
+        # the values' template depends on their number only: psycopg keeps its parsing (a
+        # template per statement and connection, with the name in it, would not stay cached)
+        texts.append(f"EXECUTE {name}({cur.mogrify(_values(prepared.count), args)})")
 
-    for text, values, many in pending:
+    for text, values, many, key in pending:
         for v in values if many else (values,):
             add(text, v)
+        if key is not None and not commit:
+            wanted.append((len(texts) - 1, key))
     if commit:
         texts.append("COMMIT")
     else:
         for text, values in statements:
             add(text, values)
-            wanted.append(len(texts) - 1)
+            wanted.append((len(texts) - 1, None))
     if not texts:
-        return []
+        return [], {}
     try:
         await cur.execute(";\n".join(texts))
     except psycopg.errors.InvalidSqlStatementName:
         known.clear()  # something deallocated them: prepare anew (the step is retried)
         raise
     known.update(fresh)
-    if not wanted:
-        return []
     out: list[list[Row]] = []
+    kept: dict[Hashable, list[Row]] = {}
     at = 0  # one result per statement, PREPARE's included
-    for i in wanted:
+    for i, key in wanted:
         for _ in range(i - at):
             cur.nextset()
-        out.append(list(await cur.fetchall()) if cur.description is not None else [])
+        rows = list(await cur.fetchall()) if cur.description is not None else []
+        if key is None:
+            out.append(rows)
+        else:
+            kept[key] = rows
         cur.nextset()
         at = i + 1
-    return out
+    return out, kept
+
+
+def _frozen(params: Mapping[str, Any] | None) -> Hashable:
+    """Parameters as part of a key (:meth:`Tx.ahead`)."""
+    return tuple(sorted(params.items())) if params else ()

@@ -20,7 +20,14 @@ steps) and :mod:`.recall` (game recall); callers use the names re-exported here
 """
 
 from paigow.service.rounds.log import SYSTEM, InconsistentRound, load_events, load_round
-from paigow.service.rounds.players import hint, my_hand, place_wager, set_hand
+from paigow.service.rounds.players import (
+    hint,
+    my_hand,
+    place_wager,
+    set_ahead,
+    set_hand,
+    wager_ahead,
+)
 from paigow.service.rounds.recall import last_rounds, round_view
 from paigow.service.rounds.steps import (
     TableView,
@@ -51,7 +58,9 @@ __all__ = [
     "peek",
     "place_wager",
     "round_view",
+    "set_ahead",
     "set_hand",
     "settle",
     "void",
+    "wager_ahead",
 ]

@@ -206,6 +206,14 @@ _ROUND: Final = Sql(
 """The table's current round, read once the table's row is locked (its own snapshot)."""
 
 
+def lock_ahead(tx: Tx, table_id: int) -> None:
+    """Send the table's lock and the read of its round (:func:`lock_head`) with the step's next
+    statement (:meth:`Tx.ahead`: PostgreSQL; SQLite's head is one statement, run when asked)."""
+    if tx.is_postgres:
+        tx.ahead(_LOCK, {"tid": table_id})
+        tx.ahead(_ROUND, {"tid": table_id})
+
+
 def lock_head(tx: Tx, table_id: int) -> Head:
     """The table's row locked for this transaction with its current round: on SQLite in one
     statement (the write transaction holds the whole database from its start); on PostgreSQL

@@ -14,11 +14,11 @@ from paigow.events import HandSet
 from paigow.round import Phase
 from paigow.service import ledger, player_limits
 from paigow.service.auth import Principal
-from paigow.service.db import GameTable, RoundWager, Seat
+from paigow.service.db import GameTable, RoundRow, RoundWager, Seat
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor_db import PlayerLimit
 from paigow.service.ledger import Movement, TableAccounts, wallet
-from paigow.service.rounds.head import lock_head
+from paigow.service.rounds.head import lock_ahead, lock_head
 from paigow.service.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.runtime import notify
 from paigow.service.sql import Sql, Tx
@@ -30,11 +30,27 @@ _SEATS: Final = cast(sa.Table, Seat.__table__)
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
 _LIMITS: Final = cast(sa.Table, PlayerLimit.__table__)
 _OTHERS: Final = _SEATS.alias("others")
+_TABLES: Final = cast(sa.Table, GameTable.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+
+
+def _current_round() -> sa.ScalarSelect[Any]:
+    """The id of the table's current round while it is in play (NULL once it has ended), read
+    with the table's row locked: what :func:`lock_head` reads, so that a step's reads of its
+    round can go in the same message as the lock."""
+    return (
+        sa.select(_ROUNDS.c.id)
+        .select_from(_TABLES.join(_ROUNDS, _ROUNDS.c.id == _TABLES.c.current_round_id))
+        .where(_TABLES.c.id == sa.bindparam("tid"), *(_ROUNDS.c.phase != p.value for p in ENDED))
+        .scalar_subquery()
+    )
+
+
 _PLAYER_AT_TABLE: Final = Sql(
     sa.select(
         _SEATS.c.spot,
         sa.select(_WAGERS.c.spot)
-        .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid"))
+        .where(_WAGERS.c.round_id == _current_round(), _WAGERS.c.user_id == sa.bindparam("uid"))
         .limit(1)
         .scalar_subquery(),
         sa.select(sa.func.count())
@@ -42,29 +58,41 @@ _PLAYER_AT_TABLE: Final = Sql(
         .where(
             _OTHERS.c.table_id == sa.bindparam("tid"),
             _OTHERS.c.user_id.not_in(
-                sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == sa.bindparam("rid"))
+                sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == _current_round())
             ),
         )
         .scalar_subquery(),
         sa.exists().where(_LIMITS.c.user_id == sa.bindparam("uid")),
     ).where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
 )
-"""The player's spot at the table, their wager in round ``rid`` (if any), how many seated
-players have no wager in it, and whether the player has limits (one statement)."""
+"""The player's spot at the table, their wager in the table's current round (if any), how many
+seated players have no wager in it, and whether the player has limits (one statement)."""
+
+
+def wager_ahead(tx: Tx, table_id: int, user: Principal) -> None:
+    """Send what a wager reads (the table's lock, its round, the player's seat) with the step's
+    next statement (:meth:`Tx.ahead`): with the idempotency key's look-up, or on their own."""
+    lock_ahead(tx, table_id)
+    tx.ahead(_PLAYER_AT_TABLE, {"tid": table_id, "uid": user.id})
+
+
+def set_ahead(tx: Tx, table_id: int, user: Principal) -> None:
+    """Send what setting a hand reads (the table's lock, its round, the player's wager in it)
+    with the step's next statement (:meth:`Tx.ahead`)."""
+    lock_ahead(tx, table_id)
+    tx.ahead(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
 
 
 def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager)."""
+    wager_ahead(tx, table_id, user)  # the seat read goes with the lock (if not sent already)
     head = lock_head(tx, table_id)
     if head.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
     row = head.round
     current = row if row is not None and row.phase not in ENDED else None
-    found = tx.first(
-        _PLAYER_AT_TABLE,
-        {"tid": table_id, "uid": user.id, "rid": None if current is None else current.id},
-    )
+    found = tx.first(_PLAYER_AT_TABLE, {"tid": table_id, "uid": user.id})
     if found is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
     spot, mine, idle, limited = found
@@ -136,6 +164,12 @@ _MY_WAGER: Final = Sql(
         _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid")
     )
 )
+_MY_WAGER_NOW: Final = Sql(
+    sa.select(_WAGERS.c.spot).where(
+        _WAGERS.c.round_id == _current_round(), _WAGERS.c.user_id == sa.bindparam("uid")
+    )
+)
+"""The player's spot in the table's current round (while it is in play)."""
 
 
 def set_hand(
@@ -148,13 +182,14 @@ def set_hand(
 ) -> dict[str, Any]:
     """The player sets their hand by naming the two low cards. A foul is refused unless
     ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
+    set_ahead(tx, table_id, user)
     row = lock_head(tx, table_id).round
     if round_id is not None and (row is None or row.id != round_id):
         raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
     if row is None or row.phase != Phase.SETTING.value:
         phase = "no round" if row is None else f"the round is in phase {row.phase}"
         raise Conflict(f"no hand to set now ({phase})", code="not-setting")
-    spot = tx.scalar(_MY_WAGER, {"rid": row.id, "uid": user.id})
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
     if spot is None:
         raise Conflict("you have no hand in this round", code="no-hand")
     rnd = load_round(tx, row)
