@@ -8,10 +8,10 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                each, house-way settings, some fouls and bad requests): rounds settled per second
                while every bot plays (from when the last one sat down to when the first one
                finished; from the first log-in beside it), wager/set latency, the server's CPU
-               milliseconds per round, and whether the ledger balances, every round replays and
-               ``paigow audit verify`` passes. SQLite with one process; PostgreSQL
-               with ``--processes`` (``serve --workers N`` where the tree has it, else N
-               separate servers). Cheap password hashing here (setup is not measured).
+               milliseconds per round (and PostgreSQL's own), and whether the ledger balances,
+               every round replays and ``paigow audit verify`` passes. SQLite with one process;
+               PostgreSQL with ``--processes`` (``serve --workers N`` where the tree has it,
+               else N separate servers). Cheap password hashing here (setup is not measured).
 ``paced``      people's pace: every bot acts after a random 0.5-3 s (``--paced-tables`` x 6
                players, 600 WebSockets with ``--full``: 100 tables), for ``--paced-seconds``:
                wager, set and read (GET a table, GET /api/me) latency; WebSocket delivery

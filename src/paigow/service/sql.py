@@ -9,7 +9,10 @@ A :class:`Tx` is one step's unit of work: the statements it runs, and what it le
 commit (table notices, wallet notices, work to do once committed, the ledger's deferred balance
 updates, the round's changed row: :meth:`Tx.on_finish`). On PostgreSQL, statements whose
 results a step does not need wait and go with its next statement or its commit, in one
-message (:meth:`Tx.later`). Parameters are dicts keyed by the
+message (:meth:`Tx.later`), as do reads sent ahead of when the step asks for them
+(:meth:`Tx.ahead`) and statements whose rows are needed at once (:meth:`Tx.together`); every
+statement goes as one of the connection's prepared statements (parsed and planned once per
+connection: :func:`_send_together`). Parameters are dicts keyed by the
 statement's bind names; JSON parameters are encoded and JSON results decoded as SQLAlchemy's
 ``JSON`` type does; rows are plain tuples.
 

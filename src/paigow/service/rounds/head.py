@@ -3,7 +3,8 @@ exactly the columns a step needs (no ORM objects, no unit-of-work flush), and th
 configuration, which never changes once the table is created, cached in the process.
 
 A step locks the table's row and reads its round in one round trip (:func:`lock_head`: one
-statement on SQLite, two in one message on PostgreSQL); the round's changes are kept on its
+statement on SQLite, two in one message on PostgreSQL, which a step may send ahead with its
+first statement: :func:`lock_ahead`); the round's changes are kept on its
 :class:`RoundHead` and written in one ``UPDATE`` when the step's work is done
 (:func:`RoundHead.set`), so a step that appends events and moves a deadline writes the round's
 row once. The statements run on the driver (:mod:`paigow.service.sql`).
