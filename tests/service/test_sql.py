@@ -201,6 +201,9 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
                 return {name: text for name, text in tx.text(_PREPARED)}
 
             def insert_and_read(tx: Tx) -> tuple[Any, dict[str, str]]:
+                # psycopg prepares nothing of its own here: it would deallocate them all (ours
+                # too) at the next rollback
+                assert tx.connection.connection.driver_connection.prepare_threshold is None
                 tx.later(INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 7})
                 return tx.first(GET, {"id": 1}), prepared(tx)
 
