@@ -424,6 +424,20 @@ def login(url: str, username: str = OPERATOR[0], password: str = OPERATOR[1]) ->
     return c
 
 
+def run_bots(url: str, **config: Any) -> dict[str, Any]:
+    """``paigow bots`` against the server at ``url`` as the operator, in a thread of its own (a
+    browser test of this worker may leave an event loop running on this one); its report."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from paigow.service.bots import BotConfig
+    from paigow.service.bots import run_bots as run
+
+    cfg = BotConfig(url=url, operator=OPERATOR[0], operator_password=OPERATOR[1], **config)
+    with ThreadPoolExecutor(1) as pool:
+        report: dict[str, Any] = pool.submit(run, cfg).result()
+    return report
+
+
 @pytest.fixture
 def helpers() -> Any:
     """The helper classes and functions of this conftest (tests cannot import it by name)."""
@@ -438,5 +452,6 @@ def helpers() -> Any:
         login=login,
         pg_schema=pg_schema,
         pg_user=pg_user,
+        run_bots=run_bots,
         OPERATOR=OPERATOR,
     )

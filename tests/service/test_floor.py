@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -469,30 +468,18 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
 ) -> None:
     """Real bots (house-way settings, some fouls, some bad requests) through the public API and
     the table's dealer; then the floor's figures against the ledger and the band."""
-    from paigow.service.bots import BotConfig, run_bots
-
     svc = helpers.Service(sqlite_url)
     rt = Runtime(ServiceConfig(sqlite_url))
     try:
-        # in a thread of its own: a browser test of this worker may leave a loop running here
-        report = (
-            ThreadPoolExecutor(1)
-            .submit(
-                run_bots,
-                BotConfig(
-                    url=svc.url,
-                    tables=1,
-                    players=6,
-                    rounds=20,
-                    operator=helpers.OPERATOR[0],
-                    operator_password=helpers.OPERATOR[1],
-                    betting_ms=3000,
-                    setting_ms=3000,
-                    bad_rate=0.0,
-                    retry_rate=0.0,
-                ),
-            )
-            .result()
+        report = helpers.run_bots(
+            svc.url,
+            tables=1,
+            players=6,
+            rounds=20,
+            betting_ms=3000,
+            setting_ms=3000,
+            bad_rate=0.0,
+            retry_rate=0.0,
         )
         assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
         assert not report["errors"]["unexpected"], report["errors"]

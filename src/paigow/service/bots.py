@@ -128,6 +128,9 @@ class Response:
 
 
 TRANSPORT_ERRORS = (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError)
+KEEP_MESSAGES = 500
+"""A player keeps the messages of its last rounds, not of all it has played: each round looks
+only at what came after it began (a look over every message of the run grew with each round)."""
 """What a request that got no answer raises (a lost server, a closed keep-alive connection)."""
 
 
@@ -450,7 +453,9 @@ class Player:
         deadline = time.monotonic() + cfg.step_timeout_s
         if self.rng.random() < cfg.bad_rate:
             await self._bad_requests("betting")
-        mark = len(self.messages)
+        if len(self.messages) > 2 * KEEP_MESSAGES:  # what came before the last rounds
+            del self.messages[:-KEEP_MESSAGES]
+        mark = len(self.messages)  # this round's messages come after it
         placed: dict[str, Any] | None = None
         while placed is None:
             r = await self.api.call(
@@ -485,6 +490,7 @@ class Player:
         dealt = await self._wait(
             lambda m: m.get("round_id") == rid and m.get("type") in ("dealt", "voided"),
             cfg.step_timeout_s,
+            mark,
         )
         cards: list[str] | None = None
         if dealt is not None and dealt.get("type") == "dealt":
@@ -526,19 +532,21 @@ class Player:
         done = await self._wait(
             lambda m: m.get("round_id") == rid and m.get("type") in ("round-settled", "voided"),
             cfg.step_timeout_s,
+            mark,
         )
         if done is None:
             await self._recall(rid)  # the feed did not say: read the round back
             done = await self._wait(
                 lambda m: m.get("round_id") == rid and m.get("type") in ("round-settled", "voided"),
                 0.1,
+                mark,
             )
         if done is None:
             stats.bad("settle", f"{self.name}: round {rid} did not settle in time")
             return False
         mine = [
             m
-            for m in self.messages
+            for m in self.messages[mark:]
             if m.get("round_id") == rid
             and m.get("type") == "spot-settled"
             and m.get("spot") == placed["spot"]

@@ -1,0 +1,43 @@
+"""``paigow bots``: each round of a player looks only at the messages that came after it began,
+and a player keeps the messages of its last rounds only (a look over every message of the run,
+at every step of every round, grew with each round played)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def test_a_player_keeps_only_its_last_rounds_messages(
+    helpers: Any, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paigow.service import bots
+
+    monkeypatch.setattr(bots, "KEEP_MESSAGES", 8)
+    held: list[int] = []
+    original = bots.Player._round
+
+    async def counted(self: Any) -> bool:
+        held.append(len(self.messages))
+        return await original(self)
+
+    monkeypatch.setattr(bots.Player, "_round", counted)
+    svc = helpers.Service(sqlite_url)
+    try:
+        report = helpers.run_bots(
+            svc.url,
+            tables=1,
+            players=2,
+            rounds=12,
+            bad_rate=0.0,
+            retry_rate=0.0,
+            foul_rate=0.0,
+        )
+    finally:
+        svc.stop()
+    assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
+    assert not report["errors"]["unexpected"], report["errors"]
+    assert report["rounds"] >= 12
+    # each round brings a player a dozen messages and more: 24 rounds' worth without the trim
+    assert len(held) == 24 and max(held) <= 2 * 8 + 40 < 12 * 12
