@@ -438,6 +438,24 @@ def run_bots(url: str, **config: Any) -> dict[str, Any]:
     return report
 
 
+def driver_statements() -> dict[str, Any]:
+    """Every statement the service runs on the driver (each :class:`paigow.service.sql.Sql` of
+    its modules), by module and name."""
+    import importlib
+    import pkgutil
+
+    import paigow.service
+    from paigow.service.sql import Sql
+
+    out: dict[str, Any] = {}
+    for info in pkgutil.walk_packages(paigow.service.__path__, "paigow.service."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, Sql):
+                out[f"{info.name}.{name}"] = value
+    return out
+
+
 @pytest.fixture
 def helpers() -> Any:
     """The helper classes and functions of this conftest (tests cannot import it by name)."""
@@ -453,5 +471,6 @@ def helpers() -> Any:
         pg_schema=pg_schema,
         pg_user=pg_user,
         run_bots=run_bots,
+        driver_statements=driver_statements,
         OPERATOR=OPERATOR,
     )

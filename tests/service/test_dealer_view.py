@@ -11,17 +11,13 @@ wager, and each look read every wager ever placed.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-import paigow.service
 from paigow.service import rounds
-from paigow.service.sql import Sql
 
 
 def test_a_wager_at_another_table_does_not_count_here(db_url: str, helpers: Any) -> None:
@@ -119,18 +115,8 @@ def _relisted(text: str) -> list[str]:
     return sorted({t for scope in scopes for t in scope.tables & scope.around()})
 
 
-def _statements() -> dict[str, Sql]:
-    out: dict[str, Sql] = {}
-    for info in pkgutil.walk_packages(paigow.service.__path__, "paigow.service."):
-        module = importlib.import_module(info.name)
-        for name, value in vars(module).items():
-            if isinstance(value, Sql):
-                out[f"{info.name}.{name}"] = value
-    return out
-
-
-def test_no_subquery_relists_a_table_of_its_outer_statement() -> None:
-    statements = _statements()
+def test_no_subquery_relists_a_table_of_its_outer_statement(helpers: Any) -> None:
+    statements = helpers.driver_statements()
     assert "paigow.service.rounds.steps._PEEK" in statements and len(statements) > 30
     bad = {}
     for dialect in (sqlite.dialect(), postgresql.dialect()):

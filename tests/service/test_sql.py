@@ -395,9 +395,8 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
     from paigow.service.db import Database
     from paigow.service.rounds import head
     from paigow.service.sql import _preparable
-    from tests.service.test_dealer_view import _statements
 
-    statements = dict(_statements())
+    statements = helpers.driver_statements()
     for names in itertools.chain.from_iterable(
         itertools.combinations(("deadline", "ended_at", "event_count", "phase", "result"), k)
         for k in range(1, 6)
