@@ -38,7 +38,7 @@ EVENT_MS = 100.0
 def serve(db_url: str) -> tuple[Any, str]:
     import uvicorn
 
-    from paigow.service.app import create_app
+    from paigow.service.process.app import create_app
 
     server = uvicorn.Server(
         uvicorn.Config(
@@ -60,7 +60,7 @@ def main() -> int:
 
     from paigow.cards import parse_cards
     from paigow.house_way import HouseWay
-    from paigow.service.admin import create_operator
+    from paigow.service.accounts.operators import create_operator
 
     way = HouseWay.preset("standard")
     machine = Contention()

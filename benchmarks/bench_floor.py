@@ -48,9 +48,9 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
 
     from paigow.house_way import HouseWay
     from paigow.ruleset import Ruleset
-    from paigow.service import floor
-    from paigow.service.admin import create_operator
-    from paigow.service.db import Database
+    from paigow.service.accounts.operators import create_operator
+    from paigow.service.floor import stats as floor
+    from paigow.service.store.db import Database
 
     create_operator(url, "boss", "operator-password")
     db = Database(url)
@@ -169,7 +169,7 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
                 },
             )
     with db.write() as s:
-        from paigow.service.tables import get_table
+        from paigow.service.game.tables import get_table
 
         table = get_table(s, 1)
         loss = EDGE["deals"] - EDGE["win"] - EDGE["push"]
@@ -182,7 +182,7 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
 def peer_scan(session: Any) -> list[tuple[Any, ...]]:
     import sqlalchemy as sa
 
-    from paigow.service.db import GameTable, RoundRow, RoundWager
+    from paigow.service.store.db import GameTable, RoundRow, RoundWager
 
     won = sa.case((RoundWager.returned > RoundWager.amount, RoundWager.amount), else_=0)
     lost = sa.case((RoundWager.returned == 0, RoundWager.amount), else_=0)
@@ -232,9 +232,9 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
-    from paigow.service import floor
-    from paigow.service.app import create_app
-    from paigow.service.db import Database
+    from paigow.service.floor import stats as floor
+    from paigow.service.process.app import create_app
+    from paigow.service.store.db import Database
 
     folder = tempfile.mkdtemp(prefix="paigow-bench-floor-")
     url = args.database or f"sqlite:///{folder}/floor.sqlite3"

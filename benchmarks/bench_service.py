@@ -212,7 +212,12 @@ def serve(
         capture_output=True,
     )
     base = [*py, "serve", "--port", "0", "--database", url]
-    has_workers = "def check_workers" in (tree / "paigow/service/server.py").read_text()
+    server = next(
+        p
+        for p in (tree / "paigow/service/process/server.py", tree / "paigow/service/server.py")
+        if p.exists()
+    )
+    has_workers = "def check_workers" in server.read_text()
     if processes > 1 and has_workers:
         started = [_start([*base, "--workers", str(processes)], env)]
     else:
@@ -248,8 +253,8 @@ def stop(s: Served, tree: Path) -> dict[str, Any]:
 def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
     import threading
 
-    from paigow.service import bots
-    from paigow.service.bots import BotConfig, run_bots
+    from paigow.cli import bots
+    from paigow.cli.bots import BotConfig, run_bots
 
     password = secrets.token_urlsafe(12)
     env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
@@ -376,7 +381,7 @@ async def _http(
     http: Any, method: str, url: str, body: Any = None, headers: dict[str, str] | None = None
 ) -> Any:
     """One request (aiohttp), its answer read whole."""
-    from paigow.service.bots import Response
+    from paigow.cli.bots import Response
 
     h = dict(headers or {})
     data = None
@@ -751,7 +756,7 @@ def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
         _tables, players = asyncio.run(_setup_players(url, password, args.paced_tables))
 
         async def play() -> None:
-            from paigow.service.bots import client_session
+            from paigow.cli.bots import client_session
             from paigow.service.runtime import settle_memory
 
             until = time.time() + args.paced_seconds

@@ -17,7 +17,7 @@ from paigow.narrator import hand_names, narrate, narrate_log, settlement_line, w
 from paigow.ranking import Wheel, best_five
 from paigow.round import Round
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
-from paigow.service.views import view_event, view_log
+from paigow.service.game.visibility import view_event, view_log
 from paigow.setting import all_settings
 
 CARD = re.compile(r"\b(?:Jk|[2-9TJQKA][cdhs])\b")

@@ -1,4 +1,4 @@
-"""The terminal game (paigow.play), driven by scripted answers."""
+"""The terminal game (paigow.cli.play), driven by scripted answers."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from paigow import FoulRule, HouseWay, Round, Ruleset, Setting, StartMethod, parse_cards, settle
+from paigow.cli.play import format_net, parse_low_choice, parse_wager, run_game
 from paigow.events import DealerSet, HandSet, Shuffled, SpotSettled
 from paigow.narrator import hand_names
-from paigow.play import format_net, parse_low_choice, parse_wager, run_game
 
 SPOT = 3
 STANDARD = HouseWay.preset("standard")

@@ -120,7 +120,7 @@ class LiveServer:
     def __init__(self, db_url: str, **overrides: Any) -> None:
         import uvicorn
 
-        from paigow.service.app import create_app
+        from paigow.service.process.app import create_app
 
         self.db_url = db_url
         self.app = create_app(db_url, **{**FAST, **overrides})
@@ -283,7 +283,7 @@ class Service:
     """A live server on a fresh database with an operator logged in."""
 
     def __init__(self, db_url: str, **overrides: Any) -> None:
-        from paigow.service.admin import create_operator
+        from paigow.service.accounts.operators import create_operator
 
         self.db_url = db_url
         create_operator(db_url, *OPERATOR)
@@ -322,8 +322,8 @@ class Service:
         return int(self.op.ok(self.op.post("/api/admin/tables", body), 201)["id"])
 
     def verify(self) -> dict[str, Any]:
-        from paigow.service.audit import verify
-        from paigow.service.db import Database
+        from paigow.service.books.audit import verify
+        from paigow.service.store.db import Database
 
         db = Database(self.db_url)
         try:
@@ -429,8 +429,8 @@ def run_bots(url: str, **config: Any) -> dict[str, Any]:
     browser test of this worker may leave an event loop running on this one); its report."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from paigow.service.bots import BotConfig
-    from paigow.service.bots import run_bots as run
+    from paigow.cli.bots import BotConfig
+    from paigow.cli.bots import run_bots as run
 
     cfg = BotConfig(url=url, operator=OPERATOR[0], operator_password=OPERATOR[1], **config)
     with ThreadPoolExecutor(1) as pool:
@@ -439,13 +439,13 @@ def run_bots(url: str, **config: Any) -> dict[str, Any]:
 
 
 def driver_statements() -> dict[str, Any]:
-    """Every statement the service runs on the driver (each :class:`paigow.service.sql.Sql` of
+    """Every statement the service runs on the driver (each :class:`paigow.service.store.sql.Sql` of
     its modules), by module and name."""
     import importlib
     import pkgutil
 
     import paigow.service
-    from paigow.service.sql import Sql
+    from paigow.service.store.sql import Sql
 
     out: dict[str, Any] = {}
     for info in pkgutil.walk_packages(paigow.service.__path__, "paigow.service."):

@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from paigow.service.sql import Tx
     from paigow.service.statuses import DealerStep
+    from paigow.service.store.sql import Tx
 
 
 def install(step: str, marker: str) -> None:
     """Wrap the dealer's step (``deal``, ``dealer``) or the settlement (``settle``)."""
-    from paigow.service import dealer, rounds
+    from paigow.service.game import rounds
+    from paigow.service.process import dealer
 
     if step in ("deal", "dealer"):
         act = dealer.Dealer._act

@@ -12,7 +12,7 @@ import pytest
 def test_a_player_keeps_only_its_last_rounds_messages(
     helpers: Any, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paigow.service import bots
+    from paigow.cli import bots
 
     monkeypatch.setattr(bots, "KEEP_MESSAGES", 8)
     held: list[int] = []

@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from paigow.service import rounds
+from paigow.service.game import rounds
 
 
 def test_a_wager_at_another_table_does_not_count_here(db_url: str, helpers: Any) -> None:
@@ -117,7 +117,7 @@ def _relisted(text: str) -> list[str]:
 
 def test_no_subquery_relists_a_table_of_its_outer_statement(helpers: Any) -> None:
     statements = helpers.driver_statements()
-    assert "paigow.service.rounds.steps._PEEK" in statements and len(statements) > 30
+    assert "paigow.service.game.rounds.steps._PEEK" in statements and len(statements) > 30
     bad = {}
     for dialect in (sqlite.dialect(), postgresql.dialect()):
         for name, sql in statements.items():

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from paigow.service.db import Database, GameTable, User
-from paigow.service.demo import ensure_demo
+from paigow.service.process.demo import ensure_demo
+from paigow.service.store.db import Database, GameTable, User
 
 
 def test_demo_floor_is_created_once(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from paigow.service.db import AuditRecord, Database, IdempotencyKey, ServerSetting
-from paigow.service.sql import Tx
+from paigow.service.store.db import AuditRecord, Database, IdempotencyKey, ServerSetting
+from paigow.service.store.sql import Tx
 
 
 def _client_from(url: str, local_address: str) -> httpx.Client:
@@ -313,7 +313,7 @@ def test_the_secret_is_a_private_file_not_a_row_and_a_new_one_ends_every_token(
 
 
 def test_migration_moves_the_secret_out_and_keys_the_usernames(tmp_path: Any) -> None:
-    from paigow.service.migrate import current_revision, upgrade
+    from paigow.service.store.migrate import current_revision, upgrade
 
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     db = Database(url)
@@ -441,7 +441,7 @@ def test_concurrent_retries_of_one_key_get_the_stored_response(helpers: Any) -> 
 
 
 def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
-    from paigow.service import idempotency
+    from paigow.service.api import idempotency
 
     s = helpers.Service(db_url)
     try:
@@ -475,7 +475,7 @@ def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
 
 # ----------------------------------------------------------------------------- hashing
 def test_password_hashing_is_argon2id_at_owasp_parameters() -> None:
-    from paigow.service.auth import Passwords
+    from paigow.service.accounts.auth import Passwords
     from paigow.service.config import ServiceConfig
 
     cfg = ServiceConfig("sqlite:///x.db")
@@ -540,7 +540,7 @@ def test_hashing_threads_run_at_a_lower_priority() -> None:
     import asyncio
     import os
 
-    from paigow.service.limits import HashPool
+    from paigow.service.accounts.throttles import HashPool
 
     pool = HashPool(2, 4, nice=7)
     try:
@@ -570,7 +570,7 @@ def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(
         s.player("olda", credit=0)
         db = Database(sqlite_url)
         try:
-            from paigow.service.auth import Passwords
+            from paigow.service.accounts.auth import Passwords
 
             weak = Passwords(time_cost=1, memory_kib=1024).hash("password-olda")
             with db.write() as sess:

@@ -19,9 +19,9 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from paigow.service.admin import create_operator
-from paigow.service.audit import verify
-from paigow.service.db import Database
+from paigow.service.accounts.operators import create_operator
+from paigow.service.books.audit import verify
+from paigow.service.store.db import Database
 
 pytestmark = pytest.mark.slow
 

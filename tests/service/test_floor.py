@@ -25,11 +25,12 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.house_way import HouseWay
-from paigow.service import floor, rounds, tables
-from paigow.service.auth import Principal
+from paigow.service.accounts.auth import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.floor import stats as floor
+from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
+from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 
 STANDARD = HouseWay.preset("standard")
 
@@ -272,7 +273,7 @@ def test_floor_figures_and_the_report_reconcile_to_the_ledger_to_the_cent(fl: Fl
 def migrate_down_and_up(rt: Runtime) -> None:
     from alembic import command
 
-    from paigow.service.migrate import alembic_config
+    from paigow.service.store.migrate import alembic_config
 
     cfg = alembic_config(rt.db)
     with rt.db.engine.begin() as conn:
@@ -290,7 +291,7 @@ def test_a_report_that_does_not_reconcile_fails_loudly(fl_sqlite: Floor) -> None
     rid = None
     for i in range(4):
         rid = fl.play(a, {p: 1000 for p in ps}, seed=i)
-    from paigow.service.gaming_day import GamingDay
+    from paigow.service.books.gaming_day import GamingDay
 
     day = GamingDay.from_env().day_of(time.time())  # before 06:00 it is yesterday's gaming day
     args = [
@@ -506,7 +507,7 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
 def test_the_report_splits_rounds_by_gaming_day(
     fl_sqlite: Floor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paigow.service.gaming_day import GamingDay
+    from paigow.service.books.gaming_day import GamingDay
 
     fl = fl_sqlite
     a = fl.table()
@@ -540,7 +541,7 @@ def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> No
 
     script = (
         "import os, sys, time\n"
-        "from paigow.service.floor import EdgeWorker\n"
+        "from paigow.service.floor.stats import EdgeWorker\n"
         "w = EdgeWorker()\n"
         "print(w._executor().submit(os.getpid).result(), flush=True)\n"
         "time.sleep(60)\n"

@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from paigow.service.db import Database, LedgerTransaction
+from paigow.service.store.db import Database, LedgerTransaction
 
 
 def _count(db_url: str, kind: str) -> int:

@@ -15,9 +15,9 @@ import pytest
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
-from paigow.service.admin import create_operator
-from paigow.service.audit import verify
-from paigow.service.db import Database
+from paigow.service.accounts.operators import create_operator
+from paigow.service.books.audit import verify
+from paigow.service.store.db import Database
 
 HW = HouseWay.preset("standard")
 pytestmark = pytest.mark.slow

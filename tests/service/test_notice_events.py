@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from paigow.service.config import ServiceConfig
-from paigow.service.events_bus import (
+from paigow.service.live.feeds import EventItem, FeedHub, TableFeed
+from paigow.service.runtime import Runtime
+from paigow.service.store.bus import (
     PAYLOAD_LIMIT,
     Notice,
     RoundEvents,
     decode_notices,
     encode_notices,
 )
-from paigow.service.feeds import EventItem, FeedHub, TableFeed
-from paigow.service.runtime import Runtime
 
 
 def _run(coro: Any) -> Any:

@@ -15,7 +15,7 @@ from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
 from paigow.narrator import hand_names
 from paigow.round import Round
-from paigow.service.db import Base, Database
+from paigow.service.store.db import Base, Database
 
 HW = HouseWay.preset("standard")
 
@@ -153,8 +153,8 @@ def test_schema_matches_the_models_and_logs_are_append_only(db_url: str) -> None
             mc = MigrationContext.configure(conn)
             from alembic.script import ScriptDirectory
 
-            import paigow.service.floor_db  # noqa: F401  (its models are part of the schema)
-            from paigow.service.migrate import alembic_config
+            import paigow.service.store.floor_models  # noqa: F401  (its models are part of the schema)
+            from paigow.service.store.migrate import alembic_config
 
             head = ScriptDirectory.from_config(alembic_config(db)).get_current_head()
             assert mc.get_current_revision() == head

@@ -19,9 +19,9 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
-from paigow.service.admin import create_operator
-from paigow.service.audit import verify
-from paigow.service.db import Database, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.accounts.operators import create_operator
+from paigow.service.books.audit import verify
+from paigow.service.store.db import Database, LedgerTransaction, RoundRow, RoundWager
 
 HW = HouseWay.preset("standard")
 FAULT_SERVER = Path(__file__).with_name("fault_server.py")
@@ -284,8 +284,8 @@ def test_no_fault_hooks_in_the_service() -> None:
     """Faults come from outside (``fault_server.py``): the package has no test hooks."""
     import inspect
 
-    from paigow.service import rounds
     from paigow.service.config import ServiceConfig
+    from paigow.service.game import rounds
 
     names = {f for f in ServiceConfig.__dataclass_fields__}
     assert not {n for n in names if "pause" in n}

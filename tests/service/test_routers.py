@@ -1,5 +1,5 @@
 """The service's shape: ``create_app`` only assembles; every route comes from the router of its
-resource (``paigow.service.routes_*``, the browser's from ``paigow.service.web``)."""
+resource (``paigow.service.routes_*``, the browser's from ``paigow.service.api.routes.web``)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ import pytest
 from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
 from starlette.routing import Mount
 
-from paigow.service import app as app_module
+from paigow.service.process import app as app_module
 
-HEALTH = "paigow.service.routes_health"
-AUTH = "paigow.service.routes_auth"
-ME = "paigow.service.routes_me"
-TABLES = "paigow.service.routes_tables"
-RECALL = "paigow.service.routes_recall"
-ADMIN = "paigow.service.routes_admin"
-WS = "paigow.service.routes_ws"
-FLOOR = "paigow.service.routes_floor"
-WEB = "paigow.service.web"
+HEALTH = "paigow.service.api.routes.health"
+AUTH = "paigow.service.api.routes.auth"
+ME = "paigow.service.api.routes.me"
+TABLES = "paigow.service.api.routes.tables"
+RECALL = "paigow.service.api.routes.recall"
+ADMIN = "paigow.service.api.routes.admin"
+WS = "paigow.service.api.routes.ws"
+FLOOR = "paigow.service.api.routes.floor"
+WEB = "paigow.service.api.routes.web"
 
 EXPECTED: dict[tuple[str, str], str] = {
     ("GET", "/api/health"): HEALTH,

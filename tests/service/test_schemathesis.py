@@ -24,8 +24,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     import httpx
     import uvicorn
 
-    from paigow.service.admin import create_operator
-    from paigow.service.app import create_app
+    from paigow.service.accounts.operators import create_operator
+    from paigow.service.process.app import create_app
 
     url = f"sqlite:///{tmp_path_factory.mktemp('st') / 'tables.sqlite3'}"
     create_operator(url, "boss", "operator-password")

@@ -1,4 +1,4 @@
-"""SQL through the driver (:mod:`paigow.service.sql`): statements compiled once per dialect and
+"""SQL through the driver (:mod:`paigow.service.store.sql`): statements compiled once per dialect and
 run on the DBAPI cursor give what SQLAlchemy gives (parameters in order, JSON and booleans
 converted, the driver's errors as SQLAlchemy's), on SQLite and on PostgreSQL; statements sent
 later (on PostgreSQL, bound by the driver into one message of the simple query protocol) run in
@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from paigow.service.sql import Sql, Tx, dumps
+from paigow.service.store.sql import Sql, Tx, dumps
 
 
 def _run(coro: Any) -> Any:
@@ -93,7 +93,7 @@ def test_expanding_parameters_are_refused() -> None:
 
 
 def _engine(db_url: str) -> sa.Engine:
-    from paigow.service.db import normalize_url
+    from paigow.service.store.db import normalize_url
 
     engine = sa.create_engine(normalize_url(db_url))
     META.drop_all(engine)
@@ -158,7 +158,7 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
     """Run each of ``steps`` in a transaction of its own on the service's asyncio engine (one
     connection, reused), with the statements sent later, as the writer does; what each
     returned or raised."""
-    from paigow.service.db import Database
+    from paigow.service.store.db import Database
 
     async def main() -> list[Any]:
         db = Database(db_url)
@@ -191,7 +191,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
     """A statement is parsed and planned once per connection (``PREPARE``, then ``EXECUTE``);
     a step that fails and rolls back keeps them; if something deallocates them, the statement
     fails with a state the writer retries, and the next step prepares it anew."""
-    from paigow.service.writer import retryable
+    from paigow.service.store.writer import retryable
 
     with helpers.pg_schema() as db_url:
         engine = _engine(db_url)
@@ -392,9 +392,9 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
     (a parameter whose type it cannot tell would fail the step that first sent it)."""
     import itertools
 
-    from paigow.service.db import Database
-    from paigow.service.rounds import head
-    from paigow.service.sql import _preparable
+    from paigow.service.game.rounds import head
+    from paigow.service.store.db import Database
+    from paigow.service.store.sql import _preparable
 
     statements = helpers.driver_statements()
     for names in itertools.chain.from_iterable(

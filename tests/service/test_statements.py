@@ -1,7 +1,7 @@
 """SQL statements per request and per dealer step (issue 9: cut statements per transaction).
 
 Each figure is counted with SQLAlchemy's ``before_cursor_execute`` event on the server's engines
-and, for the statements the steps run on the driver (:mod:`paigow.service.sql`), the database's
+and, for the statements the steps run on the driver (:mod:`paigow.service.store.sql`), the database's
 ``trace`` hook, on a server that runs no dealer (its steps are taken by hand here, one at a
 time), so that every statement counted belongs to the request or step measured. The bounds are
 what the service does now; a change that adds statements to a hot path fails here and says which
@@ -20,8 +20,8 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
-from paigow.service import sql
-from paigow.service.db import LedgerEntry, LedgerTransaction
+from paigow.service.store import sql
+from paigow.service.store.db import LedgerEntry, LedgerTransaction
 
 _SEND = sql._send_together
 
@@ -68,7 +68,7 @@ class Counter:
 
 
 def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
-    from paigow.service import rounds
+    from paigow.service.game import rounds
 
     rt = svc.server.app.state.rt
     tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000)

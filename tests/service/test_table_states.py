@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from paigow.service import rounds, tables
+from paigow.service.game import rounds, tables
 
 
 def _both(rt: Any, tid: int) -> tuple[dict[str, Any], dict[str, Any]]:

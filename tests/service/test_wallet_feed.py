@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 
-from paigow.service.events_bus import Notice
-from paigow.service.feeds import WalletItem, watch_wallet
+from paigow.service.live.feeds import WalletItem, watch_wallet
 from paigow.service.runtime import WALLET
+from paigow.service.store.bus import Notice
 
 
 class _Bus:

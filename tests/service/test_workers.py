@@ -39,7 +39,7 @@ def test_workers_refused_with_sqlite(tmp_path: Any) -> None:
 
 
 def test_two_workers_on_postgresql_share_a_port_and_play(helpers: Any) -> None:
-    from paigow.service.admin import create_operator
+    from paigow.service.accounts.operators import create_operator
 
     with helpers.pg_schema() as url:
         create_operator(url, *helpers.OPERATOR)
@@ -87,7 +87,7 @@ def _dealer_pid(db_url: str, table_id: int) -> int | None:
     """The pid of the process holding the table's dealer lock (connection paigow-locks-<pid>)."""
     import sqlalchemy as sa
 
-    from paigow.service.db import Database
+    from paigow.service.store.db import Database
 
     db = Database(db_url)
     try:
@@ -110,7 +110,7 @@ def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> 
     """A process's feed hands on the events it committed itself without reading them back; the
     owners of wagers that another process took must stay known, or the deal would not show
     their cards to their players."""
-    from paigow.service.admin import create_operator
+    from paigow.service.accounts.operators import create_operator
 
     with helpers.pg_schema() as url:
         create_operator(url, *helpers.OPERATOR)

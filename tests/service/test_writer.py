@@ -1,4 +1,4 @@
-"""The writer (:mod:`paigow.service.writer`): on SQLite the steps waiting commit together, each in
+"""The writer (:mod:`paigow.service.store.writer`): on SQLite the steps waiting commit together, each in
 a savepoint of its own (one that fails leaves nothing, its neighbours commit), a failed commit
 fails every step of its group and writes nothing, and a step is answered only once its commit
 is on disk; on PostgreSQL a step is retried on a serialization failure. A step's notices and
@@ -16,10 +16,10 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.service.config import ServiceConfig
-from paigow.service.db import Database, ServerSetting
-from paigow.service.events_bus import Notice
 from paigow.service.runtime import Runtime, notify
-from paigow.service.sql import Sql, Tx
+from paigow.service.store.bus import Notice
+from paigow.service.store.db import Database, ServerSetting
+from paigow.service.store.sql import Sql, Tx
 
 
 def _run(coro: Any) -> Any:

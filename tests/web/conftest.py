@@ -59,8 +59,8 @@ class Site:
     def __init__(self, db_url: str) -> None:
         import uvicorn
 
-        from paigow.service.admin import create_operator
-        from paigow.service.app import create_app
+        from paigow.service.accounts.operators import create_operator
+        from paigow.service.process.app import create_app
 
         create_operator(db_url, *OPERATOR)
         app = create_app(db_url, dealer_poll_s=0.05, lock_poll_s=0.1)

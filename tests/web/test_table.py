@@ -679,7 +679,7 @@ class ServerProcess:
 
     CODE = (
         "import sys, uvicorn\n"
-        "from paigow.service.app import create_app\n"
+        "from paigow.service.process.app import create_app\n"
         "uvicorn.run(create_app(sys.argv[1], dealer_poll_s=0.05, lock_poll_s=0.1),"
         " host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
     )
@@ -717,7 +717,7 @@ class ServerProcess:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    from paigow.service.admin import create_operator
+    from paigow.service.accounts.operators import create_operator
 
     db_url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
     create_operator(db_url, "boss", "operator-password")

@@ -1,6 +1,6 @@
 """Everything one server process shares: the database, the configuration, the event bus, the
 password hasher and its thread pool, the token signer, the limits (log-ins, registrations,
-WebSockets), the writer that runs the steps (:mod:`paigow.service.writer`); and transactions
+WebSockets), the writer that runs the steps (:mod:`paigow.service.store.writer`); and transactions
 that send table notices when (and only when) they commit."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import sqlalchemy as sa
 
 from paigow.errors import PaigowError
 from paigow.round import Round
-from paigow.service.auth import Passwords, Principal, TokenSigner
-from paigow.service.db import Database, User
-from paigow.service.events_bus import EventBus, Notice, RoundEvents, encode_notices
-from paigow.service.sql import Tx
+from paigow.service.accounts.auth import Passwords, Principal, TokenSigner
+from paigow.service.store.bus import EventBus, Notice, RoundEvents, encode_notices
+from paigow.service.store.db import Database, User
+from paigow.service.store.sql import Tx
 
 if TYPE_CHECKING:
     from paigow.service.config import ServiceConfig
@@ -186,7 +186,12 @@ class Runtime:
         self.passwords = Passwords(
             config.argon2_time_cost, config.argon2_memory_kib, config.argon2_parallelism
         )
-        from paigow.service.limits import ConnectionCaps, HashPool, LoginLimiter, RateLimiter
+        from paigow.service.accounts.throttles import (
+            ConnectionCaps,
+            HashPool,
+            LoginLimiter,
+            RateLimiter,
+        )
 
         self.limiter = LoginLimiter(
             config.login_limit_user, config.login_limit_addr, config.login_window_s
@@ -198,7 +203,7 @@ class Runtime:
             config.hash_threads or (os.cpu_count() or 2), config.hash_queue, config.hash_nice
         )
         self.ws_caps = ConnectionCaps(config.ws_per_user, config.ws_per_addr)
-        from paigow.service import idempotency
+        from paigow.service.api import idempotency
 
         idempotency.TTL_S = float(config.idempotency_ttl_s)
         self._signer: TokenSigner | None = None
@@ -208,7 +213,7 @@ class Runtime:
         self.caches: dict[str, Any] = {"rounds": self.rounds, "fresh": self.fresh}
         """What a step's :class:`Tx` finds in its ``info``: the caches steps keep."""
         self._principals: dict[int, tuple[float, Principal]] = {}
-        from paigow.service.writer import PostgresWriter, SqliteWriter, Writer
+        from paigow.service.store.writer import PostgresWriter, SqliteWriter, Writer
 
         self.writer: Writer = SqliteWriter(self) if self.db.is_sqlite else PostgresWriter(self)
 
@@ -227,8 +232,8 @@ class Runtime:
 
     def _load_secret(self) -> str:
         """``PAIGOW_SECRET`` (or the ``secret`` setting), else the secret file (see
-        :mod:`paigow.service.secret`); never the database."""
-        from paigow.service.secret import load_or_create, secret_path
+        :mod:`paigow.service.accounts.secret`); never the database."""
+        from paigow.service.accounts.secret import load_or_create, secret_path
 
         secret = self.config.secret or os.environ.get("PAIGOW_SECRET")
         if secret:
@@ -262,7 +267,7 @@ class Runtime:
 
     # ----------------------------------------------------------------------------- transactions
     async def step(self, fn: Callable[[Tx], T]) -> T:
-        """Run ``fn`` as a step on the writer (see :mod:`paigow.service.writer`)."""
+        """Run ``fn`` as a step on the writer (see :mod:`paigow.service.store.writer`)."""
         return await self.writer.run(fn)
 
     async def reading(self, fn: Callable[[Tx], T]) -> T:

@@ -61,7 +61,7 @@ class Role(StrEnum):
 
 
 class DealerStep(StrEnum):
-    """What a table's dealer does next (:func:`paigow.service.rounds.next_step`)."""
+    """What a table's dealer does next (:func:`paigow.service.game.rounds.next_step`)."""
 
     DEAL = "deal"
     DEALER = "dealer"  # late hands set by the house way, then the bank's hand

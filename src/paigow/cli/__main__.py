@@ -1,0 +1,5 @@
+"""``python -m paigow.cli``."""
+
+from paigow.cli.main import main
+
+main()

@@ -1,0 +1,219 @@
+"""What the routers share: the service's state from the app (``Depends``), the caller
+(:data:`Player`, :data:`Operator`), the path and header parameter types, the documented error
+responses, and the helpers for writes (retries, idempotency keys) and orjson responses."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import orjson
+from fastapi import Depends, Header, Path, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from starlette.requests import HTTPConnection
+
+from paigow.service.accounts.auth import Principal
+from paigow.service.api import idempotency
+from paigow.service.api.schemas import ErrorOut
+from paigow.service.errors import BadRequest, Forbidden, Unauthorized
+from paigow.service.game import tables
+from paigow.service.live.feeds import FeedHub, Presence
+from paigow.service.runtime import Runtime
+from paigow.service.statuses import Role
+from paigow.service.store.sql import Tx
+from paigow.service.store.writer import retryable
+
+T = TypeVar("T")
+
+# ----------------------------------------------------------------------------- the app's state
+# ``create_app`` keeps them in ``app.state``; async so that FastAPI calls them on the event loop.
+
+
+async def get_runtime(conn: HTTPConnection) -> Runtime:
+    """The service's runtime (database, settings, limiters, event bus)."""
+    rt: Runtime = conn.app.state.rt
+    return rt
+
+
+async def get_hub(conn: HTTPConnection) -> FeedHub:
+    """The live feeds of this process's tables."""
+    hub: FeedHub = conn.app.state.hub
+    return hub
+
+
+async def get_presence(conn: HTTPConnection) -> Presence:
+    """Who is connected to which table."""
+    presence: Presence = conn.app.state.presence
+    return presence
+
+
+async def get_states(conn: HTTPConnection) -> tables.PublicStates:
+    """This process's cache of the tables' public states."""
+    states: tables.PublicStates = conn.app.state.states
+    return states
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+HubDep = Annotated[FeedHub, Depends(get_hub)]
+PresenceDep = Annotated[Presence, Depends(get_presence)]
+StatesDep = Annotated[tables.PublicStates, Depends(get_states)]
+
+# ----------------------------------------------------------------------------- parameters
+TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]
+RoundId = Annotated[str, Path(pattern=r"^[0-9a-f]{1,32}$", description="The round's id")]
+UsernamePath = Annotated[str, Path(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")]
+IdemHeader = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[A-Za-z0-9_.:\-]{1,100}$",
+        description="The request's idempotency key (or the body's idempotency_key)",
+    ),
+]
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The documented error responses of a route (``responses=``), by status code."""
+    text = {
+        400: "Bad request",
+        401: "Not logged in, or the token is invalid or expired",
+        403: "Not allowed for this user",
+        404: "Not found",
+        409: "Not possible in the current state (or an idempotency key reused)",
+        413: "Request body too large",
+        422: "Invalid input",
+        429: "Too many attempts (log-ins, registrations)",
+        503: "Too busy: retry after Retry-After seconds",
+    }
+    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}
+
+
+# ----------------------------------------------------------------------------- users
+bearer = HTTPBearer(auto_error=False, description="The token from /api/auth/login")
+
+
+async def token_user(rt: Runtime, token: str) -> tuple[Principal, float]:
+    """The token's user and when the token expires: the user from the cache on the event loop,
+    read on a worker thread only when not cached. 401 for a bad or expired token, or a user
+    who no longer exists."""
+    claims = rt.signer.verify(token)
+    user = rt.cached_principal(claims["sub"])
+    if user is None:
+        user = await asyncio.to_thread(rt.principal, claims["sub"])
+    if user is None:
+        raise Unauthorized("the token's user no longer exists", code="invalid-token")
+    return user, float(claims["exp"])
+
+
+async def current_user(
+    request: Request,
+    creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> Principal:
+    """The token's user (see :func:`token_user`)."""
+    if creds is None or creds.scheme.lower() != "bearer":
+        raise Unauthorized(
+            "log in first: send Authorization: Bearer <token>",
+            code="not-logged-in",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    rt: Runtime = request.app.state.rt
+    user, _ = await token_user(rt, creds.credentials)
+    return user
+
+
+async def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
+    if user.role != Role.OPERATOR:
+        raise Forbidden("operators only", code="operators-only")
+    return user
+
+
+Player = Annotated[Principal, Depends(current_user)]
+Operator = Annotated[Principal, Depends(operator)]
+
+
+def client_addr(request: Request) -> str:
+    """The client's address: the TCP peer, or what a trusted proxy forwarded (uvicorn believes
+    ``X-Forwarded-For`` only from the proxies ``paigow serve --forwarded-allow-ips`` names)."""
+    return request.client.host if request.client else "unknown"
+
+
+# ----------------------------------------------------------------------------- writes
+def key_of(body_key: str | None, header_key: str | None, required: bool) -> str | None:
+    """The request's idempotency key, from the body or the header (400 if they differ, or if
+    none comes and one is ``required``)."""
+    if body_key and header_key and body_key != header_key:
+        raise BadRequest(
+            "the Idempotency-Key header and the body's idempotency_key differ",
+            code="idempotency-key-mismatch",
+        )
+    key = body_key or header_key
+    if key is None and required:
+        raise BadRequest(
+            "this request moves money: send an Idempotency-Key header or idempotency_key",
+            code="idempotency-key-required",
+        )
+    return key
+
+
+def once(
+    user: Principal,
+    key: str | None,
+    route: str,
+    body: dict[str, Any],
+    action: Callable[[Tx], dict[str, Any]],
+    ahead: Callable[[Tx], None] | None = None,
+) -> Callable[[Tx], dict[str, Any]]:
+    """``action`` as a step that runs once per idempotency key: a retry with the same key and
+    request gets the stored response (a concurrent retry waits for the first, then finds it).
+    ``ahead``: sends the reads ``action`` will make with the key's look-up (:meth:`Tx.ahead`),
+    after the key's lock, so that both take one round trip."""
+    if key is None:
+        return action
+    digest = idempotency.request_hash(route, body)
+
+    def step(tx: Tx) -> dict[str, Any]:
+        idempotency.lock_key(tx, user.id, key)
+        if ahead is not None:
+            ahead(tx)
+        stored = idempotency.lookup(tx, user.id, key, digest)
+        if stored is not None:
+            return stored
+        result = action(tx)
+        idempotency.store(tx, user.id, key, digest, result)
+        return result
+
+    return step
+
+
+async def idempotent(
+    rt: Runtime,
+    user: Principal,
+    key: str | None,
+    route: str,
+    body: dict[str, Any],
+    action: Callable[[Tx], dict[str, Any]],
+    ahead: Callable[[Tx], None] | None = None,
+) -> dict[str, Any]:
+    """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
+    return await rt.step(once(user, key, route, body, action, ahead))
+
+
+def retrying(fn: Callable[[], T]) -> T:
+    """Run a write (a function that opens its own transaction), retried on a deadlock, a
+    serialization failure or a unique-key race (PostgreSQL under load)."""
+    for attempt in range(4):
+        try:
+            return fn()
+        except (IntegrityError, OperationalError, DBAPIError) as exc:
+            if attempt == 3 or not retryable(exc):
+                raise
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def json_response(body: Any) -> Response:
+    """A JSON response rendered by orjson (for bodies already in their response model's shape)."""
+    return Response(orjson.dumps(body), media_type="application/json")

@@ -1,0 +1,191 @@
+"""Operators only: open and close tables (``/api/admin/tables``), credit and debit wallets
+(``/api/admin/wallets/{username}/credit|debit``, idempotent by key), export the audit log and
+check the ledger. The floor, its report and players' limits are in
+:mod:`paigow.service.api.routes.floor`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import sqlalchemy as sa
+from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+
+from paigow.service.accounts.auth import Principal
+from paigow.service.api.deps import (
+    IdemHeader,
+    Operator,
+    RuntimeDep,
+    TableId,
+    UsernamePath,
+    error_responses,
+    idempotent,
+    key_of,
+)
+from paigow.service.api.schemas import (
+    CloseOut,
+    CreateTableIn,
+    LedgerOut,
+    MoneyIn,
+    MoneyOut,
+    TableOut,
+)
+from paigow.service.books import audit, ledger
+from paigow.service.errors import NotFound
+from paigow.service.game import rounds, tables
+from paigow.service.runtime import Runtime
+from paigow.service.store.db import User
+from paigow.service.store.sql import Tx
+
+router = APIRouter()
+
+
+@router.post(
+    "/api/admin/tables",
+    tags=["admin"],
+    status_code=201,
+    response_model=TableOut,
+    responses=error_responses(401, 403, 422),
+)
+async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+    """Open a table with its ruleset (commission at most 5%, posted), house way, start
+    method, limits, time limits and mode."""
+    way = tables.house_way_from(
+        body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
+    )
+    ruleset = tables.build_ruleset(
+        commission=body.commission,
+        house_way=way,
+        start=body.start,
+        foul=body.foul,
+        wheel=body.wheel,
+        min_wager=body.min_wager,
+        max_wager=body.max_wager,
+        setting_time_ms=body.setting_time_ms,
+    )
+
+    def step(tx: Tx) -> dict[str, Any]:
+        t = tables.create_table(
+            tx,
+            operator=user.username,
+            name=body.name,
+            ruleset=ruleset,
+            house_way=way,
+            mode=body.mode,
+            betting_time_ms=body.betting_time_ms,
+            setting_time_ms=body.setting_time_ms,
+        )
+        return tables.public_state(tx.session, t)
+
+    return await rt.step(step)
+
+
+@router.post(
+    "/api/admin/tables/{table_id}/close",
+    tags=["admin"],
+    response_model=CloseOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def close_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+    """Close a table: no new wagers; a round still in betting is voided with every wager
+    returned; a dealt round is played out; then the seats are cleared."""
+    return await rt.step(lambda tx: rounds.close_table(tx, table_id, user.username))
+
+
+@router.post(
+    "/api/admin/wallets/{username}/credit",
+    tags=["admin"],
+    response_model=MoneyOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+async def credit(
+    username: UsernamePath,
+    body: MoneyIn,
+    user: Operator,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> dict[str, Any]:
+    """Credit a wallet (cents). Idempotent by key."""
+    return await move_money(rt, "credit", username, body, user, idempotency_key)
+
+
+@router.post(
+    "/api/admin/wallets/{username}/debit",
+    tags=["admin"],
+    response_model=MoneyOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+async def debit(
+    username: UsernamePath,
+    body: MoneyIn,
+    user: Operator,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> dict[str, Any]:
+    """Debit a wallet (cents; never below zero: 409). Idempotent by key."""
+    return await move_money(rt, "debit", username, body, user, idempotency_key)
+
+
+@router.get(
+    "/api/admin/audit",
+    tags=["admin"],
+    responses={
+        200: {"content": {"application/x-ndjson": {}}, "description": "JSON lines"},
+        **error_responses(401, 403, 422),
+    },
+)
+def audit_export(
+    user: Operator,
+    rt: RuntimeDep,
+    after_id: Annotated[int, Query(ge=0, le=2**62, description="Only records after this id")] = 0,
+) -> StreamingResponse:
+    """The audit log (operator actions and faults) as JSON lines, oldest first."""
+    return StreamingResponse(
+        audit.export(rt.db, after_id=after_id), media_type="application/x-ndjson"
+    )
+
+
+@router.get(
+    "/api/admin/ledger",
+    tags=["admin"],
+    response_model=LedgerOut,
+    responses=error_responses(401, 403),
+)
+def ledger_check(user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+    """Check the ledger: every pair of entries balances, every balance is the sum of its
+    entries, and the accounts hold exactly what operators credited."""
+    with rt.db.read() as s:
+        if rt.db.is_postgres:
+            s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        return ledger.check(s).to_dict()
+
+
+async def move_money(
+    rt: Runtime, kind: str, username: str, body: MoneyIn, user: Principal, header: str | None
+) -> dict[str, Any]:
+    """Credit or debit (``kind``) a player's wallet from the operators' credits account, with
+    its ledger transaction and audit record, once per idempotency key."""
+    key = key_of(body.idempotency_key, header, required=True)
+    account = ledger.wallet(username)
+
+    def action(tx: Tx) -> dict[str, Any]:
+        s = tx.session
+        found = s.execute(sa.select(User.id).where(User.username == username)).first()
+        if found is None:
+            raise NotFound(f"no user {username!r}", code="no-user")
+        if kind == "credit":
+            move = ledger.Movement(ledger.CREDITS, account, body.amount, memo="credit")
+        else:
+            move = ledger.Movement(account, ledger.CREDITS, body.amount, memo="debit")
+        txn = ledger.post(
+            tx, kind, [move], actor=user.username, amount=body.amount, reference=username
+        )
+        audit.record(s, user.username, kind, account, {"amount": body.amount, "transaction": txn})
+        return {
+            "username": username,
+            "amount": body.amount,
+            "balance": ledger.balance(tx, account),
+            "transaction_id": txn,
+        }
+
+    return await idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, action)

@@ -1,0 +1,158 @@
+"""The floor's routes: the operator's floor, each table's chart, the gaming-day report, and the
+players' limits (``app.include_router(router)``).
+
+- ``GET /api/admin/floor`` (operators): every open table's figures against its theoretical hold;
+  starts the background computation of any ruleset's exact edge not known yet.
+- ``GET /api/admin/floor/tables/{id}/chart``: actual hold against hands played, with the bands.
+- ``GET /api/admin/floor/report?from=DATE&to=DATE&format=json|csv|html``: the report by gaming day
+  (409 with every difference if it does not reconcile to the ledger).
+- ``GET /api/admin/limits``: players with a self-exclusion in force or a loss limit;
+  ``POST /api/admin/players/{username}/lift-exclusion`` is refused while an exclusion runs.
+- ``GET /api/me/limits``, ``POST /api/me/limits`` (``{"daily_loss_limit": cents | null}``),
+  ``POST /api/me/exclusion`` (``{"days": n}``): the player's own limits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from paigow.service.accounts.auth import Principal
+from paigow.service.api.deps import current_user, operator
+from paigow.service.errors import BadRequest, Conflict
+from paigow.service.floor import player_limits
+from paigow.service.floor import report as floor_report
+from paigow.service.floor import stats as floor
+from paigow.service.game import tables
+from paigow.service.runtime import Runtime
+from paigow.service.statuses import Role
+
+router = APIRouter()
+OperatorDep = Annotated[Principal, Depends(operator)]
+PlayerDep = Annotated[Principal, Depends(current_user)]
+TableId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+class LossLimitIn(BaseModel):
+    daily_loss_limit: int | None = Field(
+        description="Cents (1 to 10^11), or null for no limit", ge=1, le=10**11
+    )
+
+
+class ExclusionIn(BaseModel):
+    days: int = Field(ge=1, le=player_limits.MAX_EXCLUSION_DAYS, description="Days from now")
+
+
+def _rt(request: Request) -> Runtime:
+    rt: Runtime = request.app.state.rt
+    return rt
+
+
+@router.get("/api/admin/floor", tags=["admin"])
+def get_floor(
+    request: Request,
+    user: OperatorDep,
+    include_closed: Annotated[bool, Query(description="Closed tables too")] = False,
+) -> dict[str, Any]:
+    """Every open table: players, rounds, hands, handle, player wins and losses, commission,
+    house result (cents), actual hold beside the exact theoretical hold (``computing`` until
+    known), the 95% band and the 99.9% flag."""
+    rt = _rt(request)
+    with rt.db.read() as s:
+        view = floor.floor_view(s, include_closed)
+    missing = view.pop("_missing_edges")
+    if missing:
+        floor.edge_worker().ensure(rt.db, missing)
+    return view
+
+
+@router.get("/api/admin/floor/tables/{table_id}/chart", tags=["admin"])
+def get_chart(
+    request: Request,
+    table_id: TableId,
+    user: OperatorDep,
+    points: Annotated[int, Query(ge=2, le=2000)] = 240,
+) -> dict[str, Any]:
+    """Actual hold against hands played after each settled round, inside the bands."""
+    with _rt(request).db.read() as s:
+        return floor.chart(s, tables.get_table(s, table_id), points)
+
+
+@router.get("/api/admin/floor/report", tags=["admin"])
+def get_report(
+    request: Request,
+    user: OperatorDep,
+    first: Annotated[dt.date, Query(alias="from", description="First gaming day")],
+    last: Annotated[dt.date, Query(alias="to", description="Last gaming day")],
+    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv|html)$")] = "json",
+) -> Response:
+    """The report by gaming day, per table and in total, reconciled to the ledger to the cent."""
+    rt = _rt(request)
+    try:
+        with rt.db.read() as s:
+            if rt.db.is_postgres:
+                s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            report = floor_report.floor_report(s, first, last)
+    except ValueError as exc:
+        raise BadRequest(str(exc), code="bad-dates") from None
+    except floor_report.ReportMismatch as exc:
+        return JSONResponse(
+            {"detail": str(exc), "code": "not-reconciled", "problems": exc.problems},
+            status_code=409,
+        )
+    if fmt == "json":
+        return JSONResponse(report)
+    name = f"paigow-floor-{first}-{last}.{fmt}"
+    media = "text/csv" if fmt == "csv" else "text/html"
+    return Response(
+        floor_report.render(report, fmt),
+        media_type=f"{media}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.get("/api/admin/limits", tags=["admin"])
+def get_limits(request: Request, user: OperatorDep) -> list[dict[str, Any]]:
+    """Players with a self-exclusion in force (and when it ends) or a daily loss limit."""
+    with _rt(request).db.read() as s:
+        return player_limits.excluded_players(s)
+
+
+@router.post("/api/admin/players/{username}/lift-exclusion", tags=["admin"])
+def lift_exclusion(
+    request: Request,
+    user: OperatorDep,
+    username: Annotated[str, Path(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")],
+) -> dict[str, Any]:
+    """Refused (403) while a player's self-exclusion runs: no one can lift it before it ends."""
+    with _rt(request).write() as tx:
+        return player_limits.lift_exclusion(tx, user.username, username)
+
+
+@router.get("/api/me/limits", tags=["auth"])
+def my_limits(request: Request, user: PlayerDep) -> dict[str, Any]:
+    """My daily loss limit, today's loss, and my self-exclusion."""
+    with _rt(request).db.read() as s:
+        return player_limits.state(s, user.id)
+
+
+@router.post("/api/me/limits", tags=["auth"])
+def set_my_limit(request: Request, body: LossLimitIn, user: PlayerDep) -> dict[str, Any]:
+    """Set my daily loss limit: lower at once; higher (or none) only after the cooling-off."""
+    if user.role != Role.PLAYER:
+        raise Conflict("limits are for players", code="players-only")
+    with _rt(request).write() as tx:
+        return player_limits.set_loss_limit(tx.session, user, body.daily_loss_limit)
+
+
+@router.post("/api/me/exclusion", tags=["auth"])
+def exclude_me(request: Request, body: ExclusionIn, user: PlayerDep) -> dict[str, Any]:
+    """Exclude myself from play for a number of days (it cannot be lifted before it ends)."""
+    if user.role != Role.PLAYER:
+        raise Conflict("self-exclusion is for players", code="players-only")
+    with _rt(request).write() as tx:
+        return player_limits.self_exclude(tx.session, user, body.days)

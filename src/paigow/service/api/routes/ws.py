@@ -1,0 +1,148 @@
+"""The live feed: WebSocket ``/ws/tables/{id}?token=...`` (token optional: spectators), a table's
+snapshot then its events, filtered for the viewer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from paigow.service.accounts.auth import Principal
+from paigow.service.api.deps import HubDep, PresenceDep, RuntimeDep, token_user
+from paigow.service.errors import ServiceError
+from paigow.service.game import rounds, tables
+from paigow.service.game.visibility import view_log
+from paigow.service.live.feeds import pump, watch_wallet
+from paigow.service.runtime import Runtime
+from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
+from paigow.service.store.sql import Tx
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_feed(
+    websocket: WebSocket,
+    table_id: int,
+    rt: RuntimeDep,
+    hub: HubDep,
+    presence: PresenceDep,
+    token: str | None = None,
+) -> None:
+    """Live table events, filtered for the viewer (a player sees only their own cards).
+    Closed with 4401 when the token expires, 4429 beyond the connections allowed per user
+    or per address."""
+    await websocket.accept()
+    viewer: Principal | None = None
+    expires: float | None = None
+    if token:
+        try:
+            viewer, expires = await token_user(rt, token)
+        except ServiceError as exc:
+            await websocket.send_json({"type": "error", **exc.body()})
+            await websocket.close(code=4401, reason=exc.message[:120])
+            return
+    if not 1 <= table_id <= 2**31 - 1:
+        await websocket.close(code=4404)
+        return
+    addr = websocket.client.host if websocket.client else "unknown"
+    viewer_key = viewer.id if viewer else None
+    if not rt.ws_caps.acquire(viewer_key, addr):
+        refusal = "too many connections for this user or address; close one first"
+        await websocket.send_json(
+            {"type": "error", "detail": refusal, "code": "too-many-connections"}
+        )
+        await websocket.close(code=4429, reason=refusal)
+        return
+    if viewer is not None:
+        presence.add(table_id, viewer.id)
+    feed = await hub.feed(table_id)
+    queue = feed.subscribe()
+    unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
+    try:
+        snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
+        if snapshot is None:
+            await websocket.send_json(
+                {"type": "error", "detail": f"no table {table_id}", "code": "no-table"}
+            )
+            await websocket.close(code=4404)
+            return
+        await websocket.send_text(orjson.dumps(snapshot).decode())
+        seen_number = snapshot["round"]["number"] if snapshot["round"] else 0
+        seen_seq = snapshot["round"]["log_length"] if snapshot["round"] else 0
+        viewer_id = viewer.id if viewer else None
+        receiver = asyncio.create_task(_drain(websocket))
+        try:
+            await pump(websocket, queue, receiver, expires, viewer_id, (seen_number, seen_seq))
+        finally:
+            receiver.cancel()
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        if unwatch is not None:
+            unwatch()
+        feed.unsubscribe(queue)
+        snapshot = None
+        rt.ws_caps.release(viewer_key, addr)
+        if viewer is not None:
+            presence.remove(table_id, viewer.id)
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read (and answer pings from) the client until it goes away."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            text = await websocket.receive_text()
+            if text.strip().lower() == "ping":
+                await websocket.send_json({"type": "pong"})
+
+
+def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
+    """The ``hello`` message: the table's public state and its latest round's log, as the
+    viewer may see it."""
+    with rt.db.read() as s:
+        table = s.get(GameTable, table_id)
+        if table is None:
+            return None
+        state = tables.public_state(s, table)
+        row = s.execute(
+            sa.select(RoundRow)
+            .where(RoundRow.table_id == table_id)
+            .order_by(RoundRow.number.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        round_part = None
+        if row is not None:
+            events = rounds.load_events(Tx(s.connection(), s), row.id)
+            owners = {
+                spot: uid
+                for spot, uid in s.execute(
+                    sa.select(RoundWager.spot, RoundWager.user_id).where(
+                        RoundWager.round_id == row.id
+                    )
+                ).all()
+            }
+            mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
+            names = dict(
+                s.execute(
+                    sa.select(User.id, User.username).where(User.id.in_(owners.values()))
+                ).all()
+            )
+            round_part = {
+                "id": row.id,
+                "number": row.number,
+                "phase": row.phase,
+                "log_length": len(events),
+                "log": view_log(events, mine),
+                "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
+            }
+    return {
+        "type": "hello",
+        "table": state,
+        "viewer": None if viewer is None else {"username": viewer.username, "role": viewer.role},
+        "round": round_part,
+    }

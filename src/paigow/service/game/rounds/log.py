@@ -1,0 +1,159 @@
+"""The round's log: its events, appended in the step's transaction, and the round rebuilt from
+them (``Round.replay``; the database is the only source of truth)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.events import Event
+from paigow.round import Round
+from paigow.service.game.rounds.head import Head, RoundHead, set_current
+from paigow.service.runtime import RoundCache
+from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
+from paigow.service.store.sql import Sql, Tx
+
+SYSTEM: Final = "dealer"
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_EVENTS: Final = cast(sa.Table, RoundEvent.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+_USERS: Final = cast(sa.Table, User.__table__)
+
+
+def _insert(table: sa.Table, *names: str) -> Sql:
+    return Sql(sa.insert(table).values({n: sa.bindparam(n, type_=table.c[n].type) for n in names}))
+
+
+INSERT_WAGER: Final = _insert(_WAGERS, "round_id", "spot", "user_id", "amount", "status")
+
+
+class InconsistentRound(RuntimeError):
+    """A round's records disagree with its log (the dealer voids such a round)."""
+
+
+# ------------------------------------------------------------------------------------ the log
+
+
+_LOAD_EVENTS: Final = Sql(
+    sa.select(_EVENTS.c.data)
+    .where(_EVENTS.c.round_id == sa.bindparam("rid"))
+    .order_by(_EVENTS.c.seq)
+)
+
+
+def load_events(tx: Tx, round_id: str) -> list[dict[str, Any]]:
+    return [dict(data) for (data,) in tx.run(_LOAD_EVENTS, {"rid": round_id})]
+
+
+def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
+    """The round as its persisted log makes it: from this process's cache when the cached copy
+    is at the same step, else rebuilt by replaying the log."""
+    cache: RoundCache | None = tx.info.get("rounds")
+    if cache is not None:
+        rnd = cache.take(row.id, row.event_count)
+        if rnd is not None:
+            return rnd
+    return Round.replay(load_events(tx, row.id))
+
+
+_INSERT_EVENT: Final = _insert(_EVENTS, "round_id", "seq", "type", "data", "created_at")
+
+
+def append(
+    tx: Tx,
+    row: RoundHead,
+    rnd: Round,
+    events: Sequence[Event],
+    owners: dict[int, int] | None = None,
+) -> None:
+    """Persist ``events``, the events the round's commands just returned, and its new phase
+    (``owners``: the spots wagered on by this step, for the live feeds)."""
+    start = len(rnd.events) - len(events)
+    if start != row.event_count:
+        raise InconsistentRound(f"round {row.id}: log length {row.event_count}, expected {start}")
+    new = [e.to_dict() for e in events]
+    insert_events(tx, row.id, start, new)
+    row.set(tx, event_count=len(rnd.events), phase=rnd.phase.value)
+    cache: RoundCache | None = tx.info.get("rounds")
+    if cache is not None and not rnd.is_over:
+        tx.when_kept(lambda: cache.put(rnd))
+    if new:  # for the live feeds (of every process: they travel in the step's notice)
+        tx.appended(row.table_id, row.id, row.number, start, new, dict(owners or {}))
+
+
+def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]]) -> None:
+    """Append ``events`` (event dicts) to the round's log from sequence number ``start`` on."""
+    if not events:
+        return
+    t = now()
+    tx.many(
+        _INSERT_EVENT,
+        [
+            {"round_id": round_id, "seq": start + i, "type": e["type"], "data": e, "created_at": t}
+            for i, e in enumerate(events)
+        ],
+        later=True,
+    )
+
+
+_INSERT_ROUND: Final = _insert(
+    _ROUNDS,
+    "id",
+    "table_id",
+    "number",
+    "phase",
+    "deadline",
+    "event_count",
+    "created_at",
+    "ended_at",
+    "result",
+)
+
+
+def new_round(tx: Tx, head: Head) -> tuple[RoundHead, Round]:
+    """Open the table's next round (its row, its first event, the table's current round)."""
+    rnd = Round(head.table.rules, head.table.way, round_id=secrets.token_hex(12))
+    number = head.round_count + 1
+    t = now()
+    deadline = t + head.table.betting_time_ms / 1000
+    tx.later(
+        _INSERT_ROUND,
+        {
+            "id": rnd.round_id,
+            "table_id": head.id,
+            "number": number,
+            "phase": rnd.phase.value,
+            "deadline": deadline,
+            "event_count": 0,
+            "created_at": t,
+            "ended_at": None,
+            "result": None,
+        },
+    )
+    set_current(tx, head.id, rnd.round_id, number)
+    head.round_count = number
+    row = RoundHead(rnd.round_id, head.id, number, rnd.phase.value, deadline, 0)
+    head.round = row
+    append(tx, row, rnd, tuple(rnd.events))  # round-started
+    return row, rnd
+
+
+def current_row(tx: Tx, table: GameTable) -> RoundRow | None:
+    if table.current_round_id is None:
+        return None
+    return tx.session.get(RoundRow, table.current_round_id)
+
+
+_OWNERS: Final = Sql(
+    sa.select(_WAGERS.c.spot, _WAGERS.c.user_id, _USERS.c.username)
+    .join(_USERS, _USERS.c.id == _WAGERS.c.user_id)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"))
+)
+
+
+def spot_owners(tx: Tx, round_id: str) -> dict[int, tuple[int, str]]:
+    """spot -> (user id, username) of the round's wagers."""
+    return {spot: (uid, name) for spot, uid, name in tx.run(_OWNERS, {"rid": round_id})}

@@ -1,0 +1,299 @@
+"""Player commands: a wager (which opens a round if none is open), setting a hand, the player's
+own hand and, at practice tables, the house way's hint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.cards import parse_cards
+from paigow.errors import PaigowError
+from paigow.events import HandSet
+from paigow.round import Phase
+from paigow.service.accounts.auth import Principal
+from paigow.service.books import ledger
+from paigow.service.books.ledger import Movement, TableAccounts, wallet
+from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from paigow.service.floor import player_limits
+from paigow.service.game.rounds.head import lock_ahead, lock_head
+from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
+from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
+from paigow.service.runtime import notify
+from paigow.service.statuses import TableMode, TableStatus, WagerStatus
+from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat
+from paigow.service.store.floor_models import PlayerLimit
+from paigow.service.store.sql import Sql, Tx
+from paigow.setting import Setting
+
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_LIMITS: Final = cast(sa.Table, PlayerLimit.__table__)
+_OTHERS: Final = _SEATS.alias("others")
+_TABLES: Final = cast(sa.Table, GameTable.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+
+
+def _current_round() -> sa.ScalarSelect[Any]:
+    """The id of the table's current round while it is in play (NULL once it has ended), read
+    with the table's row locked: what :func:`lock_head` reads, so that a step's reads of its
+    round can go in the same message as the lock."""
+    return (
+        sa.select(_ROUNDS.c.id)
+        .select_from(_TABLES.join(_ROUNDS, _ROUNDS.c.id == _TABLES.c.current_round_id))
+        .where(_TABLES.c.id == sa.bindparam("tid"), *(_ROUNDS.c.phase != p.value for p in ENDED))
+        .scalar_subquery()
+    )
+
+
+_PLAYER_AT_TABLE: Final = Sql(
+    sa.select(
+        _SEATS.c.spot,
+        sa.select(_WAGERS.c.spot)
+        .where(_WAGERS.c.round_id == _current_round(), _WAGERS.c.user_id == sa.bindparam("uid"))
+        .limit(1)
+        .scalar_subquery(),
+        sa.select(sa.func.count())
+        .select_from(_OTHERS)
+        .where(
+            _OTHERS.c.table_id == sa.bindparam("tid"),
+            _OTHERS.c.user_id.not_in(
+                sa.select(_WAGERS.c.user_id).where(_WAGERS.c.round_id == _current_round())
+            ),
+        )
+        .scalar_subquery(),
+        sa.exists().where(_LIMITS.c.user_id == sa.bindparam("uid")),
+    ).where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
+)
+"""The player's spot at the table, their wager in the table's current round (if any), how many
+seated players have no wager in it, and whether the player has limits (one statement)."""
+
+
+def wager_ahead(tx: Tx, table_id: int, user: Principal) -> None:
+    """Send what a wager reads (the table's lock, its round, the player's seat) with the step's
+    next statement (:meth:`Tx.ahead`): with the idempotency key's look-up, or on their own."""
+    lock_ahead(tx, table_id)
+    tx.ahead(_PLAYER_AT_TABLE, {"tid": table_id, "uid": user.id})
+
+
+def set_ahead(tx: Tx, table_id: int, user: Principal) -> None:
+    """Send what setting a hand reads (the table's lock, its round, the player's wager in it)
+    with the step's next statement (:meth:`Tx.ahead`)."""
+    lock_ahead(tx, table_id)
+    tx.ahead(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
+
+
+def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
+    """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
+    with the first wager)."""
+    wager_ahead(tx, table_id, user)  # the seat read goes with the lock (if not sent already)
+    head = lock_head(tx, table_id)
+    if head.status != TableStatus.OPEN:
+        raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
+    row = head.round
+    current = row if row is not None and row.phase not in ENDED else None
+    found = tx.first(_PLAYER_AT_TABLE, {"tid": table_id, "uid": user.id})
+    if found is None:
+        raise Conflict("sit at the table before you wager", code="not-seated")
+    spot, mine, idle, limited = found
+    if limited:
+        player_limits.check_wager(tx, user, amount)  # self-exclusion, daily loss limit
+    lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
+    if not lo <= amount <= hi:
+        raise Unprocessable(
+            f"wager {amount} is outside the table limits {lo}..{hi} (cents)", code="outside-limits"
+        )
+    if current is None:
+        row, rnd = new_round(tx, head)
+    elif current.phase != Phase.BETTING.value:
+        raise Conflict(
+            f"the round is in play ({current.phase}); wagers open when it is over",
+            code="round-in-play",
+        )
+    else:
+        row = current
+        rnd = load_round(tx, row)
+        if mine is not None:
+            raise Conflict(
+                f"you already have a wager on spot {mine} in this round", code="already-wagered"
+            )
+    if spot in rnd.wagers:
+        raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
+    new = rnd.wager(spot, amount)
+    ledger.post(
+        tx,
+        "wager",
+        [
+            Movement(
+                wallet(user.username),
+                TableAccounts.of(table_id).wagers,
+                amount,
+                memo=f"spot {spot}",
+            )
+        ],
+        reference=row.id,
+        actor=user.username,
+    )
+    tx.later(
+        INSERT_WAGER,
+        {
+            "round_id": row.id,
+            "spot": spot,
+            "user_id": user.id,
+            "amount": amount,
+            "status": WagerStatus.IN_PLAY.value,
+        },
+    )
+    opened = row.event_count == 1  # only round-started before this wager
+    append(tx, row, rnd, new, {spot: user.id})
+    # wake the dealer when a round opens (its betting deadline starts) or betting may close:
+    # the player was among the seated players without a wager counted above
+    notify(tx, table_id, "due" if opened or int(idle) <= 1 else "round")
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": spot,
+        "amount": amount,
+        "balance": ledger.balance(tx, wallet(user.username)),
+        "betting_closes_at": row.deadline,
+    }
+
+
+_MY_WAGER: Final = Sql(
+    sa.select(_WAGERS.c.spot, _WAGERS.c.amount).where(
+        _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.user_id == sa.bindparam("uid")
+    )
+)
+_MY_WAGER_NOW: Final = Sql(
+    sa.select(_WAGERS.c.spot).where(
+        _WAGERS.c.round_id == _current_round(), _WAGERS.c.user_id == sa.bindparam("uid")
+    )
+)
+"""The player's spot in the table's current round (while it is in play)."""
+
+
+def set_hand(
+    tx: Tx,
+    table_id: int,
+    user: Principal,
+    low: Sequence[str],
+    confirm_foul: bool,
+    round_id: str | None = None,
+) -> dict[str, Any]:
+    """The player sets their hand by naming the two low cards. A foul is refused unless
+    ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
+    set_ahead(tx, table_id, user)
+    row = lock_head(tx, table_id).round
+    if round_id is not None and (row is None or row.id != round_id):
+        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
+    if row is None or row.phase != Phase.SETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
+    if spot is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    rnd = load_round(tx, row)
+    if spot in rnd.settings:
+        raise Conflict(f"spot {spot} has already set its hand", code="already-set")
+    cards = rnd.hands[spot]
+    try:
+        setting = Setting.from_low(cards, low)
+    except PaigowError as exc:
+        raise Unprocessable(f"bad setting: {exc}", code="bad-setting") from None
+    if setting.is_foul and not confirm_foul:
+        v = setting.value(rnd.ruleset.wheel)
+        consequence = (
+            "under the Indiana rule (68 IAC 10-9-13(a)) a foul hand loses"
+            if rnd.ruleset.foul.value == "loses"
+            else "under this table's rule the house way will set the hand instead"
+        )
+        raise Conflict(
+            f"that setting is a foul: the low hand ({v.low.name}) outranks the high hand "
+            f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
+            code="foul-unconfirmed",
+        )
+    new = rnd.set_hand(spot, setting)
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
+    (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": spot,
+        "high": e["high"],
+        "low": e["low"],
+        "foul": e["foul"],
+        "by": e["by"],
+        "reason": e.get("reason"),
+    }
+
+
+def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    table = tx.session.get(GameTable, table_id)
+    if table is None:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    row = current_row(tx, table)
+    if row is None:
+        raise NotFound("no round in progress at this table", code="no-round")
+    found = tx.first(_MY_WAGER, {"rid": row.id, "uid": user.id})
+    if found is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    spot, amount = found
+    rnd = load_round(tx, row)
+    cards = rnd.hands.get(spot)
+    setting = None
+    for e in rnd.events:
+        if e.type == "hand-set" and e.to_dict()["spot"] == spot:
+            d = e.to_dict()
+            setting = {
+                "high": d["high"],
+                "low": d["low"],
+                "foul": d["foul"],
+                "by": d["by"],
+                "reason": d.get("reason"),
+            }
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "phase": row.phase,
+        "spot": spot,
+        "wager": amount,
+        "cards": None if cards is None else [c.code for c in cards],
+        "setting": setting,
+        "deadline": row.deadline,
+    }
+
+
+def practice_table(tx: Tx, table_id: int, what: str) -> GameTable:
+    """The table, when it is a practice table: ``what`` (hints, the EV) is refused at a casino
+    table, where the player sets the hand without help."""
+    table = tx.session.get(GameTable, table_id)
+    if table is None:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    if table.mode != TableMode.PRACTICE:
+        raise Forbidden(
+            f"{what} for practice tables only: at a casino table the player sets the "
+            "hand without help (68 IAC 10-9-13(a))",
+            code="casino-table",
+        )
+    return table
+
+
+def hint(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    table = practice_table(tx, table_id, "hints are")
+    hand = my_hand(tx, table_id, user)
+    if hand["cards"] is None:
+        raise Conflict("your cards are not dealt yet", code="not-dealt")
+    way = table_house_way(table)
+    wheel = table_ruleset(table).wheel
+    hw = way.set_hand(parse_cards(hand["cards"]), wheel)
+    value = hw.setting.value(wheel)
+    return {
+        "house_way": way.name,
+        "rule": hw.rule,
+        "high": [c.code for c in hw.setting.high],
+        "low": [c.code for c in hw.setting.low],
+        "high_name": value.high.name,
+        "low_name": value.low.name,
+    }

@@ -1,0 +1,367 @@
+"""The dealer's steps: what is due at a table (one cheap read), then deal, the dealer's setting,
+settlement, voids and closing, each in one transaction with its events and money."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.errors import PaigowError
+from paigow.events import Event
+from paigow.round import Phase
+from paigow.service.books import ledger
+from paigow.service.books.audit import record
+from paigow.service.books.ledger import Movement, TableAccounts, wallet
+from paigow.service.floor import stats as floor
+from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
+from paigow.service.game.rounds.log import (
+    SYSTEM,
+    InconsistentRound,
+    append,
+    current_row,
+    insert_events,
+    load_round,
+)
+from paigow.service.game.tables import ENDED, lock_table
+from paigow.service.runtime import notify
+from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
+from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
+from paigow.service.store.sql import Sql, Tx
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What the dealer needs to decide its next step (one cheap read)."""
+
+    table_id: int
+    status: str
+    round_id: str | None
+    phase: str | None
+    deadline: float | None
+    wagers: int
+    seated_without_wager: int
+    hands_set: int
+
+
+def _peek_statement() -> sa.Select[Any]:
+    tables = cast(sa.Table, GameTable.__table__)
+    round_rows = cast(sa.Table, RoundRow.__table__)
+    wagers = cast(sa.Table, RoundWager.__table__)
+    seats = cast(sa.Table, Seat.__table__)
+    events = cast(sa.Table, RoundEvent.__table__)
+    current = tables.c.current_round_id
+    n_wagers = (
+        sa.select(sa.func.count())
+        .select_from(wagers)
+        .where(wagers.c.round_id == current)
+        .scalar_subquery()
+    )
+    idle = (
+        sa.select(sa.func.count())
+        .select_from(seats)
+        .where(
+            seats.c.table_id == tables.c.id,
+            seats.c.user_id.not_in(
+                sa.select(wagers.c.user_id).where(wagers.c.round_id == current).correlate(tables)
+            ),
+        )
+        .scalar_subquery()
+    )
+    hands_set = (
+        sa.select(sa.func.count())
+        .select_from(events)
+        .where(events.c.round_id == current, events.c.type == "hand-set")
+        .scalar_subquery()
+    )
+    return (
+        sa.select(
+            tables.c.status,
+            round_rows.c.id,
+            round_rows.c.phase,
+            round_rows.c.deadline,
+            n_wagers,
+            idle,
+            hands_set,
+        )
+        .select_from(tables.outerjoin(round_rows, round_rows.c.id == current))
+        .where(tables.c.id == sa.bindparam("tid"))
+    )
+
+
+_PEEK: Final = Sql(_peek_statement())
+
+
+def peek(tx: Tx, table_id: int) -> TableView | None:
+    """The table's :class:`TableView` in one statement (the dealer looks often)."""
+    head = tx.first(_PEEK, {"tid": table_id})
+    if head is None:
+        return None
+    status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
+    if round_id is None:
+        return TableView(table_id, status, None, None, None, 0, 0, 0)
+    return TableView(
+        table_id,
+        status,
+        round_id,
+        phase,
+        deadline,
+        int(n_wagers),
+        int(n_idle),
+        int(n_set) if phase == Phase.SETTING.value else 0,
+    )
+
+
+def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | None]:
+    """The dealer's next step for ``view`` at time ``at``: (step, None) to act now, or
+    (None, seconds) to wait at most that long (None: until something changes).
+
+    >>> v = TableView(1, "open", "r", "betting", 100.0, 2, 1, 0)
+    >>> next_step(v, 99.0), next_step(v, 100.0)
+    ((None, 1.0), (<DealerStep.DEAL: 'deal'>, None))
+    >>> next_step(TableView(1, "open", "r", "betting", 100.0, 2, 0, 0), 50.0)[0] == "deal"
+    True
+    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2), 50.0)[0] == "dealer"
+    True
+    >>> next_step(TableView(1, "open", "r", "dealer", None, 2, 0, 2), 50.0)[0] == "settle"
+    True
+    """
+    if view.status == TableStatus.CLOSED:
+        return DealerStep.STOP, None
+    phase = view.phase
+    if phase is None or phase in ENDED:
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.CLOSE, None
+        return None, None
+    left = None if view.deadline is None else view.deadline - at
+    if phase == Phase.BETTING:
+        if view.status == TableStatus.CLOSING:
+            return DealerStep.VOID, None
+        if view.wagers and (view.seated_without_wager == 0 or (left is not None and left <= 0)):
+            return DealerStep.DEAL, None
+        return None, left
+    if phase == Phase.SETTING:
+        if view.hands_set >= view.wagers or (left is not None and left <= 0):
+            return DealerStep.DEALER, None
+        return None, left
+    if phase == Phase.DEALER:
+        return DealerStep.SETTLE, None
+    return (
+        DealerStep.VOID,
+        None,
+    )  # shuffled / starting: a step that cannot have been committed alone
+
+
+def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
+    """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
+    head = lock_head(tx, table_id)
+    row = head.round
+    if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
+        return False
+    rnd = load_round(tx, row)
+    new = rnd.deal(rng if rng is not None else random.SystemRandom())
+    append(tx, row, rnd, new)
+    if rnd.phase is Phase.VOIDED:
+        _refund_all(tx, head, row, "irregular deck")
+    else:
+        row.set(tx, deadline=now() + head.table.setting_time_ms / 1000)
+    notify(tx, table_id)
+    return True
+
+
+def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
+    """Late hands are set by the house way (time-outs); the dealer sets the bank's hand."""
+    row = lock_head(tx, table_id).round
+    if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
+        return False
+    rnd = load_round(tx, row)
+    waiting = rnd.spots_to_set()
+    if waiting and row.deadline is not None and now() < row.deadline:
+        return False  # not due yet (a hand may still come)
+    new: list[Event] = []
+    for spot in waiting:
+        new += rnd.time_out(spot)
+    new += rnd.set_dealer()
+    append(tx, row, rnd, new)
+    row.set(tx, deadline=None)
+    notify(tx, table_id)
+    return True
+
+
+@dataclass(frozen=True)
+class _Wager:
+    spot: int
+    user_id: int
+    username: str
+    amount: int
+    status: str
+
+
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_USERS: Final = cast(sa.Table, User.__table__)
+_ROUND_WAGERS: Final = Sql(
+    sa.select(
+        _WAGERS.c.spot, _WAGERS.c.user_id, _USERS.c.username, _WAGERS.c.amount, _WAGERS.c.status
+    )
+    .join(_USERS, _USERS.c.id == _WAGERS.c.user_id)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"))
+    .order_by(_WAGERS.c.spot)
+)
+_CLOSE_WAGER: Final = Sql(
+    sa.update(_WAGERS)
+    .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("w_spot"))
+    .values(status=sa.bindparam("w_status"), returned=sa.bindparam("w_returned"))
+)
+
+
+def settle(tx: Tx, table_id: int, round_id: str) -> bool:
+    """Settle every spot and move the money, in one transaction with the events."""
+    head = lock_head(tx, table_id)
+    row = head.round
+    if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
+        return False
+    rnd = load_round(tx, row)
+    new = rnd.settle()
+    wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
+    movements: list[Movement] = []
+    closed: list[dict[str, Any]] = []
+    house = TableAccounts.of(table_id)
+    for spot, result in rnd.results.items():
+        w = wagers.get(spot)
+        if w is None or w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
+            raise InconsistentRound(
+                f"round {row.id} spot {spot}: the wager record does not match the log"
+            )
+        name = wallet(w.username)
+        memo = f"spot {spot} {result.outcome}"
+        if result.returned == 0:
+            movements.append(Movement(house.wagers, house.win, result.wager, memo))
+        else:
+            movements.append(Movement(house.wagers, name, result.wager, memo))
+            if result.win:
+                movements.append(Movement(house.win, name, result.win, memo))
+            if result.commission:
+                movements.append(
+                    Movement(name, house.commission, result.commission, memo + " commission")
+                )
+        closed.append(
+            {
+                "rid": row.id,
+                "w_spot": spot,
+                "w_status": WagerStatus.SETTLED.value,
+                "w_returned": result.returned,
+            }
+        )
+    if closed:
+        tx.many(_CLOSE_WAGER, closed, later=True)
+    ledger.post(tx, "settlement", movements, reference=row.id)
+    floor.record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    append(tx, row, rnd, new)
+    totals = new[-1].to_dict()  # round-settled
+    totals.pop("type")
+    result_doc = {
+        "totals": totals,
+        "returned": {str(s): r.returned for s, r in rnd.results.items()},
+    }
+    _end(tx, head, row, result_doc)
+    notify(tx, table_id)
+    return True
+
+
+def _end(tx: Tx, head: Head, row: RoundHead, result: dict[str, Any]) -> None:
+    row.set(tx, ended_at=now(), deadline=None, result=result)
+    set_current(tx, head.id, None, head.round_count)
+    head.round = None
+
+
+def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
+    """Return every wager still in play (exactly once: each wager's status moves to
+    ``returned`` in the same transaction as its refund)."""
+    movements = []
+    closed: list[dict[str, Any]] = []
+    total = 0
+    for w in (_Wager(*r) for r in tx.run(_ROUND_WAGERS, {"rid": row.id})):
+        if w.status != WagerStatus.IN_PLAY:
+            continue
+        movements.append(
+            Movement(
+                TableAccounts.of(head.id).wagers,
+                wallet(w.username),
+                w.amount,
+                f"spot {w.spot} void",
+            )
+        )
+        closed.append(
+            {
+                "rid": row.id,
+                "w_spot": w.spot,
+                "w_status": WagerStatus.RETURNED.value,
+                "w_returned": w.amount,
+            }
+        )
+        total += w.amount
+    if closed:
+        tx.many(_CLOSE_WAGER, closed, later=True)
+    if movements:
+        ledger.post(tx, "void-refund", movements, reference=row.id)
+        floor.record_void(tx, head.table, total)
+    _end(tx, head, row, {"void": reason, "returned_total": total})
+    return total
+
+
+def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM) -> bool:
+    """Void the round: every wager returned, the fault recorded in the log and the audit log.
+    Works even when the log cannot be replayed (the wager records say what to return)."""
+    head = lock_head(tx, table_id)
+    row = head.round
+    if row is None or row.id != round_id or row.phase in ENDED:
+        return False
+    phase_before = row.phase
+    try:
+        rnd = load_round(tx, row)
+        append(tx, row, rnd, rnd.void(reason))
+    except PaigowError as exc:  # an unreadable log: record the void by hand
+        reason = f"{reason}; the log cannot be replayed: {exc}"
+        returned = [[r[0], r[3]] for r in tx.run(_ROUND_WAGERS, {"rid": row.id})]
+        event = {"type": "voided", "reason": reason, "returned": returned}
+        insert_events(tx, row.id, row.event_count, [event])
+        row.set(tx, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
+    total = _refund_all(tx, head, row, reason)
+    record(
+        tx.session,
+        actor,
+        "round-voided",
+        f"round:{row.id}",
+        {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
+    )
+    notify(tx, table_id)
+    return True
+
+
+def finish_close(tx: Tx, table_id: int) -> bool:
+    """A closing table whose round is over: closed, seats cleared."""
+    table = lock_table(tx, table_id)
+    if table.status != TableStatus.CLOSING:
+        return False
+    row = current_row(tx, table)
+    if row is not None and row.phase not in ENDED:
+        return False
+    table.status = TableStatus.CLOSED
+    tx.session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
+    record(tx.session, SYSTEM, "table-closed", f"table:{table_id}", {})
+    notify(tx, table_id, "table")
+    return True
+
+
+def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
+    """An operator closes a table: no new wagers; a round still in betting is voided (wagers
+    returned) by the dealer; a dealt round is played out; then the table is closed."""
+    table = lock_table(tx, table_id)
+    if table.status == TableStatus.CLOSED:
+        return {"table_id": table_id, "status": TableStatus.CLOSED}
+    table.status = TableStatus.CLOSING
+    record(tx.session, operator, "table-close", f"table:{table_id}", {})
+    notify(tx, table_id, "table")
+    return {"table_id": table_id, "status": TableStatus.CLOSING}

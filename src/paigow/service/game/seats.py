@@ -1,0 +1,154 @@
+"""Who may hold a seat, and freeing the seats of players who are gone.
+
+- A player sits only with at least the table's minimum wager in the wallet, and holds at most
+  ``max_seats_per_user`` seats over all tables (one per table).
+- A seat is freed when its player wagered in none of the table's last ``idle_rounds`` rounds
+  played since sitting, or when every WebSocket the player had open to the table has been gone
+  for ``seat_away_s`` (the server processes write ``seats.seen_at`` while a connection is open).
+  Each freeing is an audit record ``seat-freed`` with the reason, and a table notice (clients see
+  the spot free). A wager in play stays in play, as when a player leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.service.accounts.auth import Principal
+from paigow.service.books import ledger
+from paigow.service.books.audit import record
+from paigow.service.config import ServiceConfig
+from paigow.service.errors import Conflict
+from paigow.service.game import tables
+from paigow.service.runtime import notify
+from paigow.service.statuses import TableStatus
+from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
+from paigow.service.store.sql import Sql, Tx
+
+SYSTEM = "dealer"
+
+
+def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig) -> dict[str, Any]:
+    """:func:`paigow.service.game.tables.sit`, refused (409) without the table's minimum in the wallet
+    or beyond the seats a player may hold."""
+    table = tables.lock_table(tx, table_id)
+    session = tx.session
+    here = session.execute(
+        sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
+    ).first()
+    if here is None and table.status == TableStatus.OPEN:
+        minimum = int(table.ruleset["min_wager"])
+        balance = ledger.balance(tx, ledger.wallet(user.username))
+        if balance < minimum:
+            raise Conflict(
+                f"your wallet holds {balance} cents, less than this table's minimum wager of "
+                f"{minimum}: it must hold at least the minimum to sit",
+                code="no-money",
+            )
+        held = session.execute(
+            sa.select(sa.func.count()).select_from(Seat).where(Seat.user_id == user.id)
+        ).scalar_one()
+        if held >= config.max_seats_per_user:
+            raise Conflict(
+                f"you already hold {held} seats, the most one player may hold; leave one first",
+                code="too-many-seats",
+            )
+    return tables.sit(tx, table_id, user, spot)
+
+
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+_WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_TOUCH: Final = Sql(
+    sa.update(_SEATS)
+    .where(_SEATS.c.table_id == sa.bindparam("t"), _SEATS.c.user_id == sa.bindparam("u"))
+    .values(seen_at=sa.bindparam("at", type_=sa.Float))
+)
+_SEATED: Final = Sql(
+    sa.select(_SEATS.c.spot, _SEATS.c.user_id, _SEATS.c.sat_at, _SEATS.c.seen_at).where(
+        _SEATS.c.table_id == sa.bindparam("tid")
+    )
+)
+_ENDED: Final = sa.or_(*(_ROUNDS.c.phase == sa.literal_column(f"'{p}'") for p in tables.ENDED))
+_LAST_ENDED: Final = (
+    sa.select(_ROUNDS.c.id, _ROUNDS.c.created_at)
+    .where(_ROUNDS.c.table_id == sa.bindparam("tid"), _ENDED)
+    .order_by(_ROUNDS.c.number.desc())
+    .limit(sa.bindparam("n", type_=sa.Integer))
+)
+_RECENT: Final = Sql(_LAST_ENDED)
+_WAGERED: Final = Sql(
+    sa.select(_WAGERS.c.user_id).where(
+        _WAGERS.c.round_id.in_(sa.select(_LAST_ENDED.subquery().c.id))
+    )
+)
+
+
+def touch(tx: Tx, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
+    """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
+    t = at if at is not None else now()
+    tx.many(_TOUCH, [{"t": table, "u": user, "at": t} for table, user in pairs], later=True)
+
+
+def to_free(
+    tx: Tx, table_id: int, config: ServiceConfig, at: float | None = None
+) -> list[tuple[int, int, str]]:
+    """The seats of table ``table_id`` to free: (spot, user id, reason)."""
+    t = at if at is not None else now()
+    seats = tx.run(_SEATED, {"tid": table_id})
+    if not seats:
+        return []
+    out: list[tuple[int, int, str]] = []
+    recent: list[tuple[str, float]] = []
+    if config.idle_rounds > 0:
+        recent = [
+            (str(rid), float(created))
+            for rid, created in tx.run(_RECENT, {"tid": table_id, "n": config.idle_rounds})
+        ]
+    wagered: set[int] = set()
+    if len(recent) == config.idle_rounds and recent:
+        wagered = {
+            int(uid) for (uid,) in tx.run(_WAGERED, {"tid": table_id, "n": config.idle_rounds})
+        }
+    for spot, uid, sat_at, seen_at in seats:
+        if config.seat_away_s > 0 and seen_at is not None and t - seen_at > config.seat_away_s:
+            out.append((spot, uid, f"no connection for {config.seat_away_s:g} s"))
+        elif (
+            len(recent) == config.idle_rounds
+            and recent
+            and uid not in wagered
+            and all(created >= sat_at for _, created in recent)
+        ):
+            out.append((spot, uid, f"no wager in the last {config.idle_rounds} rounds"))
+    return out
+
+
+def free(tx: Tx, table_id: int, found: list[tuple[int, int, str]], config: ServiceConfig) -> int:
+    """Free the seats ``found`` by :func:`to_free` that are still held by the same player (and,
+    for a player gone, still unseen)."""
+    freed = 0
+    t = now()
+    session = tx.session
+    for spot, uid, reason in found:
+        seat = session.get(Seat, (table_id, spot), with_for_update=True)
+        if seat is None or seat.user_id != uid:
+            continue
+        if reason.startswith("no connection") and (
+            seat.seen_at is None or t - seat.seen_at <= config.seat_away_s
+        ):
+            continue
+        name = session.execute(sa.select(User.username).where(User.id == uid)).scalar_one()
+        session.delete(seat)
+        record(
+            session,
+            SYSTEM,
+            "seat-freed",
+            f"table:{table_id}",
+            {"table_id": table_id, "spot": spot, "username": name, "reason": reason},
+        )
+        freed += 1
+    if freed:
+        notify(tx, table_id, "table")
+    return freed

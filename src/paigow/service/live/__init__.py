@@ -1,0 +1,1 @@
+"""Live feeds: table events and wallet balances pushed to each WebSocket."""

@@ -1,0 +1,510 @@
+"""Live table feeds for WebSocket clients: one feed per watched table per process.
+
+A feed listens for the table's notices (:mod:`paigow.service.store.bus`), takes what is new
+from the events the notices brought (this process's commits, and other processes' notices that
+carry their step's events), or else reads it from the database, once for all its watchers, and
+hands each watcher the new events, which the watcher shows as its viewer may see them
+(:mod:`paigow.service.game.visibility`). Whatever the order or number of
+notices, every watcher gets each event once and in order: items carry the round's number and the
+event's sequence number, and a watcher skips what it has already shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+
+from paigow.service.game.tables import read_state
+from paigow.service.game.visibility import private_spots, view_event
+from paigow.service.runtime import WALLET, Runtime
+from paigow.service.store.bus import Notice
+from paigow.service.store.db import RoundEvent, RoundRow, RoundWager
+from paigow.service.store.sql import Tx
+
+log = logging.getLogger("paigow.service.live.feeds")
+QUEUE_LIMIT = 2000
+COALESCE_S = 0.005
+PHASE_EVENTS = frozenset({"round-started", "dealt", "dealer-set", "round-settled", "voided"})
+ROUND_OVER = frozenset({"round-settled", "voided"})
+
+
+@dataclass(frozen=True)
+class EventItem:
+    """Event ``seq`` of round ``round_id``; ``log`` is that round's log so far (at least up to
+    ``seq``) and ``owners`` maps spots to the users who wagered on them; ``at``: when the event
+    was committed (epoch seconds; from the database: when it was written, just before)."""
+
+    round_id: str
+    number: int
+    seq: int
+    log: list[dict[str, Any]]
+    owners: dict[int, int]
+    at: float | None = None
+    rendered: dict[frozenset[int], str | None] = field(default_factory=dict, compare=False)
+
+    def text(self, viewer_id: int | None) -> str | None:
+        """The event as JSON text for one viewer (None: nothing to show it). Rendered once per
+        set of spots a viewer holds (most viewers hold none at a given table and share one)."""
+        spots = frozenset(
+            s for s, uid in self.owners.items() if viewer_id is not None and uid == viewer_id
+        )
+        if spots:  # only a viewer's cards and own settings are shown apart
+            spots &= private_spots(self.log[self.seq])
+        if spots in self.rendered:
+            return self.rendered[spots]
+        shown = view_event(self.log, self.seq, spots)
+        text = None
+        if shown is not None:
+            message = {
+                "round_id": self.round_id,
+                "round_number": self.number,
+                "seq": self.seq,
+                **shown,
+                "committed_at": self.at,
+            }
+            text = orjson.dumps(message).decode()
+        self.rendered[spots] = text
+        return text
+
+
+@dataclass(frozen=True)
+class TableItem:
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WalletItem:
+    """The watching user's wallet balance (cents) after a change."""
+
+    balance: int
+
+    def message(self) -> dict[str, Any]:
+        return {"type": "wallet", "balance": self.balance}
+
+
+Item = EventItem | TableItem | WalletItem
+
+
+@dataclass
+class _RoundData:
+    round_id: str
+    number: int
+    events: list[tuple[int, dict[str, Any], float | None]]
+    owners: dict[int, int] | None  # None: unchanged
+
+
+class TableFeed:
+    def __init__(self, hub: FeedHub, table_id: int) -> None:
+        self.hub = hub
+        self.table_id = table_id
+        self.subscribers: set[asyncio.Queue[Item | None]] = set()
+        self.round_id: str | None = None
+        self.number = 0
+        self.log: list[dict[str, Any]] = []
+        self.owners: dict[int, int] = {}
+        self._round_dirty = False
+        self._table_dirty = False
+        self._foreign = False  # a notice of another process's commit (or a resync) came
+        self._task: asyncio.Task[None] | None = None
+        self._started = False
+
+    # ----------------------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        self.hub.rt.bus.subscribe(self.table_id, self.on_notice)
+        self.hub.rt.bus.subscribe(0, self._on_any)
+        latest = await asyncio.to_thread(self._latest)
+        if latest is not None:
+            self.round_id, self.number, self.log, self.owners = latest
+
+    def stop(self) -> None:
+        self.hub.rt.bus.unsubscribe(self.table_id, self.on_notice)
+        self.hub.rt.bus.unsubscribe(0, self._on_any)
+        if self._task is not None:
+            self._task.cancel()
+        for q in self.subscribers:
+            with contextlib.suppress(asyncio.QueueFull):
+                q.put_nowait(None)
+
+    def _latest(self) -> tuple[str, int, list[dict[str, Any]], dict[int, int]] | None:
+        with self.hub.rt.db.read() as s:
+            row = s.execute(
+                sa.select(RoundRow)
+                .where(RoundRow.table_id == self.table_id)
+                .order_by(RoundRow.number.desc())
+                .limit(1)
+            ).scalar_one_or_none()
+            if row is None:
+                return None
+            events = [
+                dict(d)
+                for d in s.execute(
+                    sa.select(RoundEvent.data)
+                    .where(RoundEvent.round_id == row.id)
+                    .order_by(RoundEvent.seq)
+                ).scalars()
+            ]
+            owners = {
+                spot: uid
+                for spot, uid in s.execute(
+                    sa.select(RoundWager.spot, RoundWager.user_id).where(
+                        RoundWager.round_id == row.id
+                    )
+                ).all()
+            }
+            return row.id, row.number, events, owners
+
+    def subscribe(self) -> asyncio.Queue[Item | None]:
+        q: asyncio.Queue[Item | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.subscribers.add(q)
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue[Item | None]) -> None:
+        self.subscribers.discard(q)
+        if not self.subscribers:
+            self.hub.drop(self)
+
+    # ----------------------------------------------------------------------------- notices
+    def _on_any(self, notice: Notice) -> None:
+        if notice.kind == "resync":
+            self.on_notice(notice)
+
+    def on_notice(self, notice: Notice) -> None:
+        if notice.kind in ("round", "due", "resync"):
+            self._round_dirty = True
+            if notice.origin != self.hub.rt.bus.origin and notice.events is None:
+                self._foreign = True  # another process wrote what this one has not heard
+        if notice.kind in ("table", "resync"):
+            self._table_dirty = True
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._refresh(), name=f"feed-{self.table_id}")
+
+    async def _refresh(self) -> None:
+        await asyncio.sleep(COALESCE_S)  # let a burst of notices become one read
+        while self._round_dirty or self._table_dirty:
+            round_dirty, table_dirty = self._round_dirty, self._table_dirty
+            foreign = self._foreign
+            self._round_dirty = self._table_dirty = self._foreign = False
+            try:
+                if round_dirty:
+                    fresh = None if foreign else self._fresh()
+                    if fresh is not None:
+                        self._apply(fresh)
+                    else:
+                        for data in await asyncio.to_thread(
+                            self._load_new, self.round_id, self.number, len(self.log)
+                        ):
+                            self._apply(data)
+                if table_dirty:
+                    state = await self.hub.rt.reading(self._state)
+                    if state is not None:
+                        self._broadcast(TableItem(state))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("feed of table %s: %s: %s", self.table_id, type(exc).__name__, exc)
+                await asyncio.sleep(0.2)
+
+    def _fresh(self) -> _RoundData | None:
+        """What is new, from the events just committed (this process's own, and those other
+        processes' notices brought), when they follow on from what the feed has (called only
+        when no notice since the last look lacked its events); None: read the database."""
+        fresh = self.hub.rt.fresh
+        latest = fresh.latest(self.table_id)
+        if latest is None:
+            return None
+        round_id, number = latest
+        if round_id == self.round_id:
+            start = len(self.log)
+        elif number == self.number + 1 and (
+            self.round_id is None or (self.log and self.log[-1].get("type") in ROUND_OVER)
+        ):
+            start = 0  # the next round, and the feed has seen all of the last one
+        else:
+            return None
+        number, events, owners = fresh.run(self.table_id, round_id, start)
+        if not events:
+            return None  # nothing here follows on: another writer, or a late callback
+        if round_id == self.round_id:  # the owners of wagers another process took stay known
+            owners = {**self.owners, **owners}
+        return _RoundData(round_id, number, [(q, e, at) for q, e, at in events], owners)
+
+    def _state(self, tx: Tx) -> dict[str, Any] | None:
+        return read_state(tx, self.table_id)
+
+    def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
+        out = []
+        with self.hub.rt.db.read() as s:
+            rows = s.execute(
+                sa.select(RoundRow.id, RoundRow.number)
+                .where(RoundRow.table_id == self.table_id, RoundRow.number >= number)
+                .order_by(RoundRow.number)
+            ).all()
+            for rid, num in rows:
+                start = next_seq if rid == round_id else 0
+                if num == number and rid != round_id:
+                    start = 0
+                events = [
+                    (seq, dict(d), at)
+                    for seq, d, at in s.execute(
+                        sa.select(RoundEvent.seq, RoundEvent.data, RoundEvent.created_at)
+                        .where(RoundEvent.round_id == rid, RoundEvent.seq >= start)
+                        .order_by(RoundEvent.seq)
+                    ).all()
+                ]
+                owners: dict[int, int] | None = None
+                if rid != round_id or any(e.get("type") == "wager-placed" for _, e, _ in events):
+                    owners = {
+                        spot: uid
+                        for spot, uid in s.execute(
+                            sa.select(RoundWager.spot, RoundWager.user_id).where(
+                                RoundWager.round_id == rid
+                            )
+                        ).all()
+                    }
+                out.append(_RoundData(rid, num, events, owners))
+        return out
+
+    def _apply(self, data: _RoundData) -> bool:
+        """Hand the new events to the watchers; True when the round's phase changed."""
+        if data.round_id != self.round_id:
+            if data.number < self.number:
+                return False
+            self.round_id, self.number, self.log = data.round_id, data.number, []
+            self.owners = {}
+        if data.owners is not None:
+            self.owners = data.owners
+        owners = self.owners
+        phase_changed = False
+        for seq, event, at in data.events:
+            if seq != len(self.log):
+                continue  # already seen (or a gap that the next refresh fills)
+            self.log.append(event)
+            self._broadcast(EventItem(data.round_id, data.number, seq, self.log, owners, at))
+            phase_changed |= event.get("type") in PHASE_EVENTS
+        return phase_changed
+
+    def _broadcast(self, item: Item) -> None:
+        for q in list(self.subscribers):
+            try:
+                q.put_nowait(item)
+            except asyncio.QueueFull:  # a client that does not read: cut it off
+                self.subscribers.discard(q)
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    q.get_nowait()
+                with contextlib.suppress(asyncio.QueueFull):
+                    q.put_nowait(None)
+
+
+class FeedHub:
+    """The feeds of one process."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.feeds: dict[int, TableFeed] = {}
+
+    async def feed(self, table_id: int) -> TableFeed:
+        feed = self.feeds.get(table_id)
+        if feed is None:
+            feed = TableFeed(self, table_id)
+            self.feeds[table_id] = feed
+        await feed.start()
+        return feed
+
+    def drop(self, feed: TableFeed) -> None:
+        if self.feeds.get(feed.table_id) is feed:
+            del self.feeds[feed.table_id]
+            feed.stop()
+
+    def stop(self) -> None:
+        for feed in list(self.feeds.values()):
+            feed.stop()
+        self.feeds.clear()
+
+
+class Presence:
+    """Which players of this process have a WebSocket open to which table; every ``interval_s``
+    it writes ``seats.seen_at`` for them, so that the dealer (in whichever process) can free the
+    seats of players whose every connection is gone (:mod:`paigow.service.game.seats`)."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.open: dict[tuple[int, int], int] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[None]] = set()
+        away = rt.config.seat_away_s
+        self.interval_s = max(0.2, min(10.0, away / 4)) if away > 0 else 0.0
+
+    def add(self, table_id: int, user_id: int) -> None:
+        key = (table_id, user_id)
+        self.open[key] = self.open.get(key, 0) + 1
+        if self.open[key] == 1 and self.interval_s:
+            task = asyncio.get_running_loop().create_task(self._write([key]))
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+
+    def remove(self, table_id: int, user_id: int) -> None:
+        key = (table_id, user_id)
+        left = self.open.get(key, 0) - 1
+        if left > 0:
+            self.open[key] = left
+        else:
+            self.open.pop(key, None)
+
+    async def _write(self, pairs: list[tuple[int, int]]) -> None:
+        from paigow.service.game.seats import touch
+
+        try:
+            await self.rt.step(lambda tx: touch(tx, pairs))
+        except Exception as exc:  # the database away: the next beat tries again
+            log.warning("presence: %s: %s", type(exc).__name__, exc)
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval_s)
+            if self.open:
+                await self._write(list(self.open))
+
+    def start(self) -> None:
+        if self.interval_s and self._task is None:
+            self._task = asyncio.create_task(self._run(), name="paigow-presence")
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+
+@dataclass
+class _WalletWatch:
+    dirty: bool = False
+    task: asyncio.Task[None] | None = None
+    version: int = -1
+    """The version of the last balance put in the queue (a wallet's versions only grow)."""
+
+
+def watch_wallet(
+    rt: Runtime, user_id: int, username: str, queue: asyncio.Queue[Item | None]
+) -> Callable[[], None]:
+    """Put a :class:`WalletItem` in ``queue`` each time ``user_id``'s wallet changes (a wager, a
+    settlement, a void's refund, an operator's credit or debit: every ledger movement of that
+    wallet notifies channel ``-user_id``); returns the function that stops watching. A notice
+    carries the committed balance and the wallet's version: a balance goes to the queue only
+    if its version is above the last one's, so the last item always holds the latest
+    committed balance whatever order the notices arrive in (a notice without a balance, from
+    an older process, is read, version included)."""
+    from paigow.service.books import ledger
+
+    loop = asyncio.get_running_loop()
+    state = _WalletWatch()
+
+    def offer(balance: int, version: int) -> None:
+        if version <= state.version:
+            return  # an older balance than the one shown
+        state.version = version
+        with contextlib.suppress(asyncio.QueueFull):
+            queue.put_nowait(WalletItem(balance))
+
+    def read() -> tuple[int, int]:
+        with rt.read() as tx:
+            return ledger.balance_and_version(tx, ledger.wallet(username))
+
+    async def run() -> None:
+        while state.dirty:
+            state.dirty = False
+            try:
+                balance, version = await asyncio.to_thread(read)
+            except Exception as exc:  # the next change retries
+                log.warning("wallet of user %s: %s: %s", user_id, type(exc).__name__, exc)
+                return
+            offer(balance, version)
+
+    def on_notice(notice: Notice) -> None:
+        if notice.kind != WALLET:
+            return
+        if notice.balance is not None and notice.version is not None:
+            offer(notice.balance, notice.version)
+            return
+        state.dirty = True
+        if state.task is None or state.task.done():
+            state.task = loop.create_task(run(), name=f"wallet-{user_id}")
+
+    rt.bus.subscribe(-user_id, on_notice)
+
+    def stop() -> None:
+        rt.bus.unsubscribe(-user_id, on_notice)
+        if state.task is not None:
+            state.task.cancel()
+
+    return stop
+
+
+async def pump(
+    websocket: Any,
+    queue: asyncio.Queue[Item | None],
+    receiver: asyncio.Task[None],
+    expires: float | None,
+    viewer_id: int | None,
+    seen: tuple[int, int],
+) -> None:
+    """Send a WebSocket client its feed's items (as its viewer may see them) until the client
+    goes (``receiver`` ends), its token expires (error ``token-expired``, close 4401) or its
+    feed cuts it off (close 1013). ``seen``: the round number and log length the client has.
+
+    One ``await queue.get()`` per item, and none while items wait: the client's going and the
+    token's expiry put a wake-up (None) in the queue, and are told apart from a cut by flags."""
+    loop = asyncio.get_running_loop()
+    gone = {"receiver": False, "expired": False}
+
+    def wake(reason: str) -> None:
+        gone[reason] = True
+        with contextlib.suppress(asyncio.QueueFull):  # full: the loop is busy and sees the flag
+            queue.put_nowait(None)
+
+    receiver.add_done_callback(lambda _: wake("receiver"))
+    timer = (
+        None
+        if expires is None
+        else loop.call_later(max(0.0, expires - time.time()), wake, "expired")
+    )
+    seen_number, seen_seq = seen
+    try:
+        while True:
+            item = await queue.get()
+            if gone["receiver"]:
+                return
+            if gone["expired"]:
+                expired = "the token has expired; log in again"
+                await websocket.send_json(
+                    {"type": "error", "detail": expired, "code": "token-expired"}
+                )
+                await websocket.close(code=4401, reason=expired)
+                return
+            if item is None:
+                await websocket.close(code=1013)
+                return
+            if isinstance(item, WalletItem):
+                await websocket.send_json(item.message())
+                continue
+            if isinstance(item, TableItem):
+                await websocket.send_json({"type": "table", "table": item.state})
+                continue
+            if item.number < seen_number or (item.number == seen_number and item.seq < seen_seq):
+                continue
+            seen_number, seen_seq = item.number, item.seq + 1
+            text = item.text(viewer_id)  # rendered once per kind of viewer
+            if text is not None:
+                await websocket.send_text(text)
+    finally:
+        if timer is not None:
+            timer.cancel()

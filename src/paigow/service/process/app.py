@@ -1,0 +1,273 @@
+"""The FastAPI application: routes under ``/api``, the live feed at ``/ws/tables/{id}``.
+
+``create_app(database_url, ...)`` builds the app: the runtime, the middleware, the error handlers
+and one router per resource (``routes_health``, ``routes_auth``, ``routes_me``, ``routes_tables``,
+``routes_recall``, ``routes_admin``, ``routes_ws``, ``routes_floor``; the browser table from
+:mod:`paigow.service.api.routes.web`), which share :mod:`paigow.service.api.deps`. Its lifespan migrates the
+database, starts the event bus and (unless told not to) the dealer supervisor, which takes the
+dealer lock of each open table and resumes any round left in progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from paigow.service.api.deps import current_user, operator
+from paigow.service.api.routes import admin as routes_admin
+from paigow.service.api.routes import auth as routes_auth
+from paigow.service.api.routes import floor as routes_floor
+from paigow.service.api.routes import health as routes_health
+from paigow.service.api.routes import me as routes_me
+from paigow.service.api.routes import recall as routes_recall
+from paigow.service.api.routes import tables as routes_tables
+from paigow.service.api.routes import ws as routes_ws
+from paigow.service.api.routes.auth import create_user
+from paigow.service.config import ServiceConfig
+from paigow.service.errors import ServiceError
+from paigow.service.game import tables
+from paigow.service.live.feeds import FeedHub, Presence
+from paigow.service.runtime import Runtime, settle_memory
+
+__all__ = [
+    "BodyLimit",
+    "create_app",
+    "create_user",
+    "current_user",
+    "install_log_redaction",
+    "operator",
+]
+
+log = logging.getLogger("paigow.service")
+ROUTERS = (
+    routes_health.router,
+    routes_auth.router,
+    routes_me.router,
+    routes_tables.router,
+    routes_recall.router,
+    routes_admin.router,
+    routes_ws.router,
+)
+"""The API's routers, in the order their routes are matched (the floor's after the browser's)."""
+
+
+# ----------------------------------------------------------------------------- body size limit
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, whether or not they declare a length."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    too_big = True
+                if too_big:
+                    await self._refuse(send)
+                    return
+        seen = 0
+        refused = False
+
+        async def limited() -> Message:
+            nonlocal seen, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    refused = True
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            if refused:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = b'{"detail":"request body too large","code":"too-large"}'
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class ServerTiming:
+    """Add ``Server-Timing: app;dur=MS`` to every HTTP response: the milliseconds from the request
+    reaching the app to its response starting, so that a client can tell the server's time from
+    its own queueing and the network's."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - started) * 1000
+                headers = list(message.get("headers", []))
+                headers.append((b"server-timing", f"app;dur={ms:.1f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _RedactTokens(logging.Filter):
+    """Keep tokens out of the logs (WebSocket URLs carry ``?token=``)."""
+
+    pattern = re.compile(r"(token=)[^&\s\"']+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(
+                self.pattern.sub(r"\1<redacted>", a) if isinstance(a, str) else a
+                for a in (record.args if isinstance(record.args, tuple) else (record.args,))
+            )
+        if isinstance(record.msg, str):
+            record.msg = self.pattern.sub(r"\1<redacted>", record.msg)
+        return True
+
+
+def install_log_redaction() -> None:
+    for name in ("uvicorn.access", "uvicorn.error", "uvicorn", "paigow.service"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _RedactTokens) for f in logger.filters):
+            logger.addFilter(_RedactTokens())
+
+
+# ----------------------------------------------------------------------------- the app
+def create_app(
+    database_url: str | None = None, *, config: ServiceConfig | None = None, **overrides: Any
+) -> FastAPI:
+    """The service as an ASGI app. Give a database URL (and optional settings), or a config."""
+    if config is None:
+        if database_url is None:
+            raise ValueError("create_app needs a database URL or a config")
+        config = ServiceConfig.from_env(database_url, **overrides)
+    rt = Runtime(config)
+    hub = FeedHub(rt)
+    presence = Presence(rt)
+    states = tables.PublicStates()
+    install_log_redaction()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.worker_threads:
+            import anyio.to_thread
+
+            anyio.to_thread.current_default_thread_limiter().total_tokens = config.worker_threads
+        await asyncio.to_thread(rt.db.migrate)
+        await asyncio.to_thread(lambda: rt.signer)
+        await rt.bus.start()
+        rt.writer.start(asyncio.get_running_loop())
+        presence.start()
+        rt.bus.subscribe(0, states.on_notice)  # 0: every table's notices
+        supervisor = None
+        if config.run_dealers:
+            from paigow.service.process.dealer import DealerSupervisor
+
+            supervisor = DealerSupervisor(rt)
+            await supervisor.start()
+        app.state.supervisor = supervisor
+        if config.freeze_gc:
+            settle_memory()
+        try:
+            yield
+        finally:
+            hub.stop()
+            presence.stop()
+            rt.hash_pool.shutdown()
+            if supervisor is not None:
+                await supervisor.stop()
+            await rt.writer.aclose()
+            await rt.bus.stop()
+            rt.db.dispose()
+
+    app = FastAPI(
+        title="paigow table service",
+        version="0.1.0",
+        description=(
+            "Live pai gow poker tables under Indiana's 68 IAC 10-9: accounts, wallets in cents "
+            "with a double-entry ledger, a virtual dealer per table, game recall and audit. "
+            "Authenticate with `Authorization: Bearer <token>` from `/api/auth/login`. Live "
+            "table events: WebSocket `/ws/tables/{id}?token=...` (token optional: spectators)."
+        ),
+        lifespan=lifespan,
+        openapi_tags=[
+            {"name": "auth", "description": "Register and log in"},
+            {"name": "tables", "description": "Tables, seats, wagers and hands"},
+            {"name": "recall", "description": "Game recall: rounds with their event logs"},
+            {"name": "admin", "description": "Operators only"},
+            {"name": "health", "description": "Liveness"},
+        ],
+    )
+    app.state.rt = rt
+    app.state.hub = hub
+    app.state.presence = presence
+    app.state.states = states
+    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(ServerTiming)  # outermost: the whole of the app's time
+
+    # ------------------------------------------------------------------ errors
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        return JSONResponse({"detail": detail, "code": "invalid"}, status_code=422)
+
+    @app.exception_handler(OperationalError)
+    async def _busy(request: Request, exc: OperationalError) -> JSONResponse:
+        log.warning("database busy: %s", type(exc.orig).__name__)
+        return JSONResponse(
+            {"detail": "the database is busy; retry", "code": "busy"},
+            status_code=503,
+            headers={"Retry-After": "1"},
+        )
+
+    # ------------------------------------------------------------------ routes
+    for router in ROUTERS:
+        app.include_router(router)
+    from paigow.service.api.routes.web import mount_web
+
+    mount_web(app)  # the browser table: /, /static, /api/web/*
+    app.include_router(routes_floor.router)  # the operator's floor, reports, players' limits
+    return app

@@ -1,0 +1,310 @@
+"""The virtual dealer: one asyncio task per table, in the one process that holds the table's
+dealer lock, conducting each round by the rules (SPEC.md section 5).
+
+The dealer reads the table's state from the database, takes the step that is due (deal when betting
+closes; set the bank's hand once every player has set or the time limit has passed, late hands set
+by the house way; settle), each step one transaction (see :mod:`paigow.service.game.rounds`), and
+otherwise waits for a table notice or the next deadline. Because every step starts from what is
+committed, recovery needs nothing special: a process that takes a table over (at startup, or when
+the process that dealt it dies) resumes its round from the last committed step; a round that cannot
+go on is voided and every wager returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.errors import PaigowError
+from paigow.service.books.audit import record
+from paigow.service.game import rounds, seats
+from paigow.service.process.lock import DealerLocks, dealer_locks
+from paigow.service.runtime import Runtime
+from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
+from paigow.service.store.bus import ALL, Notice
+from paigow.service.store.db import GameTable, RoundRow
+from paigow.service.store.sql import Sql, Tx
+
+log = logging.getLogger("paigow.service.process.dealer")
+_TABLES: Final = cast(sa.Table, GameTable.__table__)
+_OPEN_TABLES: Final = Sql(
+    sa.select(_TABLES.c.id)
+    .where(sa.or_(*(_TABLES.c.status == sa.literal_column(f"'{s}'") for s in OPEN_STATUSES)))
+    .order_by(_TABLES.c.id)
+)
+COALESCE_S = 0.015
+
+
+class Dealer:
+    """Deals one table until it is closed or the task is cancelled."""
+
+    def __init__(self, rt: Runtime, table_id: int) -> None:
+        self.rt = rt
+        self.table_id = table_id
+        self.wake = asyncio.Event()
+        self.steps = 0
+        self._failures = 0
+        self._seats_at = 0.0  # when to look for seats to free next (monotonic)
+        self._over = False  # this dealer's last step ended the round: wait for a notice
+
+    def _on_notice(self, notice: Notice) -> None:
+        # "round": events appended, nothing for the dealer to do; "due": a step may be due
+        # (a round opened, every seated player wagered, every hand set); "table": seats or status
+        if notice.kind != "round":
+            self.wake.set()
+
+    def _on_any(self, notice: Notice) -> None:
+        if notice.kind == "resync":
+            self.wake.set()
+
+    async def run(self) -> None:
+        self.rt.bus.subscribe(self.table_id, self._on_notice)
+        self.rt.bus.subscribe(ALL, self._on_any)
+        try:
+            try:
+                await self._resume_note()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                await self._fault(exc)
+            while True:
+                if not self._over:
+                    self.wake.clear()  # (after a round's end it was cleared before the step)
+                try:
+                    done = await self._tick()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    await self._fault(exc)
+                    continue
+                if done:
+                    return
+        finally:
+            self.rt.bus.unsubscribe(self.table_id, self._on_notice)
+            self.rt.bus.unsubscribe(ALL, self._on_any)
+
+    async def _resume_note(self) -> None:
+        """On taking the table over: a round in progress resumes from its last committed step
+        if its log replays; otherwise it is voided and every wager returned."""
+        view, _ = await self.rt.step(self._look_now)
+        if view is None or view.round_id is None or view.phase in ENDED:
+            return
+        rid, phase = view.round_id, view.phase
+        problem = await self.rt.step(lambda tx: self._replay_problem(tx, rid))
+        if problem is None:
+            await self._record(
+                "round-resumed", f"round:{rid}", {"table_id": self.table_id, "phase": phase}
+            )
+            return
+        await self._record(
+            "dealer-fault",
+            f"round:{rid}",
+            {"table_id": self.table_id, "phase": phase, "error": problem[:500]},
+        )
+        await self._void(rid, "cannot resume: the log does not replay")
+
+    async def _record(self, action: str, target: str, details: dict[str, Any]) -> None:
+        await self.rt.step(lambda tx: record(tx.session, rounds.SYSTEM, action, target, details))
+
+    @staticmethod
+    def _replay_problem(tx: Tx, round_id: str) -> str | None:
+        row = tx.session.get(RoundRow, round_id)
+        if row is None:
+            return "no such round"
+        try:
+            rounds.load_round(tx, row)
+        except PaigowError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def _look_now(self, tx: Tx) -> tuple[rounds.TableView | None, int]:
+        return rounds.peek(tx, self.table_id), 0
+
+    def _look(self, tx: Tx, free_seats: bool) -> tuple[rounds.TableView | None, int]:
+        """What is due at the table (after freeing the seats of players gone, when it is time
+        to look for them): one step, one statement when no seat is to be freed."""
+        freed = 0
+        if free_seats:
+            found = seats.to_free(tx, self.table_id, self.rt.config)
+            if found:
+                freed = seats.free(tx, self.table_id, found, self.rt.config)
+        return rounds.peek(tx, self.table_id), freed
+
+    async def _tick(self) -> bool:
+        longest = 10 * self.rt.config.dealer_poll_s
+        if self._over:  # nothing is due until a notice (a wager) comes: no look till then
+            self._over = False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), longest)
+                await asyncio.sleep(COALESCE_S)
+            return False
+        free_seats = self._seats_due()
+        view, _ = await self.rt.step(lambda tx: self._look(tx, free_seats))
+        if view is None:
+            return True
+        step, wait = rounds.next_step(view, time.time())
+        if step is DealerStep.STOP:
+            return True
+        if step is None:
+            # nothing to do until a notice says a step may be due, or the deadline passes;
+            # a look now and then all the same, should a notice be lost
+            timeout = longest if wait is None else min(max(wait, 0.001), longest)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout)
+                await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
+            return False
+        self.wake.clear()  # the notices that come from now on are heard after the step
+        ended = await self._act_then(step, view)
+        if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
+            self._seats_at = 0.0  # betting opens again: free the seats of players gone
+            # an open table whose round this dealer ended: nothing is due before a notice
+            self._over = (
+                ended is True and step is not DealerStep.VOID and view.status == TableStatus.OPEN
+            )
+        self.steps += 1
+        self._failures = 0
+        return False
+
+    async def _act_then(self, step: DealerStep, view: rounds.TableView) -> bool | None:
+        """Take ``step``; after the dealer's hand, the settlement (due at once, a step of its
+        own) without a look in between. True: the round has ended."""
+        done = await self._act(step, view)
+        if step is DealerStep.DEALER and done:
+            done = await self._act(DealerStep.SETTLE, view)
+        return done
+
+    async def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
+        """Take ``step`` as a step of its own (one transaction); False when it was not due after
+        all. Answers once the step has committed."""
+        return await self.rt.step(lambda tx: self._do(tx, step, view))
+
+    def _do(self, tx: Tx, step: DealerStep, view: rounds.TableView) -> bool:
+        rid = view.round_id
+        if step is DealerStep.DEAL and rid is not None:
+            return rounds.deal(tx, self.table_id, rid)
+        if step is DealerStep.DEALER and rid is not None:
+            return rounds.dealer_sets(tx, self.table_id, rid)
+        if step is DealerStep.SETTLE and rid is not None:
+            return rounds.settle(tx, self.table_id, rid)
+        if step is DealerStep.VOID and rid is not None:
+            reason = (
+                "table closed"
+                if view.status == TableStatus.CLOSING
+                else f"cannot resume from {view.phase}"
+            )
+            return rounds.void(tx, self.table_id, rid, reason)
+        if step is DealerStep.CLOSE:
+            return rounds.finish_close(tx, self.table_id)
+        return False
+
+    def _seats_due(self) -> bool:
+        """Whether to look for the seats of players gone (:mod:`paigow.service.game.seats`) in this
+        look: at the opening of each betting window and every few seconds in between."""
+        t = time.monotonic()
+        if t < self._seats_at:
+            return False
+        cfg = self.rt.config
+        self._seats_at = t + max(0.2, min(5.0, cfg.seat_away_s / 4 if cfg.seat_away_s else 5.0))
+        return cfg.idle_rounds > 0 or cfg.seat_away_s > 0
+
+    async def _fault(self, exc: Exception) -> None:
+        """A step failed. A round the rules engine refuses to go on with (its log does not
+        replay, or it disagrees with the wager records) is voided, every wager returned; other
+        faults (the database unreachable, say) are recorded and the step retried with a growing
+        pause: a round is never voided for an outage, it resumes when the database is back."""
+        self._failures += 1
+        log.error("dealer fault at table %s: %s: %s", self.table_id, type(exc).__name__, exc)
+        details: dict[str, Any] = {
+            "table_id": self.table_id,
+            "error": f"{type(exc).__name__}: {exc}"[:500],
+            "failures": self._failures,
+        }
+        if self._failures == 1 or self._failures % 20 == 0:  # no flood during an outage
+            with contextlib.suppress(Exception):
+                await self._record("dealer-fault", f"table:{self.table_id}", details)
+        if isinstance(exc, PaigowError | rounds.InconsistentRound):
+            with contextlib.suppress(Exception):
+                view, _ = await self.rt.step(self._look_now)
+                if view is not None and view.round_id is not None:
+                    await self._void(view.round_id, f"dealer fault: {type(exc).__name__}")
+        await asyncio.sleep(min(0.2 * 2**self._failures, 5.0))
+
+    async def _void(self, round_id: str, reason: str) -> None:
+        await self.rt.step(lambda tx: rounds.void(tx, self.table_id, round_id, reason))
+
+
+class DealerSupervisor:
+    """Takes the dealer lock of every open table it can and runs its dealer."""
+
+    def __init__(self, rt: Runtime, locks: DealerLocks | None = None) -> None:
+        self.rt = rt
+        self.locks = locks or dealer_locks(rt.db)
+        self.dealers: dict[int, asyncio.Task[None]] = {}
+        self.wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def _on_notice(self, notice: Notice) -> None:
+        if notice.kind in ("table", "resync") and notice.table_id not in self.dealers:
+            self.wake.set()
+
+    async def start(self) -> None:
+        await self.locks.start()
+        self.rt.bus.subscribe(ALL, self._on_notice)
+        self._task = asyncio.create_task(self._run(), name="paigow-dealers")
+
+    async def stop(self) -> None:
+        self.rt.bus.unsubscribe(ALL, self._on_notice)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self._stop_all()
+        await self.locks.stop()
+
+    async def _stop_all(self) -> None:
+        tasks = list(self.dealers.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self.dealers.clear()
+
+    @staticmethod
+    def _open_tables(tx: Tx) -> list[int]:
+        return [int(tid) for (tid,) in tx.run(_OPEN_TABLES)]
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._pass()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.error("dealer supervisor: %s: %s", type(exc).__name__, exc)
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), self.rt.config.lock_poll_s)
+
+    async def _pass(self) -> None:
+        if not await self.locks.healthy():
+            await self._stop_all()  # the locks may be gone: someone else may deal now
+            return
+        for table_id, task in list(self.dealers.items()):
+            if task.done():
+                del self.dealers[table_id]
+                await self.locks.release(table_id)
+        for table_id in await self.rt.reading(self._open_tables):
+            if table_id in self.dealers:
+                continue
+            if await self.locks.try_acquire(table_id):
+                log.info("dealing table %s", table_id)
+                dealer = Dealer(self.rt, table_id)
+                self.dealers[table_id] = asyncio.create_task(
+                    dealer.run(), name=f"dealer-{table_id}"
+                )

@@ -1,0 +1,66 @@
+"""A ready table floor for the first run: ``paigow serve --demo`` makes sure the database has
+an operator (its password written once to a file beside the database, readable by the owner
+only) and, if it has no tables yet, a casino table and a practice table under the Indiana
+rules. An existing floor is left as it is."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from paigow.house_way import HouseWay
+from paigow.ruleset import Ruleset
+from paigow.service.statuses import Role, TableMode
+from paigow.service.store.db import Database, GameTable, User
+
+OPERATOR = "house"
+
+
+def ensure_demo(database_url: str, password_file: Path) -> list[str]:
+    """Create what is missing; returns lines saying what was done."""
+    from paigow.service.accounts.operators import create_operator
+    from paigow.service.game.tables import create_table
+    from paigow.service.store.sql import Tx
+
+    said: list[str] = []
+    db = Database(database_url)
+    try:
+        db.migrate()
+        with db.read() as s:
+            has_operator = s.scalar(sa.select(sa.func.count()).where(User.role == Role.OPERATOR))
+            has_tables = s.scalar(sa.select(sa.func.count()).select_from(GameTable))
+    finally:
+        db.dispose()
+    if not has_operator:
+        password = secrets.token_urlsafe(12)
+        create_operator(database_url, OPERATOR, password)
+        password_file.write_text(password + "\n")
+        os.chmod(password_file, 0o600)
+        said.append(f"operator {OPERATOR!r} created; its password is in {password_file}")
+    if not has_tables:
+        db = Database(database_url)
+        try:
+            with db.write() as s:
+                tx = Tx(s.connection(), s)
+                for name, mode in (
+                    ("Indiana 1", TableMode.CASINO),
+                    ("Practice 1", TableMode.PRACTICE),
+                ):
+                    create_table(
+                        tx,
+                        operator=OPERATOR,
+                        name=name,
+                        ruleset=Ruleset(),
+                        house_way=HouseWay.preset("standard"),
+                        mode=mode,
+                        betting_time_ms=20_000,
+                        setting_time_ms=60_000,
+                    )
+                tx.finish()
+        finally:
+            db.dispose()
+        said.append("tables 'Indiana 1' (casino) and 'Practice 1' (practice) created")
+    return said

@@ -1,0 +1,257 @@
+"""Table notices from whichever process changed a table to everyone who watches it.
+
+A notice says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
+or status); watchers read what changed from the database, which stays the only source of truth,
+unless the notice brings it: a round's notice carries the events its step appended
+(:class:`RoundEvents`, when they fit in the payload), and a wallet's notice (channel minus the
+user's id) the committed balance and the wallet's version, which the database returned with
+the change.
+Within a process notices fan out to callbacks on the event loop. With PostgreSQL every notice is
+sent with ``pg_notify`` inside the transaction that made the change (so it is delivered exactly
+when that transaction commits, and never if it rolls back) and every process, this one included,
+receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
+
+>>> Notice.decode(Notice(3, "round", origin=77).encode())
+Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
+>>> decode_notices(encode_notices([Notice(3, "due"), Notice(-7, "wallet", 0, 500, 2)]))
+[Notice(table_id=3, kind='due', origin=0, balance=None, version=None), Notice(table_id=-7, kind='wallet', origin=0, balance=500, version=2)]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from paigow.service.store.db import Database
+
+log = logging.getLogger("paigow.service.bus")
+
+ALL = 0
+"""Subscribe to table 0 to hear every table's notices."""
+
+
+@dataclass(frozen=True)
+class RoundEvents:
+    """The events one step appended to a table's round: ``events`` from sequence number
+    ``start`` on, the owners of the spots it wagered on (spot -> user id), and when the step
+    was committed (epoch seconds)."""
+
+    round_id: str
+    number: int
+    start: int
+    events: tuple[dict[str, Any], ...]
+    owners: dict[int, int]
+    at: float
+
+    def _data(self) -> dict[str, Any]:
+        return {
+            "r": self.round_id,
+            "n": self.number,
+            "s": self.start,
+            "x": list(self.events),
+            "w": {str(k): v for k, v in self.owners.items()},
+            "a": self.at,
+        }
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> RoundEvents:
+        return cls(
+            str(data["r"]),
+            int(data["n"]),
+            int(data["s"]),
+            tuple(dict(e) for e in data["x"]),
+            {int(k): int(v) for k, v in data["w"].items()},
+            float(data["a"]),
+        )
+
+
+@dataclass(frozen=True)
+class Notice:
+    table_id: int
+    kind: str  # round (events appended) | due (a dealer step may be due) | table | resync
+    origin: int = 0
+    """The event bus (one per process) whose process committed the change; 0: unknown."""
+    balance: int | None = None
+    """A wallet notice's committed balance (cents), with the wallet's ``version`` (which grows
+    by one with every change, so that a watcher keeps the latest whatever the order notices
+    arrive in); None in other notices and where a reader must read it."""
+    version: int | None = None
+    events: RoundEvents | None = field(default=None, compare=False, repr=False)
+    """The events the step appended to the table's round, when the notice carries them."""
+
+    def encode(self) -> str:
+        return json.dumps(self._data(), separators=(",", ":"))
+
+    def _data(self, events: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {"t": self.table_id, "k": self.kind, "o": self.origin}
+        if self.balance is not None and self.version is not None:
+            data["b"], data["v"] = self.balance, self.version
+        if events and self.events is not None:
+            data["e"] = self.events._data()
+        return data
+
+    @classmethod
+    def decode(cls, text: str) -> Notice:
+        return cls._of(json.loads(text))
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> Notice:
+        balance, version = data.get("b"), data.get("v")
+        events = data.get("e")
+        return cls(
+            int(data["t"]),
+            str(data["k"]),
+            int(data.get("o", 0)),
+            None if balance is None or version is None else int(balance),
+            None if balance is None or version is None else int(version),
+            None if events is None else RoundEvents._of(events),
+        )
+
+
+PAYLOAD_LIMIT = 7900
+"""PostgreSQL refuses a ``NOTIFY`` payload of 8000 bytes or more."""
+
+
+def encode_notices(notices: list[Notice]) -> str:
+    """Several notices in one ``pg_notify`` payload (a JSON list: one statement per step);
+    without their events when those would not fit (the listeners then read the database)."""
+    opts = orjson.OPT_NON_STR_KEYS
+    text = orjson.dumps([n._data() for n in notices], option=opts).decode()
+    if len(text.encode()) < PAYLOAD_LIMIT:
+        return text
+    return orjson.dumps([n._data(events=False) for n in notices], option=opts).decode()
+
+
+def decode_notices(text: str) -> list[Notice]:
+    """The notices of a payload: a list (:func:`encode_notices`) or one notice."""
+    data = json.loads(text)
+    if isinstance(data, list):
+        return [Notice._of(d) for d in data]
+    return [Notice._of(data)]
+
+
+Callback = Callable[[Notice], None]
+
+
+class EventBus:
+    """Fan-out of :class:`Notice` s; callbacks run on the event loop's thread."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._subs: dict[int, set[Callback]] = defaultdict(set)
+        self._task: asyncio.Task[None] | None = None
+        self.on_events: Callback | None = None
+        """Called first with every notice from another process that carries events (the
+        process keeps them for its feeds)."""
+        self.listening = asyncio.Event()
+        self.delivered = 0
+        self.origin = secrets.randbits(48) | 1
+        """Stamped on the notices of this process's commits, which it delivers to itself at
+        once (and so skips when LISTEN brings them back)."""
+
+    @property
+    def uses_notify(self) -> bool:
+        return self.db.is_postgres
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        if self.uses_notify:
+            self._task = asyncio.create_task(self._listen(), name="paigow-listen")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.listening.wait(), 10)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    # ----------------------------------------------------------------------------- subscribing
+    def subscribe(self, table_id: int, callback: Callback) -> None:
+        self._subs[table_id].add(callback)
+
+    def unsubscribe(self, table_id: int, callback: Callback) -> None:
+        subs = self._subs.get(table_id)
+        if subs is not None:
+            subs.discard(callback)
+            if not subs:
+                self._subs.pop(table_id, None)
+
+    def _dispatch(self, notice: Notice) -> None:
+        self.delivered += 1
+        targets = list(self._subs.get(notice.table_id, ())) + list(self._subs.get(ALL, ()))
+        for cb in targets:
+            try:
+                cb(notice)
+            except Exception:  # a watcher's fault must not stop the others
+                log.exception("a notice callback failed")
+
+    # ----------------------------------------------------------------------------- publishing
+    def publish_local(self, notices: list[Notice]) -> None:
+        """Deliver ``notices`` to this process's watchers (thread-safe; after commit)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        for n in dict.fromkeys(notices):
+            try:
+                loop.call_soon_threadsafe(self._dispatch, n)
+            except RuntimeError:  # the loop closed meanwhile
+                return
+
+    def dispatch_all(self, notices: list[Notice]) -> None:
+        """Deliver ``notices`` now (on the event loop's thread), each once."""
+        for n in dict.fromkeys(notices):
+            self._dispatch(n)
+
+    def resync_all(self) -> None:
+        self._dispatch(Notice(ALL, "resync"))
+
+    # ----------------------------------------------------------------------------- LISTEN
+    async def _listen(self) -> None:
+        import psycopg
+
+        channel = self.db.channel()
+        delay = 0.2
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.db.psycopg_conninfo("listen"), autocommit=True
+                )
+                async with conn:
+                    await conn.execute(f"LISTEN {channel}")
+                    if self.listening.is_set():  # a reconnection: we may have missed notices
+                        self.resync_all()
+                    self.listening.set()
+                    delay = 0.2
+                    async for n in conn.notifies():
+                        try:
+                            notices = decode_notices(n.payload)
+                        except (ValueError, KeyError, TypeError, AttributeError):
+                            continue
+                        for notice in notices:
+                            if notice.origin == self.origin:  # ours were delivered at commit
+                                continue
+                            if notice.events is not None and self.on_events is not None:
+                                try:
+                                    self.on_events(notice)
+                                except Exception:
+                                    log.exception("keeping a notice's events failed")
+                            self._dispatch(notice)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("LISTEN connection lost (%s); reconnecting", type(exc).__name__)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)

@@ -1,0 +1,372 @@
+"""Where the service's steps run: every write the players and the dealers make (a wager, a
+setting, a deal, a settlement) is a function of a :class:`paigow.service.store.sql.Tx`, handed to the
+process's writer and awaited.
+
+- SQLite (:class:`SqliteWriter`): one connection writes; the steps waiting run one after
+  another on the event loop, each inside a savepoint of its own (a step that fails is rolled
+  back alone and nothing of it remains), and are committed together: one commit, one
+  ``fsync``, for as many steps as came in while the last commit was being written (group
+  commit). The writer's thread begins and commits each group's transaction, so the event loop
+  never waits on a lock or a disk. A step is answered only once its commit is on disk.
+- PostgreSQL (:class:`PostgresWriter`): each step is a transaction of its own on a pooled
+  connection of an asyncio engine (row locks let steps at different tables run at once; the
+  step's code runs on the event loop, its statements awaited), retried on a deadlock, a
+  serialization failure or a unique-key race.
+
+Either way a step's table notices are sent at its commit (PostgreSQL: ``pg_notify`` inside the
+transaction, for every process) and delivered in this process on the event loop, with the
+step's work to do once committed (caches) done first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from paigow.service.store.sql import Tx
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from paigow.service.runtime import Runtime
+    from paigow.service.store.bus import Notice
+
+T = TypeVar("T")
+Step = Callable[[Tx], Any]
+log = logging.getLogger("paigow.service.store.writer")
+
+MAX_GROUP = 64
+"""The most steps one SQLite commit takes."""
+
+
+def retryable(exc: BaseException) -> bool:
+    """Deadlocks, serialization failures, unique-key races and prepared statements found gone
+    (PostgreSQL: :func:`paigow.service.store.sql._send_together` prepares them anew); a locked
+    SQLite."""
+    orig = getattr(exc, "orig", None)
+    sqlstate = getattr(orig, "sqlstate", None)
+    if sqlstate in ("40001", "40P01", "23505", "26000"):
+        return True
+    return isinstance(exc, OperationalError) and "locked" in str(orig)
+
+
+@dataclass
+class _Job:
+    fn: Step
+    future: asyncio.Future[Any]
+    tx: Tx | None = None
+    result: Any = None
+    error: BaseException | None = None
+    notices: list[Notice] = field(default_factory=list)
+    undone: list[Callable[[], None]] = field(default_factory=list)
+    """What the step asked to do once it has been rolled back."""
+
+
+class SqliteWriter:
+    """Steps committed in groups (see the module's text). The steps run on the event loop, one
+    after another, each in a savepoint; a thread of the writer's own begins each group's
+    transaction (``BEGIN IMMEDIATE``, which may wait for another process's write) and commits
+    it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
+    wait for the interpreter's lock between their statements."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self._queue: list[_Job] = []
+        self._wanted = threading.Event()
+        """Set when steps wait (the thread then begins a group)."""
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._conn: sa.Connection | None = None
+        self._reader: sa.Connection | None = None
+        """The event loop's connection for reads (:meth:`read`)."""
+        self.groups = 0
+        self.steps = 0
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        if self._thread is None:
+            self._stopping = False
+            self._thread = threading.Thread(target=self._main, name="paigow-writer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stopping = True
+            self._wanted.set()
+            self._thread.join(30)
+            self._thread = None
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.stop)
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                self._reader.close()
+            self._reader = None
+
+    async def read(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in a read transaction on the event loop's connection for reads."""
+        conn = self._reader
+        if conn is None or conn.invalidated or conn.closed:
+            conn = self._reader = self.rt.db.read_engine.connect()
+        try:
+            with conn.begin():
+                return fn(Tx(conn, trace=self.rt.db.trace))
+        except Exception:
+            if conn.invalidated:
+                self._reader = None
+            raise
+
+    async def run(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` as a step; its result once its commit is on disk (or its exception)."""
+        loop = asyncio.get_running_loop()
+        if self._thread is None or self._loop is not loop:
+            raise RuntimeError("the writer is not running on this event loop")
+        job = _Job(fn, loop.create_future())
+        self._queue.append(job)
+        self._wanted.set()
+        return await job.future  # type: ignore[no-any-return]
+
+    # ----------------------------------------------------------------------------- the thread
+    def _main(self) -> None:
+        while True:
+            if not self._queue:
+                if self._stopping:  # checked after the last group: a stop is never missed
+                    break
+                self._wanted.wait()
+                self._wanted.clear()
+                continue
+            self._wanted.clear()
+            try:
+                self._group()
+            except BaseException:  # never lose the thread
+                log.exception("writer: a group of steps failed")
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+
+    def _connection(self) -> sa.Connection:
+        if self._conn is None or self._conn.invalidated or self._conn.closed:
+            self._conn = self.rt.db.engine.connect()
+        return self._conn
+
+    def _group(self) -> None:
+        """One group: begin, let the event loop run the steps waiting, commit, answer."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        rt = self.rt
+        ran: list[_Job] = []
+        with rt.db.write_lock:
+            try:
+                conn = self._connection()
+                trans = conn.begin()  # BEGIN IMMEDIATE
+            except Exception as exc:  # the steps waiting fail alike (503: retry)
+                self._conn = None
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._fail_waiting, exc)
+                return
+            done = threading.Event()
+            try:
+                loop.call_soon_threadsafe(self._run_steps, conn, ran, done)
+            except RuntimeError:  # the loop is closing
+                trans.rollback()
+                return
+            while not done.wait(1.0):
+                if loop.is_closed():  # the steps will never run: nothing to commit
+                    with contextlib.suppress(Exception):
+                        trans.rollback()
+                    return
+            try:
+                if any(job.tx is not None for job in ran):
+                    trans.commit()
+                else:
+                    trans.rollback()
+            except Exception as exc:  # the commit failed: nothing of the group is written
+                rt.rounds.clear()  # it may hold rounds as the steps left them
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                with contextlib.suppress(Exception):
+                    conn.invalidate()
+                self._conn = None
+                for job in ran:
+                    if job.tx is not None:
+                        job.undone, job.error, job.tx = job.tx.undone, exc, None
+            finally:
+                self.groups += 1
+                self.steps += len(ran)
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._deliver, ran)
+
+    def _fail_waiting(self, exc: BaseException) -> None:
+        waiting, self._queue = self._queue, []
+        for job in waiting:
+            if not job.future.done():
+                job.future.set_exception(exc)
+
+    def _run_steps(self, conn: sa.Connection, ran: list[_Job], done: threading.Event) -> None:
+        """On the event loop: the steps waiting, each in a savepoint of the group's
+        transaction."""
+        rt = self.rt
+        try:
+            group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
+            if self._queue:
+                self._wanted.set()  # the rest: the next group
+            for job in group:
+                ran.append(job)
+                tx = Tx(conn, caches=rt.caches, trace=rt.db.trace)
+                tx.text("SAVEPOINT step")
+                try:
+                    job.result = job.fn(tx)
+                    tx.finish()
+                    job.notices = rt.seal(tx)
+                    tx.text("RELEASE step")
+                    job.tx = tx
+                    _run_all(tx.kept, "work after a step")  # the next steps see it
+                except Exception as exc:
+                    job.error, job.undone = exc, tx.undone
+                    tx.abandon()
+                    try:
+                        tx.text("ROLLBACK TO step")
+                        tx.text("RELEASE step")
+                    except Exception as lost:  # the connection is lost: so is the group
+                        for other in ran:
+                            if other.tx is not None:
+                                other.undone, other.error, other.tx = other.tx.undone, lost, None
+                        raise
+        except Exception:
+            log.exception("writer: the steps of a group failed")
+        finally:
+            done.set()
+
+    def _deliver(self, group: list[_Job]) -> None:
+        """On the event loop, once the group has committed (or failed): the work each step
+        left for then, the answers, the notices."""
+        for job in group:
+            if job.error is not None:
+                _run_all(job.undone, "work after a rollback")
+            elif job.tx is not None:
+                _run_all(job.tx.after, "work after a commit")
+        _answer(self.rt, group)
+
+
+def _run_all(fns: list[Callable[[], None]], what: str) -> None:
+    for fn in fns:
+        try:
+            fn()
+        except Exception:
+            log.exception("writer: %s failed", what)
+
+
+def _answer(rt: Runtime, group: list[_Job]) -> None:
+    """On the event loop: answer each step, then deliver the group's notices."""
+    notices: list[Notice] = []
+    for job in group:
+        if not job.future.done():
+            if job.error is not None:
+                job.future.set_exception(job.error)
+            else:
+                job.future.set_result(job.result)
+        if job.error is None:
+            notices += job.notices
+        job.tx = None  # no cycles through the futures
+    if notices:
+        rt.bus.dispatch_all(notices)
+
+
+class PostgresWriter:
+    """A transaction per step on a pooled connection of an asyncio engine (see the module's
+    text): a step's Python runs on the event loop, and while it waits for the server other
+    requests and steps go on. (Steps on threads of their own would each wait for the
+    interpreter's lock after every statement while the event loop holds it.)"""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.steps = 0
+        self._engine: AsyncEngine | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._engine is None:
+            self._engine = self.rt.db.async_engine()
+
+    async def aclose(self) -> None:
+        if self._engine is not None:
+            await self._engine.dispose()
+            self._engine = None
+
+    def stop(self) -> None:
+        """Nothing to wait for (see :meth:`aclose`)."""
+
+    async def read(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in a read transaction (its statements awaited)."""
+        engine = self._engine
+        if engine is None:
+            raise RuntimeError("the writer is not running")
+        async with engine.connect() as conn:
+            return await conn.run_sync(self._read, fn)
+
+    def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
+        return fn(Tx(conn, trace=self.rt.db.trace, driver=conn.connection.driver_connection))
+
+    async def run(self, fn: Callable[[Tx], T]) -> T:
+        engine = self._engine
+        if engine is None:
+            raise RuntimeError("the writer is not running")
+        rt = self.rt
+        for attempt in range(4):
+            done: list[Tx] = []
+            try:
+                async with engine.connect() as conn, conn.begin():
+                    result = await conn.run_sync(self._step, fn, done)
+            except Exception as exc:
+                again = (
+                    isinstance(exc, IntegrityError | OperationalError | DBAPIError)
+                    and attempt < 3
+                    and retryable(exc)
+                )
+                if not again:
+                    if done:
+                        _run_all(done[0].undone, "work after a rollback")
+                    raise
+                await asyncio.sleep(0.01 * (attempt + 1))
+                continue
+            tx = done[0]
+            self.steps += 1
+            _run_all(tx.kept, "work after a step")
+            _run_all(tx.after, "work after a commit")
+            notices: list[Notice] = tx.info.get("notices", [])
+            if notices:
+                rt.bus.dispatch_all(notices)
+            return result
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
+        """The step in its transaction (run by the engine, its statements awaited)."""
+        rt = self.rt
+        tx = Tx(conn, caches=rt.caches, trace=rt.db.trace, driver=conn.connection.driver_connection)
+        done.append(tx)
+        try:
+            result = fn(tx)
+            tx.finish()
+        except BaseException:
+            tx.commit_read_only()  # a refusal before any change: keep the prepared statements
+            tx.abandon()
+            raise
+        tx.info["notices"] = rt.seal(tx)  # pg_notify in the transaction
+        if tx.commit_pending():  # what waits, and the commit, in one round trip
+            # the rounds this step left, in the cache before anything else runs here: the next
+            # step at the table (waiting for its row) finds them
+            _run_all(tx.kept, "work after a step")
+            tx.kept.clear()
+        return result
+
+
+Writer = SqliteWriter | PostgresWriter
