@@ -5,7 +5,10 @@ Each source tree given (``--tree NAME=PATH``; default: this checkout, and the ba
 the goals, one column per tree. Scenarios (``--scenarios``, all by default):
 
 ``saturated``  bots play flat out (``paigow bots``: 20 tables x 6 players, ``--rounds`` 30
-               each, house-way settings, some fouls and bad requests): rounds settled per second
+               each, house-way settings, some fouls and bad requests). The headline figures:
+               the servers' and PostgreSQL's CPU milliseconds a round, marginal between a run of
+               ``--short-rounds`` and one of ``--rounds`` (set-up cancels; a busy machine
+               disturbs CPU time far less than wall-clock time). Beside them: rounds settled per second
                while every bot plays (from when the last one sat down to when the first one
                finished; from the first log-in beside it), wager/set latency, the server's CPU
                milliseconds per round (and PostgreSQL's own), and whether the ledger balances,
@@ -327,7 +330,9 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         and not report["errors"]["unexpected"]
         and bool(audit.get("ok"))
     )
+    pg_total = pg_samples[-1][1] - pg_samples[0][1] if len(pg_samples) > 1 else None
     return {
+        "_totals": (report["rounds"], cpu, pg_total),
         "rounds/s": report.get("steady_rounds_per_s") or report["rounds_per_s"],
         "rounds/s from the first log-in": report["rounds_per_s"],
         "rounds": report["rounds"],
@@ -347,6 +352,27 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         else f"FAIL {report['errors']['unexpected']} {report['error_notes'][:3]}",
         "ok": ok,
     }
+
+
+def marginal(
+    short: tuple[int, float, float | None], long: tuple[int, float, float | None]
+) -> dict[str, Any]:
+    """The CPU one more round costs, between a short and a long run of the same load (log-ins,
+    seating, start-up and shut-down cancel out): the servers' and PostgreSQL's milliseconds a
+    round, the figures a busy machine disturbs least.
+
+    >>> marginal((600, 9.0, 6.0), (1800, 21.0, 12.0))
+    {'server CPU ms a round (marginal)': 10.0, 'PostgreSQL CPU ms a round (marginal)': 5.0}
+    """
+    rounds = long[0] - short[0]
+    out: dict[str, Any] = {
+        "server CPU ms a round (marginal)": round(1000 * (long[1] - short[1]) / rounds, 1)
+        if rounds > 0
+        else None
+    }
+    if short[2] is not None and long[2] is not None and rounds > 0:
+        out["PostgreSQL CPU ms a round (marginal)"] = round(1000 * (long[2] - short[2]) / rounds, 1)
+    return out
 
 
 # ----------------------------------------------------------------------------- paced
@@ -841,6 +867,13 @@ def main() -> int:
     ap.add_argument("--scenarios", default="saturated,paced,reads")
     ap.add_argument("--tables", type=int, default=20, help="saturated: tables (6 players each)")
     ap.add_argument("--rounds", type=int, default=30, help="saturated: rounds each player plays")
+    ap.add_argument(
+        "--short-rounds",
+        type=int,
+        default=10,
+        help="saturated: also a run of this many rounds a player, for the marginal CPU a round "
+        "(the headline figures; 0: skip)",
+    )
     ap.add_argument("--processes", type=int, default=2, help="server processes on PostgreSQL")
     ap.add_argument("--paced-tables", type=int, default=20)
     ap.add_argument("--paced-seconds", type=float, default=40)
@@ -873,8 +906,17 @@ def main() -> int:
     for backend in backends:
         for name, tree in trees:
             if "saturated" in args.scenarios:
+                short = None
+                if args.short_rounds:  # the same load, fewer rounds: what set-up costs cancels
+                    s_args = argparse.Namespace(**{**vars(args), "rounds": args.short_rounds})
+                    short = saturated(tree, backend, s_args)
+                    ok &= short.pop("ok")
                 r = saturated(tree, backend, args)
                 ok &= r.pop("ok")
+                totals = r.pop("_totals")
+                if short is not None:
+                    for key, value in marginal(short.pop("_totals"), totals).items():
+                        results[name][f"{backend}: {key}"] = value
                 print(f"[{name}] saturated {backend}: {r}", flush=True)
                 label = f"saturated {backend} rounds/s" + (
                     " (1 process)" if backend == "sqlite" else ""
@@ -895,6 +937,9 @@ def main() -> int:
     line, _quiet = machine.report()
     print(line)
     keys = list(dict.fromkeys(k for r in results.values() for k in r))
+    headline = [k for k in keys if "(marginal)" in k or k.endswith("rounds/s (1 process)")]
+    headline += [k for k in keys if k == "saturated postgresql rounds/s"]
+    keys = headline + [k for k in keys if k not in headline]
     goals = dict(GOALS)
     width = max(len(k) for k in keys) if keys else 10
     print(f"\n{'figure':<{width}}  {'goal':>8}  " + "  ".join(f"{n:>16}" for n, _ in trees))

@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/python -m pip install -q -e .
 exec .venv/bin/paigow play "$@"

@@ -1,4 +1,4 @@
-"""Static checks as tests: ruff on src/ and tests/, mypy --strict on src/."""
+"""Static checks as tests: ruff check and ruff format on the tree, mypy --strict on src/."""
 
 from __future__ import annotations
 
@@ -18,7 +18,17 @@ def _tool(name: str) -> str:
 
 def test_ruff_clean() -> None:
     result = subprocess.run(
-        [_tool("ruff"), "check", "src", "tests"], cwd=ROOT, capture_output=True, text=True
+        [_tool("ruff"), "check", "src", "tests", "benchmarks", "scripts"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_clean() -> None:
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "src", "tests", "benchmarks", "scripts"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from paigow.analysis.compiled import cache_dir
+from paigow.analysis.extras import require
 from paigow.analysis.simulate import SimResult
 from paigow.analysis.stats import HandStats
 from paigow.house_way import HouseWay
@@ -34,8 +35,7 @@ def _png(fig: Any) -> str:
 
 
 def _bar_chart(labels: list[str], series: dict[str, list[int]], title: str, log: bool) -> str:
-    import matplotlib
-
+    matplotlib: Any = require("matplotlib", "analysis")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -57,8 +57,7 @@ def _bar_chart(labels: list[str], series: dict[str, list[int]], title: str, log:
 
 def _barh_chart(labels: list[str], values: list[float], title: str, xlabel: str) -> str:
     """A horizontal bar chart (labels stay legible however many there are)."""
-    import matplotlib
-
+    matplotlib: Any = require("matplotlib", "analysis")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

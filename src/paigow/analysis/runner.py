@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import import_module
 from pathlib import Path
 from typing import Any, TypeVar
 
 from paigow.analysis.compiled import CompiledHouseWay, cache_dir
+from paigow.analysis.extras import require
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
@@ -81,7 +81,7 @@ class Runner:
         chunks: Sequence[T],
         progress: Callable[[R], None] | None,
     ) -> list[R]:
-        dist: Any = import_module("distributed")
+        dist: Any = require("distributed", "analysis")
         cluster: Any = None
         if self.scheduler == "local":
             cluster = dist.LocalCluster(

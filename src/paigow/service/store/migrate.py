@@ -1,20 +1,33 @@
-"""Runs the Alembic migrations shipped in ``paigow/service/migrations`` programmatically."""
+"""Runs the Alembic migrations shipped in ``paigow/service/store/migrations`` programmatically.
+
+It needs of a database only its engine and kind (:class:`Schema`), so the database
+(:meth:`paigow.service.store.db.Database.migrate`) calls it without an import circle."""
 
 from __future__ import annotations
 
 import re
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-    from paigow.service.store.db import Database
+
+class Schema(Protocol):
+    """What migrating needs of a database."""
+
+    @property
+    def engine(self) -> sa.Engine: ...
+
+    @property
+    def is_postgres(self) -> bool: ...
+
+    def namespace_key(self) -> int: ...
 
 
-def alembic_config(db: Database) -> Config:
+def alembic_config(db: Schema) -> Config:
     """An Alembic configuration pointing at the packaged migrations (no alembic.ini needed)."""
     from alembic.config import Config
 
@@ -24,7 +37,7 @@ def alembic_config(db: Database) -> Config:
     return cfg
 
 
-def upgrade(db: Database, revision: str = "head") -> None:
+def upgrade(db: Schema, revision: str = "head") -> None:
     """Upgrade to ``revision`` in one transaction (PostgreSQL: under an advisory lock, so that
     several processes starting at once migrate once)."""
     from alembic import command
@@ -43,7 +56,7 @@ def upgrade(db: Database, revision: str = "head") -> None:
         command.upgrade(cfg, revision)
 
 
-def current_revision(db: Database) -> str | None:
+def current_revision(db: Schema) -> str | None:
     from alembic.runtime.migration import MigrationContext
 
     with db.engine.connect() as conn:
