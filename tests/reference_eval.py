@@ -1,11 +1,11 @@
-"""A deliberately simple reference evaluator for pai gow poker hands (SPEC.md sections 2 and 3).
+"""A deliberately simple reference evaluator for pai gow poker hands (docs/rulebook.md#ranking).
 
 This module is test-only evidence for the production evaluator in ``paigow.ranking``. It is written
 independently of it, works on plain card code strings (``"As"``, ``"Td"``, ``"2c"``, joker ``"Jk"``)
 and aims to be obviously correct rather than fast:
 
 * :func:`plain_five` is a textbook 52-card poker evaluator.
-* :func:`reference_five` handles the joker literally as SPEC section 2 words it: the best of
+* :func:`reference_five` handles the joker literally as docs/rulebook.md#the-joker says: the best of
   "the joker is an ace" and "the joker is any real card that completes a straight, flush,
   straight flush or royal flush" (every one of the 52 real cards is tried).
 * :func:`reference_two` ranks two-card hands (the joker is an ace).
@@ -69,7 +69,7 @@ CATEGORY_NAMES = {
     FIVE_ACES: "five aces",
 }
 
-#: Categories the joker may complete as "any card" (SPEC section 2).
+#: Categories the joker may complete as "any card" (docs/rulebook.md#the-joker).
 JOKER_COMPLETES = frozenset({STRAIGHT, FLUSH, STRAIGHT_FLUSH, ROYAL_FLUSH})
 
 WHEELS = ("second", "lowest")
@@ -173,7 +173,7 @@ def plain_five(cards: Sequence[str], wheel: str = "second") -> tuple[int, ...]:
 
 
 def reference_five(cards: Sequence[str], wheel: str = "second") -> tuple[int, ...]:
-    """Value of a five-card pai gow hand, joker allowed (SPEC section 2, taken literally)."""
+    """Value of a five-card pai gow hand, joker allowed (docs/rulebook.md#the-joker, literally)."""
     _check_distinct(cards, 5)
     if JOKER not in cards:
         return plain_five(cards, wheel)

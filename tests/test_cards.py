@@ -1,4 +1,4 @@
-"""Cards, the joker and the deck: parsing and formatting per SPEC.md section 2."""
+"""Cards, the joker and the deck: parsing and formatting per docs/rulebook.md#card-notation."""
 
 from __future__ import annotations
 

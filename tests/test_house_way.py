@@ -1,4 +1,4 @@
-"""The house way (HOUSE_WAY.md): the rule book's examples, hand-worked examples for every rule id,
+"""The house way (docs/house-way.md): its worked examples, hand-worked examples for every rule id,
 an independent reading of the rules compared on random hands, invariants, and operator presets."""
 
 from __future__ import annotations
@@ -23,22 +23,12 @@ from paigow.setting import Setting
 
 # ---------------------------------------------------------------- the rule book's files
 
-
-def _find_shared(name: str) -> Path | None:
-    here = Path(__file__).resolve().parent
-    for folder in (here.parent / "shared", here.parent.parent / "shared", Path("/work/shared")):
-        if (folder / name).is_file():
-            return folder / name
-    return None
-
-
-TSV = _find_shared("house_way_examples.tsv")
-HOUSE_WAY_MD = _find_shared("HOUSE_WAY.md")
+ROOT = Path(__file__).resolve().parents[1]
+TSV = ROOT / "tests" / "data" / "house_way_examples.tsv"
+HOUSE_WAY_DOC = ROOT / "docs" / "house-way.md"
 
 
 def _tsv_rows() -> list[tuple[int, str, str, str, str, str]]:
-    if TSV is None:
-        return []
     rows = []
     for lineno, line in enumerate(TSV.read_text("utf-8").splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
@@ -99,7 +89,6 @@ def check(way: HouseWay, seven: str, high: str, low: str, rule: str) -> None:
 # ---------------------------------------------------------------- house_way_examples.tsv
 
 
-@pytest.mark.skipif(TSV is None, reason="house_way_examples.tsv not found")
 def test_tsv_has_the_240_examples_for_both_presets() -> None:
     assert len(TSV_ROWS) == 240
     assert {r[1] for r in TSV_ROWS} == {"standard", "foxwoods"}
@@ -114,7 +103,7 @@ def test_tsv_example(lineno: int, preset: str, seven: str, high: str, low: str, 
     check(PRESETS[preset], seven, high, low, rule)
 
 
-# ---------------------------------------------------------------- HOUSE_WAY.md's worked examples
+# ---------------------------------------------------------------- docs/house-way.md worked examples
 
 WORKED = [
     ("Jk As Ad Ac Ah Kd Ks", "Jk As Ad Ac Ah", "Kd Ks", "five-aces.kings"),
@@ -133,10 +122,8 @@ def test_worked_example(seven: str, high: str, low: str, rule: str) -> None:
     check(PRESETS["standard"], seven, high, low, rule)
 
 
-@pytest.mark.skipif(HOUSE_WAY_MD is None, reason="HOUSE_WAY.md not found")
 def test_worked_examples_are_the_rule_books() -> None:
-    assert HOUSE_WAY_MD is not None
-    text = HOUSE_WAY_MD.read_text("utf-8").split("## Worked examples", 1)[1]
+    text = HOUSE_WAY_DOC.read_text("utf-8").split("## Worked examples", 1)[1]
     rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([a-z.-]+) \|$", text, re.M)
     table = [
         tuple(cell.strip() for cell in row)
@@ -147,7 +134,7 @@ def test_worked_examples_are_the_rule_books() -> None:
 
 
 # ---------------------------------------------------------------- examples worked out by hand
-# (preset, seven cards, high hand, low hand, rule id), each read off HOUSE_WAY.md's text.
+# (preset, seven cards, high hand, low hand, rule id), each read off docs/house-way.md's text.
 # S = standard, F = foxwoods, K = an operator preset with `keep` everywhere.
 
 HAND_WORKED = [
@@ -297,7 +284,7 @@ def _keep(action: str, singles: list[Card]) -> bool:
 def reference_house_way(
     cards: Sequence[Card], params: dict[str, Any], wheel: Wheel
 ) -> list[tuple[Setting, str]]:
-    """HOUSE_WAY.md's rules read independently of paigow.house_way. Returns every setting the
+    """docs/house-way.md's rules read independently of paigow.house_way. Returns every setting the
     text allows (more than one only where it leaves a real choice: which pair of three aces and
     the joker goes low in `quads.split`)."""
     seven = list(cards)

@@ -1,4 +1,4 @@
-"""Hand ranking with the joker: SPEC.md sections 2 and 3, hand-picked cases and properties."""
+"""Hand ranking with the joker: docs/rulebook.md#ranking, hand-picked cases and properties."""
 
 from __future__ import annotations
 

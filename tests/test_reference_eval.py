@@ -1,7 +1,7 @@
 """Hand-picked checks of the test-only reference evaluator (tests/reference_eval.py) itself.
 
 The reference is the yardstick for the exhaustive production check, so it gets its own small,
-readable tests against SPEC.md sections 2 and 3.
+readable tests against docs/rulebook.md#cards-and-the-joker and docs/rulebook.md#ranking.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def test_plain_rejects_joker_and_bad_input() -> None:
         plain("As Kd Qc Jd Td", "middle")
 
 
-# ---------------------------------------------------------------- the joker (SPEC section 2)
+# ---------------------------------------------------------------- the joker (rulebook.md#the-joker)
 
 
 def test_joker_royal_flush_is_a_copy_of_a_natural_one() -> None:

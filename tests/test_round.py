@@ -1,4 +1,4 @@
-"""The round as a state machine (SPEC.md sections 5 and 6): wagers, shuffle, starting position,
+"""The round as a state machine (docs/rulebook.md#a-round): wagers, shuffle, starting position,
 the deal, setting, settlement, voids, the event log and replay."""
 
 from __future__ import annotations

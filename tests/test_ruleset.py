@@ -1,4 +1,4 @@
-"""The ruleset: Indiana's defaults and the refusals of SPEC.md sections 1, 4 and 7."""
+"""The ruleset: Indiana's defaults and the refusals of docs/rulebook.md#ruleset-settings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Settings of seven cards and foul detection: SPEC.md section 4."""
+"""Settings of seven cards and foul detection: docs/rulebook.md#setting-a-hand."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_setting_value_reports_both_hands() -> None:
 
 
 def _independent_foul(high: tuple[Card, ...], low: tuple[Card, ...]) -> bool:
-    """SPEC section 4 read independently: compare the low hand with the high hand's category and
+    """docs/rulebook.md#fouls read apart: compare the low hand with the high hand's category and
     leading ranks; only a high hand of one pair or no pair can lose to two cards."""
     hv = evaluate_five(high)
     lranks = sorted((c.rank for c in low), reverse=True)  # the joker's rank is the ace's

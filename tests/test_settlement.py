@@ -1,4 +1,4 @@
-"""Settlement and commission: SPEC.md sections 1 and 5.8."""
+"""Settlement and commission: docs/rulebook.md#settlement."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ PLAYER_LOW = {
     L: "Tc 6h",  # ten-six
 }
 
-# SPEC.md 5.8, written out for all nine combinations.
+# docs/rulebook.md#outcomes, written out for all nine combinations.
 RULE_BOOK = {
     (W, W): Outcome.WIN,
     (W, L): Outcome.PUSH,

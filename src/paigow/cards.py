@@ -1,4 +1,4 @@
-"""Cards, the joker and the 53-card deck (SPEC.md section 2).
+"""Cards, the joker and the 53-card deck (docs/rulebook.md#cards-and-the-joker).
 
 A card is a small integer: ``(rank - 2) * 4 + suit`` for the 52 standard cards (ranks 2..14, ace
 high; suits clubs, diamonds, hearts, spades = 0..3) and 52 for the joker. :class:`Card` wraps that

@@ -1,4 +1,4 @@
-"""The commission (vigorish) taken from winning player wagers (SPEC.md section 1, 9-1(f)).
+"""The commission (vigorish) taken from winning player wagers (docs/rulebook.md#commission, 9-1(f)).
 
 The rate is an exact fraction; the commission on a win is rounded down to the minor unit, in the
 player's favour. Money is always integer minor units (cents).

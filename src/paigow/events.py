@@ -1,4 +1,4 @@
-"""The events of a round's append-only log (SPEC.md section 5.9).
+"""The events of a round's append-only log (docs/rulebook.md#the-record).
 
 Every step of a round is one event; the log alone is enough to replay the round and re-derive
 every result. Events are immutable and convert to and from JSON-ready dicts.

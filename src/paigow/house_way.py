@@ -1,6 +1,6 @@
-"""The house way: how the dealer sets the bank's hand (HOUSE_WAY.md, 9-1(d)(10), 9-13(d)).
+"""The house way: how the dealer sets the bank's hand (docs/house-way.md, 9-1(d)(10), 9-13(d)).
 
-Presets are data (TOML files naming the parameters of HOUSE_WAY.md's preset table); the rules
+Presets are data (TOML files naming the parameters of docs/house-way.md#presets); the rules
 themselves are fixed. Every setting carries the id of the rule that made it. The result depends
 only on the set of seven cards, never on their order, and is never a foul.
 
@@ -52,7 +52,7 @@ TWO_PAIR_KEYS: Final = (
 )
 QUADS_KEYS: Final = ("low", "middle", "high")
 BUILTIN_PRESETS: Final = ("standard", "foxwoods")
-#: Every rule id a setting can carry, in the order the rules are tried (HOUSE_WAY.md); the
+#: Every rule id a setting can carry, in the order they are tried (docs/house-way.md#rule-ids); the
 #: analysis kernels number the rules by their position here.
 RULE_IDS: Final = (
     "five-aces.kings",
@@ -114,7 +114,7 @@ def _action(value: object, where: str) -> Action:
 
 
 class HouseWay:
-    """A house way preset: the fixed rules of HOUSE_WAY.md with the preset's parameters.
+    """A house way preset: the fixed rules of docs/house-way.md with the preset's parameters.
 
     >>> hw = HouseWay.preset("standard")
     >>> hw.name, hw.two_pair["middle_low"].value, hw.quads["high"].value
@@ -142,7 +142,7 @@ class HouseWay:
         if "aces" in two_pair and _action(two_pair["aces"], "two_pair.aces") is not Action.SPLIT:
             raise HouseWayError(
                 "two_pair.aces must be 'split': aces with any other pair always split "
-                "(HOUSE_WAY.md rule 9)"
+                "(house way rule 9, docs/house-way.md#two-pair)"
             )
         self.two_pair: dict[str, Action] = {
             k: _action(two_pair[k], f"two_pair.{k}") for k in TWO_PAIR_KEYS
@@ -291,7 +291,7 @@ class _HandReader:
                 return result
         raise AssertionError("no house way rule applied")  # pragma: no cover - rule 11 always does
 
-    # The rules, in order (HOUSE_WAY.md). Each returns None when it does not apply.
+    # The rules, in order (docs/house-way.md#the-rules-in-order); None when one does not apply.
     def five_aces(self) -> HouseWaySetting | None:
         aces = self.groups.get(ACE, [])
         if len(aces) != 5:

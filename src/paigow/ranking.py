@@ -1,4 +1,4 @@
-"""Hand ranking: five-card and two-card hands with the joker (SPEC.md sections 2 and 3).
+"""Hand ranking: five-card and two-card hands with the joker (docs/rulebook.md#ranking).
 
 Every hand gets a value with an integer ``key``: a higher key is a better hand and equal keys are
 a copy. Suits never break ties.
@@ -181,7 +181,7 @@ def _best_straight(ranks: set[int], wheel: Wheel, wild: bool) -> int | None:
 
 
 def evaluate_five(cards: Sequence[Card], wheel: Wheel = Wheel.SECOND) -> HandValue:
-    """The value of a five-card hand under the joker rules of SPEC.md section 2.
+    """The value of a five-card hand under the joker rules of docs/rulebook.md#the-joker.
 
     >>> from paigow.cards import parse_cards
     >>> evaluate_five(parse_cards("Jk 9h 7h 4h 2h")).name  # the joker is the ace of hearts

@@ -1,5 +1,5 @@
 """A round of pai gow poker as a state machine that records every step as an event
-(SPEC.md section 5).
+(docs/rulebook.md#a-round).
 
 Positions are numbered 1..7 counterclockwise: position 1 is the dealer, positions 2..7 are the six
 betting spots (spot 1 at the dealer's far right is position 2). Every command appends the events it

@@ -1,5 +1,5 @@
 """The ruleset: every choice the rule book leaves to the operator, with Indiana's defaults
-(SPEC.md section 7).
+(docs/rulebook.md#ruleset-settings).
 
 >>> r = Ruleset()
 >>> r.commission.on(10000), r.wheel.value, r.foul.value, r.start.value, r.banker
@@ -99,7 +99,7 @@ class Ruleset:
 
     @classmethod
     def indiana(cls) -> Ruleset:
-        """The Indiana defaults of SPEC.md section 7."""
+        """The Indiana defaults of docs/rulebook.md#ruleset-settings."""
         return cls()
 
     def with_(self, **changes: Any) -> Ruleset:

@@ -1,5 +1,5 @@
 """Settings: seven cards arranged into a five-card high hand and a two-card low hand
-(SPEC.md section 4).
+(docs/rulebook.md#setting-a-hand).
 
 There are 21 ways to set seven cards (choose the two low cards). A setting whose low hand outranks
 its high hand is a foul.

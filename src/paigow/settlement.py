@@ -1,4 +1,4 @@
-"""Settlement of one player's wager against the banker (SPEC.md section 5.8, 9-13(e)).
+"""Settlement of one player's wager against the banker (docs/rulebook.md#settlement, 9-13(e)).
 
 Each hand is compared with the dealer's: a win, a loss, or a copy (identical rank), and copies go
 to the banker. Two wins win (even money less commission); one win is a push; none is a loss. A

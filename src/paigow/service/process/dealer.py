@@ -1,5 +1,5 @@
 """The virtual dealer: one asyncio task per table, in the one process that holds the table's
-dealer lock, conducting each round by the rules (SPEC.md section 5).
+dealer lock, conducting each round by the rules (docs/rulebook.md#a-round).
 
 The dealer reads the table's state from the database, takes the step that is due (deal when betting
 closes; set the bank's hand once every player has set or the time limit has passed, late hands set
