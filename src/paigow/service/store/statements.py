@@ -51,8 +51,6 @@ class Compiled:
     """A converter per result column (None: no column needs one)."""
     defaults: Mapping[str, Any]
     """The values of the statement's own parameters (literals SQLAlchemy made binds of)."""
-    writes: bool = False
-    """An INSERT, UPDATE or DELETE (not a SELECT)."""
 
     def params(self, values: Mapping[str, Any] | None) -> Sequence[Any] | Mapping[str, Any]:
         if values is None:
@@ -111,5 +109,4 @@ def _compile(stmt: sa.Executable, dialect: sa.Dialect) -> Compiled:
         if any(f is not None for f in conv):
             out = conv
     defaults = {n: b.effective_value for n, b in c.binds.items() if not b.required}
-    writes = not isinstance(stmt, sa.Select)
-    return Compiled(str(c), names, json_in, out, defaults, writes)
+    return Compiled(str(c), names, json_in, out, defaults)

@@ -51,9 +51,6 @@ class Tx:
         read sent ahead)."""
         self._ahead: dict[Hashable, list[Row] | None] = {}
         """The reads sent ahead (:meth:`ahead`): their rows, None until they have been sent."""
-        self.wrote = False
-        """Whether a statement that changes the database has been sent (a step that fails
-        before any has, has nothing to undo)."""
         self.dialect = connection.dialect
         self.is_sqlite = self.dialect.name == "sqlite"
         self.is_postgres = self.dialect.name == "postgresql"
@@ -169,7 +166,6 @@ class Tx:
         ``later``: see :meth:`later` (no rows then)."""
         if self._trace is not None:
             self._trace(statement)
-        self.wrote = True  # taken as a change (a notification is one)
         if later and self._pipe is not None:
             self._pending.append((statement, params, False, None))
             return []
@@ -192,11 +188,10 @@ class Tx:
         return True
 
     def _compiled(self, sql: Sql) -> Compiled:
-        """``sql`` for this connection's dialect, traced and taken into :attr:`wrote`."""
+        """``sql`` for this connection's dialect, traced."""
         c = sql.compiled(self.dialect)
         if self._trace is not None:
             self._trace(c.text)
-        self.wrote |= c.writes
         return c
 
     def _send(
@@ -322,26 +317,6 @@ class Tx:
             self._own_session = False
         elif self._session is not None:
             self._session.flush()
-
-    @property
-    def changed_nothing(self) -> bool:
-        """The step has sent no change (no INSERT, UPDATE, DELETE, notification or ORM
-        session): ending its transaction with a commit undoes nothing a rollback would."""
-        return not self.wrote and self._session is None
-
-    def commit_read_only(self) -> bool:
-        """End a step that changed nothing with a ``COMMIT`` (PostgreSQL's asyncio connection:
-        a ``ROLLBACK`` would make psycopg drop every statement it has prepared on the
-        connection, and each would be parsed and planned anew). True: committed."""
-        if self._pipe is None or not self.changed_nothing:
-            return False
-        self._pending.clear()  # only what never went: nothing of it was sent
-        self._ahead.clear()
-        try:
-            self._pipe.run_async(lambda conn: conn.commit())
-        except self._error:
-            return False
-        return True
 
     def abandon(self) -> None:
         """The step failed: forget its session and what waits (the caller rolls back)."""

@@ -381,7 +381,6 @@ class PostgresWriter:
             result = fn(tx)
             tx.finish()
         except BaseException:
-            tx.commit_read_only()  # a refusal before any change: keep the prepared statements
             tx.abandon()
             raise
         tx.info["notices"] = self.seal(tx)  # pg_notify in the transaction
