@@ -445,7 +445,7 @@ def driver_statements() -> dict[str, Any]:
     import pkgutil
 
     import paigow.service
-    from paigow.service.store.sql import Sql
+    from paigow.service.store.statements import Sql
 
     out: dict[str, Any] = {}
     for info in pkgutil.walk_packages(paigow.service.__path__, "paigow.service."):

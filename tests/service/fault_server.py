@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paigow.service.statuses import DealerStep
-    from paigow.service.store.sql import Tx
+    from paigow.service.store.unit import Tx
 
 
 def install(step: str, marker: str) -> None:

@@ -22,7 +22,7 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.service.store.db import AuditRecord, Database, IdempotencyKey, ServerSetting
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 
 def _client_from(url: str, local_address: str) -> httpx.Client:

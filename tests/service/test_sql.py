@@ -16,7 +16,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from paigow.service.store.sql import Sql, Tx, dumps
+from paigow.service.store.statements import Sql, dumps
+from paigow.service.store.unit import Tx
 
 
 def _run(coro: Any) -> Any:
@@ -394,7 +395,7 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
 
     from paigow.service.game.rounds import head
     from paigow.service.store.db import Database
-    from paigow.service.store.sql import _preparable
+    from paigow.service.store.pgwire import preparable
 
     statements = helpers.driver_statements()
     for names in itertools.chain.from_iterable(
@@ -412,7 +413,7 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
                 assert raw is not None
                 for i, (name, sql) in enumerate(sorted(statements.items())):
                     text = sql.compiled(db.engine.dialect).text
-                    prepared = _preparable(text, True)
+                    prepared = preparable(text, True)
                     assert prepared is not None, name
                     cur = raw.cursor()
                     try:

@@ -20,10 +20,10 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
-from paigow.service.store import sql
+from paigow.service.store import pgwire
 from paigow.service.store.db import LedgerEntry, LedgerTransaction
 
-_SEND = sql._send_together
+_SEND = pgwire.send_together
 
 
 class Counter:
@@ -140,7 +140,7 @@ def test_statements_per_request_and_step(
     try:
         rt = svc.server.app.state.rt
         counter = Counter(rt.db)
-        monkeypatch.setattr(sql, "_send_together", counter._message)
+        monkeypatch.setattr(pgwire, "send_together", counter._message)
         _round(svc, counter)  # warm caches (principals, rounds)
         figures = _round(svc, counter)
         print("\nstatements:", figures)

@@ -10,8 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from paigow.service.live.feeds import WalletItem, watch_wallet
-from paigow.service.runtime import WALLET
-from paigow.service.store.bus import Notice
+from paigow.service.store.bus import WALLET, Notice
 
 
 class _Bus:

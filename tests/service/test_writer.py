@@ -16,10 +16,11 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.service.config import ServiceConfig
-from paigow.service.runtime import Runtime, notify
-from paigow.service.store.bus import Notice
+from paigow.service.runtime import Runtime
+from paigow.service.store.bus import Notice, notify
 from paigow.service.store.db import Database, ServerSetting
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 
 def _run(coro: Any) -> Any:

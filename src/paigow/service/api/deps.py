@@ -23,7 +23,7 @@ from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub, Presence
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 from paigow.service.store.writer import retryable
 
 T = TypeVar("T")
@@ -165,11 +165,14 @@ def once(
     body: dict[str, Any],
     action: Callable[[Tx], dict[str, Any]],
     ahead: Callable[[Tx], None] | None = None,
+    *,
+    ttl_s: float = idempotency.TTL_S,
 ) -> Callable[[Tx], dict[str, Any]]:
     """``action`` as a step that runs once per idempotency key: a retry with the same key and
     request gets the stored response (a concurrent retry waits for the first, then finds it).
     ``ahead``: sends the reads ``action`` will make with the key's look-up (:meth:`Tx.ahead`),
-    after the key's lock, so that both take one round trip."""
+    after the key's lock, so that both take one round trip; ``ttl_s``: how long a stored key
+    holds."""
     if key is None:
         return action
     digest = idempotency.request_hash(route, body)
@@ -178,11 +181,11 @@ def once(
         idempotency.lock_key(tx, user.id, key)
         if ahead is not None:
             ahead(tx)
-        stored = idempotency.lookup(tx, user.id, key, digest)
+        stored = idempotency.lookup(tx, user.id, key, digest, ttl_s=ttl_s)
         if stored is not None:
             return stored
         result = action(tx)
-        idempotency.store(tx, user.id, key, digest, result)
+        idempotency.store(tx, user.id, key, digest, result, ttl_s=ttl_s)
         return result
 
     return step
@@ -198,7 +201,8 @@ async def idempotent(
     ahead: Callable[[Tx], None] | None = None,
 ) -> dict[str, Any]:
     """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
-    return await rt.step(once(user, key, route, body, action, ahead))
+    ttl_s = float(rt.config.idempotency_ttl_s)
+    return await rt.step(once(user, key, route, body, action, ahead, ttl_s=ttl_s))
 
 
 def retrying(fn: Callable[[], T]) -> T:

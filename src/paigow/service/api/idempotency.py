@@ -5,8 +5,9 @@ again. The same key with a different request is refused (409).
 
 Concurrent retries of one key wait for each other: the transaction first takes a lock on the
 (user, key) pair (PostgreSQL ``pg_advisory_xact_lock``; SQLite's write transactions run one at a
-time), so the second finds the first's stored response. Stored keys expire after
-``idempotency_ttl_s`` (a day): they are purged, and an expired key is a new key.
+time), so the second finds the first's stored response. Stored keys expire after ``ttl_s``
+(the service's ``idempotency_ttl_s``, a day by default): they are purged, and an expired key is
+a new key.
 
 >>> request_hash("POST /api/tables/1/wager", {"amount": 500}) == request_hash("POST /api/tables/1/wager", {"amount": 500})
 True
@@ -26,10 +27,11 @@ import sqlalchemy as sa
 
 from paigow.service.errors import Conflict
 from paigow.service.store.db import IdempotencyKey, now
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
-TTL_S = 86_400.0
-"""How long a stored key holds (the service sets it from ``idempotency_ttl_s``)."""
+TTL_S: Final = 86_400.0
+"""How long a stored key holds unless the caller says (``idempotency_ttl_s``'s default)."""
 PURGE_EVERY_S = 600.0
 _purged = {"at": 0.0}
 _purge_lock = threading.Lock()
@@ -50,15 +52,21 @@ def lock_key(tx: Tx, user_id: int, key: str) -> None:
 
 
 def lookup(
-    tx: Tx, user_id: int, key: str, digest: str, at: float | None = None
+    tx: Tx,
+    user_id: int,
+    key: str,
+    digest: str,
+    at: float | None = None,
+    *,
+    ttl_s: float = TTL_S,
 ) -> dict[str, Any] | None:
-    """The stored response for a retry, None for a new (or expired) key; 409 for a key reused
-    differently."""
+    """The stored response for a retry, None for a new (or expired: older than ``ttl_s``) key;
+    409 for a key reused differently."""
     row = tx.first(_LOOKUP, {"u": user_id, "k": key})
     if row is None:
         return None
     request_hash, response, created_at = row
-    if created_at < (at if at is not None else now()) - TTL_S:
+    if created_at < (at if at is not None else now()) - ttl_s:
         tx.run(_DELETE, {"u": user_id, "k": key})
         return None
     if request_hash != digest:
@@ -70,21 +78,30 @@ def lookup(
     return stored
 
 
-def purge(tx: Tx, at: float | None = None) -> int:
-    """Delete the keys older than :data:`TTL_S`; how many."""
-    cutoff = (at if at is not None else now()) - TTL_S
+def purge(tx: Tx, at: float | None = None, *, ttl_s: float = TTL_S) -> int:
+    """Delete the keys older than ``ttl_s``; how many."""
+    cutoff = (at if at is not None else now()) - ttl_s
     return tx.rowcount(_PURGE, {"cutoff": cutoff})
 
 
-def store(tx: Tx, user_id: int, key: str, digest: str, response: dict[str, Any]) -> None:
-    """Keep the response (and, every few minutes per process, purge the expired keys)."""
+def store(
+    tx: Tx,
+    user_id: int,
+    key: str,
+    digest: str,
+    response: dict[str, Any],
+    *,
+    ttl_s: float = TTL_S,
+) -> None:
+    """Keep the response (and, every few minutes per process, purge the keys older than
+    ``ttl_s``)."""
     t = time.monotonic()
     with _purge_lock:
         due = t - _purged["at"] >= PURGE_EVERY_S
         if due:
             _purged["at"] = t
     if due:
-        purge(tx)
+        purge(tx, ttl_s=ttl_s)
     tx.later(
         _INSERT,
         {

@@ -28,8 +28,8 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.service.errors import InsufficientFunds, NotFound
-from paigow.service.runtime import notify_wallet
 from paigow.service.statuses import WagerStatus
+from paigow.service.store.bus import notify_wallet
 from paigow.service.store.db import (
     Account,
     LedgerEntry,
@@ -38,7 +38,8 @@ from paigow.service.store.db import (
     RoundWager,
     now,
 )
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"

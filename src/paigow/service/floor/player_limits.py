@@ -32,7 +32,7 @@ from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.db import AuditRecord, RoundRow, RoundWager, User, now
 from paigow.service.store.floor_models import PlayerLimit
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 DAY_S: Final = 86_400
 MAX_EXCLUSION_DAYS: Final = 3650

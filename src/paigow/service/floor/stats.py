@@ -61,8 +61,8 @@ from sqlalchemy.orm import Session
 from paigow.commission import Commission
 from paigow.service.books.audit import record
 from paigow.service.orphans import exit_with_parent
-from paigow.service.runtime import notify
 from paigow.service.statuses import TableStatus
+from paigow.service.store.bus import notify
 from paigow.service.store.db import Database, GameTable, Seat, User, now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable
 from paigow.service.store.sql import Sql, Tx

@@ -22,10 +22,11 @@ from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.errors import Conflict
 from paigow.service.game import tables
-from paigow.service.runtime import notify
 from paigow.service.statuses import TableStatus
+from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 SYSTEM = "dealer"
 

@@ -27,10 +27,11 @@ from paigow.service.accounts.auth import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.errors import Conflict, NotFound, Unprocessable
-from paigow.service.runtime import notify
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
+from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 MODES: Final = tuple(TableMode)
 SPOTS: Final = range(1, 7)

@@ -24,10 +24,10 @@ import sqlalchemy as sa
 
 from paigow.service.game.tables import read_state
 from paigow.service.game.visibility import private_spots, view_event
-from paigow.service.runtime import WALLET, Runtime
-from paigow.service.store.bus import Notice
+from paigow.service.runtime import Runtime
+from paigow.service.store.bus import WALLET, Notice
 from paigow.service.store.db import RoundEvent, RoundRow, RoundWager
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 log = logging.getLogger("paigow.service.live.feeds")
 QUEUE_LIMIT = 2000

@@ -28,7 +28,8 @@ from paigow.service.runtime import Runtime
 from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
 from paigow.service.store.bus import ALL, Notice
 from paigow.service.store.db import GameTable, RoundRow
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 log = logging.getLogger("paigow.service.process.dealer")
 _TABLES: Final = cast(sa.Table, GameTable.__table__)

@@ -23,7 +23,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     """Create what is missing; returns lines saying what was done."""
     from paigow.service.accounts.operators import create_operator
     from paigow.service.game.tables import create_table
-    from paigow.service.store.sql import Tx
+    from paigow.service.store.unit import Tx
 
     said: list[str] = []
     db = Database(database_url)

@@ -11,6 +11,10 @@ sent with ``pg_notify`` inside the transaction that made the change (so it is de
 when that transaction commits, and never if it rolls back) and every process, this one included,
 receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
 
+A step announces what it changed with :func:`notify` and :func:`notify_wallet` (and the events
+it appended, with :func:`appended`): they go in the step's outbox (:class:`Outbox`, kept in its
+``Tx.info``), which :meth:`EventBus.seal` turns into the step's notices when it is done.
+
 >>> Notice.decode(Notice(3, "round", origin=77).encode())
 Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
 >>> decode_notices(encode_notices([Notice(3, "due"), Notice(-7, "wallet", 0, 500, 2)]))
@@ -24,15 +28,17 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
 if TYPE_CHECKING:
     from paigow.service.store.db import Database
+    from paigow.service.store.unit import Tx
 
 log = logging.getLogger("paigow.service.bus")
 
@@ -140,6 +146,85 @@ def decode_notices(text: str) -> list[Notice]:
     return [Notice._of(data)]
 
 
+WALLET: Final = "wallet"
+"""The kind of notice that says "user N's wallet changed" (sent on channel ``-N``)."""
+
+Batch = tuple[int, str, int, int, list[dict[str, Any]], dict[int, int]]
+"""Events a step appended to a round's log: (table id, round id, round number, first sequence
+number, events, owners of the spots wagered on)."""
+
+
+@dataclass
+class Outbox:
+    """What a step leaves for its commit to announce."""
+
+    notices: list[Notice] = field(default_factory=list)
+    wallets: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """user id -> (wallet version, balance) of the wallets the step changed."""
+    batches: list[Batch] = field(default_factory=list)
+    """What the step appended to rounds' logs."""
+
+
+_OUTBOX: Final = "bus.outbox"
+"""The key of a step's :class:`Outbox` in its ``Tx.info``."""
+
+
+def outbox(tx: Tx) -> Outbox:
+    """The step's outbox (made on first use).
+
+    >>> from types import SimpleNamespace
+    >>> step = SimpleNamespace(info={})  # a Tx, as far as its outbox goes
+    >>> notify(step, 3)
+    >>> notify_wallet(step, 7, 500, 2)
+    >>> notify_wallet(step, 7, 450, 3)
+    >>> outbox(step).notices, outbox(step).wallets
+    ([Notice(table_id=3, kind='round', origin=0, balance=None, version=None)], {7: (3, 450)})
+    """
+    box: Outbox | None = tx.info.get(_OUTBOX)
+    if box is None:
+        box = tx.info[_OUTBOX] = Outbox()
+    return box
+
+
+def notify(tx: Tx, table_id: int, kind: str = "round") -> None:
+    """Announce, when ``tx`` commits, that table ``table_id`` changed."""
+    outbox(tx).notices.append(Notice(table_id, kind))
+
+
+def notify_wallet(tx: Tx, user_id: int, balance: int, version: int) -> None:
+    """Announce, when ``tx`` commits, ``user_id``'s wallet balance after a change, at the
+    wallet's ``version`` (watchers subscribe to ``-user_id`` on the bus, apart from every
+    table's number). The transaction's last change of a wallet is the one announced."""
+    outbox(tx).wallets[user_id] = (version, balance)
+
+
+def appended(
+    tx: Tx,
+    table_id: int,
+    round_id: str,
+    number: int,
+    start: int,
+    events: list[dict[str, Any]],
+    owners: dict[int, int],
+) -> None:
+    """The step appended ``events`` to a round's log (from sequence number ``start``): the
+    table's notice carries them; a later append of the same round that follows on joins the
+    same batch."""
+    batches = outbox(tx).batches
+    if batches:
+        t, r, n, s0, evs, own = batches[-1]
+        if (t, r) == (table_id, round_id) and s0 + len(evs) == start:
+            batches[-1] = (t, r, n, s0, evs + events, {**own, **owners})
+            return
+    batches.append((table_id, round_id, number, start, list(events), dict(owners)))
+
+
+def appended_batches(tx: Tx) -> list[Batch]:
+    """What the step appended to rounds' logs (:func:`appended`), in order."""
+    box: Outbox | None = tx.info.get(_OUTBOX)
+    return [] if box is None else box.batches
+
+
 Callback = Callable[[Notice], None]
 
 
@@ -199,6 +284,28 @@ class EventBus:
                 log.exception("a notice callback failed")
 
     # ----------------------------------------------------------------------------- publishing
+    def seal(self, tx: Tx) -> list[Notice]:
+        """The notices of a finished step (this process's origin stamped on them, a table's
+        first notice carrying the events the step appended to its round); with PostgreSQL they
+        are sent with ``pg_notify`` in its transaction, in one statement."""
+        box: Outbox | None = tx.info.get(_OUTBOX)
+        if box is None:
+            return []
+        origin = self.origin
+        at = time.time()
+        batches = {t: RoundEvents(r, n, s0, tuple(e), w, at) for t, r, n, s0, e, w in box.batches}
+        notices = []
+        for n in dict.fromkeys(box.notices):
+            notices.append(replace(n, origin=origin, events=batches.pop(n.table_id, None)))
+        notices += [
+            Notice(-user_id, WALLET, origin, balance, version)
+            for user_id, (version, balance) in box.wallets.items()
+        ]
+        if notices and tx.is_postgres:
+            payload = encode_notices(notices)
+            tx.text("SELECT pg_notify(%s, %s)", (self.db.channel(), payload), later=True)
+        return notices
+
     def publish_local(self, notices: list[Notice]) -> None:
         """Deliver ``notices`` to this process's watchers (thread-safe; after commit)."""
         loop = self.loop

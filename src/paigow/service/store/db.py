@@ -308,7 +308,7 @@ class Database:
             pool_size=size - size // 4,  # kept open: a connection opened and closed per burst
             max_overflow=size // 4,  # of steps costs the server a process start each time
             pool_recycle=600,
-            # the steps' statements are prepared by paigow.service.store.sql (EXECUTE in one
+            # the steps' statements are prepared by paigow.service.store.pgwire (EXECUTE in one
             # message); psycopg's own would be deallocated all at once at each rollback
             connect_args={
                 "application_name": f"paigow-steps-{os.getpid()}",

@@ -1,6 +1,6 @@
 """Where the service's steps run: every write the players and the dealers make (a wager, a
-setting, a deal, a settlement) is a function of a :class:`paigow.service.store.sql.Tx`, handed to the
-process's writer and awaited.
+setting, a deal, a settlement) is a function of a :class:`paigow.service.store.unit.Tx`, handed to
+the process's writer and awaited.
 
 - SQLite (:class:`SqliteWriter`): one connection writes; the steps waiting run one after
   another on the event loop, each inside a savepoint of its own (a step that fails is rolled
@@ -24,23 +24,26 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from paigow.service.store.sql import Tx
+from paigow.service.store.bus import EventBus, Notice
+from paigow.service.store.unit import Tx
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-    from paigow.service.runtime import Runtime
-    from paigow.service.store.bus import Notice
+    from paigow.service.store.db import Database
 
 T = TypeVar("T")
 Step = Callable[[Tx], Any]
+Seal = Callable[[Tx], list[Notice]]
+"""What turns a finished step into its notices (sent in its transaction where the database
+does; delivered here once it commits)."""
 log = logging.getLogger("paigow.service.store.writer")
 
 MAX_GROUP = 64
@@ -49,7 +52,7 @@ MAX_GROUP = 64
 
 def retryable(exc: BaseException) -> bool:
     """Deadlocks, serialization failures, unique-key races and prepared statements found gone
-    (PostgreSQL: :func:`paigow.service.store.sql._send_together` prepares them anew); a locked
+    (PostgreSQL: :func:`paigow.service.store.pgwire.send_together` prepares them anew); a locked
     SQLite."""
     orig = getattr(exc, "orig", None)
     sqlstate = getattr(orig, "sqlstate", None)
@@ -75,10 +78,26 @@ class SqliteWriter:
     after another, each in a savepoint; a thread of the writer's own begins each group's
     transaction (``BEGIN IMMEDIATE``, which may wait for another process's write) and commits
     it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
-    wait for the interpreter's lock between their statements."""
+    wait for the interpreter's lock between their statements.
 
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
+    ``caches``: what each step's :class:`Tx` finds in its ``info``; ``seal``: a finished step's
+    notices, delivered on ``bus`` once its group commits; ``clear_kept``: drops what the steps'
+    work once kept (:attr:`Tx.kept`) left in the caches, when their group's commit fails."""
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        *,
+        caches: Mapping[str, Any],
+        seal: Seal,
+        clear_kept: Callable[[], None],
+    ) -> None:
+        self.db = db
+        self.bus = bus
+        self.caches = caches
+        self.seal = seal
+        self.clear_kept = clear_kept
         self._queue: list[_Job] = []
         self._wanted = threading.Event()
         """Set when steps wait (the thread then begins a group)."""
@@ -116,10 +135,10 @@ class SqliteWriter:
         """Run ``fn`` in a read transaction on the event loop's connection for reads."""
         conn = self._reader
         if conn is None or conn.invalidated or conn.closed:
-            conn = self._reader = self.rt.db.read_engine.connect()
+            conn = self._reader = self.db.read_engine.connect()
         try:
             with conn.begin():
-                return fn(Tx(conn, trace=self.rt.db.trace))
+                return fn(Tx(conn, trace=self.db.trace))
         except Exception:
             if conn.invalidated:
                 self._reader = None
@@ -155,7 +174,7 @@ class SqliteWriter:
 
     def _connection(self) -> sa.Connection:
         if self._conn is None or self._conn.invalidated or self._conn.closed:
-            self._conn = self.rt.db.engine.connect()
+            self._conn = self.db.engine.connect()
         return self._conn
 
     def _group(self) -> None:
@@ -163,9 +182,8 @@ class SqliteWriter:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        rt = self.rt
         ran: list[_Job] = []
-        with rt.db.write_lock:
+        with self.db.write_lock:
             try:
                 conn = self._connection()
                 trans = conn.begin()  # BEGIN IMMEDIATE
@@ -191,7 +209,7 @@ class SqliteWriter:
                 else:
                     trans.rollback()
             except Exception as exc:  # the commit failed: nothing of the group is written
-                rt.rounds.clear()  # it may hold rounds as the steps left them
+                self.clear_kept()  # the caches may hold rounds as the steps left them
                 with contextlib.suppress(Exception):
                     conn.rollback()
                 with contextlib.suppress(Exception):
@@ -215,19 +233,18 @@ class SqliteWriter:
     def _run_steps(self, conn: sa.Connection, ran: list[_Job], done: threading.Event) -> None:
         """On the event loop: the steps waiting, each in a savepoint of the group's
         transaction."""
-        rt = self.rt
         try:
             group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
             if self._queue:
                 self._wanted.set()  # the rest: the next group
             for job in group:
                 ran.append(job)
-                tx = Tx(conn, caches=rt.caches, trace=rt.db.trace)
+                tx = Tx(conn, caches=self.caches, trace=self.db.trace)
                 tx.text("SAVEPOINT step")
                 try:
                     job.result = job.fn(tx)
                     tx.finish()
-                    job.notices = rt.seal(tx)
+                    job.notices = self.seal(tx)
                     tx.text("RELEASE step")
                     job.tx = tx
                     _run_all(tx.kept, "work after a step")  # the next steps see it
@@ -255,7 +272,7 @@ class SqliteWriter:
                 _run_all(job.undone, "work after a rollback")
             elif job.tx is not None:
                 _run_all(job.tx.after, "work after a commit")
-        _answer(self.rt, group)
+        _answer(self.bus, group)
 
 
 def _run_all(fns: list[Callable[[], None]], what: str) -> None:
@@ -266,7 +283,7 @@ def _run_all(fns: list[Callable[[], None]], what: str) -> None:
             log.exception("writer: %s failed", what)
 
 
-def _answer(rt: Runtime, group: list[_Job]) -> None:
+def _answer(bus: EventBus, group: list[_Job]) -> None:
     """On the event loop: answer each step, then deliver the group's notices."""
     notices: list[Notice] = []
     for job in group:
@@ -279,23 +296,31 @@ def _answer(rt: Runtime, group: list[_Job]) -> None:
             notices += job.notices
         job.tx = None  # no cycles through the futures
     if notices:
-        rt.bus.dispatch_all(notices)
+        bus.dispatch_all(notices)
 
 
 class PostgresWriter:
     """A transaction per step on a pooled connection of an asyncio engine (see the module's
     text): a step's Python runs on the event loop, and while it waits for the server other
     requests and steps go on. (Steps on threads of their own would each wait for the
-    interpreter's lock after every statement while the event loop holds it.)"""
+    interpreter's lock after every statement while the event loop holds it.)
 
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
+    ``caches``, ``seal``: as :class:`SqliteWriter`'s (a step's notices are delivered on ``bus``
+    once it commits)."""
+
+    def __init__(
+        self, db: Database, bus: EventBus, *, caches: Mapping[str, Any], seal: Seal
+    ) -> None:
+        self.db = db
+        self.bus = bus
+        self.caches = caches
+        self.seal = seal
         self.steps = 0
         self._engine: AsyncEngine | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         if self._engine is None:
-            self._engine = self.rt.db.async_engine()
+            self._engine = self.db.async_engine()
 
     async def aclose(self) -> None:
         if self._engine is not None:
@@ -314,13 +339,12 @@ class PostgresWriter:
             return await conn.run_sync(self._read, fn)
 
     def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
-        return fn(Tx(conn, trace=self.rt.db.trace, driver=conn.connection.driver_connection))
+        return fn(Tx(conn, trace=self.db.trace, driver=conn.connection.driver_connection))
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         engine = self._engine
         if engine is None:
             raise RuntimeError("the writer is not running")
-        rt = self.rt
         for attempt in range(4):
             done: list[Tx] = []
             try:
@@ -344,23 +368,22 @@ class PostgresWriter:
             _run_all(tx.after, "work after a commit")
             notices: list[Notice] = tx.info.get("notices", [])
             if notices:
-                rt.bus.dispatch_all(notices)
+                self.bus.dispatch_all(notices)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
         """The step in its transaction (run by the engine, its statements awaited)."""
-        rt = self.rt
-        tx = Tx(conn, caches=rt.caches, trace=rt.db.trace, driver=conn.connection.driver_connection)
+        driver = conn.connection.driver_connection
+        tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=driver)
         done.append(tx)
         try:
             result = fn(tx)
             tx.finish()
         except BaseException:
-            tx.commit_read_only()  # a refusal before any change: keep the prepared statements
             tx.abandon()
             raise
-        tx.info["notices"] = rt.seal(tx)  # pg_notify in the transaction
+        tx.info["notices"] = self.seal(tx)  # pg_notify in the transaction
         if tx.commit_pending():  # what waits, and the commit, in one round trip
             # the rounds this step left, in the cache before anything else runs here: the next
             # step at the table (waiting for its row) finds them

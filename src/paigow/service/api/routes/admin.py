@@ -35,7 +35,7 @@ from paigow.service.errors import NotFound
 from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 router = APIRouter()
 

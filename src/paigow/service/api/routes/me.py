@@ -13,7 +13,8 @@ from paigow.service.api.deps import Player, RuntimeDep, error_responses, json_re
 from paigow.service.api.schemas import MeOut
 from paigow.service.books import ledger
 from paigow.service.store.db import Seat
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 router = APIRouter()
 _SEATS: Final = cast(sa.Table, Seat.__table__)

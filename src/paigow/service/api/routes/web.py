@@ -104,7 +104,7 @@ def mount_web(app: FastAPI) -> None:
     from paigow.service.game import rounds, tables
     from paigow.service.process.app import current_user
     from paigow.service.store.db import LedgerEntry, LedgerTransaction
-    from paigow.service.store.sql import Tx
+    from paigow.service.store.unit import Tx
 
     me = Depends(current_user)
 

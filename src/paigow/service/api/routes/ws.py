@@ -19,7 +19,7 @@ from paigow.service.game.visibility import view_log
 from paigow.service.live.feeds import pump, watch_wallet
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 router = APIRouter()
 

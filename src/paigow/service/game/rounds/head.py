@@ -7,7 +7,7 @@ statement on SQLite, two in one message on PostgreSQL, which a step may send ahe
 first statement: :func:`lock_ahead`); the round's changes are kept on its
 :class:`RoundHead` and written in one ``UPDATE`` when the step's work is done
 (:func:`RoundHead.set`), so a step that appends events and moves a deadline writes the round's
-row once. The statements run on the driver (:mod:`paigow.service.store.sql`).
+row once. The statements run on the driver (:mod:`paigow.service.store.unit`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
 from paigow.service.errors import NotFound
 from paigow.service.store.db import GameTable, RoundRow
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 _TABLES: Final = cast(sa.Table, GameTable.__table__)
 _ROUNDS: Final = cast(sa.Table, RoundRow.__table__)

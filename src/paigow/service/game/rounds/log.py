@@ -11,10 +11,12 @@ import sqlalchemy as sa
 
 from paigow.events import Event
 from paigow.round import Round
+from paigow.service.game.rounds.cache import RoundCache
 from paigow.service.game.rounds.head import Head, RoundHead, set_current
-from paigow.service.runtime import RoundCache
+from paigow.service.store.bus import appended
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 SYSTEM: Final = "dealer"
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
@@ -81,7 +83,7 @@ def append(
     if cache is not None and not rnd.is_over:
         tx.when_kept(lambda: cache.put(rnd))
     if new:  # for the live feeds (of every process: they travel in the step's notice)
-        tx.appended(row.table_id, row.id, row.number, start, new, dict(owners or {}))
+        appended(tx, row.table_id, row.id, row.number, start, new, dict(owners or {}))
 
 
 def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]]) -> None:

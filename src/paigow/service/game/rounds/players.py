@@ -20,11 +20,12 @@ from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
-from paigow.service.runtime import notify
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
+from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat
 from paigow.service.store.floor_models import PlayerLimit
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 from paigow.setting import Setting
 
 _SEATS: Final = cast(sa.Table, Seat.__table__)

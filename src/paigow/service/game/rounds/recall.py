@@ -12,7 +12,7 @@ from paigow.service.game.rounds.log import load_events, spot_owners
 from paigow.service.game.tables import ENDED
 from paigow.service.statuses import Role
 from paigow.service.store.db import GameTable, RoundRow
-from paigow.service.store.sql import Tx
+from paigow.service.store.unit import Tx
 
 
 def round_view(tx: Tx, round_id: str, user: Principal | None) -> dict[str, Any]:

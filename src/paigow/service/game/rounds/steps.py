@@ -26,10 +26,11 @@ from paigow.service.game.rounds.log import (
     load_round,
 )
 from paigow.service.game.tables import ENDED, lock_table
-from paigow.service.runtime import notify
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
+from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
-from paigow.service.store.sql import Sql, Tx
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,335 @@
+"""A unit of work: one step's work in a database transaction (:class:`Tx`), the statements it
+runs (:class:`paigow.service.store.statements.Sql`) on the DBAPI cursor of the transaction's
+connection, and what it leaves for its commit (work to do once committed or kept, work to do
+once rolled back, deferred writes run when the step finishes: :meth:`Tx.on_finish`; the
+modules that use it keep their own data for the commit in :attr:`Tx.info`). SQLAlchemy still
+opens and commits the transactions, runs the migrations and serves the cold paths through the
+ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
+
+On PostgreSQL, statements whose results a step does not need wait and go with its next
+statement or its commit, in one message (:meth:`Tx.later`), as do reads sent ahead of when
+the step asks for them (:meth:`Tx.ahead`) and statements whose rows are needed at once
+(:meth:`Tx.together`); the message is sent by :func:`paigow.service.store.pgwire.send_together`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.engine import AdaptedConnection
+from sqlalchemy.orm import Session
+
+from paigow.service.store import pgwire
+from paigow.service.store.statements import Compiled, Row, Sql
+
+
+class Tx:
+    """One step's work in a database transaction: statements on the connection's DBAPI cursor,
+    and what the step leaves for its commit.
+
+    ``connection``: the SQLAlchemy connection whose transaction the step runs in; ``session``:
+    an ORM session in that transaction when the step already has one (otherwise made on first
+    use). ``caches``: the process's caches the steps keep (rounds, fresh events), if any."""
+
+    def __init__(
+        self,
+        connection: sa.Connection,
+        session: Session | None = None,
+        *,
+        caches: Mapping[str, Any] | None = None,
+        trace: Callable[[str], None] | None = None,
+        driver: Any = None,
+    ) -> None:
+        self.connection = connection
+        self.database: Any = connection.engine.url
+        """Tells this database from others a process may use (a key for caches of what never
+        changes in a database: its tables' configurations, accounts seen to exist)."""
+        self._pending: list[pgwire.Pending] = []
+        """What waits to be sent: (text, values, one row of values or several, the key of a
+        read sent ahead)."""
+        self._ahead: dict[Hashable, list[Row] | None] = {}
+        """The reads sent ahead (:meth:`ahead`): their rows, None until they have been sent."""
+        self.dialect = connection.dialect
+        self.is_sqlite = self.dialect.name == "sqlite"
+        self.is_postgres = self.dialect.name == "postgresql"
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        self._pipe: AdaptedConnection | None = None
+        """With ``driver`` (the driver's asyncio connection, psycopg's): SQLAlchemy's adapted
+        connection around it, which runs the driver's coroutines from the step
+        (:meth:`~sqlalchemy.engine.AdaptedConnection.run_async`, in the greenlet the asyncio
+        engine runs the step in); statements whose results the step does not need then wait
+        to be sent with the next one (:meth:`later`)."""
+        if driver is not None:
+            assert isinstance(raw, AdaptedConnection) and raw.driver_connection is driver
+            self._pipe = raw
+        self._cursor = raw.cursor()
+        self._error: type[Exception] = self.dialect.loaded_dbapi.Error
+        self._session = session
+        self._own_session = False
+        self.info: dict[str, Any] = dict(caches or {})
+        """The caches, and what the step's modules keep for the rest of the step under keys of
+        their own (deferred writes, what its commit announces: :func:`.bus.outbox`)."""
+        self.after: list[Callable[[], None]] = []
+        self.kept: list[Callable[[], None]] = []
+        """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
+        savepoint is released, so that the next step of the same commit finds it (caches of
+        the step's own results; the writer clears them if the commit then fails)."""
+        self.undone: list[Callable[[], None]] = []
+        """Work to do once this step has been rolled back (never if it commits)."""
+        self._finish: list[Callable[[Tx], None]] = []
+        self._trace = trace
+
+    # ------------------------------------------------------------------ statements
+    def run(self, sql: Sql, params: Mapping[str, Any] | None = None) -> list[Row]:
+        """Run one statement; its rows (an empty list for a statement without rows). On
+        PostgreSQL's asyncio connection it goes as one of the connection's prepared statements
+        (see :func:`.pgwire.send_together`), with what waits."""
+        if self._pipe is not None:
+            return self.together((sql, params))[0]
+        return self._execute(sql, params)
+
+    def _execute(self, sql: Sql, params: Mapping[str, Any] | None) -> list[Row]:
+        """Run one statement on the connection's cursor (SQLAlchemy's, on the driver's)."""
+        c = self._compiled(sql)
+        cur = self._cursor
+        values = c.params(params)
+        try:
+            cur.execute(c.text, values)
+            if cur.description is None:
+                return []
+            rows: list[Row] = list(cur.fetchall())
+        except self._error as exc:
+            raise self._wrap(c.text, values, exc) from exc
+        if c.out is None:
+            return rows
+        return [c.row(r) for r in rows]
+
+    def first(self, sql: Sql, params: Mapping[str, Any] | None = None) -> Row | None:
+        rows = self.run(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: Sql, params: Mapping[str, Any] | None = None) -> Any:
+        row = self.first(sql, params)
+        return None if row is None else row[0]
+
+    def rowcount(self, sql: Sql, params: Mapping[str, Any] | None = None) -> int:
+        """Run a statement without rows; how many rows it changed."""
+        if self._pending:
+            self._send([])
+        self._execute(sql, params)
+        return int(self._cursor.rowcount)
+
+    @property
+    def batched(self) -> bool:
+        """Whether statements may wait to be sent with the next (:meth:`later`)."""
+        return self._pipe is not None
+
+    def later(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
+        """Run a statement whose result (rows, row count) the step does not need. With
+        PostgreSQL's asyncio connection it waits to be sent with the step's next statement or
+        its commit (one message and one round trip for all of them: see
+        :func:`.pgwire.send_together`);
+        otherwise it runs now."""
+        if self._pipe is None:
+            self.run(sql, params)
+            return
+        c = self._compiled(sql)
+        self._pending.append((c.text, c.params(params), False, None))
+
+    def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
+        """Run one statement for each of ``rows`` (``executemany``); ``later``: see
+        :meth:`later`."""
+        c = sql.compiled(self.dialect)
+        params = [c.params(r) for r in rows]
+        if not params:
+            return
+        self._compiled(sql)
+        if later and self._pipe is not None:
+            self._pending.append((c.text, params, True, None))
+            return
+        try:
+            self._cursor.executemany(c.text, cast(Any, params))
+        except self._error as exc:
+            raise self._wrap(c.text, params, exc) from exc
+
+    def text(
+        self,
+        statement: str,
+        params: Sequence[Any] | Mapping[str, Any] = (),
+        *,
+        later: bool = False,
+    ) -> list[Row]:
+        """A statement of the driver's own dialect (framing: savepoints, ``pg_notify``);
+        ``later``: see :meth:`later` (no rows then)."""
+        if self._trace is not None:
+            self._trace(statement)
+        if later and self._pipe is not None:
+            self._pending.append((statement, params, False, None))
+            return []
+        if self._pending:
+            return self._send([(statement, params)])[0]
+        cur = self._cursor
+        try:
+            cur.execute(statement, params)
+            return list(cur.fetchall()) if cur.description is not None else []
+        except self._error as exc:
+            raise self._wrap(statement, params, exc) from exc
+
+    def commit_pending(self) -> bool:
+        """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
+        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing.
+        True: committed."""
+        if not self._pending:
+            return False
+        self._send([], commit=True)
+        return True
+
+    def _compiled(self, sql: Sql) -> Compiled:
+        """``sql`` for this connection's dialect, traced."""
+        c = sql.compiled(self.dialect)
+        if self._trace is not None:
+            self._trace(c.text)
+        return c
+
+    def _send(
+        self, statements: Sequence[tuple[str, Any]], *, commit: bool = False
+    ) -> list[list[Row]]:
+        """Send the waiting statements, then ``statements`` (or ``COMMIT``, or nothing more),
+        in one message; the rows of each of ``statements`` (those of reads sent ahead are
+        kept for when they are asked for)."""
+        assert self._pipe is not None
+        pending, self._pending = self._pending, []
+        try:
+            rows, kept = self._pipe.run_async(
+                lambda conn: pgwire.send_together(conn, pending, statements, commit)
+            )
+            self._ahead.update(kept)
+            return rows
+        except self._error as exc:
+            text = "COMMIT" if commit else "; ".join(t for t, _ in statements) or "(waiting)"
+            params = statements[0][1] if len(statements) == 1 else None
+            raise self._wrap(text, params, exc) from exc
+
+    def together(self, *statements: tuple[Sql, Mapping[str, Any] | None]) -> list[list[Row]]:
+        """Run ``statements`` in order, in one round trip where the connection allows it
+        (PostgreSQL's asyncio connection: one message with what waits), and return the rows of
+        each. Each statement sees what was committed before it ran (READ COMMITTED takes a
+        snapshot per statement), so a read that follows a row lock in the same message sees the
+        locked row as its last writer committed it. Elsewhere, one after another."""
+        if self._pipe is None:
+            return [self.run(sql, params) for sql, params in statements]
+        if self._ahead:
+            taken = self._take_ahead(statements)
+            if taken is not None:
+                return taken
+        compiled = [self._compiled(sql) for sql, _ in statements]
+        got = self._send(
+            [(c.text, c.params(p)) for c, (_, p) in zip(compiled, statements, strict=True)]
+        )
+        return [
+            rows if c.out is None else [c.row(r) for r in rows]
+            for c, rows in zip(compiled, got, strict=True)
+        ]
+
+    def ahead(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
+        """Send a read the step will run later (:meth:`run`, :meth:`first`, :meth:`together`
+        with the same statement and parameters) with the step's next message, rather than in a
+        round trip of its own when it is asked for (PostgreSQL's asyncio connection; elsewhere
+        nothing: the read runs when asked). Only for a read whose rows nothing the step sends
+        in between changes (a row lock the step takes before it keeps them as they are). A
+        read already sent ahead is not sent again. Parameters must be hashable values."""
+        if self._pipe is None:
+            return
+        key = (sql, _frozen(params))
+        if key in self._ahead:
+            return
+        c = self._compiled(sql)
+        self._pending.append((c.text, c.params(params), False, key))
+        self._ahead[key] = None
+
+    def _take_ahead(
+        self, statements: Sequence[tuple[Sql, Mapping[str, Any] | None]]
+    ) -> list[list[Row]] | None:
+        """The rows of ``statements`` if every one was sent ahead (sending what waits first if
+        they have not gone yet), else None."""
+        try:
+            keys = [(sql, _frozen(params)) for sql, params in statements]
+            if not all(k in self._ahead for k in keys):
+                return None
+        except TypeError:  # a parameter that is no part of a key: not sent ahead
+            return None
+        if any(self._ahead[k] is None for k in keys):
+            self._send([])
+        out = []
+        for (sql, _), k in zip(statements, keys, strict=True):
+            c, rows = sql.compiled(self.dialect), self._ahead.pop(k) or []
+            out.append(rows if c.out is None else [c.row(r) for r in rows])
+        return out
+
+    def _wrap(self, statement: str, params: Any, exc: Exception) -> sa.exc.StatementError:
+        """The driver's error as SQLAlchemy raises it (``IntegrityError``, ``OperationalError``
+        ...), so that callers handle one kind of error whichever way a statement ran."""
+        return sa.exc.DBAPIError.instance(statement, params, exc, self._error, dialect=self.dialect)
+
+    # ------------------------------------------------------------------ the ORM, when needed
+    @property
+    def session(self) -> Session:
+        """An ORM session in this step's transaction (cold paths: audit records, seats, limits).
+        A session the step opened itself is flushed when the step finishes."""
+        if self._session is None:
+            self._session = Session(
+                bind=self.connection,
+                join_transaction_mode="create_savepoint",
+                expire_on_commit=False,
+                autoflush=True,
+            )
+            self._own_session = True
+        return self._session
+
+    # ------------------------------------------------------------------ what the commit brings
+    def after_commit(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once this step has committed (never if it rolls back)."""
+        self.after.append(fn)
+
+    def when_kept(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once this step's work is kept (see :attr:`kept`)."""
+        self.kept.append(fn)
+
+    def after_rollback(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once this step has been rolled back (a refusal recorded apart)."""
+        self.undone.append(fn)
+
+    def on_finish(self, fn: Callable[[Tx], None]) -> None:
+        """Run ``fn`` when the step's work is done, before its commit (deferred writes)."""
+        self._finish.append(fn)
+
+    def finish(self) -> None:
+        """The step is done: run its deferred writes and flush its own ORM session."""
+        while self._finish:
+            self._finish.pop(0)(self)
+        if self._own_session and self._session is not None:
+            self._session.commit()  # flush, and release its savepoint (not the transaction)
+            self._session.close()
+            self._session = None
+            self._own_session = False
+        elif self._session is not None:
+            self._session.flush()
+
+    def abandon(self) -> None:
+        """The step failed: forget its session and what waits (the caller rolls back)."""
+        self._pending.clear()
+        self._ahead.clear()
+        if self._own_session and self._session is not None:
+            self._session.rollback()
+            self._session.close()
+        self._session = None
+        self._own_session = False
+        self._finish.clear()
+
+
+def _frozen(params: Mapping[str, Any] | None) -> Hashable:
+    """Parameters as part of a key (:meth:`Tx.ahead`)."""
+    return tuple(sorted(params.items())) if params else ()
