@@ -1,9 +1,9 @@
-"""``paigow report floor``: the floor's report by gaming day, beside the par sheet.
+"""``paigow report``: the par sheet (the default: ``paigow report --out FILE ...``, also
+``paigow report sheet``) and ``paigow report floor``, the floor's report by gaming day.
 
-``paigow report`` stays the par sheet (``paigow report --out FILE ...``, now also ``paigow report
-sheet``); ``paigow report floor --database URL --from DATE --to DATE --format csv|json|html
-[--out FILE]`` writes the floor report, and exits with status 1, naming every difference, when the
-round records and the ledger disagree.
+``paigow report floor --database URL --from DATE --to DATE --format csv|json|html [--out FILE]``
+writes the floor report, and exits with status 1, naming every difference, when the round records
+and the ledger disagree.
 """
 
 from __future__ import annotations
@@ -16,6 +16,25 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from paigow.cli.common import (
+    CommissionOpt,
+    HouseWayOpt,
+    WheelOpt,
+    out_console,
+    terminal_err_console,
+)
+from paigow.cli.jobs import (
+    ClusterOpt,
+    SchedulerOpt,
+    WorkersOpt,
+    load_house_way,
+    parse_commission,
+    prepare_job,
+    progress_bar,
+)
+from paigow.errors import PaigowError
+from paigow.ranking import Wheel
+
 
 class ReportGroup(TyperGroup):
     """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name."""
@@ -26,6 +45,56 @@ class ReportGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+report_app = typer.Typer(
+    cls=ReportGroup,
+    help="Reports: the par sheet (paigow report --out FILE ...) or the floor's report "
+    "by gaming day (paigow report floor ...).",
+)
+
+
+@report_app.command("sheet", help="A par sheet for the ruleset and house way (the default).")
+def sheet_command(
+    out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
+    house_way: HouseWayOpt = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: CommissionOpt = "0.05",
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
+    ] = 20_000_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation.")] = 1,
+    workers: WorkersOpt = 2,
+    scheduler: SchedulerOpt = None,
+    cluster: ClusterOpt = None,
+) -> None:
+    """A par sheet for the ruleset and house way, as one self-contained HTML file."""
+    from paigow.analysis.compiled import HANDS
+    from paigow.analysis.report import exact_edges, render, write_report
+    from paigow.analysis.simulate import simulate
+    from paigow.analysis.stats import compute_stats
+    from paigow.ruleset import Ruleset
+
+    way = load_house_way(house_way)
+    rate = parse_commission(commission)
+    ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+    spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
+    with progress_bar("counting", HANDS) as advance:
+        stats = compute_stats(spec, runner, advance)
+    with progress_bar("simulating", rounds) as advance:
+        sim = simulate(spec, rounds, runner, seed, rate, None, advance)
+    costs = None
+    try:
+        from paigow.analysis.strategy import CompiledStrategy
+
+        costs = CompiledStrategy.open(spec, rate).rule_costs()
+    except PaigowError:
+        terminal_err_console().print(
+            "no compiled strategy: the par sheet leaves out the cost of the house way"
+        )
+    write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
+    out_console().print(f"wrote {out}")
+
+
+@report_app.command("floor")
 def floor_command(
     database: Annotated[str, typer.Option("--database", help="sqlite:///FILE or postgresql://...")],
     first: Annotated[
@@ -70,20 +139,3 @@ def floor_command(
     else:
         out.write_text(text)
         typer.echo(f"wrote {out} (reconciled to the ledger to the cent)", err=True)
-
-
-def install(app: typer.Typer) -> None:
-    """Make ``report`` a group: the par sheet by default, ``report floor`` the floor's report."""
-    from paigow.cli.analysis import report_command
-
-    found: Any = [c for c in app.registered_commands if c.name == "report"]
-    app.registered_commands = [c for c in app.registered_commands if c.name != "report"]
-    group = typer.Typer(
-        cls=ReportGroup,
-        help="Reports: the par sheet (paigow report --out FILE ...) or the floor's report "
-        "by gaming day (paigow report floor ...).",
-    )
-    sheet = found[0].callback if found else report_command
-    group.command("sheet", help="A par sheet for the ruleset and house way (the default).")(sheet)
-    group.command("floor")(floor_command)
-    app.add_typer(group, name="report")
