@@ -9,7 +9,7 @@ round: 2,000,000), the exact counts of the standard house way, and the rounds th
 one wager each (``rounds``, ``round_wagers``: 2,000,000 each) so that the peer has something to
 scan. Timed, side by side:
 
-- ours: ``floor.floor_view`` (the running totals, a handful of indexed reads), in-process, and
+- ours: ``floor_view`` (the running totals, a handful of indexed reads), in-process, and
   the whole request through the app (auth, JSON) with FastAPI's TestClient;
 - the peer: the same figures computed by scanning the settled wagers (``SUM``/``COUNT`` over
   ``round_wagers`` joined to ``rounds``, grouped by table), which is what a floor without
@@ -49,7 +49,8 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
     from paigow.house_way import HouseWay
     from paigow.ruleset import Ruleset
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.floor import stats as floor
+    from paigow.service.floor.edges import store_counts
+    from paigow.service.floor.hold import table_ident
     from paigow.service.store.db import Database
 
     create_operator(url, "boss", "operator-password")
@@ -173,9 +174,7 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
 
         table = get_table(s, 1)
         loss = EDGE["deals"] - EDGE["win"] - EDGE["push"]
-        floor.store_counts(
-            s, floor.table_ident(table), table.house_way, "second", {**EDGE, "loss": loss}
-        )
+        store_counts(s, table_ident(table), table.house_way, "second", {**EDGE, "loss": loss})
     db.dispose()
 
 
@@ -232,7 +231,7 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
-    from paigow.service.floor import stats as floor
+    from paigow.service.floor.view import floor_view
     from paigow.service.process.app import create_app
     from paigow.service.store.db import Database
 
@@ -250,7 +249,7 @@ def main() -> int:
 
     def ours() -> None:
         with db.read() as s:
-            view = floor.floor_view(s)
+            view = floor_view(s)
         assert len(view["tables"]) == args.tables and view["tables"][0]["rounds"] == args.rounds
 
     def peer() -> None:
@@ -259,7 +258,7 @@ def main() -> int:
         assert len(rows) == args.tables
 
     with db.read() as s:  # the two agree
-        view = {t["id"]: t for t in floor.floor_view(s)["tables"]}
+        view = {t["id"]: t for t in floor_view(s)["tables"]}
         for tid, n, hands, handle, wins, losses, com in peer_scan(s):
             v = view[tid]
             assert (

@@ -439,7 +439,7 @@ def run_bots(url: str, **config: Any) -> dict[str, Any]:
 
 
 def driver_statements() -> dict[str, Any]:
-    """Every statement the service runs on the driver (each :class:`paigow.service.store.sql.Sql` of
+    """Every statement the service runs on the driver (each :class:`paigow.service.store.statements.Sql` of
     its modules), by module and name."""
     import importlib
     import pkgutil

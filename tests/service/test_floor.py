@@ -27,10 +27,13 @@ import sqlalchemy as sa
 from paigow.house_way import HouseWay
 from paigow.service.accounts.auth import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.floor import stats as floor
+from paigow.service.floor import edges
+from paigow.service.floor import view as floor_read
+from paigow.service.floor.hold import table_ident
 from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.store.floor_models import FloorEdge
 
 STANDARD = HouseWay.preset("standard")
 
@@ -38,7 +41,7 @@ STANDARD = HouseWay.preset("standard")
 @cache
 def standard_counts() -> dict[str, Any]:
     """The exact counts of the standard house way (the same function the worker runs)."""
-    return floor.compute_edge_counts(json.dumps(STANDARD.to_dict(), sort_keys=True), "second")
+    return edges.compute_edge_counts(json.dumps(STANDARD.to_dict(), sort_keys=True), "second")
 
 
 class Floor:
@@ -64,8 +67,8 @@ class Floor:
         with self.rt.write() as tx:
             s = tx.session
             t = tables.get_table(s, tid)
-            floor.store_counts(
-                s, floor.table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
+            edges.store_counts(
+                s, table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
             )
 
     def seat(self, tid: int, n: int, credit: int = 1_000_000) -> list[Principal]:
@@ -451,17 +454,15 @@ def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
 
 def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:
     way = STANDARD.to_dict()
-    assert floor.saved_optimal(tmp_path, way, "second") is None
+    assert edges.saved_optimal(tmp_path, way, "second") is None
     saved = {"house_way": way, "wheel": "second", "commission": "0.05", "house_edge_exact": "3/200"}
     (tmp_path / "edge-standard-second-optimal.json").write_text(json.dumps(saved))
-    assert floor.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
-    assert floor.saved_optimal(tmp_path, way, "lowest") is None
-    assert floor.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
-    edge = floor.FloorEdge(
-        status="ready", deals=10, win=3, push=4, loss=3, optimal={"1/20": "3/200"}
-    )
-    assert floor._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
-    assert floor._optimal(edge, "0.04") is None
+    assert edges.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
+    assert edges.saved_optimal(tmp_path, way, "lowest") is None
+    assert edges.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
+    edge = FloorEdge(status="ready", deals=10, win=3, push=4, loss=3, optimal={"1/20": "3/200"})
+    assert floor_read._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
+    assert floor_read._optimal(edge, "0.04") is None
 
 
 def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
@@ -488,9 +489,7 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
         (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
         with rt.write() as tx:
             t = tables.get_table(tx.session, tid)
-            floor.store_counts(
-                tx.session, floor.table_ident(t), t.house_way, "second", standard_counts()
-            )
+            edges.store_counts(tx.session, table_ident(t), t.house_way, "second", standard_counts())
         again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
         row = next(t for t in again["tables"] if t["id"] == tid)
         want = ledger_figures(rt, tid)
@@ -541,7 +540,7 @@ def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> No
 
     script = (
         "import os, sys, time\n"
-        "from paigow.service.floor.stats import EdgeWorker\n"
+        "from paigow.service.floor.edges import EdgeWorker\n"
         "w = EdgeWorker()\n"
         "print(w._executor().submit(os.getpid).result(), flush=True)\n"
         "time.sleep(60)\n"

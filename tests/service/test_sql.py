@@ -1,4 +1,4 @@
-"""SQL through the driver (:mod:`paigow.service.store.sql`): statements compiled once per dialect and
+"""SQL through the driver (:mod:`paigow.service.store.statements`, :mod:`~paigow.service.store.unit`): statements compiled once per dialect and
 run on the DBAPI cursor give what SQLAlchemy gives (parameters in order, JSON and booleans
 converted, the driver's errors as SQLAlchemy's), on SQLite and on PostgreSQL; statements sent
 later (on PostgreSQL, bound by the driver into one message of the simple query protocol) run in

@@ -1,7 +1,7 @@
 """SQL statements per request and per dealer step (issue 9: cut statements per transaction).
 
 Each figure is counted with SQLAlchemy's ``before_cursor_execute`` event on the server's engines
-and, for the statements the steps run on the driver (:mod:`paigow.service.store.sql`), the database's
+and, for the statements the steps run on the driver (:mod:`paigow.service.store.statements`, :mod:`~paigow.service.store.unit`), the database's
 ``trace`` hook, on a server that runs no dealer (its steps are taken by hand here, one at a
 time), so that every statement counted belongs to the request or step measured. The bounds are
 what the service does now; a change that adds statements to a hot path fails here and says which

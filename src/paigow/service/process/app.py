@@ -2,10 +2,10 @@
 
 ``create_app(database_url, ...)`` builds the app: the runtime, the middleware, the error handlers
 and one router per resource (``routes_health``, ``routes_auth``, ``routes_me``, ``routes_tables``,
-``routes_recall``, ``routes_admin``, ``routes_ws``, ``routes_floor``; the browser table from
-:mod:`paigow.service.api.routes.web`), which share :mod:`paigow.service.api.deps`. Its lifespan migrates the
-database, starts the event bus and (unless told not to) the dealer supervisor, which takes the
-dealer lock of each open table and resumes any round left in progress.
+``routes_recall``, ``routes_admin``, ``routes_ws``, ``routes_floor``, and ``routes_web``: the
+browser table, whose files it mounts at ``/static``), which share :mod:`paigow.service.api.deps`.
+Its lifespan migrates the database, starts the event bus and (unless told not to) the dealer
+supervisor, which takes the dealer lock of each open table and resumes any round left in progress.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -32,6 +33,7 @@ from paigow.service.api.routes import health as routes_health
 from paigow.service.api.routes import me as routes_me
 from paigow.service.api.routes import recall as routes_recall
 from paigow.service.api.routes import tables as routes_tables
+from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
 from paigow.service.api.routes.auth import create_user
 from paigow.service.config import ServiceConfig
@@ -266,8 +268,7 @@ def create_app(
     # ------------------------------------------------------------------ routes
     for router in ROUTERS:
         app.include_router(router)
-    from paigow.service.api.routes.web import mount_web
-
-    mount_web(app)  # the browser table: /, /static, /api/web/*
+    app.include_router(routes_web.router)  # the browser table: /, /api/web/*
+    app.mount("/static", StaticFiles(directory=routes_web.WEB_DIR), name="static")  # its files
     app.include_router(routes_floor.router)  # the operator's floor, reports, players' limits
     return app

@@ -4,7 +4,7 @@ limits.
 
 Every money column is integer cents. ``handle_sq`` (the sum of each hand's wager squared) and
 ``round_sq`` (the sum of each round's total wager squared) give the spread of the hold: see
-:mod:`paigow.service.floor.stats`.
+:mod:`paigow.service.floor.hold`.
 """
 
 from __future__ import annotations

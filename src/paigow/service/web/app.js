@@ -1,4 +1,7 @@
 // The single page: a hash router over the lobby, a table, recall and the operator's page.
+// Each view is called as view(root, shell, ...ids) and returns its cleanup (or null); `shell`
+// holds what the page around the views offers them (refreshWho: the header's user and balance),
+// so that no view imports this module.
 import { api, session, login, logout, money, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { tableView } from "./table.js";
@@ -11,7 +14,7 @@ import { limitsView } from "./limits.js";
 const view = () => document.getElementById("view");
 let cleanup = null;
 
-export async function refreshWho() {
+async function refreshWho() {
   const who = document.getElementById("who");
   document.getElementById("nav-operator").hidden = !(session.user && session.user.role === "operator");
   const floorNav = document.getElementById("nav-floor");
@@ -119,6 +122,8 @@ async function lobbyView(root) {
   return () => clearInterval(timer);
 }
 
+const shell = { refreshWho };
+
 const ROUTES = [
   [/^#\/lobby$/, lobbyView],
   [/^#\/table\/(\d+)$/, tableView],
@@ -142,7 +147,7 @@ export async function route() {
     if (m) {
       try {
         const gen = ++routeGen;
-        const c = (await fn(root, ...m.slice(1).map(Number))) || null;
+        const c = (await fn(root, shell, ...m.slice(1).map(Number))) || null;
         if (gen !== routeGen) { if (c) c(); return; }
         cleanup = c;
       } catch (err) {

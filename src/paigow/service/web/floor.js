@@ -3,7 +3,6 @@
 // players who excluded themselves, and the gaming-day report's download.
 import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { refreshWho } from "./app.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 2000;
@@ -84,9 +83,9 @@ function utcDate(daysAgo = 0) {
   return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function floorView(root) {
+export async function floorView(root, shell) {
   root.append(h("h1", {}, "Floor"));
-  await refreshWho();
+  await shell.refreshWho();
   if (!session.user || session.user.role !== "operator") {
     root.append(h("p", { class: "panel" }, "Operators only: log in as an operator from the ", h("a", { href: "#/lobby" }, "lobby"), "."));
     return null;

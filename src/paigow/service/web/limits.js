@@ -1,15 +1,14 @@
 // The player's own limits: a daily loss limit and a self-exclusion.
 import { api, session, money, parseCents } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { refreshWho } from "./app.js";
 
 function when(ts) {
   return `${new Date(ts * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-export async function limitsView(root) {
+export async function limitsView(root, shell) {
   root.append(h("h1", {}, "My limits"));
-  await refreshWho();
+  await shell.refreshWho();
   if (!session.user) {
     root.append(h("p", { class: "panel" }, "Log in from the ", h("a", { href: "#/lobby" }, "lobby"), " to set your limits."));
     return null;

@@ -1,11 +1,10 @@
 // The operator's page: create and close tables, credit wallets, read and export the audit log.
 import { api, session, key, money, parseCents } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { refreshWho } from "./app.js";
 
-export async function operatorView(root) {
+export async function operatorView(root, shell) {
   root.append(h("h1", {}, "Operator"));
-  await refreshWho();
+  await shell.refreshWho();
   if (!session.user || session.user.role !== "operator") {
     root.append(h("p", { class: "panel" }, "Operators only: log in as an operator from the ", h("a", { href: "#/lobby" }, "lobby"), "."));
     return null;

@@ -3,11 +3,10 @@ import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow } from "./cards.js";
 import { describe, derive } from "./describe.js";
-import { refreshWho } from "./app.js";
 
-export async function recallView(root, id) {
+export async function recallView(root, shell, id) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
-  await refreshWho();
+  await shell.refreshWho();
   if (!session.token) {
     root.append(h("p", { class: "panel" }, "Log in to read the table's rounds."));
     return null;

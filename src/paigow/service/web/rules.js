@@ -1,7 +1,6 @@
 // The rules for players (docs/rules.md), rendered from the little Markdown it uses.
 import { api } from "./api.js";
 import { h } from "./dom.js";
-import { refreshWho } from "./app.js";
 
 /** Inline Markdown: **bold**, `code`, and nothing else (text is never parsed as HTML). */
 function inline(text) {
@@ -59,8 +58,8 @@ export function renderMarkdown(md) {
   return out;
 }
 
-export async function rulesView(root) {
-  await refreshWho();
+export async function rulesView(root, shell) {
+  await shell.refreshWho();
   const text = await api("GET", "/api/web/rules", undefined, { text: true });
   root.append(h("article", { class: "panel rules", id: "rules" }, renderMarkdown(text)));
   return null;

@@ -3,7 +3,6 @@ import { api, session, key, money, parseCents, signed, wallet, setBalance } from
 import { h, announce, errorText } from "./dom.js";
 import { cardEl, cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, positionName } from "./describe.js";
-import { refreshWho } from "./app.js";
 
 const PHASE_TEXT = {
   betting: "Betting is open", shuffled: "Shuffling", starting: "Choosing the starting position",
@@ -37,11 +36,11 @@ function chip(cents, id) {
   return h("span", { class: `chip${label.length > 5 ? " long" : ""}`, id, role: "img", "aria-label": `wager ${money(cents)}` }, h("span", { "aria-hidden": "true" }, label));
 }
 
-export async function tableView(root, id) {
+export async function tableView(root, shell, id) {
   const navStart = window.paigowNavStart ?? 0;
   window.paigowReadyMs = undefined;
   let table = await api("GET", `/api/tables/${id}`);
-  const me = session.token ? await refreshWho() : null;
+  const me = session.token ? await shell.refreshWho() : null;
   const username = me ? me.username : null;
   const wagerKey = `paigow.wager.${id}`;
   let events = [];

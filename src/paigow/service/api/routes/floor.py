@@ -26,7 +26,8 @@ from paigow.service.api.deps import current_user, operator
 from paigow.service.errors import BadRequest, Conflict
 from paigow.service.floor import player_limits
 from paigow.service.floor import report as floor_report
-from paigow.service.floor import stats as floor
+from paigow.service.floor.edges import edge_worker
+from paigow.service.floor.view import chart, floor_view
 from paigow.service.game import tables
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
@@ -63,10 +64,10 @@ def get_floor(
     known), the 95% band and the 99.9% flag."""
     rt = _rt(request)
     with rt.db.read() as s:
-        view = floor.floor_view(s, include_closed)
+        view = floor_view(s, include_closed)
     missing = view.pop("_missing_edges")
     if missing:
-        floor.edge_worker().ensure(rt.db, missing)
+        edge_worker().ensure(rt.db, missing)
     return view
 
 
@@ -79,7 +80,7 @@ def get_chart(
 ) -> dict[str, Any]:
     """Actual hold against hands played after each settled round, inside the bands."""
     with _rt(request).db.read() as s:
-        return floor.chart(s, tables.get_table(s, table_id), points)
+        return chart(s, tables.get_table(s, table_id), points)
 
 
 @router.get("/api/admin/floor/report", tags=["admin"])

@@ -1,7 +1,8 @@
 """The browser table: static ES modules and CSS from ``paigow/service/web`` and three read-only helpers.
 
-``mount_web(app)`` serves ``/`` (the single page, routed by its URL hash: ``#/lobby``,
-``#/table/ID``, ``#/recall/ID``, ``#/operator``), ``/static/*`` and:
+:data:`router` serves ``/`` (the single page, routed by its URL hash: ``#/lobby``,
+``#/table/ID``, ``#/recall/ID``, ``#/operator``) and the routes below; ``create_app`` mounts the
+page's files (:data:`WEB_DIR`) at ``/static/*``.
 
 - ``POST /api/web/evaluate``: both hands' names and the foul flag of a setting (seven cards and the
   two low cards), computed by the rules engine, so the page shows exactly what the table rules;
@@ -22,20 +23,25 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, PlainTextResponse
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from paigow.errors import PaigowError
-from paigow.service.accounts.auth import Principal
+from paigow.service.api.deps import Player, RuntimeDep
 from paigow.service.api.schemas import CardCode, Strict
+from paigow.service.books import ledger
 from paigow.service.errors import BadRequest, NotFound
+from paigow.service.game import rounds, tables
+from paigow.service.game.rounds.players import practice_table
+from paigow.service.store.db import LedgerEntry, LedgerTransaction
+from paigow.service.store.unit import Tx
 
 WEB_DIR = Path(str(resources.files("paigow.service") / "web"))
 """The page's files (package data)."""
 
+router = APIRouter()
 _compiled: dict[str, Any] = {}
 _compiled_lock = threading.Lock()
 
@@ -98,91 +104,80 @@ def _open_compiled(way: Any, wheel: Any) -> Any | None:
         return opened
 
 
-def mount_web(app: FastAPI) -> None:
-    """Serve the browser table from ``app`` (call once, from ``create_app``)."""
-    from paigow.service.books import ledger
-    from paigow.service.game import rounds, tables
-    from paigow.service.process.app import current_user
-    from paigow.service.store.db import LedgerEntry, LedgerTransaction
-    from paigow.service.store.unit import Tx
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
-    me = Depends(current_user)
 
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+@router.get("/api/web/rules", include_in_schema=False)
+def web_rules() -> PlainTextResponse:
+    text = (WEB_DIR / "rules.md").read_text(encoding="utf-8")
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
-    @app.get("/api/web/rules", include_in_schema=False)
-    def web_rules() -> PlainTextResponse:
-        text = (WEB_DIR / "rules.md").read_text(encoding="utf-8")
-        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
-    @app.post("/api/web/evaluate", include_in_schema=False, response_model=EvaluateOut)
-    def web_evaluate(body: EvaluateIn) -> dict[str, Any]:
-        return evaluate(body.cards, body.low, body.wheel)
+@router.post("/api/web/evaluate", include_in_schema=False, response_model=EvaluateOut)
+def web_evaluate(body: EvaluateIn) -> dict[str, Any]:
+    return evaluate(body.cards, body.low, body.wheel)
 
-    @app.get("/api/web/ledger", include_in_schema=False)
-    def web_ledger(user: Principal = me) -> dict[str, Any]:
-        account = ledger.wallet(user.username)
-        rt = app.state.rt
-        with rt.db.read() as s:
-            rows = s.execute(
-                sa.select(
-                    LedgerEntry.id,
-                    LedgerEntry.amount,
-                    LedgerEntry.memo,
-                    LedgerTransaction.id,
-                    LedgerTransaction.kind,
-                    LedgerTransaction.reference,
-                    LedgerTransaction.created_at,
-                )
-                .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
-                .where(LedgerEntry.account == account)
-                .order_by(LedgerEntry.id.desc())
-                .limit(20)
-            ).all()
-            balance = ledger.balance(Tx(s.connection(), s), account)
-        return {
-            "account": account,
-            "balance": balance,
-            "entries": [
-                {
-                    "entry_id": eid,
-                    "amount": amount,
-                    "memo": memo,
-                    "transaction_id": tid,
-                    "kind": kind,
-                    "reference": ref,
-                    "created_at": at,
-                }
-                for eid, amount, memo, tid, kind, ref, at in rows
-            ],
-        }
 
-    @app.get("/api/web/tables/{table_id}/ev", include_in_schema=False)
-    def web_ev(
-        table_id: Annotated[int, PathParam(ge=1, le=2**31 - 1)], user: Principal = me
-    ) -> dict[str, Any]:
-        from paigow.analysis.analyze import analyze, analyze_fast
-        from paigow.cards import parse_cards
-        from paigow.service.game.rounds.players import practice_table
+@router.get("/api/web/ledger", include_in_schema=False)
+def web_ledger(user: Player, rt: RuntimeDep) -> dict[str, Any]:
+    account = ledger.wallet(user.username)
+    with rt.db.read() as s:
+        rows = s.execute(
+            sa.select(
+                LedgerEntry.id,
+                LedgerEntry.amount,
+                LedgerEntry.memo,
+                LedgerTransaction.id,
+                LedgerTransaction.kind,
+                LedgerTransaction.reference,
+                LedgerTransaction.created_at,
+            )
+            .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.txn_id)
+            .where(LedgerEntry.account == account)
+            .order_by(LedgerEntry.id.desc())
+            .limit(20)
+        ).all()
+        balance = ledger.balance(Tx(s.connection(), s), account)
+    return {
+        "account": account,
+        "balance": balance,
+        "entries": [
+            {
+                "entry_id": eid,
+                "amount": amount,
+                "memo": memo,
+                "transaction_id": tid,
+                "kind": kind,
+                "reference": ref,
+                "created_at": at,
+            }
+            for eid, amount, memo, tid, kind, ref, at in rows
+        ],
+    }
 
-        rt = app.state.rt
-        with rt.read() as tx:
-            table = practice_table(tx, table_id, "the EV is")
-            hand = rounds.my_hand(tx, table_id, user)
-            way = tables.table_house_way(table)
-            ruleset = tables.table_ruleset(table)
-        if hand["cards"] is None:
-            raise NotFound("your cards are not dealt yet", code="not-dealt")
-        compiled = _open_compiled(way, ruleset.wheel)
-        if compiled is None:
-            return {"available": False, "round_id": hand["round_id"], "analysis": None}
-        cards = parse_cards(hand["cards"])
-        # from the compiled optimal player's structures when built (milliseconds); else counted
-        result = analyze_fast(cards, compiled, ruleset.commission, ruleset.foul) or analyze(
-            cards, compiled, ruleset.commission, ruleset.foul, workers=1
-        )
-        return {"available": True, "round_id": hand["round_id"], "analysis": result.to_dict()}
 
-    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+@router.get("/api/web/tables/{table_id}/ev", include_in_schema=False)
+def web_ev(
+    table_id: Annotated[int, PathParam(ge=1, le=2**31 - 1)], user: Player, rt: RuntimeDep
+) -> dict[str, Any]:
+    from paigow.analysis.analyze import analyze, analyze_fast
+    from paigow.cards import parse_cards
+
+    with rt.read() as tx:
+        table = practice_table(tx, table_id, "the EV is")
+        hand = rounds.my_hand(tx, table_id, user)
+        way = tables.table_house_way(table)
+        ruleset = tables.table_ruleset(table)
+    if hand["cards"] is None:
+        raise NotFound("your cards are not dealt yet", code="not-dealt")
+    compiled = _open_compiled(way, ruleset.wheel)
+    if compiled is None:
+        return {"available": False, "round_id": hand["round_id"], "analysis": None}
+    cards = parse_cards(hand["cards"])
+    # from the compiled optimal player's structures when built (milliseconds); else counted
+    result = analyze_fast(cards, compiled, ruleset.commission, ruleset.foul) or analyze(
+        cards, compiled, ruleset.commission, ruleset.foul, workers=1
+    )
+    return {"available": True, "round_id": hand["round_id"], "analysis": result.to_dict()}

@@ -15,7 +15,7 @@ from paigow.round import Phase
 from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor import stats as floor
+from paigow.service.floor.totals import record_settlement, record_void
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
 from paigow.service.game.rounds.log import (
     SYSTEM,
@@ -258,7 +258,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
     ledger.post(tx, "settlement", movements, reference=row.id)
-    floor.record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    record_settlement(tx, head.table, rnd.results)  # the floor's running totals
     append(tx, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
@@ -307,7 +307,7 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         tx.many(_CLOSE_WAGER, closed, later=True)
     if movements:
         ledger.post(tx, "void-refund", movements, reference=row.id)
-        floor.record_void(tx, head.table, total)
+        record_void(tx, head.table, total)
     _end(tx, head, row, {"void": reason, "returned_total": total})
     return total
 

@@ -1,0 +1,220 @@
+"""The exact edges of the floor, computed in the background: a ruleset's (house way, wheel)
+counts of house way against house way over every deal, in one worker process per server
+(:class:`EdgeWorker`), kept in ``floor_edges``; when they become known the flags of the ruleset's
+tables are checked again."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.commission import Commission
+from paigow.service.floor.hold import table_ident
+from paigow.service.floor.totals import check_flag
+from paigow.service.orphans import exit_with_parent
+from paigow.service.statuses import TableStatus
+from paigow.service.store.db import Database, GameTable, now
+from paigow.service.store.floor_models import FloorEdge, FloorTable
+
+log = logging.getLogger("paigow.service.floor.edges")
+
+RETRY_FAILED_S: Final = 600.0
+"""A failed computation of an exact edge is tried again by a floor view this much later."""
+
+
+def compute_edge_counts(house_way_json: str, wheel: str, workers: int = 2) -> dict[str, Any]:
+    """In a worker process: compile the house way if needed and count house way against house
+    way over every deal exactly (:func:`paigow.analysis.edge.house_way_edge`); add the optimal
+    player's saved edges (by commission rate) when ``paigow edge --player optimal`` left them."""
+    from paigow.analysis import edge as E
+    from paigow.analysis.compiled import cache_dir
+    from paigow.analysis.runner import Runner, TableSpec
+    from paigow.house_way import HouseWay
+    from paigow.ranking import Wheel
+
+    way = HouseWay.from_dict(json.loads(house_way_json))
+    spec = TableSpec.of(way, Wheel(wheel))
+    spec.open()
+    result = E.house_way_edge(spec, Runner(workers=workers))
+    return {
+        "deals": result.deals,
+        "win": result.win,
+        "push": result.push,
+        "loss": result.loss,
+        "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel),
+    }
+
+
+def saved_optimal(folder: Path, house_way: Mapping[str, Any], wheel: str) -> dict[str, str] | None:
+    """The optimal player's exact edge by commission rate, from the result ``paigow edge
+    --player optimal`` saved in ``folder`` for this house way and wheel (None if there is none)."""
+    saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal.json"
+    if not saved.exists():
+        return None
+    try:
+        data = json.loads(saved.read_text())
+        if data.get("house_way") != dict(house_way) or data.get("wheel") != wheel:
+            return None
+        return {str(Commission(data["commission"]).rate): str(Fraction(data["house_edge_exact"]))}
+    except (ValueError, KeyError, TypeError, ArithmeticError):
+        return None
+
+
+class EdgeWorker:
+    """Runs :func:`compute_edge_counts` in one worker process (``spawn``: never on the event loop,
+    never in a request's thread) and stores the result in ``floor_edges``. One per server
+    process; a ruleset already being computed here is not submitted twice."""
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._running: dict[str, Future[dict[str, Any]]] = {}
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent,
+                initargs=(os.getpid(),),
+            )
+        return self._pool
+
+    def running(self, ident: str) -> bool:
+        with self._lock:
+            return ident in self._running
+
+    def ensure(self, db: Database, missing: Mapping[str, tuple[dict[str, Any], str]]) -> None:
+        """Start computing every ruleset of ``missing`` not computed yet nor running here (one
+        that failed, again after :data:`RETRY_FAILED_S`)."""
+        for ident, (way, wheel) in missing.items():
+            with self._lock:
+                if ident in self._running:
+                    continue
+                with db.write() as s:
+                    edge = s.get(FloorEdge, ident)
+                    if edge is not None and edge.status == "ready":
+                        continue
+                    if (
+                        edge is not None
+                        and edge.status == "failed"
+                        and now() - (edge.finished_at or 0.0) < RETRY_FAILED_S
+                    ):
+                        continue
+                    if edge is not None:
+                        edge.status, edge.error = "computing", None
+                    if edge is None:
+                        s.add(
+                            FloorEdge(
+                                ident=ident,
+                                house_way=way,
+                                wheel=wheel,
+                                status="computing",
+                                started_at=now(),
+                            )
+                        )
+                    else:
+                        edge.started_at = now()
+                fut = self._executor().submit(
+                    compute_edge_counts, json.dumps(way, sort_keys=True), wheel, self.workers
+                )
+                self._running[ident] = fut
+            fut.add_done_callback(functools.partial(self._done, db, ident))
+
+    def _done(self, db: Database, ident: str, fut: Future[dict[str, Any]]) -> None:
+        try:
+            try:
+                counts = fut.result()
+                error = None
+            except Exception as exc:  # the worker failed: shown, and retried on demand
+                counts, error = None, f"{type(exc).__name__}: {exc}"
+                log.warning("exact edge %s failed: %s", ident, error)
+            with db.write() as s:
+                edge = s.get(FloorEdge, ident)
+                if edge is None:
+                    return
+                if counts is None:
+                    edge.status, edge.error, edge.finished_at = "failed", error, now()
+                    return
+                store_counts(s, ident, edge.house_way, edge.wheel, counts)
+        except Exception:
+            log.exception("storing the exact edge %s", ident)
+        finally:
+            with self._lock:
+                self._running.pop(ident, None)
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def store_counts(
+    session: Session,
+    ident: str,
+    house_way: Mapping[str, Any],
+    wheel: str,
+    counts: Mapping[str, Any],
+) -> None:
+    """Keep the exact counts of a ruleset (from :func:`compute_edge_counts`) and re-check the
+    flags of its tables."""
+    edge = session.get(FloorEdge, ident)
+    if edge is None:
+        edge = FloorEdge(ident=ident, house_way=dict(house_way), wheel=wheel, started_at=now())
+        session.add(edge)
+    edge.status, edge.error, edge.finished_at = "ready", None, now()
+    edge.deals, edge.win = int(counts["deals"]), int(counts["win"])
+    edge.push, edge.loss = int(counts["push"]), int(counts["loss"])
+    edge.optimal = counts.get("optimal")
+    session.flush()
+    _recheck(session, ident)
+
+
+def _recheck(session: Session, ident: str) -> None:
+    """Flags of every open table of a ruleset whose exact edge has just become known."""
+    for t, row in session.execute(
+        sa.select(GameTable, FloorTable)
+        .join(FloorTable, FloorTable.table_id == GameTable.id)
+        .where(GameTable.status != TableStatus.CLOSED)
+    ).all():
+        if table_ident(t) == ident:
+            check_flag(session, t, row)
+
+
+_worker: EdgeWorker | None = None
+_worker_lock = threading.Lock()
+
+
+def edge_worker() -> EdgeWorker:
+    """This process's :class:`EdgeWorker`."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = EdgeWorker()
+        return _worker
+
+
+def wait_for_edges(db: Database, timeout: float = 300.0) -> None:
+    """Block until no ruleset is computing here (tests, the CLI)."""
+    deadline = time.monotonic() + timeout
+    w = edge_worker()
+    while time.monotonic() < deadline:
+        with w._lock:
+            if not w._running:
+                return
+        time.sleep(0.1)
+    raise TimeoutError("the exact edges are still computing")

@@ -1,0 +1,231 @@
+"""The floor's running totals of each table (``floor_tables``) and the chart's points
+(``floor_points``), written in the transaction of each settlement or void, and the table's flag
+(set or cleared, audited, when its hold leaves or re-enters its 99.9% band: see
+:mod:`paigow.service.floor.hold`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.service.books.audit import record
+from paigow.service.floor.hold import TableLike, band_for, flag_change, result_of, table_ident
+from paigow.service.store.bus import notify
+from paigow.service.store.db import now
+from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
+
+SYSTEM: Final = "floor"
+"""The actor of the floor's audit records."""
+
+
+@dataclass
+class Totals:
+    """A table's running totals as a settlement reads and changes them (a ``floor_tables``
+    row)."""
+
+    rounds: int = 0
+    hands: int = 0
+    handle: int = 0
+    handle_sq: int = 0
+    round_sq: int = 0
+    player_wins: int = 0
+    player_losses: int = 0
+    commission: int = 0
+    voided_rounds: int = 0
+    voided_returned: int = 0
+    flagged: bool = False
+    flag: Any = None
+
+
+@dataclass(frozen=True)
+class _Edge:
+    status: str
+    deals: int | None
+    win: int | None
+    push: int | None
+
+
+_FT: Final = cast(sa.Table, FloorTable.__table__)
+_FP: Final = cast(sa.Table, FloorPoint.__table__)
+_FE: Final = cast(sa.Table, FloorEdge.__table__)
+_COUNTS: Final = tuple(f.name for f in fields(Totals) if f.name not in ("flagged", "flag"))
+_GET_TOTALS: Final = Sql(
+    sa.select(*(_FT.c[n] for n in (*_COUNTS, "flagged"))).where(
+        _FT.c.table_id == sa.bindparam("tid")
+    )
+)
+_NEW_TOTALS: Final = Sql(
+    sa.insert(_FT).values(
+        {
+            "table_id": sa.bindparam("tid"),
+            **{n: sa.bindparam(n, type_=_FT.c[n].type) for n in _COUNTS},
+            "flagged": sa.bindparam("flagged", type_=sa.Boolean),
+            "flag": sa.bindparam("flag", type_=sa.JSON),
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+_SET_TOTALS: Final = Sql(
+    sa.update(_FT)
+    .where(_FT.c.table_id == sa.bindparam("tid"))
+    .values(
+        {
+            **{n: sa.bindparam(f"v_{n}", type_=_FT.c[n].type) for n in _COUNTS},
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+_SET_FLAG: Final = Sql(
+    sa.update(_FT)
+    .where(_FT.c.table_id == sa.bindparam("tid"))
+    .values(
+        flagged=sa.bindparam("v_flagged", type_=sa.Boolean),
+        flag=sa.bindparam("v_flag", type_=sa.JSON),
+    )
+)
+_ADD_POINT: Final = Sql(
+    sa.insert(_FP).values(
+        {
+            n: sa.bindparam(n, type_=_FP.c[n].type)
+            for n in ("table_id", "seq", "hands", "handle", "handle_sq", "round_sq", "result")
+        }
+    )
+)
+_GET_EDGE: Final = Sql(
+    sa.select(_FE.c.status, _FE.c.deals, _FE.c.win, _FE.c.push).where(
+        _FE.c.ident == sa.bindparam("i")
+    )
+)
+_READY: dict[tuple[Any, str], _Edge] = {}
+"""Exact counts known (by database engine and ruleset identity): they never change once ready."""
+
+
+def _edge(tx: Tx, ident: str) -> _Edge | None:
+    key = (tx.database, ident)
+    hit = _READY.get(key)
+    if hit is not None:
+        return hit
+    row = tx.first(_GET_EDGE, {"i": ident})
+    if row is None:
+        return None
+    edge = _Edge(str(row[0]), row[1], row[2], row[3])
+    if edge.status == "ready":
+        if len(_READY) > 1000:
+            _READY.clear()
+        _READY[key] = edge
+    return edge
+
+
+def _totals(tx: Tx, table_id: int) -> Totals | None:
+    row = tx.first(_GET_TOTALS, {"tid": table_id})
+    if row is None:
+        return None
+    counts = {n: int(v) for n, v in zip(_COUNTS, row[:-1], strict=True)}
+    return Totals(**counts, flagged=bool(row[-1]))
+
+
+def _save(tx: Tx, table_id: int, totals: Totals, new: bool) -> None:
+    """Write the table's running totals (its first: a new row)."""
+    if new:
+        values = {n: getattr(totals, n) for n in _COUNTS}
+        tx.later(
+            _NEW_TOTALS, {"tid": table_id, **values, "flagged": False, "flag": None, "at": now()}
+        )
+        return
+    tx.later(
+        _SET_TOTALS,
+        {"tid": table_id, "at": now(), **{f"v_{n}": getattr(totals, n) for n in _COUNTS}},
+    )
+
+
+def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> None:
+    """Add a settled round (``results``: spot -> :class:`paigow.settlement.Settlement`) to its
+    table's running totals and the chart; flag the table when it leaves its 99.9% band. Called in
+    the settlement's transaction (the table's row is locked)."""
+    found = _totals(tx, table.id)
+    row = found or Totals()
+    total = 0
+    for r in results.values():
+        row.hands += 1
+        row.handle += r.wager
+        row.handle_sq += r.wager * r.wager
+        total += r.wager
+        if r.returned == 0:
+            row.player_losses += r.wager
+        else:
+            row.player_wins += r.win
+            row.commission += r.commission
+    row.rounds += 1
+    row.round_sq += total * total
+    _save(tx, table.id, row, new=found is None)
+    tx.later(
+        _ADD_POINT,
+        {
+            "table_id": table.id,
+            "seq": row.rounds,
+            "hands": row.hands,
+            "handle": row.handle,
+            "handle_sq": row.handle_sq,
+            "round_sq": row.round_sq,
+            "result": result_of(row),
+        },
+    )
+    change = flag_change(
+        table, row, band_for(_edge(tx, table_ident(table)), table.ruleset["commission"])
+    )
+    if change is not None:
+        outside, figures = change
+        tx.later(
+            _SET_FLAG,
+            {
+                "tid": table.id,
+                "v_flagged": outside,
+                "v_flag": {**figures, "at": now()} if outside else None,
+            },
+        )
+        record(
+            tx.session,
+            SYSTEM,
+            "floor-flag" if outside else "floor-flag-cleared",
+            f"table:{table.id}",
+            figures,
+        )
+        notify(tx, table.id, "table")
+
+
+def record_void(tx: Tx, table: TableLike, returned: int) -> None:
+    """Add a voided round and the wagers it returned (in the void's transaction)."""
+    found = _totals(tx, table.id)
+    row = found or Totals()
+    row.voided_rounds += 1
+    row.voided_returned += returned
+    _save(tx, table.id, row, new=found is None)
+
+
+def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | None:
+    """Set or clear the table's flag on its ORM row (audited either way). None when the
+    theoretical hold is not known yet."""
+    band = band_for(session.get(FloorEdge, table_ident(table)), table.ruleset["commission"])
+    if band is None or row.handle <= 0:
+        return None
+    change = flag_change(table, row, band)
+    if change is None:
+        return bool(row.flagged)
+    outside, figures = change
+    row.flagged = outside
+    if outside:
+        row.flag = {**figures, "at": now()}
+    record(
+        session,
+        SYSTEM,
+        "floor-flag" if outside else "floor-flag-cleared",
+        f"table:{table.id}",
+        figures,
+    )
+    return outside
