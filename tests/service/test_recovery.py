@@ -287,7 +287,7 @@ def test_no_fault_hooks_in_the_service() -> None:
     from paigow.service.config import ServiceConfig
     from paigow.service.game import rounds
 
-    names = {f for f in ServiceConfig.__dataclass_fields__}
+    names = set(ServiceConfig.model_fields)
     assert not {n for n in names if "pause" in n}
     assert list(inspect.signature(rounds.settle).parameters) == ["tx", "table_id", "round_id"]
     src = Path(rounds.__file__).parents[2]  # the paigow package

@@ -1,30 +1,58 @@
-"""The service's settings: given by the caller (tests, ``paigow serve``) or read from the environment.
+"""The service's settings, one class: given by the caller (tests, ``paigow serve``) or read from
+the environment, every setting as ``PAIGOW_<NAME>`` (upper case), e.g. ``PAIGOW_TOKEN_TTL_S``.
 
-Secrets are never part of ``repr()`` (so they never reach a log).
+- ``ServiceConfig(url, name=value, ...)`` takes only what it is given (the defaults for the rest),
+  whatever the environment says;
+- ``ServiceConfig.from_env(url, **overrides)``: the defaults, then the ``PAIGOW_*`` environment
+  variables, then the overrides (a None override is no override);
+- :func:`env_setting`: one setting as the environment gives it now, for code with no config at hand.
+
+Text from the environment is converted as the service always read it: a flag is on for ``1``,
+``true``, ``yes`` or ``on`` (any case) and off for any other text; numbers as Python's ``int()``
+and ``float()`` read them; an empty optional text is None; other text is kept as it is. Secrets
+are never part of ``repr()`` (so they never reach a log). docs/settings.md lists every setting
+(:func:`settings_doc` writes it: ``python scripts/make_settings_doc.py``).
 
 >>> c = ServiceConfig("sqlite:///x.db", secret="s3cret")
 >>> "s3cret" in repr(c)
 False
->>> c.token_ttl_s
-3600
+>>> c.token_ttl_s, c.with_(token_ttl_s=60).token_ttl_s
+(3600, 60)
+>>> env_name("token_ttl_s")
+'PAIGOW_TOKEN_TTL_S'
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from functools import lru_cache
+from typing import Any, Final
 
-ENV_PREFIX = "PAIGOW_"
+from pydantic import Field
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+ENV_PREFIX: Final = "PAIGOW_"
 """Every setting can be given as ``PAIGOW_<NAME>`` (upper case), e.g. ``PAIGOW_TOKEN_TTL_S``."""
 
+_ON: Final = ("1", "true", "yes", "on")
 
-@dataclass(frozen=True)
-class ServiceConfig:
+
+class ServiceConfig(BaseSettings):
     """Settings of one server process."""
 
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, frozen=True, extra="forbid", use_attribute_docstrings=True
+    )
+
     database_url: str
-    secret: str | None = field(default=None, repr=False)
+    """The database, ``sqlite:///FILE`` or ``postgresql://...``: always given by the caller
+    (``paigow serve --database``), never read from the environment."""
+    secret: str | None = Field(default=None, repr=False)
     """The token-signing secret (``PAIGOW_SECRET``). Never kept in the database: without it, the
     first server creates a secret file (mode 0600) in the data folder (see ``data_dir``) and every
     process of the deployment reads that file. A new secret ends every token."""
@@ -40,19 +68,21 @@ class ServiceConfig:
     login_limit_addr: int = 30
     """Failed log-ins allowed per client address per window, whatever the username."""
     login_window_s: float = 60.0
+    """The window of the failed log-ins' limits (seconds)."""
     register_limit_addr: int = 30
     """Registrations allowed per client address per ``register_window_s`` (an operator's token
     on the request lifts the limit: ``paigow bots`` enrols its players so)."""
     register_window_s: float = 60.0
+    """The window of the registrations' limit (seconds)."""
     hash_threads: int = 0
     """Threads that hash passwords (0: one per CPU core), apart from those of requests and
     dealers."""
     hash_queue: int = 64
+    """Log-ins that may wait for a hashing thread; more are refused at once with 503."""
     hash_nice: int = 5
     """How much lower the hashing threads' scheduling priority is than the rest of the server
     (Linux ``nice``, per thread): when the cores are busy, requests and dealers run first and
     log-ins wait; with cores to spare hashing runs at full speed. 0: the same priority."""
-    """Log-ins that may wait for a hashing thread; more are refused at once with 503."""
     max_seats_per_user: int = 6
     """Seats one player may hold over all tables (one per table)."""
     idle_rounds: int = 3
@@ -68,6 +98,7 @@ class ServiceConfig:
     """The server pings every WebSocket this often; one that does not answer within
     ``ws_ping_timeout_s`` is dropped (applied by ``paigow serve``)."""
     ws_ping_timeout_s: float = 20.0
+    """How long a WebSocket may take to answer a ping before it is dropped (seconds)."""
     idempotency_ttl_s: int = 86_400
     """Stored idempotency keys expire after this long (purged; an expired key is new again)."""
     max_body_bytes: int = 16_384
@@ -93,33 +124,140 @@ class ServiceConfig:
     run_dealers: bool = True
     """False: serve the API only and deal no table (e.g. a read-only replica process)."""
     argon2_time_cost: int = 2
+    """Argon2id passes over memory when a password is hashed (hashes made with lower parameters
+    are upgraded at their next log-in)."""
     argon2_memory_kib: int = 19_456
+    """Argon2id memory per password hash (KiB)."""
     argon2_parallelism: int = 1
+    """Argon2id lanes per password hash."""
+    sqlite_synchronous: str = "FULL"
+    """SQLite's ``synchronous``: ``FULL``, ``EXTRA`` or ``NORMAL`` (any case; empty: ``FULL``),
+    for every database the process opens. Read from the environment whenever a database is
+    opened (a value given in code is not used)."""
+    gaming_day_start: str = "06:00"
+    """When a gaming day begins (``HH:MM``, local time of ``gaming_day_tz``); it ends at the same
+    time the next day. Read from the environment at each use, reports and daily loss limits (a
+    value given in code is not used)."""
+    gaming_day_tz: str = "UTC"
+    """The time zone of the gaming day (an IANA name; empty: ``UTC``). Read from the environment
+    at each use (a value given in code is not used)."""
+    limit_cooling_s: float = 86_400.0
+    """How long a raised (or removed) daily loss limit waits before it is in force (seconds);
+    a lower one is in force at once."""
+    floor_flag_min_hands: int = 100
+    """Hands a table must have played before the floor can flag its hold as outside the 99.9%
+    band. Read from the environment at each use (a value given in code is not used)."""
+    worker_log_level: str = "warning"
+    """The log level of each worker process of ``paigow serve --workers N`` (its supervisor
+    sets it from ``--log-level``)."""
+
+    def __init__(self, database_url: str, **values: Any) -> None:
+        super().__init__(database_url=database_url, **values)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The constructor takes only what it is given: :meth:`from_env` reads the environment."""
+        return (init_settings,)
 
     @classmethod
     def from_env(cls, database_url: str, **overrides: Any) -> ServiceConfig:
         """Defaults, then ``PAIGOW_*`` environment variables, then ``overrides``."""
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name == "database_url":
-                continue
-            raw = os.environ.get(ENV_PREFIX + f.name.upper())
-            if raw is None:
-                continue
-            values[f.name] = _convert(f.name, f.type, raw)
+        found = EnvSettingsSource(cls)()
+        values = {
+            name: _from_text(name, raw)
+            for name, raw in found.items()
+            if name != "database_url" and isinstance(raw, str)
+        }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(database_url, **values)
 
     def with_(self, **changes: Any) -> ServiceConfig:
-        return replace(self, **changes)
+        """A copy with ``changes`` (validated like the constructor's arguments)."""
+        return type(self)(**{**self.model_dump(), **changes})
 
 
-def _convert(name: str, kind: object, raw: str) -> Any:
-    text = str(kind)
-    if "bool" in text:
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    if text.startswith("int"):
+def env_name(name: str) -> str:
+    """The environment variable of the setting ``name``."""
+    return ENV_PREFIX + name.upper()
+
+
+def _from_text(name: str, raw: str) -> Any:
+    """The text of an environment variable as the setting ``name`` takes it."""
+    kind = ServiceConfig.model_fields[name].annotation
+    if kind is bool:
+        return raw.strip().lower() in _ON
+    if kind is int:
         return int(raw)
-    if text.startswith("float"):
+    if kind is float:
         return float(raw)
-    return raw or None
+    if kind is str:
+        return raw
+    return raw or None  # an optional text
+
+
+def env_setting(name: str) -> Any:
+    """The setting ``name`` as the environment gives it now (``PAIGOW_<NAME>``, else its
+    default), for code with no config at hand. Each text is converted once (cached), so the
+    environment may change between calls (tests do).
+
+    >>> env_setting("limit_cooling_s")
+    86400.0
+    """
+    return _env_value(name, os.environ.get(env_name(name)))
+
+
+@lru_cache(maxsize=256)
+def _env_value(name: str, raw: str | None) -> Any:
+    if raw is None:
+        return ServiceConfig.model_fields[name].default
+    one = ServiceConfig.model_validate({"database_url": "", name: _from_text(name, raw)})
+    return getattr(one, name)
+
+
+# ----------------------------------------------------------------------------- docs/settings.md
+def settings_doc() -> str:
+    """docs/settings.md: every setting, generated from :class:`ServiceConfig`."""
+    lines = [
+        "# Settings of the table service",
+        "",
+        "Generated from `paigow.service.config.ServiceConfig` by `python scripts/make_settings_doc.py`",
+        "(a test keeps the two equal). `paigow serve` and every other command read each setting from",
+        "its environment variable; code that builds the service itself (`create_app(url, name=value)`)",
+        "may give any of them, which wins over the environment, except those read from the",
+        "environment at each use (said below). Flags are on for `1`, `true`, `yes` or `on` (any",
+        "case) and off for any other text; numbers are read as Python's `int()` and `float()` read",
+        "them; an empty optional text is none.",
+        "",
+        "| Setting | Environment variable | Type | Default | What it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, field in ServiceConfig.model_fields.items():
+        required = field.is_required()
+        env = "(none)" if name == "database_url" else f"`{env_name(name)}`"
+        default = "(required)" if required else _default_text(field.default)
+        text = " ".join((field.description or "").split()).replace("``", "`").replace("|", "\\|")
+        lines.append(f"| `{name}` | {env} | {_type_text(field.annotation)} | {default} | {text} |")
+    return "\n".join(lines) + "\n"
+
+
+def _type_text(kind: Any) -> str:
+    if kind in (bool, int, float, str):
+        return str(kind.__name__)
+    return "str or none"  # the optional texts
+
+
+def _default_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, str):
+        return f"`{value}`"
+    return f"`{value!r}`"

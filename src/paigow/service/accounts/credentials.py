@@ -1,6 +1,9 @@
-"""Usernames and passwords: one key per name whatever its case or Unicode compatibility form, and
-the password rules (not only spaces, not one of the most commonly used).
+"""Usernames and passwords: the username rule (:data:`USERNAME_PATTERN`, the one definition the
+API's bodies and paths and the command line use), one key per name whatever its case or Unicode
+compatibility form, and the password rules (not only spaces, not one of the most commonly used).
 
+>>> is_username("ann.b-1"), is_username("ab"), is_username("ann\\n"), is_username("ann b")
+(True, False, False, False)
 >>> username_key("Case1") == username_key("case1") == username_key("CASE1")
 True
 >>> username_key("\\uff23\\uff41\\uff53\\uff45\\uff11")  # fullwidth "Case1"
@@ -17,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from importlib.resources import files
@@ -24,6 +28,17 @@ from typing import Final
 
 COMMON_FILE: Final = "common_passwords.txt"
 """The list shipped with the package (scripts/make_common_passwords.py writes it)."""
+
+USERNAME_PATTERN: Final = r"^[A-Za-z0-9_.\-]{3,32}$"
+"""A username: 3 to 32 ASCII letters, digits, ``_``, ``.`` or ``-`` (a new name must match it)."""
+USERNAME_RULE: Final = "3-32 letters, digits, '_', '.', '-'"
+""":data:`USERNAME_PATTERN` in words, for the API's documentation and refusals."""
+_USERNAME: Final = re.compile(USERNAME_PATTERN)
+
+
+def is_username(name: str) -> bool:
+    """Whether ``name`` may be a new user's name (:data:`USERNAME_PATTERN`)."""
+    return _USERNAME.fullmatch(name) is not None
 
 
 def username_key(name: str) -> str:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from paigow.service.accounts.credentials import password_problem
+from paigow.service.accounts.credentials import USERNAME_RULE, is_username, password_problem
+from paigow.service.accounts.users import create_user
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.errors import Unprocessable
 from paigow.service.statuses import Role
 from paigow.service.store.db import Database
-
-USERNAME = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
 
 
 def create_operator(
@@ -20,10 +18,9 @@ def create_operator(
 ) -> dict[str, Any]:
     """Create an operator (migrating the database first if needed)."""
     from paigow.service.accounts.auth import Passwords
-    from paigow.service.process.app import create_user
 
-    if not USERNAME.fullmatch(username):
-        raise Unprocessable("a username is 3-32 letters, digits, '_', '.', '-'")
+    if not is_username(username):
+        raise Unprocessable(f"a username is {USERNAME_RULE}")
     if not 8 <= len(password) <= 128:
         raise Unprocessable("a password is 8 to 128 characters")
     problem = password_problem(password, username)

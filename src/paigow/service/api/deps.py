@@ -1,21 +1,21 @@
 """What the routers share: the service's state from the app (``Depends``), the caller
 (:data:`Player`, :data:`Operator`), the path and header parameter types, the documented error
-responses, and the helpers for writes (retries, idempotency keys) and orjson responses."""
+responses, and the helpers for writes (idempotency keys) and orjson responses. A write runs as a
+step on the writer, which retries what may be retried (:mod:`paigow.service.store.writer`)."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Header, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from starlette.requests import HTTPConnection
 
 from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.credentials import USERNAME_PATTERN
 from paigow.service.api import idempotency
 from paigow.service.api.schemas import ErrorOut
 from paigow.service.errors import BadRequest, Forbidden, Unauthorized
@@ -24,9 +24,6 @@ from paigow.service.live.feeds import FeedHub, Presence
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.unit import Tx
-from paigow.service.store.writer import retryable
-
-T = TypeVar("T")
 
 # ----------------------------------------------------------------------------- the app's state
 # ``create_app`` keeps them in ``app.state``; async so that FastAPI calls them on the event loop.
@@ -64,7 +61,7 @@ StatesDep = Annotated[tables.PublicStates, Depends(get_states)]
 # ----------------------------------------------------------------------------- parameters
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]
 RoundId = Annotated[str, Path(pattern=r"^[0-9a-f]{1,32}$", description="The round's id")]
-UsernamePath = Annotated[str, Path(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")]
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 IdemHeader = Annotated[
     str | None,
     Header(
@@ -203,19 +200,6 @@ async def idempotent(
     """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
     ttl_s = float(rt.config.idempotency_ttl_s)
     return await rt.step(once(user, key, route, body, action, ahead, ttl_s=ttl_s))
-
-
-def retrying(fn: Callable[[], T]) -> T:
-    """Run a write (a function that opens its own transaction), retried on a deadlock, a
-    serialization failure or a unique-key race (PostgreSQL under load)."""
-    for attempt in range(4):
-        try:
-            return fn()
-        except (IntegrityError, OperationalError, DBAPIError) as exc:
-            if attempt == 3 or not retryable(exc):
-                raise
-            time.sleep(0.01 * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def json_response(body: Any) -> Response:

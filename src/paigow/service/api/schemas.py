@@ -7,10 +7,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
+
 MAX_CENTS = 10**12
 """The largest amount any request may name: ten billion dollars."""
 
-Username = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")]
+Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
 Password = Annotated[str, StringConstraints(min_length=8, max_length=128)]
 IdemKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.:\-]{1,100}$")]
 Cents = Annotated[int, Field(strict=True, ge=1, le=MAX_CENTS)]
@@ -26,7 +28,7 @@ class Strict(BaseModel):
 
 # ----------------------------------------------------------------------------- requests
 class RegisterIn(Strict):
-    username: Username = Field(description="3-32 letters, digits, '_', '.', '-'")
+    username: Username = Field(description=USERNAME_RULE)
     password: Password
 
 

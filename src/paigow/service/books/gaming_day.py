@@ -16,9 +16,10 @@ datetime.date(2026, 11, 29)
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
+
+from paigow.service.config import env_setting
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,14 @@ class GamingDay:
 
     @classmethod
     def from_env(cls) -> GamingDay:
-        text = os.environ.get("PAIGOW_GAMING_DAY_START", "06:00").strip()
+        """The gaming day the environment gives now (``gaming_day_start``, ``gaming_day_tz`` of
+        :class:`paigow.service.config.ServiceConfig`)."""
+        text = str(env_setting("gaming_day_start")).strip()
         try:
             start = dt.time.fromisoformat(text)
         except ValueError:
             raise ValueError(f"PAIGOW_GAMING_DAY_START must be HH:MM, got {text!r}") from None
-        tz = os.environ.get("PAIGOW_GAMING_DAY_TZ", "UTC").strip() or "UTC"
+        tz = str(env_setting("gaming_day_tz")).strip() or "UTC"
         ZoneInfo(tz)  # an unknown zone fails here, loudly
         return cls(start, tz)
 

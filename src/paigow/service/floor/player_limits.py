@@ -3,28 +3,26 @@
 - **Daily loss limit** (cents): a wager is refused when the player's loss in the current gaming day
   (:mod:`paigow.service.books.gaming_day`) — every wager of the day's rounds less what it returned, a
   wager still in play counted as lost — plus the new wager would exceed it. Lowering (or setting) a
-  limit takes effect at once; raising or removing it only after ``PAIGOW_LIMIT_COOLING_S``
-  (default 24 hours), the usual protection against a decision taken in the heat of play.
+  limit takes effect at once; raising or removing it only after the ``limit_cooling_s`` setting
+  (``PAIGOW_LIMIT_COOLING_S``, default 24 hours), the usual protection against a decision taken in
+  the heat of play.
 - **Self-exclusion** for a number of days: every wager is refused until it ends. It can be
   lengthened, never shortened; no one, operators included, can lift it before it ends.
 
 Refusals are recorded in the audit log (written just after the refused request's transaction
 rolls back); setting a limit or an exclusion is recorded with it.
-
->>> cents_text(123456)
-'$1,234.56'
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import threading
 from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.money import format_money
 from paigow.service.accounts.auth import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.gaming_day import GamingDay
@@ -36,16 +34,6 @@ from paigow.service.store.unit import Tx
 
 DAY_S: Final = 86_400
 MAX_EXCLUSION_DAYS: Final = 3650
-
-
-def cooling_s() -> float:
-    return float(os.environ.get("PAIGOW_LIMIT_COOLING_S", str(DAY_S)))
-
-
-def cents_text(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    v = abs(cents)
-    return f"{sign}${v // 100:,}.{v % 100:02d}"
 
 
 def _iso(ts: float) -> str:
@@ -112,9 +100,11 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
     }
 
 
-def set_loss_limit(session: Session, user: Principal, amount: int | None) -> dict[str, Any]:
+def set_loss_limit(
+    session: Session, user: Principal, amount: int | None, *, cooling_s: float
+) -> dict[str, Any]:
     """Set the daily loss limit (None: no limit). Lower: at once; higher or none: after the
-    cooling-off period."""
+    cooling-off period, ``cooling_s`` seconds (the ``limit_cooling_s`` setting)."""
     if amount is not None and not 1 <= amount <= 10**11:
         raise Unprocessable("a daily loss limit is 1 to 100,000,000,000 cents", code="bad-limit")
     t = now()
@@ -127,7 +117,7 @@ def set_loss_limit(session: Session, user: Principal, amount: int | None) -> dic
         when = "now"
     else:
         row.pending_loss_limit = -1 if amount is None else amount
-        row.pending_from = t + cooling_s()
+        row.pending_from = t + cooling_s
         when = _iso(row.pending_from)
     row.updated_at = t
     record(
@@ -250,9 +240,9 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
             {"amount": amount, "loss_today": lost, "daily_loss_limit": limit},
         )
         raise Forbidden(
-            f"a wager of {cents_text(amount)} could take your loss today to "
-            f"{cents_text(lost + amount)}, above your daily loss limit of {cents_text(limit)} "
-            f"({cents_text(left)} left until the gaming day ends)",
+            f"a wager of {format_money(amount)} could take your loss today to "
+            f"{format_money(lost + amount)}, above your daily loss limit of {format_money(limit)} "
+            f"({format_money(left)} left until the gaming day ends)",
             code="loss-limit",
         )
 

@@ -33,6 +33,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.money import format_money
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WAGERS
 from paigow.service.statuses import WagerStatus
@@ -262,11 +263,6 @@ def to_csv(report: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def _money(c: int) -> str:
-    sign = "-" if c < 0 else ""
-    return f"{sign}${abs(c) // 100:,}.{abs(c) % 100:02d}"
-
-
 def to_html(report: dict[str, Any]) -> str:
     """A self-contained HTML page of the report."""
     money = {f for f in FIELDS if f not in ("rounds", "hands", "voided_rounds")}
@@ -276,7 +272,7 @@ def to_html(report: dict[str, Any]) -> str:
         return "<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>"
 
     def fig(d: dict[str, Any]) -> list[str]:
-        return [_money(d[f]) if f in money else str(d[f]) for f in FIELDS]
+        return [format_money(d[f]) if f in money else str(d[f]) for f in FIELDS]
 
     heads = ["Gaming day", "Table", *[f.replace("_", " ") for f in FIELDS]]
     body = [row(heads, head=True)]

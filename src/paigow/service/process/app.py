@@ -35,7 +35,6 @@ from paigow.service.api.routes import recall as routes_recall
 from paigow.service.api.routes import tables as routes_tables
 from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
-from paigow.service.api.routes.auth import create_user
 from paigow.service.config import ServiceConfig
 from paigow.service.errors import ServiceError
 from paigow.service.game import tables
@@ -45,7 +44,6 @@ from paigow.service.runtime import Runtime, settle_memory
 __all__ = [
     "BodyLimit",
     "create_app",
-    "create_user",
     "current_user",
     "install_log_redaction",
     "operator",

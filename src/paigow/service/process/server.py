@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 import uvicorn
 
-from paigow.service.config import ServiceConfig
+from paigow.service.config import ServiceConfig, env_name
 from paigow.service.orphans import stop_gracefully, watch_parent
 from paigow.service.store.db import normalize_url, safe_url
 
@@ -75,12 +75,10 @@ def worker_app() -> Any:
     from paigow.service.process.app import create_app, install_log_redaction
 
     install_log_redaction()
-    logging.getLogger("paigow.service").setLevel(
-        os.environ.get("PAIGOW_WORKER_LOG_LEVEL", "warning").upper()
-    )
+    config = ServiceConfig.from_env(os.environ[WORKER_URL_ENV]).with_(freeze_gc=True)
+    logging.getLogger("paigow.service").setLevel(config.worker_log_level.upper())
     # a supervisor killed with kill -9 cannot stop its workers: each stops itself, gracefully
     watch_parent(os.getppid(), stop_gracefully)
-    config = ServiceConfig.from_env(os.environ[WORKER_URL_ENV]).with_(freeze_gc=True)
     return create_app(config=config)
 
 
@@ -164,10 +162,10 @@ def _serve_workers(
     from uvicorn.supervisors import Multiprocess
 
     os.environ[WORKER_URL_ENV] = url
-    os.environ["PAIGOW_WORKER_LOG_LEVEL"] = log_level
+    os.environ[env_name("worker_log_level")] = log_level
     for name, value in overrides.items():
         if value is not None:
-            os.environ["PAIGOW_" + name.upper()] = str(value)
+            os.environ[env_name(name)] = str(value)
     uv_config = uvicorn.Config(
         "paigow.service.process.server:worker_app",
         factory=True,

@@ -34,6 +34,8 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import QueuePool
 
+from paigow.service.config import env_setting
+
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -239,7 +241,7 @@ class Database:
         sqlite_synchronous: str | None = None,
     ) -> None:
         self.url: URL = make_url(normalize_url(url))
-        sync = (sqlite_synchronous or os.environ.get("PAIGOW_SQLITE_SYNCHRONOUS") or "FULL").upper()
+        sync = (sqlite_synchronous or env_setting("sqlite_synchronous") or "FULL").upper()
         if sync not in ("FULL", "EXTRA", "NORMAL"):
             raise ValueError(f"SQLite synchronous must be FULL, EXTRA or NORMAL, not {sync!r}")
         self.sqlite_synchronous = sync

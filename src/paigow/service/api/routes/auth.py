@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials
 
 from paigow.service.accounts.credentials import password_problem, username_key
+from paigow.service.accounts.users import create_user
 from paigow.service.api.deps import (
     RuntimeDep,
     bearer,
@@ -18,11 +19,10 @@ from paigow.service.api.deps import (
     token_user,
 )
 from paigow.service.api.schemas import LoginIn, RegisterIn, TokenOut, UserOut
-from paigow.service.books import ledger
-from paigow.service.errors import Conflict, ServiceError, Unauthorized, Unprocessable
+from paigow.service.errors import ServiceError, Unauthorized, Unprocessable
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
-from paigow.service.store.db import User, now
+from paigow.service.store.db import User
 
 router = APIRouter()
 
@@ -110,24 +110,3 @@ async def _is_operator(rt: Runtime, creds: HTTPAuthorizationCredentials | None) 
         return (await token_user(rt, creds.credentials))[0].role == Role.OPERATOR
     except ServiceError:
         return False
-
-
-def create_user(session: Any, username: str, password_hash: str, role: str) -> dict[str, Any]:
-    """A new user with a wallet; 409 when the name is taken in any case or Unicode form."""
-    key = username_key(username)
-    exists = session.execute(
-        sa.select(User.id).where(sa.or_(User.username == username, User.username_key == key))
-    ).first()
-    if exists is not None:
-        raise Conflict(f"username {username!r} is taken", code="username-taken")
-    user = User(
-        username=username,
-        username_key=key,
-        password_hash=password_hash,
-        role=role,
-        created_at=now(),
-    )
-    session.add(user)
-    session.flush()
-    ledger.open_wallet(session, username, user.id)
-    return {"id": user.id, "username": username, "role": role}

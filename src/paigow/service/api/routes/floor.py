@@ -17,25 +17,20 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from paigow.service.accounts.auth import Principal
-from paigow.service.api.deps import current_user, operator
+from paigow.service.api.deps import Operator, Player, RuntimeDep, TableId, UsernamePath
 from paigow.service.errors import BadRequest, Conflict
 from paigow.service.floor import player_limits
 from paigow.service.floor import report as floor_report
 from paigow.service.floor.edges import edge_worker
 from paigow.service.floor.view import chart, floor_view
 from paigow.service.game import tables
-from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 
 router = APIRouter()
-OperatorDep = Annotated[Principal, Depends(operator)]
-PlayerDep = Annotated[Principal, Depends(current_user)]
-TableId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 class LossLimitIn(BaseModel):
@@ -48,21 +43,15 @@ class ExclusionIn(BaseModel):
     days: int = Field(ge=1, le=player_limits.MAX_EXCLUSION_DAYS, description="Days from now")
 
 
-def _rt(request: Request) -> Runtime:
-    rt: Runtime = request.app.state.rt
-    return rt
-
-
 @router.get("/api/admin/floor", tags=["admin"])
 def get_floor(
-    request: Request,
-    user: OperatorDep,
+    rt: RuntimeDep,
+    user: Operator,
     include_closed: Annotated[bool, Query(description="Closed tables too")] = False,
 ) -> dict[str, Any]:
     """Every open table: players, rounds, hands, handle, player wins and losses, commission,
     house result (cents), actual hold beside the exact theoretical hold (``computing`` until
     known), the 95% band and the 99.9% flag."""
-    rt = _rt(request)
     with rt.db.read() as s:
         view = floor_view(s, include_closed)
     missing = view.pop("_missing_edges")
@@ -73,26 +62,25 @@ def get_floor(
 
 @router.get("/api/admin/floor/tables/{table_id}/chart", tags=["admin"])
 def get_chart(
-    request: Request,
+    rt: RuntimeDep,
     table_id: TableId,
-    user: OperatorDep,
+    user: Operator,
     points: Annotated[int, Query(ge=2, le=2000)] = 240,
 ) -> dict[str, Any]:
     """Actual hold against hands played after each settled round, inside the bands."""
-    with _rt(request).db.read() as s:
+    with rt.db.read() as s:
         return chart(s, tables.get_table(s, table_id), points)
 
 
 @router.get("/api/admin/floor/report", tags=["admin"])
 def get_report(
-    request: Request,
-    user: OperatorDep,
+    rt: RuntimeDep,
+    user: Operator,
     first: Annotated[dt.date, Query(alias="from", description="First gaming day")],
     last: Annotated[dt.date, Query(alias="to", description="Last gaming day")],
     fmt: Annotated[str, Query(alias="format", pattern="^(json|csv|html)$")] = "json",
 ) -> Response:
     """The report by gaming day, per table and in total, reconciled to the ledger to the cent."""
-    rt = _rt(request)
     try:
         with rt.db.read() as s:
             if rt.db.is_postgres:
@@ -117,43 +105,45 @@ def get_report(
 
 
 @router.get("/api/admin/limits", tags=["admin"])
-def get_limits(request: Request, user: OperatorDep) -> list[dict[str, Any]]:
+def get_limits(rt: RuntimeDep, user: Operator) -> list[dict[str, Any]]:
     """Players with a self-exclusion in force (and when it ends) or a daily loss limit."""
-    with _rt(request).db.read() as s:
+    with rt.db.read() as s:
         return player_limits.excluded_players(s)
 
 
 @router.post("/api/admin/players/{username}/lift-exclusion", tags=["admin"])
 def lift_exclusion(
-    request: Request,
-    user: OperatorDep,
-    username: Annotated[str, Path(pattern=r"^[A-Za-z0-9_.\-]{3,32}$")],
+    rt: RuntimeDep,
+    user: Operator,
+    username: UsernamePath,
 ) -> dict[str, Any]:
     """Refused (403) while a player's self-exclusion runs: no one can lift it before it ends."""
-    with _rt(request).write() as tx:
+    with rt.write() as tx:
         return player_limits.lift_exclusion(tx, user.username, username)
 
 
 @router.get("/api/me/limits", tags=["auth"])
-def my_limits(request: Request, user: PlayerDep) -> dict[str, Any]:
+def my_limits(rt: RuntimeDep, user: Player) -> dict[str, Any]:
     """My daily loss limit, today's loss, and my self-exclusion."""
-    with _rt(request).db.read() as s:
+    with rt.db.read() as s:
         return player_limits.state(s, user.id)
 
 
 @router.post("/api/me/limits", tags=["auth"])
-def set_my_limit(request: Request, body: LossLimitIn, user: PlayerDep) -> dict[str, Any]:
+def set_my_limit(rt: RuntimeDep, body: LossLimitIn, user: Player) -> dict[str, Any]:
     """Set my daily loss limit: lower at once; higher (or none) only after the cooling-off."""
     if user.role != Role.PLAYER:
         raise Conflict("limits are for players", code="players-only")
-    with _rt(request).write() as tx:
-        return player_limits.set_loss_limit(tx.session, user, body.daily_loss_limit)
+    with rt.write() as tx:
+        return player_limits.set_loss_limit(
+            tx.session, user, body.daily_loss_limit, cooling_s=rt.config.limit_cooling_s
+        )
 
 
 @router.post("/api/me/exclusion", tags=["auth"])
-def exclude_me(request: Request, body: ExclusionIn, user: PlayerDep) -> dict[str, Any]:
+def exclude_me(rt: RuntimeDep, body: ExclusionIn, user: Player) -> dict[str, Any]:
     """Exclude myself from play for a number of days (it cannot be lifted before it ends)."""
     if user.role != Role.PLAYER:
         raise Conflict("self-exclusion is for players", code="players-only")
-    with _rt(request).write() as tx:
+    with rt.write() as tx:
         return player_limits.self_exclude(tx.session, user, body.days)
