@@ -257,7 +257,8 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
     import threading
 
     from paigow.cli import bots
-    from paigow.cli.bots import BotConfig, run_bots
+    from paigow.cli.bots import run_bots
+    from paigow.cli.bots_player import BotConfig
 
     password = secrets.token_urlsafe(12)
     env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
@@ -407,7 +408,7 @@ async def _http(
     http: Any, method: str, url: str, body: Any = None, headers: dict[str, str] | None = None
 ) -> Any:
     """One request (aiohttp), its answer read whole."""
-    from paigow.cli.bots import Response
+    from paigow.cli.bots_http import Response
 
     h = dict(headers or {})
     data = None
@@ -782,7 +783,7 @@ def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
         _tables, players = asyncio.run(_setup_players(url, password, args.paced_tables))
 
         async def play() -> None:
-            from paigow.cli.bots import client_session
+            from paigow.cli.bots_http import client_session
             from paigow.service.runtime import settle_memory
 
             until = time.time() + args.paced_seconds

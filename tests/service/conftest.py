@@ -429,8 +429,8 @@ def run_bots(url: str, **config: Any) -> dict[str, Any]:
     browser test of this worker may leave an event loop running on this one); its report."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from paigow.cli.bots import BotConfig
     from paigow.cli.bots import run_bots as run
+    from paigow.cli.bots_player import BotConfig
 
     cfg = BotConfig(url=url, operator=OPERATOR[0], operator_password=OPERATOR[1], **config)
     with ThreadPoolExecutor(1) as pool:

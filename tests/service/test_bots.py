@@ -12,17 +12,17 @@ import pytest
 def test_a_player_keeps_only_its_last_rounds_messages(
     helpers: Any, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paigow.cli import bots
+    from paigow.cli import bots_player
 
-    monkeypatch.setattr(bots, "KEEP_MESSAGES", 8)
+    monkeypatch.setattr(bots_player, "KEEP_MESSAGES", 8)
     held: list[int] = []
-    original = bots.Player._round
+    original = bots_player.Player._round
 
     async def counted(self: Any) -> bool:
         held.append(len(self.messages))
         return await original(self)
 
-    monkeypatch.setattr(bots.Player, "_round", counted)
+    monkeypatch.setattr(bots_player.Player, "_round", counted)
     svc = helpers.Service(sqlite_url)
     try:
         report = helpers.run_bots(

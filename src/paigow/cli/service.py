@@ -207,7 +207,14 @@ def bots(
     import os
     from pathlib import Path
 
-    from paigow.cli.bots import BotConfig, print_report, run_bots
+    from paigow.analysis.extras import MissingExtra, require
+
+    try:
+        require("aiohttp", "bots")
+    except MissingExtra as exc:
+        raise fail(str(exc)) from None
+    from paigow.cli.bots import print_report, run_bots
+    from paigow.cli.bots_player import BotConfig
 
     if operator_password_file:
         try:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import sqlalchemy as sa
 
 from paigow.service.accounts.auth import Passwords, Principal, TokenSigner
+from paigow.service.config import env_setting
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import Batch, EventBus, Notice, appended_batches
 from paigow.service.store.db import Database, User
@@ -100,7 +101,7 @@ class Runtime:
         :mod:`paigow.service.accounts.secret`); never the database."""
         from paigow.service.accounts.secret import load_or_create, secret_path
 
-        secret = self.config.secret or os.environ.get("PAIGOW_SECRET")
+        secret = self.config.secret or env_setting("secret")
         if secret:
             return secret
         return load_or_create(secret_path(self.db, self.config.data_dir))

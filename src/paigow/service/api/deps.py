@@ -20,7 +20,8 @@ from paigow.service.api import idempotency
 from paigow.service.api.schemas import ErrorOut
 from paigow.service.errors import BadRequest, Forbidden, Unauthorized
 from paigow.service.game import tables
-from paigow.service.live.feeds import FeedHub, Presence
+from paigow.service.live.feeds import FeedHub
+from paigow.service.live.presence import Presence
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.unit import Tx

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Context, Decimal
@@ -51,6 +50,7 @@ from fractions import Fraction
 from typing import Any, Final, Protocol
 
 from paigow.commission import Commission
+from paigow.service.config import env_setting
 
 Z95: Final = Decimal("1.959963984540054")
 Z999: Final = Decimal("3.290526731491926")
@@ -60,7 +60,7 @@ PLACES: Final = Decimal("0.00000001")
 
 def flag_min_hands() -> int:
     """Hands a table must have played before it can be flagged (``PAIGOW_FLOOR_FLAG_MIN_HANDS``)."""
-    return int(os.environ.get("PAIGOW_FLOOR_FLAG_MIN_HANDS", "100"))
+    return int(env_setting("floor_flag_min_hands"))
 
 
 def as_decimal(x: Fraction) -> Decimal:

@@ -38,7 +38,8 @@ from paigow.service.api.routes import ws as routes_ws
 from paigow.service.config import ServiceConfig
 from paigow.service.errors import ServiceError
 from paigow.service.game import tables
-from paigow.service.live.feeds import FeedHub, Presence
+from paigow.service.live.feeds import FeedHub
+from paigow.service.live.presence import Presence
 from paigow.service.runtime import Runtime, settle_memory
 
 __all__ = [
