@@ -18,7 +18,10 @@ def _tool(name: str) -> str:
 
 def test_ruff_clean() -> None:
     result = subprocess.run(
-        [_tool("ruff"), "check", "src", "tests", "benchmarks", "scripts"], cwd=ROOT, capture_output=True, text=True
+        [_tool("ruff"), "check", "src", "tests", "benchmarks", "scripts"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
