@@ -199,6 +199,24 @@ def _env(tree: Path, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+SERVER_ERRORS: dict[int, int] = defaultdict(int)
+"""Error lines (``ERROR``, tracebacks) each server process has written, by its pid."""
+
+
+def _drain(proc: subprocess.Popen[str]) -> None:
+    """Read what a started server writes, on a thread of its own (a full pipe would stop the
+    server at its next log line), counting its errors."""
+    import threading
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(("ERROR", "Traceback")):
+                SERVER_ERRORS[proc.pid] += 1
+
+    threading.Thread(target=read, daemon=True).start()
+
+
 def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
@@ -210,6 +228,7 @@ def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], 
         if not line:
             break
         if line.startswith("paigow table server: http"):
+            _drain(proc)
             return proc, line.split(": ", 1)[1].strip().rstrip("/")
     proc.kill()
     raise RuntimeError("the server did not start")
@@ -394,6 +413,7 @@ def saturated(
             1000 * own / max(report["rounds"], 1)
         ),
         "time-outs": report["timeouts"],
+        "server log errors": sum(SERVER_ERRORS.pop(p.pid, 0) for p in s.procs),
         "checks": "PASS"
         if ok
         else f"FAIL {report['errors']['unexpected']} {report['error_notes'][:3]}",

@@ -437,3 +437,44 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
             assert not failed, failed
         finally:
             db.dispose()
+
+
+def test_asyncpg_connections_left_in_a_transaction_are_dropped(helpers: Any) -> None:
+    """A task cancelled while asyncpg's ``BEGIN`` is under way leaves asyncpg a transaction that
+    SQLAlchemy never ends (later ones would be savepoints inside it, never committed): such a
+    connection is not handed out again (``pg_driver`` asyncpg)."""
+    pytest.importorskip("asyncpg")
+    from paigow.service.store.db import Database
+
+    async def main(db_url: str, sync: sa.Engine) -> tuple[int, int, int]:
+        db = Database(db_url, pg_driver="asyncpg")
+        engine = db.async_engine()
+        db.dispose()
+        try:
+            async with engine.connect() as conn:
+                raw = (await conn.get_raw_connection()).driver_connection
+                assert raw is not None
+                first = int(await raw.fetchval("SELECT pg_backend_pid()"))
+                await raw.transaction().start()  # as a cancelled BEGIN leaves it
+            async with engine.connect() as conn, conn.begin():
+                second = await conn.run_sync(
+                    lambda c: Tx(c).scalar(Sql(sa.select(sa.func.pg_backend_pid())))
+                )
+                await conn.run_sync(
+                    lambda c: Tx(c).run(
+                        INSERT, {"id": 1, "name": "a", "doc": None, "flag": True, "n": 1}
+                    )
+                )
+            return first, int(second), len(_rows(sync))
+        finally:
+            await engine.dispose()
+
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            first, second, committed = _run(main(db_url, engine))
+            assert first != second  # a fresh connection
+            assert committed == 1  # and what ran on it committed
+        finally:
+            META.drop_all(engine)
+            engine.dispose()

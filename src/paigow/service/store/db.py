@@ -386,6 +386,16 @@ class Database:
         )
         if self.pg_driver == "asyncpg":
 
+            @event.listens_for(engine.sync_engine, "checkout")
+            def _leftover(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+                # a task cancelled while asyncpg's BEGIN was under way (a feed's read when its
+                # last watcher leaves) leaves asyncpg a transaction that SQLAlchemy never ends:
+                # every later one on the connection would be a SAVEPOINT inside it, never
+                # committed. Such a connection is dropped (the pool opens another)
+                raw = dbapi_connection.driver_connection
+                if raw.is_in_transaction() or getattr(raw, "_top_xact", None) is not None:
+                    raise sa.exc.DisconnectionError("a transaction left open on the connection")
+
             @event.listens_for(engine.sync_engine, "do_connect")
             def _options(_d: Any, _r: Any, _args: Any, params: dict[str, Any]) -> None:
                 # asyncpg takes no ``options`` (the URL keeps them: it names the database in
