@@ -109,8 +109,10 @@ class Served:
 
     def cpu_s(self) -> float:
         """CPU seconds used so far by the server processes and their children."""
-        total = 0.0
-        hz = os.sysconf("SC_CLK_TCK")
+        return sum(_proc_cpu_s(pid) or 0.0 for pid in self.pids())
+
+    def pids(self) -> set[int]:
+        """The server processes and their children (``serve --workers``' workers)."""
         todo = [p.pid for p in self.procs]
         seen: set[int] = set()
         while todo:
@@ -119,12 +121,47 @@ class Served:
                 continue
             seen.add(pid)
             with contextlib.suppress(OSError):
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / hz
-            with contextlib.suppress(OSError):
                 for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
                     todo.append(int(child))
-        return total
+        return seen
+
+
+def _proc_cpu_s(pid: int) -> float | None:
+    """The CPU seconds (user and system) process ``pid`` has used, or None if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class OwnBackends:
+    """The CPU seconds of the PostgreSQL backends serving these servers' connections (their
+    ``application_name`` ends with a server process's pid: ``paigow-steps-<pid>`` ...), summed
+    over every backend seen, each at its last sample: what other work on the same PostgreSQL
+    (a test run) leaves out of the all-of-PostgreSQL figure."""
+
+    def __init__(self) -> None:
+        import psycopg
+
+        self.conn = psycopg.connect(PG_ADMIN, autocommit=True)
+        self.last: dict[int, float] = {}
+
+    def cpu_s(self, servers: set[int]) -> float:
+        rows = self.conn.execute(
+            "SELECT pid, application_name FROM pg_stat_activity "
+            "WHERE application_name LIKE 'paigow-%'"
+        ).fetchall()
+        for pid, name in rows:
+            tail = str(name).rsplit("-", 1)[-1]
+            if tail.isdigit() and int(tail) in servers:
+                cpu = _proc_cpu_s(int(pid))
+                if cpu is not None:
+                    self.last[int(pid)] = cpu
+        return sum(self.last.values())
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def postgres_cpu_s() -> float | None:
@@ -162,6 +199,24 @@ def _env(tree: Path, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+SERVER_ERRORS: dict[int, int] = defaultdict(int)
+"""Error lines (``ERROR``, tracebacks) each server process has written, by its pid."""
+
+
+def _drain(proc: subprocess.Popen[str]) -> None:
+    """Read what a started server writes, on a thread of its own (a full pipe would stop the
+    server at its next log line), counting its errors."""
+    import threading
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(("ERROR", "Traceback")):
+                SERVER_ERRORS[proc.pid] += 1
+
+    threading.Thread(target=read, daemon=True).start()
+
+
 def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
@@ -173,6 +228,7 @@ def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], 
         if not line:
             break
         if line.startswith("paigow table server: http"):
+            _drain(proc)
             return proc, line.split(": ", 1)[1].strip().rstrip("/")
     proc.kill()
     raise RuntimeError("the server did not start")
@@ -253,7 +309,9 @@ def stop(s: Served, tree: Path) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- saturated
-def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
+def saturated(
+    tree: Path, backend: str, args: argparse.Namespace, variant: dict[str, str] | None = None
+) -> dict[str, Any]:
     import threading
 
     from paigow.cli import bots
@@ -261,20 +319,25 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
     from paigow.cli.bots_player import BotConfig
 
     password = secrets.token_urlsafe(12)
-    env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous}
+    env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous, **(variant or {})}
     s = serve(tree, backend, args.processes, env, password)
     samples: list[tuple[float, float]] = []
     pg_samples: list[tuple[float, float]] = []
+    own_samples: list[tuple[float, float]] = []
+    backends = OwnBackends() if backend == "postgresql" else None
     done = threading.Event()
 
     def sample() -> None:  # the servers' (and PostgreSQL's) CPU time, 10 times a second
         while not done.is_set():
             now = time.perf_counter()
-            samples.append((now, s.cpu_s()))
-            if backend == "postgresql":
+            pids = s.pids()
+            samples.append((now, sum(_proc_cpu_s(p) or 0.0 for p in pids)))
+            if backends is not None:
                 pg = postgres_cpu_s()
                 if pg is not None:
                     pg_samples.append((now, pg))
+                with contextlib.suppress(Exception):
+                    own_samples.append((now, backends.cpu_s(pids)))
             done.wait(0.1)
 
     play_span = [float("inf"), 0.0]
@@ -314,6 +377,8 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         sampler.join()
         bots.Player.play = original  # type: ignore[method-assign]
         audit = stop(s, tree)
+        if backends is not None:
+            backends.close()
     play_cpu = cpu_at(play_span[1]) - cpu_at(play_span[0])
     steady_rounds = report.get("steady_rounds") or 0
     steady_cpu = steady_pg = None
@@ -332,8 +397,9 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
         and bool(audit.get("ok"))
     )
     pg_total = pg_samples[-1][1] - pg_samples[0][1] if len(pg_samples) > 1 else None
+    own_total = own_samples[-1][1] - own_samples[0][1] if len(own_samples) > 1 else None
     return {
-        "_totals": (report["rounds"], cpu, pg_total),
+        "_totals": (report["rounds"], cpu, pg_total, own_total),
         "rounds/s": report.get("steady_rounds_per_s") or report["rounds_per_s"],
         "rounds/s from the first log-in": report["rounds_per_s"],
         "rounds": report["rounds"],
@@ -348,6 +414,7 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
             1000 * own / max(report["rounds"], 1)
         ),
         "time-outs": report["timeouts"],
+        "server log errors": sum(SERVER_ERRORS.pop(p.pid, 0) for p in s.procs),
         "checks": "PASS"
         if ok
         else f"FAIL {report['errors']['unexpected']} {report['error_notes'][:3]}",
@@ -355,15 +422,21 @@ def saturated(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, A
     }
 
 
-def marginal(
-    short: tuple[int, float, float | None], long: tuple[int, float, float | None]
-) -> dict[str, Any]:
+OWN_PG = "PostgreSQL CPU ms a round (marginal, the servers' backends)"
+Totals = tuple[int, float, float | None, float | None]
+"""A saturated run's rounds, and the CPU seconds of its servers, of all of PostgreSQL and of the
+PostgreSQL backends serving its servers (None: not measured)."""
+
+
+def marginal(short: Totals, long: Totals) -> dict[str, Any]:
     """The CPU one more round costs, between a short and a long run of the same load (log-ins,
     seating, start-up and shut-down cancel out): the servers' and PostgreSQL's milliseconds a
-    round, the figures a busy machine disturbs least.
+    round (all of PostgreSQL, and its backends that serve these servers alone), the figures a
+    busy machine disturbs least.
 
-    >>> marginal((600, 9.0, 6.0), (1800, 21.0, 12.0))
-    {'server CPU ms a round (marginal)': 10.0, 'PostgreSQL CPU ms a round (marginal)': 5.0}
+    >>> marginal((600, 9.0, 6.0, 5.4), (1800, 21.0, 12.0, 10.2))  # doctest: +NORMALIZE_WHITESPACE
+    {'server CPU ms a round (marginal)': 10.0, 'PostgreSQL CPU ms a round (marginal)': 5.0,
+     "PostgreSQL CPU ms a round (marginal, the servers' backends)": 4.0}
     """
     rounds = long[0] - short[0]
     out: dict[str, Any] = {
@@ -373,6 +446,8 @@ def marginal(
     }
     if short[2] is not None and long[2] is not None and rounds > 0:
         out["PostgreSQL CPU ms a round (marginal)"] = round(1000 * (long[2] - short[2]) / rounds, 1)
+    if short[3] is not None and long[3] is not None and rounds > 0:
+        out[OWN_PG] = round(1000 * (long[3] - short[3]) / rounds, 1)
     return out
 
 
@@ -770,11 +845,13 @@ async def _reads(url: str, rate: float, seconds: float) -> dict[str, Any]:
     }
 
 
-def paced(tree: Path, backend: str, args: argparse.Namespace) -> dict[str, Any]:
+def paced(
+    tree: Path, backend: str, args: argparse.Namespace, variant: dict[str, str] | None = None
+) -> dict[str, Any]:
     password = secrets.token_urlsafe(12)
     # every bot connects from 127.0.0.1: the WebSockets allowed per address (256, against one
     # client flooding a server) are raised for a load test from one machine
-    env = {"PAIGOW_WS_PER_ADDR": "4096"}
+    env = {"PAIGOW_WS_PER_ADDR": "4096", **(variant or {})}
     s = serve(tree, backend, 1 if backend == "sqlite" else args.processes, env, password)
     stats = Paced()
     out: dict[str, Any] = {}
@@ -889,6 +966,20 @@ def main() -> int:
         help="saturated SQLite: FULL (the default: every commit waits for fsync) or NORMAL (a "
         "commit survives a killed process, not a power cut)",
     )
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="NAME=ENV=VALUE[,ENV=VALUE]: each tree also serves with these environment settings, "
+        "a column each (repeat), e.g. plain=PAIGOW_PG_WIRE=plain",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="saturated: run every column this many times, the columns interleaved (the mean of "
+        "each headline figure, each run's and their spread)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.full:
@@ -897,57 +988,163 @@ def main() -> int:
     trees = [(n, Path(p).resolve()) for n, _, p in (t.partition("=") for t in args.tree)] or [
         ("this", ROOT / "src")
     ]
+    variants = [parse_variant(v) for v in args.variant] or [("", {})]
+    columns = [
+        (
+            "/".join(x for x in (tree_name if len(trees) > 1 or not args.variant else "", v) if x),
+            tree,
+            env,
+        )
+        for tree_name, tree in trees
+        for v, env in variants
+    ]
+    for label, _tree, env in columns:
+        if env:
+            print(f"[{label}] serves with {' '.join(f'{k}={v}' for k, v in env.items())}")
     backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
     from _machine import Contention
 
     machine = Contention()
     print(machine.idle_check(2.0), flush=True)
-    results: dict[str, dict[str, Any]] = {n: {} for n, _ in trees}
+    results: dict[str, dict[str, Any]] = {n: {} for n, _, _ in columns}
+    runs: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n, _, _ in columns}
+    """The headline figures of each run of each column (``--repeat``)."""
     ok = True
     for backend in backends:
-        for name, tree in trees:
-            if "saturated" in args.scenarios:
+        if "saturated" not in args.scenarios:
+            break
+        label_rate = f"saturated {backend} rounds/s" + (
+            " (1 process)" if backend == "sqlite" else ""
+        )
+        for rep in range(args.repeat):  # the columns interleaved: a busy spell touches all
+            for name, tree, env in columns:
+                pair = Contention()
+                pg0 = postgres_cpu_s() if backend == "postgresql" else None
                 short = None
                 if args.short_rounds:  # the same load, fewer rounds: what set-up costs cancels
                     s_args = argparse.Namespace(**{**vars(args), "rounds": args.short_rounds})
-                    short = saturated(tree, backend, s_args)
+                    short = saturated(tree, backend, s_args, env)
                     ok &= short.pop("ok")
-                r = saturated(tree, backend, args)
+                r = saturated(tree, backend, args, env)
                 ok &= r.pop("ok")
                 totals = r.pop("_totals")
+                figures: dict[str, Any] = {}
                 if short is not None:
                     for key, value in marginal(short.pop("_totals"), totals).items():
-                        results[name][f"{backend}: {key}"] = value
+                        figures[f"{backend}: {key}"] = value
+                figures[label_rate] = r["rounds/s"]
+                for key, value in figures.items():
+                    if isinstance(value, int | float):
+                        runs[name][key].append(value)
+                results[name].update(figures)
                 print(f"[{name}] saturated {backend}: {r}", flush=True)
-                label = f"saturated {backend} rounds/s" + (
-                    " (1 process)" if backend == "sqlite" else ""
+                pg1 = postgres_cpu_s() if pg0 is not None else None
+                print(
+                    f"[{name}] run {rep + 1}/{args.repeat}: {figures}; {busy_line(pair, pg0, pg1)}",
+                    flush=True,
                 )
-                results[name][label] = r["rounds/s"]
                 if backend == "sqlite":
                     results[name]["saturated sqlite synchronous"] = args.sqlite_synchronous
                 for k, v in r.items():
                     if k != "rounds/s":
                         results[name][f"saturated {backend} {k}"] = v
-    for name, tree in trees:  # paced and reads: on PostgreSQL if asked, else SQLite
+    spread_keys: list[str] = []
+    if args.repeat > 1:  # the mean of each headline figure, each run's and their spread
+        for name in results:
+            for key, values in runs[name].items():
+                results[name][key] = round(sum(values) / len(values), 1)
+                results[name][f"{key}: runs"] = " ".join(f"{v:g}" for v in values)
+                results[name][f"{key}: spread"] = round(max(values) - min(values), 1)
+                spread_keys += [f"{key}: runs", f"{key}: spread"]
+    for name, tree, env in columns:  # paced and reads: on PostgreSQL if asked, else SQLite
         if "paced" in args.scenarios:
             backend = "postgresql" if "postgresql" in backends else "sqlite"
-            r = paced(tree, backend, args)
+            r = paced(tree, backend, args, env)
             ok &= r.pop("ok")
             print(f"[{name}] paced {backend}: {r}", flush=True)
             results[name].update(r)
     line, _quiet = machine.report()
     print(line)
     keys = list(dict.fromkeys(k for r in results.values() for k in r))
-    headline = [k for k in keys if "(marginal)" in k or k.endswith("rounds/s (1 process)")]
+    headline = [k for k in keys if "(marginal" in k or k.endswith("rounds/s (1 process)")]
     headline += [k for k in keys if k == "saturated postgresql rounds/s"]
+    headline = [k for k in headline if k not in spread_keys]
+    headline = [x for k in headline for x in (k, f"{k}: runs", f"{k}: spread") if x in keys]
     keys = headline + [k for k in keys if k not in headline]
     goals = dict(GOALS)
     width = max(len(k) for k in keys) if keys else 10
-    print(f"\n{'figure':<{width}}  {'goal':>8}  " + "  ".join(f"{n:>16}" for n, _ in trees))
+    cell = max(16, *(len(str(v)) for r in results.values() for k, v in r.items() if k in headline))
+    names = [n for n, _, _ in columns]
+    print(f"\n{'figure':<{width}}  {'goal':>8}  " + "  ".join(f"{n:>{cell}}" for n in names))
     for k in keys:
-        cells = "  ".join(f"{results[n].get(k, '')!s:>16}" for n, _ in trees)
+        cells = "  ".join(f"{results[n].get(k, '')!s:>{cell}}" for n in names)
         print(f"{k:<{width}}  {goals.get(k, ''):>8}  {cells}")
+    if args.repeat > 1 and len(columns) > 1:
+        print()
+        for line in compare(runs, names):
+            print(line)
     return 0 if ok else 1
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, str]]:
+    """``NAME=ENV=VALUE[,ENV=VALUE]``: a column served with those environment settings.
+
+    >>> parse_variant("plain=PAIGOW_PG_WIRE=plain,PAIGOW_PG_STEP_CONNECTIONS=8")
+    ('plain', {'PAIGOW_PG_WIRE': 'plain', 'PAIGOW_PG_STEP_CONNECTIONS': '8'})
+    """
+    name, _, rest = text.partition("=")
+    env = {}
+    for pair in filter(None, rest.split(",")):
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--variant {text!r}: want NAME=ENV=VALUE[,ENV=VALUE]")
+        env[key] = value
+    if not name:
+        raise SystemExit(f"--variant {text!r}: want NAME=ENV=VALUE[,ENV=VALUE]")
+    return name, env
+
+
+def busy_line(pair: Any, pg0: float | None, pg1: float | None) -> str:
+    """What other processes used of the machine during one column's run: PostgreSQL (which
+    serves the run, but maybe others too) set apart."""
+    m = pair.measure()
+    if m is None:
+        return "machine: unknown"
+    others, steal, wall, _quiet = m
+    cores = os.cpu_count() or 1
+    pg = (pg1 - pg0) if pg0 is not None and pg1 is not None else 0.0
+    rest = max(others - pg, 0.0)
+    return (
+        f"during its {wall:.0f} s, other processes than this script and its servers used "
+        f"{others:.1f} CPU-s, PostgreSQL {pg:.1f} of them, the rest {rest:.1f} "
+        f"({rest / (wall * cores):.0%} of {cores} CPUs); steal {steal:.1f} s"
+    )
+
+
+def compare(runs: dict[str, dict[str, list[float]]], names: list[str]) -> list[str]:
+    """Each column's headline figures against the first column's: the difference of the means,
+    and whether the two columns' runs lie apart (every run of one below every run of the other)
+    or their ranges overlap (a difference within the runs' spread).
+
+    >>> compare({"a": {"x": [10.0, 11.0]}, "b": {"x": [12.0, 12.5]}}, ["a", "b"])
+    ['x: b - a = +1.8 (b 12.2 [12-12.5], a 10.5 [10-11]): apart']
+    """
+    out = []
+    first = names[0]
+    for key, base in runs[first].items():
+        for other in names[1:]:
+            values = runs[other].get(key)
+            if not values or not base:
+                continue
+            a, b = sum(base) / len(base), sum(values) / len(values)
+            apart = max(values) < min(base) or min(values) > max(base)
+            out.append(
+                f"{key}: {other} - {first} = {b - a:+.1f} "
+                f"({other} {b:.1f} [{min(values):g}-{max(values):g}], "
+                f"{first} {a:.1f} [{min(base):g}-{max(base):g}]): "
+                + ("apart" if apart else "ranges overlap")
+            )
+    return out
 
 
 if __name__ == "__main__":

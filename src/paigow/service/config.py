@@ -117,6 +117,21 @@ class ServiceConfig(BaseSettings):
     """PostgreSQL: the connections a process opens at most for its steps and reads on the event
     loop (26 a process in all by default: three processes fit PostgreSQL's default
     ``max_connections`` of 100; raise that, or lower these, for more)."""
+    pg_driver: str = "psycopg"
+    """PostgreSQL: the driver of the steps' asyncio engine, ``psycopg`` or ``asyncpg`` (any
+    case; empty: ``psycopg``). ``asyncpg`` needs the ``asyncpg`` extra; its statements run the
+    ``plain`` way (see ``pg_wire``), each prepared by SQLAlchemy's asyncpg dialect and kept in
+    its cache of prepared statements. LISTEN/NOTIFY, the dealer locks, migrations and the cold
+    paths stay on psycopg. Read from the environment whenever a database is opened (a value
+    given in code is not used)."""
+    pg_wire: str = "prepared"
+    """PostgreSQL with psycopg: how the steps' statements reach the server. ``prepared`` (the
+    default): each step's statements as prepared statements of the connection (``PREPARE`` once,
+    ``EXECUTE`` after), those whose results can wait sent together with the next one or the
+    commit, in one message of the simple query protocol. ``plain``: one statement at a time on
+    psycopg's own protocol (its defaults: values bound by the server, its own prepared statements
+    after five runs). Any case; empty: ``prepared``. Read from the environment whenever a
+    database is opened (a value given in code is not used)."""
     freeze_gc: bool = False
     """Once started, move everything the process holds into the garbage collector's permanent
     generation and collect the young generation less often (``paigow serve`` sets it): full

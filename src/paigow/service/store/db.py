@@ -3,7 +3,8 @@
 Two back ends: SQLite (a file; WAL journal; every write transaction starts with ``BEGIN IMMEDIATE``
 so that it holds the write lock from its first statement, and a process-wide lock keeps this
 process's writers from spinning on each other) and PostgreSQL through psycopg 3 (``postgresql://``
-URLs are rewritten to ``postgresql+psycopg://``; rows are locked with ``SELECT ... FOR UPDATE``).
+URLs are rewritten to ``postgresql+psycopg://``; rows are locked with ``SELECT ... FOR UPDATE``),
+the steps' asyncio engine through psycopg or, with ``pg_driver`` asyncpg, through asyncpg.
 
 >>> normalize_url("postgresql://u@h:5432/db")
 'postgresql+psycopg://u@h:5432/db'
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -229,6 +230,58 @@ def safe_url(url: str) -> str:
     return _safe(normalize_url(url))
 
 
+PG_DRIVERS: Final = ("psycopg", "asyncpg")
+PG_WIRES: Final = ("prepared", "plain")
+
+
+def step_wire(driver: str | None = None, wire: str | None = None) -> tuple[str, str]:
+    """The driver of the steps' asyncio engine on PostgreSQL and how their statements reach the
+    server (``pg_driver``, ``pg_wire``: given, else from the environment): ``prepared`` is
+    psycopg's alone (:mod:`paigow.service.store.pgwire`), asyncpg's statements go ``plain``.
+
+    >>> step_wire("psycopg", "prepared"), step_wire("ASYNCPG", "prepared"), step_wire("psycopg", "plain")
+    (('psycopg', 'prepared'), ('asyncpg', 'plain'), ('psycopg', 'plain'))
+    >>> step_wire("pg8000")
+    Traceback (most recent call last):
+    ...
+    ValueError: the steps' PostgreSQL driver must be psycopg or asyncpg, not 'pg8000'
+    """
+    drv = (driver or env_setting("pg_driver") or "psycopg").strip().lower()
+    if drv not in PG_DRIVERS:
+        raise ValueError(f"the steps' PostgreSQL driver must be psycopg or asyncpg, not {drv!r}")
+    how = (wire or env_setting("pg_wire") or "prepared").strip().lower()
+    if how not in PG_WIRES:
+        raise ValueError(f"the steps' PostgreSQL wire must be prepared or plain, not {how!r}")
+    return drv, ("plain" if drv == "asyncpg" else how)
+
+
+def server_settings(options: str) -> dict[str, str]:
+    """libpq's ``options`` (``-c name=value`` ...) as asyncpg's ``server_settings``.
+
+    >>> server_settings("-csearch_path=t_1 -c statement_timeout=5s --jit=off")
+    {'search_path': 't_1', 'statement_timeout': '5s', 'jit': 'off'}
+    """
+    import shlex
+
+    out: dict[str, str] = {}
+    words = shlex.split(options)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-c" and i + 1 < len(words):
+            word, i = words[i + 1], i + 1
+        elif word.startswith(("-c", "--")):
+            word = word[2:]
+        else:
+            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
+        name, sep, value = word.partition("=")
+        if not sep:
+            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
+        out[name.replace("-", "_")] = value
+        i += 1
+    return out
+
+
 class Database:
     """Engines and transactions for one database URL."""
 
@@ -239,8 +292,12 @@ class Database:
         pool_size: int = 8,
         step_pool_size: int = 16,
         sqlite_synchronous: str | None = None,
+        pg_driver: str | None = None,
+        pg_wire: str | None = None,
     ) -> None:
         self.url: URL = make_url(normalize_url(url))
+        self.pg_driver, self.pg_wire = step_wire(pg_driver, pg_wire)
+        """The steps' driver and wire on PostgreSQL (:func:`step_wire`)."""
         sync = (sqlite_synchronous or env_setting("sqlite_synchronous") or "FULL").upper()
         if sync not in ("FULL", "EXTRA", "NORMAL"):
             raise ValueError(f"SQLite synchronous must be FULL, EXTRA or NORMAL, not {sync!r}")
@@ -298,25 +355,66 @@ class Database:
         return engine
 
     def async_engine(self) -> AsyncEngine:
-        """An asyncio engine on the same PostgreSQL database (psycopg's asyncio connections),
-        for the steps (:mod:`paigow.service.store.writer`)."""
+        """An asyncio engine on the same PostgreSQL database, for the steps
+        (:mod:`paigow.service.store.writer`): psycopg's asyncio connections, or asyncpg's
+        (``pg_driver``)."""
         from sqlalchemy.ext.asyncio import create_async_engine
 
         if not self.is_postgres:
             raise ValueError("the asyncio engine is for PostgreSQL")
         size = max(2, self.step_pool_size)
-        return create_async_engine(
-            self.url,
+        name = f"paigow-steps-{os.getpid()}"
+        url = self.url
+        connect_args: dict[str, Any]
+        if self.pg_driver == "asyncpg":
+            # SQLAlchemy's dialect keeps each connection's prepared statements (its
+            # prepared_statement_cache_size); libpq's options go as server settings (below)
+            url = url.set(drivername="postgresql+asyncpg")
+            connect_args = {"server_settings": {"application_name": name}}
+        elif self.pg_wire == "prepared":
+            # the steps' statements are prepared by paigow.service.store.pgwire (EXECUTE in one
+            # message); psycopg's own would be deallocated all at once at each rollback
+            connect_args = {"application_name": name, "prepare_threshold": None}
+        else:  # psycopg as it comes
+            connect_args = {"application_name": name}
+        engine = create_async_engine(
+            url,
             pool_size=size - size // 4,  # kept open: a connection opened and closed per burst
             max_overflow=size // 4,  # of steps costs the server a process start each time
             pool_recycle=600,
-            # the steps' statements are prepared by paigow.service.store.pgwire (EXECUTE in one
-            # message); psycopg's own would be deallocated all at once at each rollback
-            connect_args={
-                "application_name": f"paigow-steps-{os.getpid()}",
-                "prepare_threshold": None,
-            },
+            connect_args=connect_args,
         )
+        if self.pg_driver == "asyncpg":
+
+            @event.listens_for(engine.sync_engine, "checkout")
+            def _leftover(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+                # a task cancelled while asyncpg's BEGIN was under way (a feed's read when its
+                # last watcher leaves) leaves asyncpg a transaction that SQLAlchemy never ends:
+                # every later one on the connection would be a SAVEPOINT inside it, never
+                # committed. Such a connection is dropped (the pool opens another)
+                raw = dbapi_connection.driver_connection
+                if raw.is_in_transaction() or getattr(raw, "_top_xact", None) is not None:
+                    raise sa.exc.DisconnectionError("a transaction left open on the connection")
+
+            @event.listens_for(engine.sync_engine, "do_connect")
+            def _options(_d: Any, _r: Any, _args: Any, params: dict[str, Any]) -> None:
+                # asyncpg takes no ``options`` (the URL keeps them: it names the database in
+                # the steps' caches, Tx.database)
+                options = params.pop("options", None)
+                if options:
+                    params["server_settings"] = {
+                        **params.get("server_settings", {}),
+                        **server_settings(options),
+                    }
+
+        return engine
+
+    def wire_driver(self, conn: sa.Connection) -> Any:
+        """What a step's :class:`~paigow.service.store.unit.Tx` on ``conn`` (a connection of
+        :meth:`async_engine`) takes as its ``driver``: the driver's connection, which it sends
+        its statements on through :mod:`paigow.service.store.pgwire` (``pg_wire`` prepared), or
+        None (``plain``: each statement on the DBAPI cursor, as SQLAlchemy runs them)."""
+        return conn.connection.driver_connection if self.pg_wire == "prepared" else None
 
     @property
     def backend(self) -> str:

@@ -1,9 +1,9 @@
 """Statements compiled once: the hot paths' statements are written once as SQLAlchemy Core,
-compiled once per dialect (SQLite, PostgreSQL) and then run straight on the DBAPI cursor of the
-transaction's connection (:class:`paigow.service.store.unit.Tx`), without SQLAlchemy's
-per-statement layers (cache keys, execution contexts, result objects). Parameters are dicts
-keyed by the statement's bind names; JSON parameters are encoded and JSON results decoded as
-SQLAlchemy's ``JSON`` type does; rows are plain tuples.
+compiled once per dialect (SQLite, PostgreSQL: once per driver) and then run straight on the
+DBAPI cursor of the transaction's connection (:class:`paigow.service.store.unit.Tx`), without
+SQLAlchemy's per-statement layers (cache keys, execution contexts, result objects). Parameters
+are dicts keyed by the statement's bind names; JSON parameters are encoded and JSON results
+decoded as SQLAlchemy's ``JSON`` type does; rows are plain tuples.
 
 >>> import sqlalchemy as sa
 >>> t = sa.table("t", sa.column("a", sa.Integer), sa.column("doc", sa.JSON))
@@ -71,7 +71,7 @@ class Compiled:
 
 
 class Sql:
-    """A statement (SQLAlchemy Core) compiled once per dialect for the DBAPI cursor."""
+    """A statement (SQLAlchemy Core) compiled once per dialect's driver for the DBAPI cursor."""
 
     __slots__ = ("_by_dialect", "stmt")
 
@@ -83,9 +83,11 @@ class Sql:
         return f"Sql({str(self.stmt).splitlines()[0][:60]!r})"
 
     def compiled(self, dialect: sa.Dialect) -> Compiled:
-        hit = self._by_dialect.get(dialect.name)
+        """The statement for ``dialect``'s driver (its placeholders: psycopg's and asyncpg's
+        differ)."""
+        hit = self._by_dialect.get(dialect.driver)
         if hit is None:
-            hit = self._by_dialect[dialect.name] = _compile(self.stmt, dialect)
+            hit = self._by_dialect[dialect.driver] = _compile(self.stmt, dialect)
         return hit
 
 

@@ -10,10 +10,14 @@ On PostgreSQL, statements whose results a step does not need wait and go with it
 statement or its commit, in one message (:meth:`Tx.later`), as do reads sent ahead of when
 the step asks for them (:meth:`Tx.ahead`) and statements whose rows are needed at once
 (:meth:`Tx.together`); the message is sent by :func:`paigow.service.store.pgwire.send_together`.
+Without the driver's connection (``pg_wire`` plain, asyncpg: see
+:meth:`paigow.service.store.db.Database.wire_driver`) each statement runs when it is asked for,
+on the cursor, as on SQLite.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -43,15 +47,20 @@ class Tx:
         driver: Any = None,
     ) -> None:
         self.connection = connection
-        self.database: Any = connection.engine.url
+        self.dialect = connection.dialect
+        self._asyncpg = self.dialect.driver == "asyncpg"
+        """asyncpg's connection (``pg_driver``): its rows are records, its placeholders ``$n``."""
+        self.database: Any = (
+            _as_psycopg(connection.engine.url) if self._asyncpg else connection.engine.url
+        )
         """Tells this database from others a process may use (a key for caches of what never
-        changes in a database: its tables' configurations, accounts seen to exist)."""
+        changes in a database: its tables' configurations, accounts seen to exist), whichever
+        driver the connection is of."""
         self._pending: list[pgwire.Pending] = []
         """What waits to be sent: (text, values, one row of values or several, the key of a
         read sent ahead)."""
         self._ahead: dict[Hashable, list[Row] | None] = {}
         """The reads sent ahead (:meth:`ahead`): their rows, None until they have been sent."""
-        self.dialect = connection.dialect
         self.is_sqlite = self.dialect.name == "sqlite"
         self.is_postgres = self.dialect.name == "postgresql"
         raw = connection.connection.dbapi_connection
@@ -104,7 +113,7 @@ class Tx:
         except self._error as exc:
             raise self._wrap(c.text, values, exc) from exc
         if c.out is None:
-            return rows
+            return [tuple(r) for r in rows] if self._asyncpg else rows
         return [c.row(r) for r in rows]
 
     def first(self, sql: Sql, params: Mapping[str, Any] | None = None) -> Row | None:
@@ -171,12 +180,17 @@ class Tx:
             return []
         if self._pending:
             return self._send([(statement, params)])[0]
+        if self._asyncpg:
+            statement, params = _dollar(statement, params)
         cur = self._cursor
         try:
             cur.execute(statement, params)
-            return list(cur.fetchall()) if cur.description is not None else []
+            if cur.description is None:
+                return []
+            rows = list(cur.fetchall())
         except self._error as exc:
             raise self._wrap(statement, params, exc) from exc
+        return [tuple(r) for r in rows] if self._asyncpg else rows
 
     def commit_pending(self) -> bool:
         """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
@@ -328,6 +342,35 @@ class Tx:
         self._session = None
         self._own_session = False
         self._finish.clear()
+
+
+@functools.lru_cache(maxsize=64)
+def _as_psycopg(url: sa.URL) -> sa.URL:
+    """The URL of an asyncpg engine as the psycopg engines of the same database have it."""
+    return url.set(drivername="postgresql+psycopg")
+
+
+def _dollar(statement: str, params: Sequence[Any] | Mapping[str, Any]) -> tuple[str, Sequence[Any]]:
+    """A statement of psycopg's placeholders (``%s``, ``%(name)s``; ``%%``) and its values as
+    asyncpg takes them (``$n``, values in order).
+
+    >>> _dollar("SELECT pg_notify(%s, %s)", ("c", "x"))
+    ('SELECT pg_notify($1, $2)', ('c', 'x'))
+    >>> _dollar("SELECT %(a)s, %(b)s, %(a)s LIKE 'p%%'", {"b": 2, "a": 1})
+    ("SELECT $1, $2, $1 LIKE 'p%'", [1, 2])
+    >>> _dollar("SAVEPOINT step", ())
+    ('SAVEPOINT step', ())
+    """
+    named = isinstance(params, Mapping)
+    prepared = pgwire.preparable(statement, named)
+    if prepared is None:
+        if params:
+            raise ValueError(f"placeholders asyncpg cannot take: {statement!r}")
+        return statement.replace("%%", "%"), ()
+    if prepared.names is None:
+        return prepared.text, cast(Sequence[Any], params)
+    values = cast(Mapping[str, Any], params)
+    return prepared.text, [values[n] for n in prepared.names]
 
 
 def _frozen(params: Mapping[str, Any] | None) -> Hashable:

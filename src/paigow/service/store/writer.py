@@ -11,7 +11,9 @@ the process's writer and awaited.
 - PostgreSQL (:class:`PostgresWriter`): each step is a transaction of its own on a pooled
   connection of an asyncio engine (row locks let steps at different tables run at once; the
   step's code runs on the event loop, its statements awaited), retried on a deadlock, a
-  serialization failure or a unique-key race.
+  serialization failure or a unique-key race. Its statements go through
+  :mod:`paigow.service.store.pgwire` (psycopg, ``pg_wire`` prepared: the default) or one at a
+  time on the driver's cursor (``plain``, and asyncpg: ``pg_driver``).
 
 Either way a step's table notices are sent at its commit (PostgreSQL: ``pg_notify`` inside the
 transaction, for every process) and delivered in this process on the event loop, with the
@@ -339,7 +341,7 @@ class PostgresWriter:
             return await conn.run_sync(self._read, fn)
 
     def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
-        return fn(Tx(conn, trace=self.db.trace, driver=conn.connection.driver_connection))
+        return fn(Tx(conn, trace=self.db.trace, driver=self.db.wire_driver(conn)))
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         engine = self._engine
@@ -374,8 +376,7 @@ class PostgresWriter:
 
     def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
         """The step in its transaction (run by the engine, its statements awaited)."""
-        driver = conn.connection.driver_connection
-        tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=driver)
+        tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=self.db.wire_driver(conn))
         done.append(tx)
         try:
             result = fn(tx)
