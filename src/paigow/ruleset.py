@@ -95,7 +95,7 @@ class Ruleset:
             raise RulesetError("min_wager must be at least one minor unit")
         if self.max_wager < self.min_wager:
             raise RulesetError(
-                f"the maximum wager {format_money(self.max_wager)} is below the minimum "
+                f"max_wager {format_money(self.max_wager)} is below min_wager "
                 f"{format_money(self.min_wager)}"
             )
         if not self.house_way:
