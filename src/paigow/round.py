@@ -52,6 +52,7 @@ from paigow.events import (
     event_from_dict,
 )
 from paigow.house_way import HouseWay
+from paigow.money import format_money
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
 from paigow.settlement import settle
@@ -173,7 +174,10 @@ class Round:
             raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
         lo, hi = self.ruleset.min_wager, self.ruleset.max_wager
         if not lo <= amount <= hi:
-            raise RoundError(f"wager {amount} is outside the table limits {lo}..{hi}")
+            raise RoundError(
+                f"wager {format_money(amount)} is outside the table limits "
+                f"{format_money(lo)} to {format_money(hi)}"
+            )
         self.wagers[spot] = amount
         event = WagerPlaced(spot, amount)
         self._emit(event)

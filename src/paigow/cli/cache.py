@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from paigow.cli.common import AnalysisJsonOpt, HouseWayOpt, WheelOpt, out_console
-from paigow.cli.jobs import WorkersOpt, load_house_way, open_compiled
+from paigow.cli.common import AnalysisJsonOpt, HouseWayOpt, WheelOpt, WorkersOpt, out_console
+from paigow.cli.jobs import load_house_way, open_compiled
 from paigow.ranking import Wheel
 
 cache_app = typer.Typer(

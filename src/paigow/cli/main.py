@@ -17,10 +17,12 @@ import typer
 
 from paigow.cli import analysis, game, service
 from paigow.cli.cache import cache_app
+from paigow.cli.common import ReadableGroup
 from paigow.cli.report import report_app
 from paigow.cli.strategy import strategy_app
 
 app = typer.Typer(
+    cls=ReadableGroup,  # readable help for every command, those added later too
     name="paigow",
     help="Pai gow poker under Indiana's 68 IAC 10-9: hands, rounds and a terminal table.",
     no_args_is_help=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,16 +18,18 @@ import typer
 from typer.core import TyperGroup
 
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
+    ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
+    OutOpt,
+    SchedulerOpt,
     WheelOpt,
+    WorkersOpt,
     out_console,
     terminal_err_console,
 )
 from paigow.cli.jobs import (
-    ClusterOpt,
-    SchedulerOpt,
-    WorkersOpt,
     load_house_way,
     parse_commission,
     prepare_job,
@@ -37,12 +40,26 @@ from paigow.ranking import Wheel
 
 
 class ReportGroup(TyperGroup):
-    """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name."""
+    """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name;
+    ``report --help`` shows the sheet's options too."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
             args = ["sheet", *args]
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        super().format_help(ctx, formatter)
+        sheet = self.commands["sheet"]
+        sheet.format_help(typer.Context(sheet, info_name="sheet", parent=ctx), formatter)
+
+
+class ReportFormat(StrEnum):
+    """``report floor --format``."""
+
+    CSV = "csv"
+    JSON = "json"
+    HTML = "html"
 
 
 report_app = typer.Typer(
@@ -54,14 +71,14 @@ report_app = typer.Typer(
 
 @report_app.command("sheet", help="A par sheet for the ruleset and house way (the default).")
 def sheet_command(
-    out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
+    out: OutOpt,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the simulation.")] = 1,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -76,37 +93,48 @@ def sheet_command(
     way = load_house_way(house_way)
     rate = parse_commission(commission)
     ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+    err = terminal_err_console()
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
+    err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
     with progress_bar("counting", HANDS) as advance:
         stats = compute_stats(spec, runner, advance)
+    err.print(f"par sheet 2/3: the edge by simulation, {rounds:,} rounds")
     with progress_bar("simulating", rounds) as advance:
         sim = simulate(spec, rounds, runner, seed, rate, None, advance)
-    costs = None
-    try:
-        from paigow.analysis.strategy import CompiledStrategy
+    err.print("par sheet 3/3: the exact edges and the cost of the house way; the charts")
+    with err.status(f"writing {out}"):
+        costs = None
+        try:
+            from paigow.analysis.strategy import CompiledStrategy
 
-        costs = CompiledStrategy.open(spec, rate).rule_costs()
-    except PaigowError:
-        terminal_err_console().print(
-            "no compiled strategy: the par sheet leaves out the cost of the house way"
-        )
-    write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
+            costs = CompiledStrategy.open(spec, rate).rule_costs()
+        except PaigowError:
+            err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
+        write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
     out_console().print(f"wrote {out}")
 
 
 @report_app.command("floor")
 def floor_command(
-    database: Annotated[str, typer.Option("--database", help="sqlite:///FILE or postgresql://...")],
+    database: Annotated[
+        str, typer.Option("--database", metavar="URL", help="sqlite:///FILE or postgresql://...")
+    ],
     first: Annotated[
-        dt.datetime, typer.Option("--from", formats=["%Y-%m-%d"], help="First gaming day.")
+        dt.datetime,
+        typer.Option(
+            "--from", metavar="YYYY-MM-DD", formats=["%Y-%m-%d"], help="First gaming day."
+        ),
     ],
     last: Annotated[
-        dt.datetime, typer.Option("--to", formats=["%Y-%m-%d"], help="Last gaming day.")
+        dt.datetime,
+        typer.Option("--to", metavar="YYYY-MM-DD", formats=["%Y-%m-%d"], help="Last gaming day."),
     ],
     fmt: Annotated[
-        str, typer.Option("--format", help="csv, json or html.", case_sensitive=False)
-    ] = "csv",
-    out: Annotated[Path | None, typer.Option("--out", help="Write here (default: stdout).")] = None,
+        ReportFormat, typer.Option("--format", help="csv, json or html.", case_sensitive=False)
+    ] = ReportFormat.CSV,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="Write here (default: stdout).")
+    ] = None,
 ) -> None:
     """The floor report by gaming day (PAIGOW_GAMING_DAY_START, default 06:00, in
     PAIGOW_GAMING_DAY_TZ, default UTC), per table and in total, reconciled to the ledger to the
@@ -114,10 +142,6 @@ def floor_command(
     from paigow.service.floor.report import ReportMismatch, floor_report, render
     from paigow.service.store.db import Database
 
-    fmt = fmt.lower()
-    if fmt not in ("csv", "json", "html"):
-        typer.echo(f"error: --format takes csv, json or html, not {fmt!r}", err=True)
-        raise typer.Exit(2)
     try:
         db = Database(database)
         try:
@@ -133,7 +157,7 @@ def floor_command(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    text = render(report, fmt)
+    text = render(report, fmt.value)
     if out is None:
         sys.stdout.write(text)
     else:

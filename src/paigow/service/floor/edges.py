@@ -83,6 +83,7 @@ class EdgeWorker:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._running: dict[str, Future[dict[str, Any]]] = {}
+        self._closing = False
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -137,6 +138,8 @@ class EdgeWorker:
 
     def _done(self, db: Database, ident: str, fut: Future[dict[str, Any]]) -> None:
         try:
+            if self._closing:  # stopped by shutdown: still "computing", for the next server
+                return
             try:
                 counts = fut.result()
                 error = None
@@ -158,9 +161,18 @@ class EdgeWorker:
                 self._running.pop(ident, None)
 
     def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the worker process and release the pool (its queues' semaphores among them: a
+        server stopped by SIGTERM leaks none). A computation in progress is dropped; its
+        finished chunks are checkpointed, and the next server goes on from them."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            self._closing = pool is not None
+        if pool is None:
+            return
+        # No public way to stop a busy worker before Python 3.14 (terminate_workers).
+        for process in list((pool._processes or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def store_counts(
@@ -206,6 +218,15 @@ def edge_worker() -> EdgeWorker:
         if _worker is None:
             _worker = EdgeWorker()
         return _worker
+
+
+def shutdown_edge_worker() -> None:
+    """Stop this process's :class:`EdgeWorker`, if it was ever started (the server's
+    shutdown)."""
+    with _worker_lock:
+        worker = _worker
+    if worker is not None:
+        worker.shutdown()
 
 
 def wait_for_edges(db: Database, timeout: float = 300.0) -> None:
