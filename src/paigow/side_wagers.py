@@ -162,22 +162,18 @@ def settle_side_wagers(
             held = frozenset() if low is None else frozenset({low})
         else:
             held = hands[spot].held
-        before = after = None
+        before: int | None = None
+        after: int | None = None
         if offer.bank is not None:
             before = running[offer.bank]
         result = settle_bonus(table, wager, held, before)
-        if offer.bank is not None:
-            after = before
+        if offer.bank is not None and before is not None and table.progressive is not None:
             paid = meter_pay(table, result.category, result.win)
-            if paid:
-                assert table.progressive is not None
-                after = max(before - paid, table.progressive.seed)
+            after = max(before - paid, table.progressive.seed) if paid else before
             running[offer.bank] = after
         hand = None if result.category is None else result.category.value
         events.append(
-            SideWagerSettled(
-                spot, name, wager, hand, result.win, result.returned, before, after
-            )
+            SideWagerSettled(spot, name, wager, hand, result.win, result.returned, before, after)
         )
         envy = _envy(offer, spot, wager, hands, players)
         if envy is not None:
