@@ -192,10 +192,16 @@ def check_table(
     """What a pay table must hold together (every pay fits its target, meter pays a progressive)."""
     if not pays:
         raise PayTableError(f"{where('pays')}: a pay table pays at least one hand")
-    low = target is Target.DEALER_LOW
     for category, pay in pays.items():
-        if category.is_low != low:
-            wanted = "the low hand's" if low else "seven-card"
+        # The player's table pays seven-card categories, the dealer-low table the low hand's;
+        # the dealer's table may pay both (the dealer's seven cards and the house way's low).
+        allowed = {
+            Target.PLAYER: not category.is_low,
+            Target.DEALER_LOW: category.is_low,
+            Target.DEALER: True,
+        }[target]
+        if not allowed:
+            wanted = "the low hand's" if target is Target.DEALER_LOW else "seven-card"
             raise PayTableError(
                 f"{where('pays', category.value)}: pays.{category.value}: a {target.value} "
                 f"pay table pays {wanted} categories only"
