@@ -54,13 +54,18 @@ def find_line(lines: list[str], section: str, key: str) -> int | None:
         name = stripped.split("=", 1)[0].strip().strip('"').strip("'")
         if "=" in stripped and name == key:
             return number
+    if header_line is None and not key:
+        # A section given only through its subtables (``[envy.amounts]``): their first header.
+        for number, line in enumerate(lines, 1):
+            if line.split("#", 1)[0].strip().startswith(f"[{section}."):
+                return number
     return header_line
 
 
 def _money(value: object, where: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, str):
         raise PayTableError(f'{where}: {what}: {value!r} is not an amount (write it as "$5")')
-    if value.strip().startswith("-"):
+    if value.strip().lstrip("$").strip().startswith("-"):
         raise PayTableError(f"{where}: {what}: {value!r} is negative")
     try:
         return parse_money(value)
