@@ -330,3 +330,17 @@ def test_dealer_bets_settle_on_the_dealer_cards_and_house_way() -> None:
         held_for(Target.DEALER, pair)
     with pytest.raises(ValueError, match="two of the dealer's seven cards"):
         held_for(Target.DEALER, pair, parse_cards("As Ad"))
+
+
+def test_the_side_wagers_page_lists_every_preset_as_it_pays() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "side-wagers.md").read_text("utf-8")
+    for name in BONUS_PRESETS:
+        t = PayTable.load(name)
+        section = text.split(f"\n### `{name}`\n", 1)[1].split("\n### ", 1)[0]
+        rows = [
+            [c.strip() for c in line.strip().strip("|").split("|")]
+            for line in section.splitlines()
+            if line.startswith("| `")
+        ]
+        assert {r[0].strip("`"): r[1] for r in rows} == {c.value: p.text for c, p in t.pays.items()}
+        assert t.source in section.replace("\n", " ")
