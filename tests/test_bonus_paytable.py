@@ -307,7 +307,7 @@ def test_envy_with_several_qualifying_hands() -> None:
     assert envy_due(t, 499, [quads, aces]) == 0  # below the $5 minimum
     assert envy_due(t, 10_000, []) == 0
     assert envy_due(PayTable.load("emperors-challenge"), 500, [quads]) == 0  # no Envy there
-    assert Envy({B.FLUSH: 100}, minimum=0).amount({B.FLUSH}) == 100
+    assert Envy(minimum=0, amounts={B.FLUSH: 100}).amount({B.FLUSH}) == 100
 
 
 def test_dealer_bets_settle_on_the_dealer_cards_and_house_way() -> None:

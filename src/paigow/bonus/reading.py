@@ -153,7 +153,7 @@ def read_fields(data: object, where: Where) -> Fields:
             amounts[category] = cents
         if not amounts:
             raise PayTableError(f"{where('envy.amounts')}: envy without amounts")
-        envy = Envy(amounts, minimum)
+        envy = Envy(minimum, amounts)
     progressive = None
     if "progressive" in top:
         section = _table(top["progressive"], where("progressive"), "progressive")
