@@ -376,6 +376,16 @@ def test_bets_on_the_dealers_hand(dealer: str, queen: int, tiger: int) -> None:
     replays(r)
 
 
+def test_a_dealer_bonus_pays_the_house_ways_low_hand_too() -> None:
+    rules = RULES.with_(side_wagers=(SideWagerOffer("dealer", PayTable.load("dealer-bonus")),))
+    dealer = "Kc 9d 8h 6s 5s 3d 2h"  # king-high pai gow; the house way's low hand is 9-8
+    r = play({None: dealer}, {1: 1000}, {(1, "dealer"): 500}, rules=rules)
+    assert r.dealer_setting is not None and {c.code for c in r.dealer_setting.low} == {"9d", "8h"}
+    assert r.side_results[(1, "dealer")] == SideWagerSettled(
+        1, "dealer", 500, "low-nine-high", 2500, 3000
+    )
+
+
 # --------------------------------------------------------------------------- progressive
 JACKPOT_HANDS: dict[int | None, str] = {
     1: "Jk Kh Qh Jh Th Ks Qs",  # royal match with the joker: 10% of the meter
