@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -209,7 +210,8 @@ def test_deal_with_a_progressive_and_dealer_bets() -> None:
     bank = "fortune-progressive"
     assert data["meters"] == {bank: 2_000_000 + 6 * 15}  # the meter and this round's shares
     jackpot = [e for e in data["side_results"] if e["name"] == bank]
-    assert [e["meter"] for e in jackpot][0] == data["meters"][bank]
+    assert jackpot[0]["meter"] == data["meters"][bank]
+    assert all(a["meter_after"] == b["meter"] for a, b in itertools.pairwise(jackpot))
     dealer = [e for e in data["side_results"] if e["name"] != bank]
     assert (
         len({(e["name"], e["hand"], e["win"] // e["wager"]) for e in dealer}) == 2
