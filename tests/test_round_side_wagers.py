@@ -539,6 +539,16 @@ def test_the_log_of_a_round_with_side_wagers() -> None:
     assert "meter" not in fortune and "meter_after" not in fortune
     for e in r.events:
         assert event_from_dict(e.to_dict()) == e
+    lines = narrate_log(r.events)
+    assert lines[0].endswith(
+        "; side wagers: fortune $1.00-$100.00 (fortune-a), every $1.00-$100.00 (every), jackpot "
+        "$1.00 (test-jackpot, bank test-jackpot), queen $1.00-$50.00 (dealer-queen), tiger "
+        "$1.00-$50.00 (tiger)"
+    )
+    assert "spot 5 wagers $2.00 on tiger" in lines
+    assert lines[-1].endswith(
+        "; side wagers: wagered $13.00, returned $231.00, Envy paid $565.00"  # 130 + 101; 290 + 275
+    ), lines[-1]
     replays(r)
 
 
