@@ -836,9 +836,7 @@ class Round:
                 self.decline_dragon(spot)
             case DragonAccepted(spot=spot, amount=amount):
                 self.accept_dragon(spot, amount)
-            case (
-                SpotSettled() | DragonSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled()
-            ):
+            case SpotSettled() | DragonSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled():
                 self.settle(self._logged_meters)
             case Voided(reason=reason):
                 self.void(reason)

@@ -174,19 +174,6 @@ class SideWagerOffer:
         return cls(**values)
 
 
-VARIANTS: Final[Mapping[str, Mapping[str, Any]]] = {
-    "indiana": {},
-    "ez": {"commission": Commission("0"), "push": PushRule.QUEEN_HIGH_PAI_GOW},
-    "commission-free": {"commission": Commission("0"), "push": PushRule.NINE_HIGH_LOW},
-    "face-up": {
-        "commission": Commission("0"),
-        "push": PushRule.ACE_HIGH_PAI_GOW,
-        "face_up": True,
-    },
-}
-"""The named variants of :meth:`Ruleset.preset`: the settings each changes from Indiana's."""
-
-
 @dataclass(frozen=True)
 class Ruleset:
     """The rules a table runs under. Defaults are Indiana's; money is in minor units (cents)."""

@@ -144,9 +144,11 @@ def best_against(
         if pushes and not r.foul:
             r = Settlement(Outcome.PUSH, r.high, r.low, r.wager, 0, 0)
         results.append((s, r))
-        if best is None or _RANK[r.outcome] > _RANK[best[1].outcome]:
-            best = (s, r)
-        elif _RANK[r.outcome] == _RANK[best[1].outcome] and s.same_hands(hw):
+        if (
+            best is None
+            or _RANK[r.outcome] > _RANK[best[1].outcome]
+            or (_RANK[r.outcome] == _RANK[best[1].outcome] and s.same_hands(hw))
+        ):
             best = (s, r)
     assert best is not None
     return FaceUpChoice(best[0], best[1], hw, tuple(results))
