@@ -144,7 +144,7 @@ def _pai_gow(rnd: random.Random, top: int) -> list[Card]:
         seven = rnd.sample(FULL_DECK, 7)
         if pai_gow_top(seven) == top:
             return seven
-        ranks = rnd.sample(range(2, top), 6) + [top]
+        ranks = [*rnd.sample(range(2, top), 6), top]
         cards = [Card((r - 2) * 4 + rnd.randrange(4)) for r in ranks]
         if top == 14 and rnd.random() < 0.3:
             cards[-1] = Card(52)
@@ -160,3 +160,104 @@ def test_pai_gow_bits_count_every_pai_gow() -> None:
         bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
         total += sum(KP.pai_gow_bits(top, want, bits, K.BINOM) for top in range(6, 53))
     assert total == 24_780_420
+
+
+def _patch_masks(
+    monkeypatch: pytest.MonkeyPatch, compiled: CompiledHouseWay, deck: list[int], mode: str
+) -> Any:
+    """A stand-in trigger (as in test_masked_edge_equals_brute_force) for every reader of the
+    push rule's mask, the caches emptied; returns the flag of a hand for the brute force."""
+    from paigow.analysis import optimal as O
+    from paigow.analysis import pushed as P
+
+    n2 = len(compiled.tables.two_keys)
+    low_trig = np.zeros(n2, dtype=np.uint8)
+    bits = np.zeros(1, dtype=np.uint8)
+    if mode == "low":
+        low_trig[1::3] = 1
+        kind = KP.MODE_LOW
+
+        def flag(h: tuple[int, ...], lo: int) -> bool:
+            return bool(low_trig[lo])
+    else:
+        bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
+        for h in itertools.combinations(sorted(deck), 7):
+            if _hand_flag(h):
+                k = _index(h)
+                bits[k >> 3] |= 1 << (k & 7)
+        kind = KP.MODE_HAND
+
+        def flag(h: tuple[int, ...], lo: int) -> bool:
+            return _hand_flag(h)
+
+    monkeypatch.setattr(P, "push_mask", lambda spec, push: (kind, bits, low_trig))
+    P.dealer_view.cache_clear()
+    O.structures.cache_clear()
+    return flag
+
+
+def _brute_optimal_push(
+    compiled: CompiledHouseWay, deck: list[int], rate: Any, flag: Any
+) -> tuple[int, int, int]:
+    from paigow.setting import all_settings
+
+    hands = list(itertools.combinations(sorted(deck), 7))
+    hs, ls, fl = [], [], []
+    for h in hands:
+        hi, lo = compiled.dealer_ranks([Card(c) for c in h])
+        hs.append(hi)
+        ls.append(lo)
+        fl.append(bool(flag(h, lo)))
+    hs_a, ls_a, fl_a = np.array(hs), np.array(ls), np.array(fl)
+    pos = {c: i for i, c in enumerate(sorted(deck))}
+    bits = np.array([sum(1 << pos[c] for c in h) for h in hands], dtype=np.int64)
+    t = compiled.tables
+    win = loss = deals = 0
+    for i, p in enumerate(hands):
+        disjoint = (bits & bits[i]) == 0
+        d = disjoint & ~fl_a
+        dh, dl = hs_a[d], ls_a[d]
+        best = None
+        for s in all_settings([Card(c) for c in p]):
+            ph, pl = t.rank5_of(s.high), t.rank2_of(s.low)
+            if s.is_foul:
+                w, lo = 0, int(disjoint.sum())  # a foul loses, the push rule or not
+            else:
+                w = int(np.sum((ph > dh) & (pl > dl)))
+                lo = int(np.sum((ph <= dh) & (pl <= dl)))
+            key = (w * (1 - rate) - lo, (ph, pl) == (hs_a[i], ls_a[i]))
+            if best is None or key > best[0]:
+                best = (key, w, lo)
+        assert best is not None
+        win += best[1]
+        loss += best[2]
+        deals += int(disjoint.sum())
+    return deals, win, loss
+
+
+@pytest.mark.exhaustive  # the dealer's view is a copy of the whole table (minutes when loaded)
+@pytest.mark.parametrize("mode", ["low", "hand"])
+def test_optimal_edge_under_a_push_rule_equals_brute_force(
+    compiled: CompiledHouseWay,
+    spec: TableSpec,
+    mode: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from paigow.analysis import optimal as O
+    from paigow.analysis import pushed as P
+    from paigow.analysis.strategy import optimal_edge
+    from paigow.commission import Commission
+
+    deck = DECKS["JQKA+joker"]
+    flag = _patch_masks(monkeypatch, compiled, deck, mode)
+    rate = Commission("0.05")
+    try:
+        r = optimal_edge(spec, Runner(workers=2), rate, deck=deck, push="queen-high-pai-gow")
+        view = P.dealer_view(spec, "queen-high-pai-gow")
+    finally:
+        P.dealer_view.cache_clear()
+        O.structures.cache_clear()
+    deals, win, loss = _brute_optimal_push(compiled, deck, rate.rate, flag)
+    assert view.moved > 0
+    assert (r.deals, r.win, r.loss) == (deals, win, loss)

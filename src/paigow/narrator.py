@@ -184,7 +184,7 @@ def _dragon_settled(event: DragonSettled) -> str:
             event.reason,
         )
     )
-    return f"dragon hand (spot {event.spot}'s packet) of spot {event.by}" + line.split(":", 1)[1]
+    return f"dragon hand (spot {event.spot}'s packet) of spot {event.by}:" + line.split(":", 1)[1]
 
 
 def _variants(ruleset: Mapping[str, Any]) -> str:

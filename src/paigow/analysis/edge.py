@@ -261,6 +261,8 @@ def save_result(spec: TableSpec, result: EdgeResult) -> Path:
         "table": compiled.path.name,
     }
     path = Path(spec.folder) if spec.folder else cache_dir()
-    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}.json"
+    push = result.extra.get("push_rule")
+    suffix = f"-{push}" if push else ""  # a push rule's counts beside the plain ones
+    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}{suffix}.json"
     out.write_text(json.dumps(data, indent=2))
     return out

@@ -76,6 +76,7 @@ class StrategyChunk:
     den: int
     deck: tuple[int, ...] = FULL_DECK_INDICES
     limit: int = 0
+    push: str = "none"
 
     @property
     def key(self) -> str:
@@ -84,12 +85,14 @@ class StrategyChunk:
 
 def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
     """One chunk: its key, its sums and its class rows (uint32)."""
+    from paigow.analysis.pushed import dealer_view
+
     compiled = chunk.spec.open()
-    st = structures(chunk.spec, chunk.deck, chunk.deck == FULL_DECK_INDICES)
-    t = compiled.tables
+    st = structures(chunk.spec, chunk.deck, chunk.deck == FULL_DECK_INDICES, chunk.push)
+    t = dealer_view(chunk.spec, chunk.push)
     tp, quads = kernel_params(compiled.way)
     rows, sums = KS.strategy_chunk(
-        chunk.top, chunk.second, compiled.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
+        chunk.top, chunk.second, t.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
         t.two_keys, tp, quads, compiled.wheel.value == "lowest", *st.kernel_args(), chunk.num,
         chunk.den, N_RULES, chunk.limit,
     )  # fmt: skip
@@ -97,13 +100,17 @@ def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
 
 
 def chunks_for(
-    spec: TableSpec, commission: Commission, deck: Sequence[int] = FULL_DECK_INDICES, limit: int = 0
+    spec: TableSpec,
+    commission: Commission,
+    deck: Sequence[int] = FULL_DECK_INDICES,
+    limit: int = 0,
+    push: str = "none",
 ) -> list[StrategyChunk]:
     """Every chunk of player hands (by their two highest cards), the largest first."""
     d = tuple(sorted(deck))
     rate = commission.rate
     out = [
-        StrategyChunk(spec, top, second, rate.numerator, rate.denominator, d, limit)
+        StrategyChunk(spec, top, second, rate.numerator, rate.denominator, d, limit, push)
         for top in range(6, len(d))
         for second in range(5, top)
     ]
@@ -185,15 +192,17 @@ def compute(
     work: Path | None = None,
     progress: Callable[[int], None] | None = None,
     stop_after: int | None = None,
+    push: str = "none",
 ) -> ClassResults:
     """Every class's optimal setting and the sums, resuming from ``work`` (a folder holding a
     checkpoint and each finished chunk's rows) when given. ``stop_after`` ends the run after
-    that many new chunks, raising :class:`InterruptedError` (to show resuming)."""
+    that many new chunks, raising :class:`InterruptedError` (to show resuming). ``push``: the
+    push rule whose dealer hands push (:mod:`paigow.analysis.pushed`)."""
     rate = commission or Commission()
     d = tuple(sorted(deck))
     started = time.perf_counter()
-    structures(spec, d, d == FULL_DECK_INDICES)  # built once here, before the workers start
-    chunks = chunks_for(spec, rate, d)
+    structures(spec, d, d == FULL_DECK_INDICES, push)  # built once, before the workers start
+    chunks = chunks_for(spec, rate, d, push=push)
     rows: dict[str, K.Arr] = {}
     if work is None:
         work_ck = None
@@ -244,15 +253,17 @@ def optimal_edge(
     checkpoint: Path | None = None,
     progress: Callable[[int], None] | None = None,
     stop_after: int | None = None,
+    push: str = "none",
 ) -> EdgeResult:
     """Exact win/push/loss of the optimal player against the house way over every deal of
     ``deck``: read from the compiled strategy for the full deck when there is one, else computed
-    (resuming from the folder beside ``checkpoint``)."""
+    (resuming from the folder beside ``checkpoint``). ``push``: a push rule (computed, never a
+    compiled strategy's)."""
     rate = commission or Commission()
-    if tuple(sorted(deck)) == FULL_DECK_INDICES and checkpoint is None:
+    if tuple(sorted(deck)) == FULL_DECK_INDICES and checkpoint is None and push == "none":
         return CompiledStrategy.open(spec, rate, build_missing=True, runner=runner).edge()
     work = None if checkpoint is None else checkpoint.with_name(checkpoint.name + ".rows")
-    return compute(spec, runner, rate, deck, work, progress, stop_after).edge()
+    return compute(spec, runner, rate, deck, work, progress, stop_after, push).edge()
 
 
 # ------------------------------------------------------------------------------ the file

@@ -355,3 +355,25 @@ def edge_chunk_push(
         if k == 1 or not next_combination(c, k - 1, top):
             break
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def shift_table(table: Arr, mode: int, bits: Arr, low_trig: Arr, n5: int, out: Arr) -> int:
+    """The compiled table with the push rule folded into the dealer's ranks: a hand that
+    triggers the rule at (high n5, low 0), every other at (high, low + 1). Against a player's
+    setting (high h < n5, low l + 1 >= 1) the first is neither beaten on both hands nor at least
+    as good on both, so it pushes; the others compare as before. Returns the hands moved."""
+    moved = 0
+    for idx in range(len(table) // 3):
+        k = 3 * idx
+        lo = int(table[k + 2])
+        if flagged(mode, idx, lo, bits, low_trig):
+            out[k] = n5 & 0xFF
+            out[k + 1] = n5 >> 8
+            out[k + 2] = 0
+            moved += 1
+        else:
+            out[k] = table[k]
+            out[k + 1] = table[k + 1]
+            out[k + 2] = lo + 1
+    return moved
