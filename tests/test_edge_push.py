@@ -261,3 +261,77 @@ def test_optimal_edge_under_a_push_rule_equals_brute_force(
     deals, win, loss = _brute_optimal_push(compiled, deck, rate.rate, flag)
     assert view.moved > 0
     assert (r.deals, r.win, r.loss) == (deals, win, loss)
+
+
+def _brute_face_up(
+    compiled: CompiledHouseWay, deck: list[int], flag: Any = None
+) -> tuple[int, int, int]:
+    """Each player hand against each disjoint dealer hand, shown face up: a win if a setting
+    that is not a foul beats both of the dealer's hands, a loss if every one loses both."""
+    from paigow.setting import all_settings
+
+    hands = list(itertools.combinations(sorted(deck), 7))
+    hs, ls, fl = [], [], []
+    for h in hands:
+        hi, lo = compiled.dealer_ranks([Card(c) for c in h])
+        hs.append(hi)
+        ls.append(lo)
+        fl.append(bool(flag(h, lo)) if flag else False)
+    hs_a, ls_a, fl_a = np.array(hs), np.array(ls), np.array(fl)
+    pos = {c: i for i, c in enumerate(sorted(deck))}
+    bits = np.array([sum(1 << pos[c] for c in h) for h in hands], dtype=np.int64)
+    t = compiled.tables
+    win = loss = deals = 0
+    for i, p in enumerate(hands):
+        disjoint = (bits & bits[i]) == 0
+        d = disjoint & ~fl_a
+        dh, dl = hs_a[d], ls_a[d]
+        pts = [
+            (t.rank5_of(s.high), t.rank2_of(s.low))
+            for s in all_settings([Card(c) for c in p])
+            if not s.is_foul
+        ]
+        ph = np.array([a for a, _ in pts])[:, None]
+        pl = np.array([b for _, b in pts])[:, None]
+        win += int(np.sum(np.any((ph > dh) & (pl > dl), axis=0)))
+        loss += int(np.sum(np.all((ph <= dh) & (pl <= dl), axis=0)))
+        deals += int(disjoint.sum())
+    return deals, win, loss
+
+
+@pytest.mark.parametrize("name", list(DECKS))
+def test_face_up_edge_equals_brute_force(
+    compiled: CompiledHouseWay, spec: TableSpec, name: str, tmp_path: Path
+) -> None:
+    from paigow.analysis.faceup import face_up_edge
+
+    deck = DECKS[name]
+    r = face_up_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "f.jsonl")
+    deals, win, loss = _brute_face_up(compiled, deck)
+    assert (r.deals, r.win, r.loss) == (deals, win, loss)
+    hw = house_way_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "h.jsonl")
+    assert r.win >= hw.win and r.loss <= hw.loss  # seeing the dealer's hand never hurts
+
+
+@pytest.mark.exhaustive  # the dealer's view is a copy of the whole table (minutes when loaded)
+def test_face_up_edge_under_a_push_rule_equals_brute_force(
+    compiled: CompiledHouseWay, spec: TableSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paigow.analysis import optimal as O
+    from paigow.analysis import pushed as P
+    from paigow.analysis.faceup import face_up_edge
+
+    deck = DECKS["TJQK"]
+    flag = _patch_masks(monkeypatch, compiled, deck, "hand")
+    try:
+        r = face_up_edge(
+            spec,
+            Runner(workers=2),
+            deck=deck,
+            push=PushRule.ACE_HIGH_PAI_GOW,
+            checkpoint=tmp_path / "f.jsonl",
+        )
+    finally:
+        P.dealer_view.cache_clear()
+        O.structures.cache_clear()
+    assert (r.deals, r.win, r.loss) == _brute_face_up(compiled, deck, flag)
