@@ -22,7 +22,6 @@ from paigow.cli.common import (
     ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
-    Player,
     PushOpt,
     SchedulerOpt,
     SimPlayer,
@@ -264,9 +263,13 @@ def edge_command(
     variant: VariantOpt = None,
     push: PushOpt = None,
     player: Annotated[
-        Player,
-        typer.Option("--player", help="house-way, or optimal (each hand set to maximise its EV)."),
-    ] = Player.HOUSE_WAY,
+        SimPlayer,
+        typer.Option(
+            "--player",
+            help="house-way, optimal (each hand set to maximise its EV), or face-up (each hand "
+            "set best against the dealer's setting shown face up).",
+        ),
+    ] = SimPlayer.HOUSE_WAY,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
@@ -282,10 +285,27 @@ def edge_command(
 
     way = load_house_way(house_way)
     rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
-    if player is Player.OPTIMAL and rule is not PushRule.NONE:
+    if player is SimPlayer.OPTIMAL and rule is not PushRule.NONE:
         raise fail("the optimal player under a push rule has no compiled strategy yet")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is Player.HOUSE_WAY:
+    if player is SimPlayer.FACE_UP:
+        from paigow.analysis import faceup as F
+
+        path = F.checkpoint_path(spec, E.FULL_DECK_INDICES, rule)
+        if restart:
+            path.unlink(missing_ok=True)
+        n_chunks = len(F.chunks_for(spec, push=rule))
+        done = len(read_checkpoint(path))
+        computed = done < n_chunks
+        if done and computed:
+            terminal_err_console().print(
+                f"resuming: {done} of {n_chunks} chunks already done ({path.name})"
+            )
+        with progress_bar("face-up edge", n_chunks - done) as advance:
+            result = F.face_up_edge(
+                spec, runner, rate, push=rule, checkpoint=path, progress=advance
+            )
+    elif player is SimPlayer.HOUSE_WAY:
         path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES, rule)
         if restart:
             path.unlink(missing_ok=True)
