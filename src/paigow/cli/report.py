@@ -18,20 +18,21 @@ import typer
 from typer.core import TyperGroup
 
 from paigow.cli.common import (
-    DEFAULT_COMMISSION,
     ClusterOpt,
-    CommissionOpt,
     HouseWayOpt,
     OutOpt,
+    PushOpt,
     SchedulerOpt,
+    VariantCommissionOpt,
+    VariantOpt,
     WheelOpt,
     WorkersOpt,
     out_console,
     terminal_err_console,
+    variant_rules,
 )
 from paigow.cli.jobs import (
     load_house_way,
-    parse_commission,
     prepare_job,
     progress_bar,
 )
@@ -74,7 +75,9 @@ def sheet_command(
     out: OutOpt,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
@@ -91,8 +94,8 @@ def sheet_command(
     from paigow.ruleset import Ruleset
 
     way = load_house_way(house_way)
-    rate = parse_commission(commission)
-    ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+    rate, rule, face_up = variant_rules(variant, push, commission, err=terminal_err_console)
+    ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name, push=rule, face_up=face_up)
     err = terminal_err_console()
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
     err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
@@ -100,14 +103,15 @@ def sheet_command(
         stats = compute_stats(spec, runner, advance)
     err.print(f"par sheet 2/3: the edge by simulation, {rounds:,} rounds")
     with progress_bar("simulating", rounds) as advance:
-        sim = simulate(spec, rounds, runner, seed, rate, None, advance)
+        sim = simulate(spec, rounds, runner, seed, rate, None, advance, push=rule)
     err.print("par sheet 3/3: the exact edges and the cost of the house way; the charts")
     with err.status(f"writing {out}"):
         costs = None
         try:
             from paigow.analysis.strategy import CompiledStrategy
 
-            costs = CompiledStrategy.open(spec, rate).rule_costs()
+            if rule.value == "none":  # a compiled strategy knows no push rule
+                costs = CompiledStrategy.open(spec, rate).rule_costs()
         except PaigowError:
             err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
         write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
