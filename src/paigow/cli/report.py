@@ -103,7 +103,7 @@ def sheet_command(
         stats = compute_stats(spec, runner, advance)
     err.print(f"par sheet 2/3: the edge by simulation, {rounds:,} rounds")
     with progress_bar("simulating", rounds) as advance:
-        sim = simulate(spec, rounds, runner, seed, rate, None, advance, push=rule)
+        sim = simulate(spec, rounds, runner, seed, rate, None, advance, "house-way", rule)
     err.print("par sheet 3/3: the exact edges and the cost of the house way; the charts")
     with err.status(f"writing {out}"):
         costs = None
