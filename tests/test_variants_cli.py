@@ -70,10 +70,39 @@ def test_play_face_up_shows_the_dealer_first() -> None:
     assert out.index("Dealer's cards:") < out.index("Your cards:")
 
 
-def test_the_optimal_player_under_a_push_rule_is_refused_clearly() -> None:
+def test_the_optimal_player_under_a_push_rule_is_computed_not_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from paigow.analysis import edge as E
+    from paigow.analysis import strategy
+    from paigow.cli import analysis
+
+    seen: dict[str, object] = {}
+
+    def fake(spec: object, run: object, rate: Commission, **kw: object) -> E.EdgeResult:
+        seen.update(kw, rate=rate)
+        return E.EdgeResult("optimal", 100, 40, 30, 30, rate, 0.1, {})
+
+    monkeypatch.setattr(strategy, "optimal_edge", fake)
+    monkeypatch.setattr(E, "save_result", lambda spec, r: "saved")
+    monkeypatch.setattr(analysis, "prepare_job", lambda *a: (_Spec(), None))
     result = runner.invoke(app, ["edge", "--variant", "ez", "--player", "optimal"])
-    assert result.exit_code == 2
-    assert "no compiled strategy" in result.output
+    assert result.exit_code == 0, result.output
+    assert seen["push"] == "queen-high-pai-gow" and str(seen["rate"]) == "0%"
+    assert "house edge per hand -10.000000%" in result.output
+
+
+class _Spec:
+    folder = "/nonexistent-folder"
+
+    def open(self) -> object:
+        from paigow.house_way import HouseWay
+
+        class C:
+            way = HouseWay.preset("standard")
+            wheel = Wheel.SECOND
+
+        return C()
 
 
 @pytest.mark.parametrize("rule", list(EXACT))

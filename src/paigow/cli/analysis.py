@@ -285,10 +285,25 @@ def edge_command(
 
     way = load_house_way(house_way)
     rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
-    if player is SimPlayer.OPTIMAL and rule is not PushRule.NONE:
-        raise fail("the optimal player under a push rule has no compiled strategy yet")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is SimPlayer.FACE_UP:
+    if player is SimPlayer.OPTIMAL and rule is not PushRule.NONE:
+        # computed (and checkpointed), not a compiled strategy: no per-hand file is written
+        from paigow.analysis.checkpoint import checkpoint_path
+        from paigow.analysis.compiled import identity
+        from paigow.analysis.strategy import optimal_edge
+
+        compiled = spec.open()
+        parts = [identity(compiled.way, compiled.wheel), rate.as_str(), rule.value]
+        path = checkpoint_path(spec.folder, "edge-optimal-push", parts)
+        if restart:
+            path.unlink(missing_ok=True)
+        computed = True
+        terminal_err_console().print(
+            f"the optimal player under the push rule {rule.value}: every class of hands "
+            "computed (resumable; minutes to an hour)"
+        )
+        result = optimal_edge(spec, runner, rate, checkpoint=path, push=rule.value)
+    elif player is SimPlayer.FACE_UP:
         from paigow.analysis import faceup as F
 
         path = F.checkpoint_path(spec, E.FULL_DECK_INDICES, rule)
