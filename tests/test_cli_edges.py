@@ -221,7 +221,7 @@ def test_a_missing_strategy_names_the_build_it_needs(
 
     monkeypatch.setattr(jobs, "table_spec", lambda *a: "spec")
     monkeypatch.setattr(analysis, "prepare_job", lambda *a: ("spec", None))
-    monkeypatch.setattr(strategy, "strategy_path", lambda spec, rate: tmp_path / "none.bin")
+    monkeypatch.setattr(strategy, "strategy_path", lambda spec, rate, *push: tmp_path / "none.bin")
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     assert command in " ".join(result.output.split())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -70,8 +71,8 @@ def test_play_face_up_shows_the_dealer_first() -> None:
     assert out.index("Dealer's cards:") < out.index("Your cards:")
 
 
-def test_the_optimal_player_under_a_push_rule_is_computed_not_read(
-    monkeypatch: pytest.MonkeyPatch,
+def test_the_optimal_player_under_a_push_rule_has_its_own_strategy(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from paigow.analysis import edge as E
     from paigow.analysis import strategy
@@ -79,30 +80,42 @@ def test_the_optimal_player_under_a_push_rule_is_computed_not_read(
 
     seen: dict[str, object] = {}
 
-    def fake(spec: object, run: object, rate: Commission, **kw: object) -> E.EdgeResult:
-        seen.update(kw, rate=rate)
-        return E.EdgeResult("optimal", 100, 40, 30, 30, rate, 0.1, {})
+    class Strat:
+        def edge(self) -> E.EdgeResult:
+            return E.EdgeResult("optimal", 100, 40, 30, 30, Commission("0"), 0.1, {})
 
-    monkeypatch.setattr(strategy, "optimal_edge", fake)
+    def fake_open(*a: object, **kw: object) -> Strat:
+        seen.update(kw)
+        return Strat()
+
+    monkeypatch.setattr(analysis, "open_strategy", fake_open)
     monkeypatch.setattr(E, "save_result", lambda spec, r: "saved")
-    monkeypatch.setattr(analysis, "prepare_job", lambda *a: (_Spec(), None))
+    monkeypatch.setattr(analysis, "prepare_job", lambda *a: ("spec", None))
+    monkeypatch.setattr(strategy, "strategy_path", lambda *a: tmp_path / "s.bin")
     result = runner.invoke(app, ["edge", "--variant", "ez", "--player", "optimal"])
     assert result.exit_code == 0, result.output
-    assert seen["push"] == "queen-high-pai-gow" and str(seen["rate"]) == "0%"
+    assert seen["push"] == "queen-high-pai-gow"
     assert "house edge per hand -10.000000%" in result.output
 
 
-class _Spec:
-    folder = "/nonexistent-folder"
+def test_a_missing_strategy_under_a_push_rule_names_its_build(compiled: CompiledHouseWay) -> None:
+    missing = runner.invoke(
+        app, ["simulate", "--variant", "commission-free", "--player", "optimal", "--rounds", "9"]
+    )
+    assert missing.exit_code != 0  # no compiled strategy: the error names the build
+    assert "paigow strategy build --commission 0 --push nine-high-low" in " ".join(
+        missing.output.split()
+    )
 
-    def open(self) -> object:
-        from paigow.house_way import HouseWay
 
-        class C:
-            way = HouseWay.preset("standard")
-            wheel = Wheel.SECOND
+def test_strategy_paths_and_identities_of_a_push_rule() -> None:
+    from paigow.analysis.strategy import strategy_identity, strategy_path
 
-        return C()
+    spec = TableSpec.of(HouseWay.preset("standard"), Wheel.SECOND)
+    plain = strategy_path(spec, Commission("0"))
+    pushed = strategy_path(spec, Commission("0"), "queen-high-pai-gow")
+    assert plain != pushed and "queen-high-pai-gow" in pushed.name
+    assert "push" not in strategy_identity(spec, Commission("0"))  # the plain file's name as before
 
 
 @pytest.mark.parametrize("rule", list(EXACT))

@@ -46,9 +46,7 @@ class SimChunk:
 def _strategy(spec: TableSpec, commission: str, push: str = PushRule.NONE.value) -> Any:
     from paigow.analysis.strategy import CompiledStrategy
 
-    if push != PushRule.NONE.value:
-        raise ValueError("the optimal player under a push rule has no compiled strategy yet")
-    return CompiledStrategy.open(spec, Commission(commission))
+    return CompiledStrategy.open(spec, Commission(commission), push=push)
 
 
 def simulate_chunk(chunk: SimChunk) -> K.Arr:

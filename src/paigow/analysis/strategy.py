@@ -257,11 +257,12 @@ def optimal_edge(
 ) -> EdgeResult:
     """Exact win/push/loss of the optimal player against the house way over every deal of
     ``deck``: read from the compiled strategy for the full deck when there is one, else computed
-    (resuming from the folder beside ``checkpoint``). ``push``: a push rule (computed, never a
-    compiled strategy's)."""
+    (resuming from the folder beside ``checkpoint``). ``push``: the push rule."""
     rate = commission or Commission()
-    if tuple(sorted(deck)) == FULL_DECK_INDICES and checkpoint is None and push == "none":
-        return CompiledStrategy.open(spec, rate, build_missing=True, runner=runner).edge()
+    if tuple(sorted(deck)) == FULL_DECK_INDICES and checkpoint is None:
+        return CompiledStrategy.open(
+            spec, rate, build_missing=True, runner=runner, push=push
+        ).edge()
     work = None if checkpoint is None else checkpoint.with_name(checkpoint.name + ".rows")
     return compute(spec, runner, rate, deck, work, progress, stop_after, push).edge()
 
@@ -272,26 +273,33 @@ def _source_digest() -> str:
     return K.source_digest(K.STRATEGY_SOURCES)
 
 
-def strategy_identity(spec: TableSpec, commission: Commission) -> dict[str, Any]:
-    """What a compiled strategy depends on: the house way's table, the commission, the kernels."""
+def strategy_identity(
+    spec: TableSpec, commission: Commission, push: str = "none"
+) -> dict[str, Any]:
+    """What a compiled strategy depends on: the house way's table, the commission, the kernels,
+    and the push rule (named only when there is one)."""
     compiled = spec.open()
-    return {
+    out = {
         "format": FORMAT_VERSION,
         "table": identity(compiled.way, compiled.wheel),
         "commission": commission.as_str(),
         "kernels": _source_digest(),
     }
+    if push != "none":
+        out["push"] = push
+    return out
 
 
-def strategy_path(spec: TableSpec, commission: Commission) -> Path:
+def strategy_path(spec: TableSpec, commission: Commission, push: str = "none") -> Path:
     """Where the compiled strategy lives (beside the compiled house way)."""
     compiled = spec.open()
-    ident = strategy_identity(spec, commission)
+    ident = strategy_identity(spec, commission, push)
     digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in compiled.way.name)
     rate = commission.as_str().replace(".", "_").replace("/", "_")
+    pushing = f"-{push}" if push != "none" else ""
     return Path(spec.folder) / (
-        f"strategy-{safe}-{compiled.wheel.value}-{rate}-v{FORMAT_VERSION}-{digest}.bin"
+        f"strategy-{safe}-{compiled.wheel.value}-{rate}{pushing}-v{FORMAT_VERSION}-{digest}.bin"
     )
 
 
@@ -325,16 +333,18 @@ def build(
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
     stop_after: int | None = None,
     workers: int = 2,
+    push: str = "none",
 ) -> Path:
     """Compute and write the compiled strategy (resuming a killed build). ``progress(stage,
-    total)`` returns an ``advance(n)`` callback per stage ("classes", then "hands")."""
+    total)`` returns an ``advance(n)`` callback per stage ("classes", then "hands"); ``push``:
+    the push rule the optimal player plays against."""
     rate = commission or Commission()
-    target = path or strategy_path(spec, rate)
+    target = path or strategy_path(spec, rate, push)
     work = target.with_name(target.name + ".work")
     started = time.perf_counter()
-    chunks = chunks_for(spec, rate)
+    chunks = chunks_for(spec, rate, push=push)
     adv = progress("classes", len(chunks)) if progress else None
-    result = compute(spec, runner, rate, FULL_DECK_INDICES, work, adv, stop_after)
+    result = compute(spec, runner, rate, FULL_DECK_INDICES, work, adv, stop_after, push)
     rows = result.rows
     n = len(rows)
     layout = _layout(n)
@@ -376,7 +386,7 @@ def build(
             arr.flush()  # type: ignore[attr-defined]
         edge = result.edge()
         meta = {
-            **strategy_identity(spec, rate),
+            **strategy_identity(spec, rate, push),
             "classes": n,
             "hands": HANDS,
             "layout": {k: [v[0], v[1], list(v[2])] for k, v in layout.items()},
@@ -458,11 +468,13 @@ class CompiledStrategy:
         runner: Runner | None = None,
         progress: Callable[[str, int], Callable[[int], None]] | None = None,
         verify: bool = False,
+        push: str = "none",
     ) -> CompiledStrategy:
-        """Open the compiled strategy of ``spec`` at ``commission`` (building it if missing
-        when ``build_missing``); ``verify`` checks the checksum of the data."""
+        """Open the compiled strategy of ``spec`` at ``commission`` under the push rule ``push``
+        (building it if missing when ``build_missing``); ``verify`` checks the checksum of the
+        data."""
         rate = commission or Commission()
-        path = strategy_path(spec, rate)
+        path = strategy_path(spec, rate, push)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.with_name(path.name + ".lock").open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -472,7 +484,7 @@ class CompiledStrategy:
                         raise CacheError(
                             f"no compiled strategy at {path}: run `paigow strategy build`"
                         )
-                    build(spec, runner or Runner(), rate, path, progress)
+                    build(spec, runner or Runner(), rate, path, progress, push=push)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         meta = _read_header(path)
@@ -496,7 +508,9 @@ class CompiledStrategy:
         e = self.meta["edge"]
         return EdgeResult(
             "optimal", e["deals"], e["win"], e["push"], e["loss"], self.commission,
-            float(self.meta["compute_seconds"]), {"deck": 53, "classes": self.meta["classes"]},
+            float(self.meta["compute_seconds"]),
+            {"deck": 53, "classes": self.meta["classes"]}
+            | ({"push_rule": self.meta["push"]} if "push" in self.meta else {}),
         )  # fmt: skip
 
     def rule_costs(self) -> list[RuleCost]:

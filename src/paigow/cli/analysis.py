@@ -216,11 +216,9 @@ def simulate_command(
             raise fail(str(exc)) from None
     if player is not SimPlayer.HOUSE_WAY and fixed:
         raise fail(f"--player-hand is played by the house way; leave out --player {player.value}")
-    if player is SimPlayer.OPTIMAL and rule is not PushRule.NONE:
-        raise fail("the optimal player under a push rule has no compiled strategy yet")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is SimPlayer.OPTIMAL:
-        open_strategy(way, wheel, rate, house_way=house_way)  # a clear error if not built
+    if player is SimPlayer.OPTIMAL:  # a clear error if not built
+        open_strategy(way, wheel, rate, house_way=house_way, push=rule.value)
     with progress_bar("simulating", rounds) as advance:
         result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player.value, rule)
     data = result.to_dict()
@@ -286,24 +284,7 @@ def edge_command(
     way = load_house_way(house_way)
     rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is SimPlayer.OPTIMAL and rule is not PushRule.NONE:
-        # computed (and checkpointed), not a compiled strategy: no per-hand file is written
-        from paigow.analysis.checkpoint import checkpoint_path
-        from paigow.analysis.compiled import identity
-        from paigow.analysis.strategy import optimal_edge
-
-        compiled = spec.open()
-        parts = [identity(compiled.way, compiled.wheel), rate.as_str(), rule.value]
-        path = checkpoint_path(spec.folder, "edge-optimal-push", parts)
-        if restart:
-            path.unlink(missing_ok=True)
-        computed = True
-        terminal_err_console().print(
-            f"the optimal player under the push rule {rule.value}: every class of hands "
-            "computed (resumable; minutes to an hour)"
-        )
-        result = optimal_edge(spec, runner, rate, checkpoint=path, push=rule.value)
-    elif player is SimPlayer.FACE_UP:
+    if player is SimPlayer.FACE_UP:
         from paigow.analysis import faceup as F
 
         path = F.checkpoint_path(spec, E.FULL_DECK_INDICES, rule)
@@ -338,14 +319,16 @@ def edge_command(
     else:
         from paigow.analysis.strategy import strategy_path
 
-        path = strategy_path(spec, rate)
+        path = strategy_path(spec, rate, rule.value)
         if restart:
             import shutil
 
             path.unlink(missing_ok=True)
             shutil.rmtree(path.with_name(path.name + ".work"), ignore_errors=True)
         computed = not path.exists()
-        strat = open_strategy(way, wheel, rate, runner, build_missing=True, house_way=house_way)
+        strat = open_strategy(
+            way, wheel, rate, runner, build_missing=True, house_way=house_way, push=rule.value
+        )
         result = strat.edge()
     saved = E.save_result(spec, result)
     data = result.to_dict()

@@ -144,7 +144,7 @@ def cache_clear() -> None:
     others = 0
     folder = cache_dir()
     if folder.exists():
-        for extra in [*folder.glob("edge-*.json*"), *folder.glob("optimal-*")]:
+        for extra in [*folder.glob("edge-*.json*"), *folder.glob("optimal*-*")]:
             if extra.is_dir():
                 shutil.rmtree(extra)
             else:
