@@ -131,3 +131,27 @@ def test_the_exact_figures_lie_inside_a_monte_carlo(
     sd = (sim.house_edge - sim.ci95[0]) / 1.96
     assert abs(sim.house_edge - float(edge)) < 4 * sd, (rule, sim.house_edge, float(edge))
     assert sim.extra["pushed_by_rule"] > 0
+
+
+#: ``paigow edge --variant face-up --player face-up``: each hand set best against the dealer's
+#: exposed setting, the dealer's ace-high pai gow pushing (README).
+FACE_UP_EXACT = (2_046_094_029_053_608, 2_193_924_130_716_692)
+
+
+def test_the_face_up_players_exact_edge_lies_inside_a_monte_carlo(
+    compiled: CompiledHouseWay,
+) -> None:
+    spec = TableSpec.of(HouseWay.preset("standard"), Wheel.SECOND)
+    win, loss = FACE_UP_EXACT
+    sim = simulate(
+        spec,
+        1_000_000,
+        Runner(workers=2),
+        seed=3,
+        commission=Commission("0"),
+        player="face-up",
+        push=PushRule.ACE_HIGH_PAI_GOW,
+    )
+    sd = (sim.house_edge - sim.ci95[0]) / 1.96
+    assert abs(sim.house_edge - (loss - win) / DEALS) < 4 * sd
+    assert sim.win / sim.rounds > 0.24  # better than the house-way player's 0.227848
