@@ -130,6 +130,9 @@ class SeatOut(BaseModel):
     table_id: int
     spot: int
     left: bool = False
+    hand_set: bool = Field(
+        default=False, description="True when leaving set your hand in play by the house way"
+    )
 
 
 class MeOut(UserOut):

@@ -85,9 +85,9 @@ async def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> R
     responses=error_responses(401, 404, 409, 422),
 )
 async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
-    """Leave your spot. A wager in play stays in play (its hand is set by the house way at
-    the time limit unless you set it) and its result goes to your wallet."""
-    return json_response(await rt.step(lambda tx: tables.leave(tx, table_id, user)))
+    """Leave your spot. A wager in play stays in play and its result goes to your wallet; a
+    hand you have not set is set by the house way at once (or as soon as it is dealt)."""
+    return json_response(await rt.step(lambda tx: rounds.leave(tx, table_id, user)))
 
 
 @router.post(

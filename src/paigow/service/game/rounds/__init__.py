@@ -22,6 +22,7 @@ steps) and :mod:`.recall` (game recall); callers use the names re-exported here
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound, load_events, load_round
 from paigow.service.game.rounds.players import (
     hint,
+    leave,
     my_hand,
     place_wager,
     set_ahead,
@@ -51,6 +52,7 @@ __all__ = [
     "finish_close",
     "hint",
     "last_rounds",
+    "leave",
     "load_events",
     "load_round",
     "my_hand",

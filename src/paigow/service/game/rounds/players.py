@@ -19,6 +19,7 @@ from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
+from paigow.service.game import tables
 from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
@@ -228,6 +229,26 @@ def set_hand(
         "by": e["by"],
         "reason": e.get("reason"),
     }
+
+
+def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    """Leave the seat. A wager in play stays in play and its result goes to the player's
+    wallet; a dealt hand not yet set is set by the house way at once (``left``), as a casino's
+    dealer sets an abandoned hand, so the table does not wait the setting time for a player who
+    is gone (a hand not dealt yet is set the same way when the cards go out)."""
+    out = tables.leave(tx, table_id, user)
+    row = lock_head(tx, table_id).round
+    if row is None or row.phase != Phase.SETTING.value:
+        return out
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
+    if spot is None:
+        return out
+    rnd = load_round(tx, row)
+    if spot not in rnd.spots_to_set():
+        return out
+    append(tx, row, rnd, rnd.left(spot))
+    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")
+    return {**out, "hand_set": True}
 
 
 def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:

@@ -155,6 +155,21 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
     )  # shuffled / starting: a step that cannot have been committed alone
 
 
+_GONE: Final = (
+    sa.select(RoundWager.spot)
+    .where(
+        RoundWager.round_id == sa.bindparam("rid"),
+        ~sa.exists().where(
+            Seat.table_id == sa.bindparam("tid"),
+            Seat.user_id == RoundWager.user_id,
+            Seat.spot == RoundWager.spot,
+        ),
+    )
+    .order_by(RoundWager.spot)
+)
+"""The spots of a round whose players no longer sit there (they wagered, then left)."""
+
+
 def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
     """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
     head = lock_head(tx, table_id)
@@ -162,7 +177,10 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
         return False
     rnd = load_round(tx, row)
-    new = rnd.deal(rng if rng is not None else random.SystemRandom())
+    new = list(rnd.deal(rng if rng is not None else random.SystemRandom()))
+    if rnd.phase is Phase.SETTING:
+        for spot in tx.session.execute(_GONE, {"rid": row.id, "tid": table_id}).scalars():
+            new += rnd.left(spot)  # wagered, then left before the deal: set at once
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
