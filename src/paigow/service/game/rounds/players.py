@@ -17,9 +17,9 @@ from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
+from paigow.service.game import tables
 from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
-from paigow.service.game import tables
 from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
