@@ -11,10 +11,17 @@ export function countPath(total) {
   return out;
 }
 
+/** The round's one name, the table's round number: "Round 12" (its id is for the API). */
+export function roundName(number) {
+  return number ? `Round ${number}` : "The round";
+}
+
 /** An event in words: the server's narration (``text``, from paigow.narrator, as this viewer may
- * read it), as a sentence. */
-export function describe(e) {
-  const text = e.text || e.type;
+ * read it), as a sentence; the round named by its number when ``number`` is known (the
+ * narration names it by its id). */
+export function describe(e, number = null) {
+  let text = e.text || e.type;
+  if (e.type === "round-started" && number) text = text.replace(/^round \S+ opens/, `${roundName(number)} opens`);
   return text.charAt(0).toUpperCase() + text.slice(1) + ".";
 }
 
