@@ -59,8 +59,8 @@ def my_cards(page: Page) -> list[str]:
 
 
 def result_of(page: Page, spot: int) -> dict[str, Any]:
-    row = page.locator(f"#result-{spot}")
-    expect(row).to_be_visible(timeout=WAIT)
+    row = page.locator(f"#result-{spot}")  # in the side panel (a closed drawer on a phone)
+    expect(row).to_be_attached(timeout=WAIT)
     return {
         "outcome": row.get_attribute("data-outcome"),
         "returned": int(str(row.get_attribute("data-returned"))),

@@ -668,7 +668,7 @@ export async function tableView(root, shell, id) {
       h("tbody", {}, rows.map((s) => h("tr", { class: s.i === a.optimal ? "best" : "" },
         h("td", { class: "cards-text" }, cardsText(sortCards(s.high))), h("td", { class: "cards-text" }, cardsText(sortCards(s.low))),
         h("td", { class: "num" }, (s.ev >= 0 ? "+" : "−") + Math.abs(s.ev).toFixed(4)),
-        h("td", { class: "num wpl" }, `${n(s.win)} / ${n(s.push)} / ${n(s.loss)}`),
+        h("td", { class: "num wpl" }, h("span", {}, n(s.win)), h("span", {}, ` / ${n(s.push)}`), h("span", {}, ` / ${n(s.loss)}`)),
         h("td", {}, [s.i === a.optimal ? "best" : "", s.i === a.house_way ? "house way" : "", s.foul ? "foul" : ""].filter(Boolean).join(", "))))));
   }
 
