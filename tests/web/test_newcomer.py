@@ -282,7 +282,9 @@ def test_5_a_round_has_one_name_everywhere(site: Any, browser: Browser, shot: An
     open_table(page, site.url, table)
     wager_over_api(api, table, 4)
     expect(page.locator("#phase")).to_contain_text("Round 1:", timeout=WAIT)
-    expect(page.locator("#log li").first).to_have_text(re.compile(r"^Round 1 opens: "), timeout=WAIT)
+    expect(page.locator("#log li").first).to_have_text(
+        re.compile(r"^Round 1 opens: "), timeout=WAIT
+    )
     api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand_over_api(api, table))})
     wait_ended(api, table)
     expect(page.locator("#results-title")).to_have_text("Results, round 1", timeout=WAIT)
@@ -370,7 +372,7 @@ def test_7_the_practice_table_says_it_takes_real_money_and_its_ev_fits_a_phone(
     note = page.locator("#practice-money")
     expect(note).to_be_visible(timeout=WAIT)
     expect(note).to_contain_text("real money from your wallet")
-    answer = fake_ev("Jk As Kd Qh Tc 9s 2d".split())  # the table's layout is what is checked
+    answer = fake_ev(["Jk", "As", "Kd", "Qh", "Tc", "9s", "2d"])  # the table's layout is what is checked
     page.route("**/api/web/tables/*/ev", lambda route: route.fulfill(json=answer))
     page.click("#wager-btn")
     my_cards(page)
