@@ -372,7 +372,8 @@ def test_7_the_practice_table_says_it_takes_real_money_and_its_ev_fits_a_phone(
     note = page.locator("#practice-money")
     expect(note).to_be_visible(timeout=WAIT)
     expect(note).to_contain_text("real money from your wallet")
-    answer = fake_ev(["Jk", "As", "Kd", "Qh", "Tc", "9s", "2d"])  # the table's layout is what is checked
+    # the table's layout is what is checked: any seven cards will do
+    answer = fake_ev(["Jk", "As", "Kd", "Qh", "Tc", "9s", "2d"])
     page.route("**/api/web/tables/*/ev", lambda route: route.fulfill(json=answer))
     page.click("#wager-btn")
     my_cards(page)

@@ -32,6 +32,7 @@ SPOTS = [f"#spot-{n}" for n in range(1, 7)]
 PHASES: dict[str, list[str]] = {
     "seated": ["#phase", "#wager-amount", "#wager-btn", "#bet-main", "#add-500", "#wager-clear"],
     "betting": ["#phase", "#countdown", "#wager-amount", "#wager-btn", "#bet-main", "#add-500"],
+    "betting-bonus": ["#countdown", "#wager-amount", "#wager-btn", "#bet-main", "#bet-bonus"],
     "setting": ["#countdown", "#dealer .cards", "#high-box", "#low-box", "#set-btn"]
     + [f"#my-cards button.card >> nth={i}" for i in range(7)],
     "foul": ["#dealer .cards", "#high-box", "#low-box", "#foul-confirm", "#confirm-foul"]
@@ -42,6 +43,19 @@ PHASES: dict[str, list[str]] = {
     + [f"#dealer-hand .card >> nth={i}" for i in range(7)]
     + [f"#my-setting .card >> nth={i}" for i in range(7)],
 }
+
+BONUS_JS = """() => {
+  const main = document.getElementById('bet-main');
+  const bonus = main.cloneNode(true);
+  bonus.id = 'bet-bonus';
+  bonus.className = 'bet-circle bonus';
+  main.after(bonus);
+  const pay = document.createElement('section');
+  pay.id = 'pay-tables'; pay.className = 'panel';
+  pay.innerHTML = '<h2>Pay tables</h2><table class="list"><tr><td>Five aces</td><td>400 to 1</td></tr>'
+    + '<tr><td>Royal flush</td><td>150 to 1</td></tr><tr><td>Progressive</td><td>$12,345.67</td></tr></table>';
+  document.getElementById('posted').after(pay);
+}"""
 
 ONE_SCREEN_JS = """(selectors) => {
   const out = [];
@@ -159,6 +173,11 @@ def test_every_phase_fits_one_screen(
     expect(page.locator("#countdown")).to_contain_text("Betting closes in", timeout=WAIT)
     page.click("#add-10000")
     check("betting")
+    # room for a side wager: a bonus circle beside the main one and a pay-table panel in the
+    # side panel (as the side wagers will add them) keep the game on one screen
+    page.evaluate(BONUS_JS)
+    check("betting-bonus")
+    page.evaluate("document.querySelectorAll('#bet-bonus, #pay-tables').forEach((e) => e.remove())")
     page.click("#wager-btn")
     cards = my_cards(page)
     expect(page.locator("#countdown")).to_contain_text("Time to set", timeout=WAIT)
