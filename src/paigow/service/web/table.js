@@ -3,9 +3,10 @@
 // results, your wallet, the practice help and the events in a side panel (a drawer on a phone).
 import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { cardEl, cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
+import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, positionName, roundName } from "./describe.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
+import { handView } from "./hand.js";
 
 export { chipLabel } from "./chips.js";
 
@@ -52,9 +53,6 @@ export async function tableView(root, shell, id) {
   let roundId = null;
   let roundNumber = null;
   let players = {}; // spot -> who wagered there in the round shown (as far as known)
-  let low = []; // the cards in your low hand
-  let handKey = null;
-  let evaluation = null;
   let evPromise = null;
   let evFor = null;
   let skew = 0;
@@ -466,192 +464,13 @@ export async function tableView(root, shell, id) {
     }).join(", ");
   }
 
-  function mySettingLine(mySet, s) {
-    if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${mySet.reason === "left" ? "you left" : mySet.reason})` : ""}.`;
-    if (s.dealer || ended(s)) return "You set this hand.";
-    const others = stillSetting();
-    return others ? `You set this hand; waiting for ${others} to set.` : "You set this hand; waiting for the dealer.";
-  }
-
-  function renderHand(force = false) {
-    const cards = myCards();
-    const s = st();
-    const spot = myDealtSpot();
-    const mySet = spot ? s.settings[spot] : null;
-    const k = cards ? `${roundId}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}:${stillSetting()}` : "open"}` : null;
-    if (!force && k === handKey) return;
-    const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
-    handKey = k;
-    seat.classList.toggle("setting", !!cards && !(mySet && mySet.high));
-    if (!cards) {
-      handPanel.hidden = true;
-      handPanel.replaceChildren();
-      low = []; evaluation = null;
-      return;
-    }
-    handPanel.hidden = false;
-    if (fresh) { low = low.filter((c) => cards.includes(c)); evaluation = null; }
-    handPanel.replaceChildren(h("h2", { id: "hand-title" }, `Your hand, spot ${spot}`));
-    if (mySet && mySet.high) {
-      const highName = h("strong", { id: "my-high-name", class: "hname" });
-      const lowName = h("strong", { id: "my-low-name", class: "hname" });
-      api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: table.wheel })
-        .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
-      handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(sortCards(mySet.high)), highName),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(sortCards(mySet.low)), lowName),
-        h("p", { id: "my-set-line", class: "set-line" }, mySettingLine(mySet, s),
-          mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
-      return;
-    }
-    const highBox = h("div", { class: "slots", id: "high-slots", "data-box": "high" });
-    const lowBox = h("div", { class: "slots", id: "low-slots", "data-box": "low" });
-    const box = (which, title, slots) => h("div", { class: `box ${which}`, id: `${which}-box` },
-      h("h3", {}, title, " ", h("strong", { id: `${which}-name`, class: "hand-name" }), h("span", { id: `${which}-count`, class: "muted" })), slots);
-    const group = h("div", { id: "my-cards", role: "group", "aria-label": "Your seven cards: the high hand and the low hand", "aria-describedby": "hand-help" },
-      box("high", "High (five)", highBox), box("low", "Low (two)", lowBox));
-    cards.forEach((c, i) => {
-      const b = cardEl(c, { button: true });
-      b.id = `card-${c}`;
-      b.draggable = true;
-      b.setAttribute("aria-label", `${cardName(c)}, card ${i + 1}`);
-      b.addEventListener("click", () => toggle(c));
-      b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", c); ev.dataTransfer.effectAllowed = "move"; });
-      b.addEventListener("keydown", (ev) => {
-        if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
-          const all = [...group.querySelectorAll("button.card")];
-          const j = all.indexOf(b) + (ev.key === "ArrowRight" ? 1 : -1);
-          if (all[j]) { ev.preventDefault(); all[j].focus(); }
-        } else if (ev.key === "ArrowDown" && !low.includes(c)) { ev.preventDefault(); toggle(c); }
-        else if (ev.key === "ArrowUp" && low.includes(c)) { ev.preventDefault(); toggle(c); }
-      });
-      highBox.append(b);
-    });
-    for (const [el, which] of [[highBox, "high"], [lowBox, "low"]]) {
-      el.parentElement.addEventListener("dragover", (ev) => { ev.preventDefault(); el.parentElement.classList.add("over"); });
-      el.parentElement.addEventListener("dragleave", () => el.parentElement.classList.remove("over"));
-      el.parentElement.addEventListener("drop", (ev) => {
-        ev.preventDefault();
-        el.parentElement.classList.remove("over");
-        const c = ev.dataTransfer.getData("text/plain");
-        if (!cards.includes(c)) return;
-        if (which === "low" && !low.includes(c)) { low = low.length >= 2 ? [low[1], c] : [...low, c]; updateSelection(); }
-        if (which === "high" && low.includes(c)) { low = low.filter((x) => x !== c); updateSelection(); }
-      });
-    }
-    group.addEventListener("keydown", (ev) => {
-      const n = Number(ev.key);
-      if (n >= 1 && n <= 7) { ev.preventDefault(); toggle(cards[n - 1]); document.getElementById(`card-${cards[n - 1]}`)?.focus(); }
-    });
-    const foulBox = h("div", { id: "foul-box" });
-    const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
-    const practiceBtns = practicePanel ? [
-      h("button", { type: "button", id: "hint-btn", class: "small", onclick: showHint }, "House way suggestion"),
-      h("button", { type: "button", id: "ev-btn", class: "small", onclick: showEv }, "Exact EV…"),
-    ] : [];
-    handPanel.append(
-      h("p", { id: "hand-help", class: "muted help" }, h("span", { class: "help-short" }, "Tap two cards for the low hand."),
-        h("span", { class: "sr-only" }, " The other five are the high hand. Click or tap a card, drag it, or Tab to it and press Space (keys 1–7 pick a card by place; arrows move).")),
-      group, h("div", { id: "live-eval", "aria-live": "polite", class: "sr-only" }), foulBox,
-      h("div", { id: "hint", "aria-live": "polite" }),
-      h("div", { class: "row hand-actions" }, setBtn, ...practiceBtns));
-    updateSelection();
-  }
-
-  function toggle(c) {
-    if (low.includes(c)) low = low.filter((x) => x !== c);
-    else if (low.length < 2) low = [...low, c];
-    else { announce("The low hand has two cards: move one back first"); return; }
-    updateSelection();
-    document.getElementById(`card-${c}`)?.focus();
-  }
-
-  async function updateSelection() {
-    const cards = myCards();
-    const highBox = document.getElementById("high-slots");
-    const lowBox = document.getElementById("low-slots");
-    if (!highBox || !cards) return;
-    const focused = document.activeElement;
-    for (const c of cards) {
-      const b = document.getElementById(`card-${c}`);
-      const inLow = low.includes(c);
-      b.setAttribute("aria-pressed", inLow ? "true" : "false");
-      const want = inLow ? lowBox : highBox;
-      if (b.parentElement !== want) want.append(b);
-    }
-    // keep each box in sorted order
-    for (const boxEl of [highBox, lowBox]) {
-      const bs = [...boxEl.children].sort((a, b) => cards.indexOf(a.dataset.card) - cards.indexOf(b.dataset.card));
-      bs.forEach((b) => boxEl.append(b));
-    }
-    if (focused && focused.id && focused.id.startsWith("card-")) focused.focus();
-    const highName = document.getElementById("high-name");
-    const lowName = document.getElementById("low-name");
-    document.getElementById("high-count").textContent = low.length === 2 ? "" : ` ${7 - low.length} cards`;
-    document.getElementById("low-count").textContent = low.length === 2 ? "" : ` ${low.length} of 2`;
-    const foulBox = document.getElementById("foul-box");
-    const setBtn = document.getElementById("set-btn");
-    const live = document.getElementById("live-eval");
-    foulBox.replaceChildren();
-    evaluation = null;
-    setBtn.disabled = low.length !== 2;
-    setBtn.textContent = "Set hand";
-    if (low.length !== 2) {
-      highName.textContent = ""; lowName.textContent = "";
-      live.textContent = `Low hand: ${low.length} of 2 cards${low.length ? ` (${cardsText(low)})` : ""}.`;
-      return;
-    }
-    const want = low.join(",");
-    highName.textContent = "…"; lowName.textContent = "…";
-    try {
-      const r = await api("POST", "/api/web/evaluate", { cards, low, wheel: table.wheel });
-      if (low.join(",") !== want) return;
-      evaluation = r;
-      highName.textContent = r.high_name;
-      lowName.textContent = r.low_name;
-      live.textContent = `High hand ${r.high_name}; low hand ${r.low_name}${r.foul ? "; a foul" : ""}.`;
-      if (r.foul) {
-        foulBox.replaceChildren(h("div", { class: "foul", id: "foul-warning", role: "alert" },
-          h("strong", {}, "Foul: "), "the low hand outranks the high hand; ", table.foul === "loses" ? "a foul hand loses (Indiana, 68 IAC 10-9-13(a))." : "the house way will set it instead."));
-        setBtn.textContent = "Set hand (foul)…";
-      }
-    } catch (err) { fail(err); }
-  }
-
-  function askFoul() {
-    const foulBox = document.getElementById("foul-box");
-    foulBox.replaceChildren(h("div", { class: "foul", id: "foul-confirm", role: "alertdialog", "aria-labelledby": "foul-q" },
-      h("p", { id: "foul-q" }, h("strong", {}, "This setting is a foul"), table.foul === "loses" ? " and loses your wager. Play it anyway?" : ". The house way will set your hand instead. Continue?"),
-      h("div", { class: "row" },
-        h("button", { type: "button", class: "danger small", id: "confirm-foul", onclick: () => submit(true) }, "Play the foul hand"),
-        h("button", { type: "button", class: "small", id: "cancel-foul", onclick: () => { updateSelection(); document.querySelector("#my-cards button")?.focus(); } }, "Choose again"))));
-    document.getElementById("confirm-foul").focus({ preventScroll: true });
-  }
-
-  async function submit(confirmFoul) {
-    if (low.length !== 2) return;
-    if (!confirmFoul && evaluation && evaluation.foul) { askFoul(); return; }
-    try {
-      const r = await api("POST", `/api/tables/${table.id}/set`, { low, confirm_foul: confirmFoul, round_id: roundId });
-      announce(`Hand set: ${cardsText(r.high)} / ${cardsText(r.low)}${r.foul ? ", a foul" : ""}`);
-      clearMsg();
-    } catch (err) {
-      if (err.status === 409 && /foul/i.test(`${err.code} ${err.message}`)) { askFoul(); return; }
-      fail(err);
-    }
-  }
+  const hand = handView(handPanel, {
+    table: () => table, roundId: () => roundId, cards: myCards, spot: myDealtSpot, state: st, ended,
+    stillSetting, practice: !!practicePanel, showEv: () => showEv(), fail: (err) => fail(err), clearMsg,
+    onSetting: (open) => seat.classList.toggle("setting", open),
+  });
 
   // ------------------------------------------------------------------ practice help
-  async function showHint() {
-    const hintBox = document.getElementById("hint");
-    try {
-      const r = await api("GET", `/api/tables/${table.id}/hint`);
-      hintBox.replaceChildren(h("div", { class: "hint" },
-        h("p", {}, `House way (${r.house_way}, rule ${r.rule}): high `, h("strong", {}, cardsText(sortCards(r.high))), ` (${r.high_name}), low `, h("strong", {}, cardsText(sortCards(r.low))), ` (${r.low_name})`),
-        h("button", { type: "button", id: "use-hint", class: "small", onclick: () => { low = [...r.low]; hintBox.replaceChildren(); updateSelection(); } }, "Use this setting")));
-    } catch (err) { hintBox.replaceChildren(h("p", { class: "error" }, errorText(err))); }
-  }
-
   function fetchEv() {
     if (evFor === roundId && evPromise) return evPromise;
     evFor = roundId;
@@ -773,10 +592,10 @@ export async function tableView(root, shell, id) {
   }
 
   function renderTableState() {
-    renderPosted(); renderStatus(); renderSpots(); renderControls(); renderHand(); tick();
+    renderPosted(); renderStatus(); renderSpots(); renderControls(); hand.render(); tick();
   }
   function renderAll() {
-    renderPosted(); renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
+    renderPosted(); renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
   }
 
   function log(msg) {
@@ -803,7 +622,7 @@ export async function tableView(root, shell, id) {
   }
 
   function newRound(msg) {
-    roundId = msg.round_id; roundNumber = msg.round_number ?? null; events = []; low = []; evaluation = null; players = {};
+    roundId = msg.round_id; roundNumber = msg.round_number ?? null; events = []; hand.newRound(); players = {};
     evPromise = null; evFor = null; leaving = false;
     logList.replaceChildren();
     renderPractice();
@@ -816,7 +635,7 @@ export async function tableView(root, shell, id) {
     if (msg.type === "wager-placed" && live) players[msg.spot] = seatOf(msg.spot).player || undefined;
     log(msg);
     if (!live) return;
-    renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
+    renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
     if (msg.type === "dealt") {
       animateDeal(msg);
       const cards = myCards();
@@ -851,7 +670,7 @@ export async function tableView(root, shell, id) {
         attempt = 0; connected = true; showConn("");
         root.dataset.live = "1";
         table = msg.table;
-        const keepLow = low;
+        const keepLow = hand.chosen();
         const prevRound = roundId;
         events = []; roundId = null; roundNumber = null; players = {};
         logList.replaceChildren();
@@ -861,8 +680,7 @@ export async function tableView(root, shell, id) {
           for (const [spot, who] of Object.entries(msg.round.players || {})) players[spot] = who;
           for (const e of msg.round.log) onEvent({ ...e, round_id: msg.round.id, round_number: msg.round.number }, false);
         }
-        if (roundId === prevRound) low = keepLow;
-        handKey = null;
+        hand.resync(roundId === prevRound ? keepLow : []);
         renderAll(); renderPractice(); renderWallet();
         root.dataset.ready = "1";
         if (window.paigowReadyMs === undefined) window.paigowReadyMs = performance.now() - navStart;
