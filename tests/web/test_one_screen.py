@@ -22,9 +22,12 @@ pytestmark = pytest.mark.slow
 HW = HouseWay.preset("standard")
 WAIT = 20_000
 SIZES = [
-    pytest.param({"width": 1366, "height": 768}, id="1366x768"),
-    pytest.param({"width": 375, "height": 812}, id="375x812"),
-    pytest.param({"width": 812, "height": 375}, id="812x375"),
+    pytest.param({"width": 1366, "height": 768}, "casino", id="1366x768"),
+    pytest.param({"width": 375, "height": 812}, "casino", id="375x812"),
+    pytest.param({"width": 812, "height": 375}, "casino", id="812x375"),
+    # a practice table adds its help (the hint and EV buttons, a line on real money)
+    pytest.param({"width": 375, "height": 812}, "practice", id="375x812-practice"),
+    pytest.param({"width": 812, "height": 375}, "practice", id="812x375-practice"),
 ]
 SPOTS = [f"#spot-{n}" for n in range(1, 7)]
 
@@ -57,11 +60,23 @@ BONUS_JS = """() => {
   document.getElementById('posted').after(pay);
 }"""
 
+# and at a practice table, its help
+PRACTICE: dict[str, list[str]] = {
+    "seated": ["#practice-money"],
+    "setting": ["#hint-btn", "#ev-btn"],
+}
+
 ONE_SCREEN_JS = """(selectors) => {
   const out = [];
   const d = document.documentElement;
   if (d.scrollHeight > window.innerHeight) out.push(`the page scrolls: ${d.scrollHeight} px high in ${window.innerHeight}`);
   if (d.scrollWidth > window.innerWidth) out.push(`the page scrolls sideways: ${d.scrollWidth} px wide in ${window.innerWidth}`);
+  // nothing cut off inside the boxes that hide their overflow (the seat, the felt, each spot)
+  for (const el of document.querySelectorAll('#seat, #felt, .spot, .dealer')) {
+    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
+      out.push(`${el.id || el.className} cuts off its content: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
+    }
+  }
   return out;
 }"""
 
@@ -139,20 +154,23 @@ def off_screen(page: Page, selectors: list[str]) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(("size", "mode"), SIZES)
 def test_every_phase_fits_one_screen(
-    site: Any, browser: Browser, shot: Any, size: dict[str, int]
+    site: Any, browser: Browser, shot: Any, size: dict[str, int], mode: str
 ) -> None:
-    table = site.table(name="One screen", betting_time_ms=60_000, setting_time_ms=120_000)
+    table = site.table(
+        name="One screen", mode=mode, betting_time_ms=60_000, setting_time_ms=120_000
+    )
     name, password, _ = site.player()
     _, _, other = site.player()
     page = browser.new_context(viewport=size).new_page()
-    tag = f"-{size['width']}x{size['height']}"
+    tag = f"-{size['width']}x{size['height']}" + ("-practice" if mode == "practice" else "")
     found: dict[str, list[str]] = {}
 
     def check(phase: str) -> None:
         page.wait_for_timeout(150)
-        problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase]])
+        extra = PRACTICE.get(phase, []) if mode == "practice" else []
+        problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
         problems += page.evaluate(FELT_JS)
         if problems:
             found[phase] = problems

@@ -96,7 +96,7 @@ export function handView(handPanel, ctx) {
     const foulBox = h("div", { id: "foul-box" });
     const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
     const practiceBtns = ctx.practice ? [
-      h("button", { type: "button", id: "hint-btn", class: "small", onclick: showHint }, "House way suggestion"),
+      h("button", { type: "button", id: "hint-btn", class: "small", "aria-label": "House way suggestion", onclick: showHint }, "House way"),
       h("button", { type: "button", id: "ev-btn", class: "small", onclick: ctx.showEv }, "Exact EV…"),
     ] : [];
     handPanel.append(
