@@ -429,7 +429,7 @@ export async function tableView(root, shell, id) {
         return out;
       }
       if (canWager) {
-        if (table.mode === "practice") out.push(h("p", { class: "practice-note", id: "practice-money" }, "Practice table: the help is free, the wagers are real money from your wallet."));
+        if (table.mode === "practice") out.push(h("p", { class: "practice-note", id: "practice-money" }, "Practice table: free help, real money from your wallet."));
         out.push(betForm(leaveButton(false)));
       } else if (wagered) {
         out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`), leaveButton(true)));
@@ -538,7 +538,10 @@ export async function tableView(root, shell, id) {
       if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
       if (!r) return [];
       const net = r.returned - r.wager;
-      return [h("strong", { class: `result ${r.outcome}` }, OUTCOME[r.outcome]), ` You ${settledWords(r)}; `, h("span", { class: "net" }, `net ${signed(net)}`)];
+      const words = settledWords(r);
+      const cut = words.lastIndexOf(" (");
+      return [h("strong", { class: `result ${r.outcome}` }, OUTCOME[r.outcome]), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
+        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null, "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
     });
     myResult.hidden = !myResult.childNodes.length;
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";
