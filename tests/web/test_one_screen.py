@@ -163,7 +163,7 @@ def test_every_phase_fits_one_screen(
     )
     name, password, _ = site.player()
     _, _, other = site.player()
-    page = browser.new_context(viewport=size).new_page()
+    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
     tag = f"-{size['width']}x{size['height']}" + ("-practice" if mode == "practice" else "")
     found: dict[str, list[str]] = {}
 
