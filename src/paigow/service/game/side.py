@@ -87,7 +87,7 @@ def pay_table_of(spec: OfferSpec) -> PayTable:
                     f"({', '.join(BONUS_PRESETS)}) or give paytable_toml",
                     code="bad-side-wager",
                 )
-            return PayTable.load(name)
+            return PayTable.preset(name)
         assert spec.paytable_toml is not None
         if len(spec.paytable_toml) > MAX_TOML:
             raise Unprocessable(
@@ -130,8 +130,8 @@ def share_of(offer: SideWagerOffer, wager: int) -> int:
     prog = offer.table.progressive
     if prog is None:
         return 0
-    share = Fraction(prog.share)
-    return wager * share.numerator // share.denominator
+    share = prog.share * wager
+    return share.numerator // share.denominator
 
 
 # --------------------------------------------------------------------------------- banks
@@ -145,8 +145,8 @@ def join_banks(tx: Tx, table_id: int, rules: Ruleset, operator: str) -> None:
     session = tx.session
     for offer in progressive_offers(rules):
         prog = offer.table.progressive
-        assert prog is not None
         bank = offer.bank
+        assert prog is not None and bank is not None
         share = str(Fraction(prog.share))
         row = session.get(ProgressiveBank, bank, with_for_update=True)
         if row is None:
@@ -296,7 +296,9 @@ def banks(tx: Tx) -> list[dict[str, Any]]:
             "meter": r.meter,
             "tables": tables.get(r.bank, []),
         }
-        for r in session.execute(sa.select(ProgressiveBank).order_by(ProgressiveBank.bank)).scalars()
+        for r in session.execute(
+            sa.select(ProgressiveBank).order_by(ProgressiveBank.bank)
+        ).scalars()
     ]
 
 

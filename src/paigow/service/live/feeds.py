@@ -196,10 +196,10 @@ class TableFeed:
     def on_notice(self, notice: Notice) -> None:
         if notice.kind.startswith(METER_NOTICE):
             bank = notice.kind.removeprefix(METER_NOTICE)
-            if notice.balance is not None and notice.version is not None:
-                if notice.version > self._meters.get(bank, -1):
-                    self._meters[bank] = notice.version
-                    self._broadcast(MeterItem(bank, notice.balance))
+            meter, version = notice.balance, notice.version
+            if meter is not None and version is not None and version > self._meters.get(bank, -1):
+                self._meters[bank] = version
+                self._broadcast(MeterItem(bank, meter))
             return
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True

@@ -59,9 +59,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     )
     offers = side.build_offers(
         [
-            side.OfferSpec(
-                o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank
-            )
+            side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)
             for o in body.side_wagers
         ]
     )

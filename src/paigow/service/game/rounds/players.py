@@ -132,7 +132,9 @@ def place_wager(
             )
     if spot in rnd.wagers:
         raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
-    new = list(rnd.wager(spot, amount))
+    # who holds the spot (an opaque id: Envy never pays a player for their own hands)
+    player = str(user.id) if head.table.rules.side_wagers else None
+    new = list(rnd.wager(spot, amount, player=player))
     movements = [
         Movement(wallet(user.username), TableAccounts.of(table_id).wagers, amount, f"spot {spot}")
     ]
@@ -209,7 +211,9 @@ def place_side_wagers(
     }
 
 
-_HAS_LIMITS: Final = Sql(sa.select(_LIMITS.c.user_id).where(_LIMITS.c.user_id == sa.bindparam("uid")))
+_HAS_LIMITS: Final = Sql(
+    sa.select(_LIMITS.c.user_id).where(_LIMITS.c.user_id == sa.bindparam("uid"))
+)
 
 
 _MY_WAGER: Final = Sql(

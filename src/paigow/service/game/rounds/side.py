@@ -19,6 +19,7 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
+from paigow.bonus.hand import BonusCategory
 from paigow.errors import PaigowError
 from paigow.events import Event
 from paigow.round import Round
@@ -33,6 +34,7 @@ from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import User
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
+from paigow.side_wagers import meter_pay, meter_shares
 
 _SIDE: Final = cast(sa.Table, RoundSideWager.__table__)
 _USERS: Final = cast(sa.Table, User.__table__)
@@ -45,9 +47,7 @@ INSERT_SIDE: Final = Sql(
     )
 )
 _ROUND_SIDE: Final = Sql(
-    sa.select(
-        _SIDE.c.spot, _SIDE.c.name, _USERS.c.username, _SIDE.c.amount, _SIDE.c.status
-    )
+    sa.select(_SIDE.c.spot, _SIDE.c.name, _USERS.c.username, _SIDE.c.amount, _SIDE.c.status)
     .join(_USERS, _USERS.c.id == _SIDE.c.user_id)
     .where(_SIDE.c.round_id == sa.bindparam("rid"))
     .order_by(_SIDE.c.spot, _SIDE.c.name)
@@ -150,11 +150,7 @@ def meters_for(tx: Tx, rules: Ruleset, rnd: Round) -> dict[str, tuple[int, int]]
     """Before the round settles: each progressive bank's meter with this round's shares added
     (bank -> (meter, version); the bank's row stays locked to the commit), or None when the
     round has no progressive wager."""
-    shares: dict[str, int] = {}
-    for (_spot, name), amount in rnd.side_wagers.items():
-        offer = rules.offer(name)
-        if offer.table.progressive is not None:
-            shares[offer.bank] = shares.get(offer.bank, 0) + side.share_of(offer, amount)
+    shares = meter_shares(rules, rnd.side_wagers)
     if not shares:
         return None
     return side.add_shares(tx, shares)
@@ -167,17 +163,17 @@ def settle_side(
     rules: Ruleset,
     new: Sequence[Event],
     meters: Mapping[str, tuple[int, int]] | None,
+    meters_after: Mapping[str, int],
 ) -> tuple[list[Movement], int, int]:
     """The side wagers' money for the settlement events ``new`` (their records closed, the
-    meters after any hit written, a ``jackpot-hit`` audit record per hit, the meters announced
-    to their banks' tables): the movements to post with the main wagers', the side wagers'
+    meters after any hit written (``meters_after``: the round's), a ``jackpot-hit`` audit record
+    per hit, the meters announced to their banks' tables): the movements to post with the main wagers', the side wagers'
     total and what they returned (Envy included)."""
     rows = side_rows(tx, round_id)
     accounts = SideAccounts.of(table_id)
     movements: list[Movement] = []
     closed: dict[tuple[int, str], dict[str, Any]] = {}
-    meter_now = {bank: m for bank, (m, _v) in (meters or {}).items()}
-    hit_banks: set[str] = set()
+    hits: set[str] = set()
     envy: dict[tuple[int, str], int] = {}
     wagered = returned_total = 0
     for event in new:
@@ -211,25 +207,25 @@ def settle_side(
         returned_total += back
         offer = rules.offer(key[1])
         share = side.share_of(offer, wager)
-        bank = BankAccounts.of(offer.bank) if offer.table.progressive is not None else None
+        bank = None if offer.bank is None else BankAccounts.of(offer.bank)
         if share and bank is not None:
             movements.append(Movement(accounts.wagers, bank.meter, share, memo + " meter"))
         if wager - share:
             movements.append(Movement(accounts.wagers, accounts.win, wager - share, memo))
-        before, after = d.get("meter"), d.get("meter_after")
-        from_meter = 0
-        if bank is not None and before is not None and after is not None and before != after:
-            # a hit: what left the meter is paid from it; the rest of the win by the house
-            from_meter = min(win, int(before))
-            reset = int(after) - (int(before) - from_meter)
-            if reset > 0:
-                movements.append(Movement(bank.seed, bank.meter, reset, memo + " reset"))
-            elif reset < 0:
+        hand = None if d.get("hand") is None else BonusCategory(d["hand"])
+        from_meter = meter_pay(offer.table, hand, win)
+        if from_meter and bank is not None and offer.bank is not None:
+            # a hit: the win is paid from the meter, which the house tops up to its seed
+            before, after = int(d["meter"]), int(d["meter_after"])
+            reset = after - (before - from_meter)
+            if reset < 0 or from_meter > before:
                 raise InconsistentRound(
                     f"round {round_id} spot {key[0]}: meter {before} -> {after} on a win of {win}"
                 )
-            meter_now[offer.bank] = int(after)
-            hit_banks.add(offer.bank)
+            if reset:
+                movements.append(Movement(bank.seed, bank.meter, reset, memo + " reset"))
+            movements.append(Movement(bank.meter, who, from_meter, memo + " jackpot"))
+            hits.add(offer.bank)
             record(
                 tx.session,
                 SYSTEM,
@@ -244,14 +240,13 @@ def settle_side(
                     "hand": d.get("hand"),
                     "wager": wager,
                     "win": win,
-                    "meter_before": int(before),
-                    "meter_after": int(after),
+                    "meter_before": before,
+                    "meter_after": after,
+                    "seeded": reset,
                 },
             )
-        if back:
+        if back - from_meter:
             movements.append(Movement(accounts.win, who, back - from_meter, memo + " won"))
-            if from_meter:
-                movements.append(Movement(bank.meter, who, from_meter, memo + " jackpot"))  # type: ignore[union-attr]
         closed[key] = {
             "rid": round_id,
             "s_spot": key[0],
@@ -271,10 +266,11 @@ def settle_side(
         closed[key]["s_envy"] = amount
     if closed:
         tx.many(_CLOSE_SIDE, list(closed.values()), later=True)
-    for bank, (meter, version) in sorted((meters or {}).items()):
-        if bank in hit_banks:
-            version = side.set_meter(tx, bank, meter_now[bank])
-        side.notify_meter(tx, bank, meter_now[bank], version)
+    for name, (meter, version) in sorted((meters or {}).items()):
+        final = meters_after.get(name, meter)
+        if name in hits or final != meter:
+            version = side.set_meter(tx, name, final)
+        side.notify_meter(tx, name, final, version)
     return [m for m in movements if m.amount], wagered, returned_total
 
 

@@ -17,7 +17,6 @@ from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor.totals import record_settlement, record_void
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
-from paigow.service.game.rounds.side import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.rounds.log import (
     SYSTEM,
     InconsistentRound,
@@ -26,6 +25,7 @@ from paigow.service.game.rounds.log import (
     insert_events,
     load_round,
 )
+from paigow.service.game.rounds.side import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.tables import ENDED, lock_table
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
@@ -261,7 +261,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
     if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
-        movements += settle_side(tx, table_id, row.id, rules, new, meters)[0]
+        movements += settle_side(tx, table_id, row.id, rules, new, meters, rnd.meters_after)[0]
     ledger.post(tx, "settlement", movements, reference=row.id)
     record_settlement(tx, head.table, rnd.results)  # the floor's running totals
     append(tx, row, rnd, new)

@@ -42,9 +42,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "progressive_tables",
-        sa.Column(
-            "bank", sa.String(40), sa.ForeignKey("progressive_banks.bank"), primary_key=True
-        ),
+        sa.Column("bank", sa.String(40), sa.ForeignKey("progressive_banks.bank"), primary_key=True),
         sa.Column("table_id", sa.Integer, sa.ForeignKey("game_tables.id"), primary_key=True),
     )
 
