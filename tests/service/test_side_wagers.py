@@ -458,7 +458,15 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
     assert bad.status_code == 422 and "line" in bad.json()["detail"], bad.text
     p = svc.player(credit=10_000)
     p.sit(table, 1)
-    svc.player(credit=1_000).sit(table, 2)  # seated without a wager: betting stays open
+    q = svc.player(credit=5_000)  # seated without a wager: betting stays open
+    q.sit(table, 2)
+    q.ok(q.post("/api/me/limits", {"daily_loss_limit": 1_200}))
+    r = q.post(
+        f"/api/tables/{table}/wager",
+        {"amount": 1000, "side": {"fortune": 300}, "idempotency_key": "q1"},
+    )  # the side wager counts toward the loss limit
+    assert r.status_code == 403 and r.json()["code"] == "loss-limit", r.text
+    assert q.balance() == 5_000
     ws = p.ws(table)
     try:
         r = p.post(
