@@ -1,7 +1,9 @@
 """A ready table floor for the first run: ``paigow serve --demo`` makes sure the database has
 an operator (its password written once to a file beside the database, readable by the owner
 only) and, if it has no tables yet, a casino table and a practice table under the Indiana
-rules. An existing floor is left as it is."""
+rules and a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and a
+progressive (a shipped progressive preset, else :data:`DEMO_PROGRESSIVE`). An existing floor is
+left as it is."""
 
 from __future__ import annotations
 
@@ -11,12 +13,52 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from paigow.bonus.paytable import BONUS_PRESETS, PayTable
 from paigow.house_way import HouseWay
-from paigow.ruleset import Ruleset
+from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.statuses import Role, TableMode
 from paigow.service.store.db import Database, GameTable, User
 
 OPERATOR = "house"
+DEMO_PROGRESSIVE = """
+name = "demo-progressive"
+title = "Demo progressive (this project's own figures, for the demo floor)"
+source = "paigow serve --demo: an example pay table, not a casino's"
+target = "player"
+
+[pays]
+seven-card-straight-flush = "100% of meter"
+royal-match = "100% of meter"
+wild-seven-card-straight-flush = "10% of meter"
+five-aces = "$500"
+royal-flush = "$250"
+straight-flush = "$100"
+four-of-a-kind = "$75"
+full-house = "$4"
+flush = "$3"
+
+[progressive]
+share = "15%"
+seed = "$1000"
+"""
+
+
+def side_offers() -> tuple[SideWagerOffer, ...]:
+    """The demo's side wagers: Fortune A with Envy ($1 to $25) and a progressive ($1)."""
+    progressive = None
+    for name in BONUS_PRESETS:
+        table = PayTable.preset(name)
+        if table.progressive is not None:
+            progressive = table
+            break
+    if progressive is None:
+        progressive = PayTable.from_toml(DEMO_PROGRESSIVE, "demo progressive")
+    fixed = progressive.progressive.wager if progressive.progressive is not None else None
+    lo, hi = (fixed, fixed) if fixed is not None else (100, 100)
+    return (
+        SideWagerOffer("fortune", PayTable.preset("fortune-a"), 100, 2500),
+        SideWagerOffer("progressive", progressive, lo, hi),
+    )
 
 
 def ensure_demo(database_url: str, password_file: Path) -> list[str]:
@@ -45,15 +87,16 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         try:
             with db.write() as s:
                 tx = Tx(s.connection(), s)
-                for name, mode in (
-                    ("Indiana 1", TableMode.CASINO),
-                    ("Practice 1", TableMode.PRACTICE),
+                for name, mode, rules in (
+                    ("Indiana 1", TableMode.CASINO, Ruleset()),
+                    ("Practice 1", TableMode.PRACTICE, Ruleset()),
+                    ("Fortune 1", TableMode.CASINO, Ruleset(side_wagers=side_offers())),
                 ):
                     create_table(
                         tx,
                         operator=OPERATOR,
                         name=name,
-                        ruleset=Ruleset(),
+                        ruleset=rules,
                         house_way=HouseWay.preset("standard"),
                         mode=mode,
                         betting_time_ms=20_000,
@@ -62,5 +105,8 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
                 tx.finish()
         finally:
             db.dispose()
-        said.append("tables 'Indiana 1' (casino) and 'Practice 1' (practice) created")
+        said.append(
+            "tables 'Indiana 1' (casino), 'Practice 1' (practice) and 'Fortune 1' (casino, "
+            "with Fortune, Envy and a progressive) created"
+        )
     return said
