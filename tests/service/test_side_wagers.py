@@ -9,6 +9,7 @@ progressive by hand."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -24,8 +25,10 @@ from paigow.round import Round
 from paigow.service.accounts.auth import Principal
 from paigow.service.accounts.users import create_user
 from paigow.service.books import audit, ledger
+from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import BankAccounts, Movement, SideAccounts, TableAccounts
 from paigow.service.errors import Conflict, Unprocessable
+from paigow.service.floor.report import floor_report
 from paigow.service.game import rounds, side, tables
 from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
 from paigow.service.store.db import AuditRecord, Database
@@ -138,9 +141,14 @@ def meter(db: Database, bank: str = "test-bank") -> int:
 
 
 def check_books(db: Database) -> None:
+    """The ledger's check, every round replayed against its records, and the floor's report
+    (main wagers) still reconciled to the ledger to the cent."""
     with db.read() as s:
         report = ledger.check(s)
-    assert report.balanced, report.problems
+        assert report.balanced, report.problems
+        today = GamingDay.from_env().day_of(time.time())
+        floor = floor_report(s, today, today)  # raises ReportMismatch when it does not
+        assert floor["reconciled"]
     v = audit.verify(db)
     assert v["ok"], v
 

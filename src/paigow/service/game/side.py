@@ -35,7 +35,7 @@ from paigow.service.books.audit import record
 from paigow.service.books.ledger import BankAccounts, Movement
 from paigow.service.errors import NotFound, Unprocessable
 from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
-from paigow.service.store.bus import outbox
+from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -223,7 +223,10 @@ _METERS_OF_TABLE: Final = Sql(
 
 def add_shares(tx: Tx, shares: Mapping[str, int]) -> dict[str, tuple[int, int]]:
     """Add each bank's shares to its meter (banks in name order: one lock order) and return
-    bank -> (meter, version) after. The bank's row stays locked until the step commits."""
+    bank -> (meter, version) after. The bank's row stays locked until the step commits, so
+    what the step needs to read for its notices is read before (the bank's tables)."""
+    for bank in sorted(shares):
+        _tables_of(tx, bank)
     out = {}
     t = now()
     for bank in sorted(shares):
@@ -247,13 +250,19 @@ METER_NOTICE: Final = "meter:"
 ``balance`` is the meter in cents, its ``version`` the meter's)."""
 
 
+def _tables_of(tx: Tx, bank: str) -> list[int]:
+    """The bank's tables (read once per step)."""
+    known: dict[str, list[int]] = tx.info.setdefault("bank_tables", {})
+    if bank not in known:
+        known[bank] = [int(t) for (t,) in tx.run(_TABLES_OF, {"b": bank})]
+    return known[bank]
+
+
 def notify_meter(tx: Tx, bank: str, meter: int, version: int) -> None:
     """Announce, when ``tx`` commits, the bank's meter to every table of the bank."""
-    from paigow.service.store.bus import Notice
-
     box = outbox(tx)
-    for (table_id,) in tx.run(_TABLES_OF, {"b": bank}):
-        box.notices.append(Notice(int(table_id), METER_NOTICE + bank, 0, meter, version))
+    for table_id in _tables_of(tx, bank):
+        box.notices.append(Notice(table_id, METER_NOTICE + bank, 0, meter, version))
 
 
 def meters_of_table(tx: Tx, table_id: int) -> dict[str, int]:

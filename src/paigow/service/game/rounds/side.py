@@ -162,14 +162,15 @@ def settle_side(
     round_id: str,
     rules: Ruleset,
     new: Sequence[Event],
+    rows: Mapping[tuple[int, str], SideRow],
     meters: Mapping[str, tuple[int, int]] | None,
     meters_after: Mapping[str, int],
 ) -> tuple[list[Movement], int, int]:
-    """The side wagers' money for the settlement events ``new`` (their records closed, the
-    meters after any hit written (``meters_after``: the round's), a ``jackpot-hit`` audit record
-    per hit, the meters announced to their banks' tables): the movements to post with the main wagers', the side wagers'
-    total and what they returned (Envy included)."""
-    rows = side_rows(tx, round_id)
+    """The side wagers' money for the settlement events ``new`` (``rows``: the round's side-wager
+    records, :func:`side_rows`, which this closes): the movements to post with the main
+    wagers', the side wagers' total and what they returned (Envy included). The meters after
+    any hit are written (``meters_after``: the round's), with a ``jackpot-hit`` audit record per
+    hit, and announced to their banks' tables."""
     accounts = SideAccounts.of(table_id)
     movements: list[Movement] = []
     closed: dict[tuple[int, str], dict[str, Any]] = {}

@@ -226,9 +226,12 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         return False
     rnd = load_round(tx, row)
     rules = head.table.rules
+    wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
+    sides = side_rows(tx, row.id) if rnd.side_wagers else {}
+    # the progressive banks' rows are locked from here to the commit: what the step reads
+    # is read above
     meters = meters_for(tx, rules, rnd) if rnd.side_wagers else None
     new = rnd.settle({b: m for b, (m, _v) in meters.items()}) if meters else rnd.settle()
-    wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     movements: list[Movement] = []
     closed: list[dict[str, Any]] = []
     house = TableAccounts.of(table_id)
@@ -261,7 +264,9 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
     if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
-        movements += settle_side(tx, table_id, row.id, rules, new, meters, rnd.meters_after)[0]
+        movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
+            0
+        ]
     ledger.post(tx, "settlement", movements, reference=row.id)
     record_settlement(tx, head.table, rnd.results)  # the floor's running totals
     append(tx, row, rnd, new)
