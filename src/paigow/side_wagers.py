@@ -137,7 +137,9 @@ def settle_side_wagers(
     """Settle every side wager, in spot order, then name order; with the meters after.
 
     ``hands``: the bonus hand of every spot with a hand (the Envy counts them all); ``dealer``:
-    the dealer's; ``dealer_low``: the dealer's low hand as the house way set it; ``players``:
+    the dealer's; ``dealer_low``: the dealer's low hand as the house way set it (a bet on the
+    dealer settles on the dealer's seven cards and that low hand's category, as
+    :func:`paigow.bonus.settle.held_for` says); ``players``:
     who holds each spot (Envy never pays for a hand of the same player); ``meters``: each
     progressive bank's meter at settlement (this round's shares already added). Hits are
     applied in order, each meter pay deducted from the running meter, which the house tops up
@@ -156,28 +158,24 @@ def settle_side_wagers(
     for (spot, name), wager in sorted(wagers.items()):
         offer = ruleset.offer(name)
         table = offer.table
-        if table.target is Target.DEALER:
-            held: frozenset[BonusCategory] = dealer.held
-        elif table.target is Target.DEALER_LOW:
-            held = frozenset() if low is None else frozenset({low})
-        else:
+        if table.target is Target.PLAYER:
             held = hands[spot].held
-        before = after = None
+        else:  # the dealer's seven cards (a dealer bonus), and the house way's low hand
+            held = dealer.held if table.target is Target.DEALER else frozenset()
+            if low is not None:
+                held |= {low}
+        before: int | None = None
+        after: int | None = None
         if offer.bank is not None:
             before = running[offer.bank]
         result = settle_bonus(table, wager, held, before)
-        if offer.bank is not None:
-            after = before
+        if offer.bank is not None and before is not None and table.progressive is not None:
             paid = meter_pay(table, result.category, result.win)
-            if paid:
-                assert table.progressive is not None
-                after = max(before - paid, table.progressive.seed)
+            after = max(before - paid, table.progressive.seed) if paid else before
             running[offer.bank] = after
         hand = None if result.category is None else result.category.value
         events.append(
-            SideWagerSettled(
-                spot, name, wager, hand, result.win, result.returned, before, after
-            )
+            SideWagerSettled(spot, name, wager, hand, result.win, result.returned, before, after)
         )
         envy = _envy(offer, spot, wager, hands, players)
         if envy is not None:
