@@ -1,9 +1,8 @@
 """A ready table floor for the first run: ``paigow serve --demo`` makes sure the database has
 an operator (its password written once to a file beside the database, readable by the owner
 only) and, if it has no tables yet, a casino table and a practice table under the Indiana
-rules and a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and a
-progressive (a shipped progressive preset, else :data:`DEMO_PROGRESSIVE`). An existing floor is
-left as it is."""
+rules and a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and the
+Fortune progressive. An existing floor is left as it is."""
 
 from __future__ import annotations
 
@@ -13,51 +12,24 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from paigow.bonus.paytable import BONUS_PRESETS, PayTable
+from paigow.bonus.paytable import PayTable
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.statuses import Role, TableMode
 from paigow.service.store.db import Database, GameTable, User
 
 OPERATOR = "house"
-DEMO_PROGRESSIVE = """
-name = "demo-progressive"
-title = "Demo progressive (this project's own figures, for the demo floor)"
-source = "paigow serve --demo: an example pay table, not a casino's"
-target = "player"
-
-[pays]
-seven-card-straight-flush = "100% of meter"
-royal-match = "100% of meter"
-wild-seven-card-straight-flush = "10% of meter"
-five-aces = "$500"
-royal-flush = "$250"
-straight-flush = "$100"
-four-of-a-kind = "$75"
-full-house = "$4"
-flush = "$3"
-
-[progressive]
-share = "15%"
-seed = "$1000"
-"""
 
 
 def side_offers() -> tuple[SideWagerOffer, ...]:
-    """The demo's side wagers: Fortune A with Envy ($1 to $25) and a progressive ($1)."""
-    progressive = None
-    for name in BONUS_PRESETS:
-        table = PayTable.preset(name)
-        if table.progressive is not None:
-            progressive = table
-            break
-    if progressive is None:
-        progressive = PayTable.from_toml(DEMO_PROGRESSIVE, "demo progressive")
-    fixed = progressive.progressive.wager if progressive.progressive is not None else None
-    lo, hi = (fixed, fixed) if fixed is not None else (100, 100)
+    """The demo's side wagers: Fortune A with Envy ($1 to $25) and the Fortune progressive (its
+    fixed wager; its bank, the pay table's name)."""
+    progressive = PayTable.preset("fortune-progressive")
+    assert progressive.progressive is not None
+    fixed = progressive.progressive.wager or 100
     return (
         SideWagerOffer("fortune", PayTable.preset("fortune-a"), 100, 2500),
-        SideWagerOffer("progressive", progressive, lo, hi),
+        SideWagerOffer("progressive", progressive, fixed, fixed),
     )
 
 
