@@ -31,6 +31,7 @@ from paigow.service.errors import Conflict, Unprocessable
 from paigow.service.floor.report import floor_report
 from paigow.service.game import rounds, side, tables
 from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
+from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import AuditRecord, Database
 from paigow.service.store.unit import Tx
 from paigow.setting import all_settings
@@ -154,6 +155,8 @@ def check_books(db: Database) -> None:
 
 
 Wagers = dict[int, tuple[int, dict[str, int]]]
+SETTLE_NOTICES: list[Notice] = []
+"""The notices of the last settlement :func:`play` made."""
 
 
 def find_seed(rules_of: Callable[[], Any], wagers: Wagers, want: Callable[[Round], bool]) -> int:
@@ -200,7 +203,9 @@ def play(
         low = [c.code for c in setting.low]
         step(db, lambda tx, u=user, lo=low: rounds.set_hand(tx, table, u, lo, True))
     assert step(db, lambda tx: rounds.dealer_sets(tx, table, rid))
-    assert step(db, lambda tx: rounds.settle(tx, table, rid))
+    settled = step(db, lambda tx: (rounds.settle(tx, table, rid), list(outbox(tx).notices)))
+    assert settled[0]
+    SETTLE_NOTICES[:] = settled[1]
     return Round.replay(step(db, lambda tx: rounds.load_events(tx, rid)))
 
 
@@ -303,6 +308,12 @@ def test_jackpot_hit_pays_the_meter_and_resets_it_to_the_seed(db: Database) -> N
         )
     assert len(hits) == 1 and hits[0].details["win"] == before
     assert hits[0].details["meter_after"] == 10_000 and hits[0].target == "bank:test-bank"
+    # the table's notice (which carries the round's events) first, then the meter's to each
+    # table of the bank
+    assert [(n.table_id, n.kind, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
+        (table, "round", None),
+        (table, "meter:test-bank", 10_000),
+    ]
     check_books(db)
 
 

@@ -264,6 +264,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
     if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
+        notify(tx, table_id)  # first: the table's notice carries the events, not its meter's
         movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
             0
         ]
