@@ -497,6 +497,10 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
             {"amount": 1000, "side": {"fortune": 200}, "idempotency_key": "w1"},
         )
         assert r.status_code == 200 and r.json()["side"] == {"fortune": 200}, r.text
+        placed = ws.wait_for(lambda m: m.get("type") == "wager-placed")
+        assert "player" not in placed  # the holder's id is not shown to the table
+        shown = ws.wait_for(lambda m: m.get("type") == "side-wager-placed")
+        assert (shown["spot"], shown["name"], shown["amount"]) == (1, "fortune", 200)
         body = {"side": {"jackpot": 500}, "idempotency_key": "s1"}
         first = p.ok(p.post(f"/api/tables/{table}/side-wagers", body))
         assert first["balance"] == 10_000 - 1700
