@@ -461,7 +461,7 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
             "bank": "api-bank",
         },
     ]
-    table = svc.new_table(side_wagers=offers_in, min_wager=100, betting_time_ms=1500)
+    table = svc.new_table(side_wagers=offers_in, min_wager=100, betting_time_ms=4000)
     state = svc.op.ok(svc.op.get(f"/api/tables/{table}"))
     assert [o["name"] for o in state["side_wagers"]] == ["fortune", "jackpot"]
     assert state["side_wagers"][0]["table"]["pays"]  # the pay table in full
@@ -492,6 +492,13 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
     )  # the side wager counts toward the loss limit
     assert r.status_code == 403 and r.json()["code"] == "loss-limit", r.text
     assert q.balance() == 5_000
+    deadline = time.time() + 10  # the refusal is recorded once the refused step rolled back
+    while '"action":"wager-refused-loss-limit"' not in (
+        text := svc.op.get("/api/admin/audit").text
+    ):
+        assert time.time() < deadline, "no audit record of the refusal"
+        time.sleep(0.1)
+    assert '"amount":1300' in text  # the main wager and its side wager
     ws = p.ws(table)
     try:
         r = p.post(

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
 from paigow.money import format_money
 from paigow.service.accounts.auth import Principal
@@ -260,10 +261,23 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
         )
 
 
+_SYNC: dict[Any, Any] = {}
+
+
+def _sync_engine(url: Any) -> Any:
+    """A synchronous engine (no pool) on the PostgreSQL database a step's asyncio engine uses."""
+    engine = _SYNC.get(url)
+    if engine is None:
+        engine = _SYNC[url] = sa.create_engine(url, poolclass=NullPool)
+    return engine
+
+
 def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
     """Record a refusal in a transaction of its own once the refused step has rolled back (the
     refusal's own step never commits)."""
     engine = tx.connection.engine
+    if tx.is_postgres and tx.connection.dialect.is_async:  # a step's asyncio connection: the
+        engine = _sync_engine(tx.database)  # thread writes on a plain one of the same database
 
     def write() -> None:
         with Session(engine) as s2, s2.begin():
