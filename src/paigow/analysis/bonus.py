@@ -12,8 +12,8 @@ checksum; a missing, corrupt or stale file is rebuilt (about 15 s on two cores).
 
 >>> from paigow.cards import parse_cards
 >>> counts = deck_counts(parse_cards("As Ks Qs Js Ts 9s 8s Kh Qh Jk"), HouseWay.load("standard"))
->>> counts.hands, counts.signatures[frozenset()]
-(120, 35)
+>>> counts.hands, counts.holding()[BonusCategory.ROYAL_MATCH]
+(120, 6)
 """
 
 from __future__ import annotations
