@@ -64,9 +64,7 @@ def held_of(code: int) -> frozenset[BonusCategory]:
     (frozenset({<BonusCategory.PAI_GOW_NINE: 'pai-gow-nine-high'>}), frozenset())
     """
     mask = KB.code_mask(code)
-    return frozenset(
-        BonusCategory(key) for i, key in enumerate(KB.CATEGORY_KEYS) if mask >> i & 1
-    )
+    return frozenset(BonusCategory(key) for i, key in enumerate(KB.CATEGORY_KEYS) if mask >> i & 1)
 
 
 def low_category(key: int) -> BonusCategory | None:
@@ -308,9 +306,7 @@ def _params(way: HouseWay) -> tuple[K.Arr, K.Arr]:
     return kernel_params(way)
 
 
-def deck_counts(
-    deck: Sequence[Card], way: HouseWay, wheel: Wheel = Wheel.SECOND
-) -> BonusCounts:
+def deck_counts(deck: Sequence[Card], way: HouseWay, wheel: Wheel = Wheel.SECOND) -> BonusCounts:
     """The same counts over every seven-card hand of a reduced deck (the house way set by its
     kernel, not read from a compiled table): for tests and small experiments.
 

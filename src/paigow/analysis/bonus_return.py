@@ -43,8 +43,8 @@ __all__ = [
     "PaidLine",
     "analyze",
     "break_even_meter",
-    "deck_counts",
     "decimal",
+    "deck_counts",
     "default_wager",
 ]
 
@@ -298,9 +298,7 @@ def analyze(
     at = Fraction(meter or 0)
     envy = None
     if table.envy is not None:
-        amounts = sum(
-            (table.envy.amount(held) * n for held, n in counts.signatures.items()), 0
-        )
+        amounts = sum((table.envy.amount(held) * n for held, n in counts.signatures.items()), 0)
         envy = Fraction(amounts, counts.hands)
     return BonusAnalysis(
         table=table,

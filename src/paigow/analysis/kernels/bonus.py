@@ -146,19 +146,11 @@ def bonus_mask(s: Arr) -> int:
         if pairs >= 2:
             bits |= 1 << FULL_HOUSE
     if bits == 0 and pairs == 0:
-        top = ACE if jk else 31 - _clz32(ranks)
+        top = ACE
+        while not jk and not (ranks >> top) & 1:
+            top -= 1
         bits = 1 << (PAI_GOW + ACE - top)
     return bits
-
-
-@nb.njit(cache=True, inline="always")
-def _clz32(x: int) -> int:
-    n = 0
-    for b in range(31, -1, -1):
-        if (x >> b) & 1:
-            return n
-        n += 1
-    return 32
 
 
 @nb.njit(cache=True, inline="always")
@@ -232,9 +224,7 @@ def bonus_slice(top: int, table: Arr, counts: Arr) -> int:
 
 
 @nb.njit(cache=True)
-def deck_counts(
-    deck: Arr, counts: Arr, tp: Arr, quads: Arr, lowest_wheel: bool, rank2: Arr
-) -> int:
+def deck_counts(deck: Arr, counts: Arr, tp: Arr, quads: Arr, lowest_wheel: bool, rank2: Arr) -> int:
     """Add to ``counts[code, low]`` every seven-card hand of ``deck`` (card indices, distinct):
     its code and the dense rank of the low hand the house way (``tp``, ``quads``: the kernel's
     parameters, :func:`paigow.analysis.compiled.kernel_params`) sets. Returns the number of
