@@ -190,7 +190,7 @@ def bonus_hand(cards: Sequence[Card] | Iterable[Card | str]) -> BonusHand:
         held.add(BonusCategory.THREE_OF_A_KIND)
         if sizes[1] >= 2:
             held.add(BonusCategory.FULL_HOUSE)
-    if _run(_with_low_ace(counts), _WINDOWS5, joker):
+    if _run(_with_low_ace(c.rank for c in naturals), _WINDOWS5, joker):
         held.add(BonusCategory.STRAIGHT)
     for suit, ranks in by_suit.items():
         if len(ranks) + joker < 5:
