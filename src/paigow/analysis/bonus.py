@@ -127,10 +127,8 @@ class BonusCounts:
 
     def data(self) -> dict[str, Any]:
         """The counts, JSON-ready (the part the checksum covers)."""
-        sigs = sorted(
-            ([sorted(c.value for c in held), n] for held, n in self.signatures.items()),
-            key=lambda row: (len(row[0]), row[0]),
-        )
+        rows = sorted((sorted(c.value for c in held), n) for held, n in self.signatures.items())
+        sigs = [[names, n] for names, n in sorted(rows, key=lambda row: (len(row[0]), row[0]))]
         return {
             "hands": self.hands,
             "signatures": sigs,
