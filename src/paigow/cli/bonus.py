@@ -78,7 +78,7 @@ def bonus_counts(way: HouseWay, wheel: Wheel, workers: int) -> BonusCounts:
 
 @bonus_app.command("list")
 def bonus_list(as_json: AnalysisJsonOpt = False) -> None:
-    """The pay tables shipped with the package (give one to ``bonus analyze``)."""
+    """The pay tables shipped with the package (give one to `paigow bonus analyze`)."""
     tables = [PayTable.preset(name) for name in BONUS_PRESETS]
     if as_json:
         print(json.dumps([t.to_dict() for t in tables]))
@@ -208,8 +208,12 @@ def bonus_analyze(
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
 ) -> None:
-    """The exact count of every hand a pay table pays over all 154,143,080 hands, its return
-    per unit wagered, Envy's value and a progressive's break-even meter."""
+    """A pay table's exact counts and return over all 154,143,080 hands, Envy, break-even meter.
+
+    The count of every hand it pays (the dealer's low hand under the house way), the return per
+    unit wagered, Envy's value per other player and at 1-6 players, and for a progressive the
+    return at a meter and the break-even meter; every figure exact.
+    """
     from paigow.analysis.bonus_return import analyze
 
     table = load_pay_table(pay_table)
