@@ -29,7 +29,7 @@ from paigow.bonus.paytable import (
     Progressive,
     Target,
 )
-from paigow.bonus.settle import BonusResult, envy_due, settle_bonus
+from paigow.bonus.settle import BonusResult, envy_due, held_for, settle_bonus
 from paigow.errors import PayTableError
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "best_first",
     "bonus_hand",
     "envy_due",
+    "held_for",
     "low_hand_category",
     "settle_bonus",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
@@ -153,16 +153,22 @@ class Envy:
     """Envy: ``amounts[c]`` cents paid to a player whose bonus wager is at least ``minimum``, for
     each other player's hand at the table holding ``c`` (the best such amount per hand)."""
 
-    amounts: Mapping[BonusCategory, int]
     minimum: int = ENVY_MINIMUM
+    amounts: Mapping[BonusCategory, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if isinstance(self.minimum, bool) or not isinstance(self.minimum, int) or self.minimum < 0:
+            raise ValueError(f"the Envy minimum must be cents >= 0, got {self.minimum!r}")
+        if any(
+            isinstance(a, bool) or not isinstance(a, int) or a <= 0 for a in self.amounts.values()
+        ):
+            raise ValueError("every Envy amount must be a positive number of cents")
         object.__setattr__(self, "amounts", MappingProxyType(dict(self.amounts)))
 
     def amount(self, held: Iterable[BonusCategory]) -> int:
         """Cents due for one other player's hand (0 when it holds no Envy category).
 
-        >>> e = Envy({BonusCategory.FIVE_ACES: 50000, BonusCategory.FOUR_OF_A_KIND: 5000})
+        >>> e = Envy(500, {BonusCategory.FIVE_ACES: 50000, BonusCategory.FOUR_OF_A_KIND: 5000})
         >>> e.amount({BonusCategory.FIVE_ACES, BonusCategory.FOUR_OF_A_KIND}), e.amount(set())
         (50000, 0)
         """

@@ -55,7 +55,16 @@ __all__ = [
 ]
 
 #: The pay tables shipped with the package (docs/side-wagers.md).
-BONUS_PRESETS: Final = ("fortune-a",)
+BONUS_PRESETS: Final = (
+    "fortune-a",
+    "fortune-b",
+    "fortune-progressive",
+    "emperors-challenge",
+    "pai-gow-insurance",
+    "dealer-bonus",
+    "queens-dragon",
+    "tiger-9",
+)
 
 
 def _freeze(pays: Mapping[BonusCategory, Pay]) -> Mapping[BonusCategory, Pay]:
@@ -66,7 +75,7 @@ def _freeze(pays: Mapping[BonusCategory, Pay]) -> Mapping[BonusCategory, Pay]:
 class PayTable:
     """A side wager's pay table (see the module's docstring).
 
-    >>> t = PayTable.load("fortune-a")
+    >>> t = PayTable.load("fortune-b")
     >>> t.best({BonusCategory.THREE_OF_A_KIND, BonusCategory.STRAIGHT}).value
     'three-of-a-kind'
     >>> t.best(set()) is None, PayTable.from_dict(t.to_dict()) == t

@@ -54,13 +54,18 @@ def find_line(lines: list[str], section: str, key: str) -> int | None:
         name = stripped.split("=", 1)[0].strip().strip('"').strip("'")
         if "=" in stripped and name == key:
             return number
+    if header_line is None and not key:
+        # A section given only through its subtables (``[envy.amounts]``): their first header.
+        for number, line in enumerate(lines, 1):
+            if line.split("#", 1)[0].strip().startswith(f"[{section}."):
+                return number
     return header_line
 
 
 def _money(value: object, where: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, str):
         raise PayTableError(f'{where}: {what}: {value!r} is not an amount (write it as "$5")')
-    if value.strip().startswith("-"):
+    if value.strip().lstrip("$").strip().startswith("-"):
         raise PayTableError(f"{where}: {what}: {value!r} is negative")
     try:
         return parse_money(value)
@@ -148,7 +153,7 @@ def read_fields(data: object, where: Where) -> Fields:
             amounts[category] = cents
         if not amounts:
             raise PayTableError(f"{where('envy.amounts')}: envy without amounts")
-        envy = Envy(amounts, minimum)
+        envy = Envy(minimum, amounts)
     progressive = None
     if "progressive" in top:
         section = _table(top["progressive"], where("progressive"), "progressive")
@@ -192,10 +197,16 @@ def check_table(
     """What a pay table must hold together (every pay fits its target, meter pays a progressive)."""
     if not pays:
         raise PayTableError(f"{where('pays')}: a pay table pays at least one hand")
-    low = target is Target.DEALER_LOW
     for category, pay in pays.items():
-        if category.is_low != low:
-            wanted = "the low hand's" if low else "seven-card"
+        # The player's table pays seven-card categories, the dealer-low table the low hand's;
+        # the dealer's table may pay both (the dealer's seven cards and the house way's low).
+        allowed = {
+            Target.PLAYER: not category.is_low,
+            Target.DEALER_LOW: category.is_low,
+            Target.DEALER: True,
+        }[target]
+        if not allowed:
+            wanted = "the low hand's" if target is Target.DEALER_LOW else "seven-card"
             raise PayTableError(
                 f"{where('pays', category.value)}: pays.{category.value}: a {target.value} "
                 f"pay table pays {wanted} categories only"

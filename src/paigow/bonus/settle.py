@@ -15,11 +15,12 @@ BonusResult(category=None, wager=500, win=0, returned=0)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from paigow.bonus.hand import BonusCategory
-from paigow.bonus.paytable import PayTable
+from paigow.bonus.hand import BonusCategory, bonus_hand, low_hand_category
+from paigow.bonus.paytable import PayTable, Target
+from paigow.cards import Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +69,28 @@ def envy_due(table: PayTable, wager: int, others: Iterable[frozenset[BonusCatego
     if table.envy is None or wager < table.envy.minimum:
         return 0
     return sum(table.envy.amount(held) for held in others)
+
+
+def held_for(
+    target: Target, seven: Sequence[Card], low: Sequence[Card] | None = None
+) -> frozenset[BonusCategory]:
+    """What a side wager on ``target`` settles on: the seven cards' bonus hand, and for bets on
+    the dealer, the category of the dealer's low hand as the house way set it (``low``).
+
+    >>> from paigow.cards import parse_cards
+    >>> seven = parse_cards("Qs Qh 9c 7d 5s 3h 2c")
+    >>> sorted(held_for(Target.DEALER, seven, parse_cards("9c 7d")))
+    [<BonusCategory.LOW_NINE_HIGH: 'low-nine-high'>]
+    >>> held_for(Target.PLAYER, seven)
+    frozenset()
+    """
+    held = set(bonus_hand(seven).held) if target is not Target.DEALER_LOW else set()
+    if target is not Target.PLAYER:
+        if low is None:
+            raise ValueError(f"a {target.value} side wager needs the dealer's low hand")
+        if not set(low) <= set(seven):
+            raise ValueError("the dealer's low hand must be two of the dealer's seven cards")
+        category = low_hand_category(low)
+        if category is not None:
+            held.add(category)
+    return frozenset(held)
