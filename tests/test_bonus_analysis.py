@@ -27,6 +27,7 @@ from paigow.bonus import (
     Target,
     bonus_hand,
     envy_due,
+    held_for,
     low_hand_category,
     settle_bonus,
 )
@@ -61,9 +62,9 @@ def held_by_hand() -> dict[str, list[frozenset[BonusCategory]]]:
 
 
 @pytest.fixture(scope="module")
-def small_lows() -> list[BonusCategory | None]:
-    """The low-hand category of every SMALL hand as the Python house way sets it."""
-    return [low_hand_category(STANDARD.set_hand(h).setting.low) for h in hands(SMALL)]
+def small_lows() -> list[tuple[Card, ...]]:
+    """The low hand of every SMALL hand as the Python house way sets it."""
+    return [STANDARD.set_hand(h).setting.low for h in hands(SMALL)]
 
 
 # ------------------------------------------------------------------------------- the kernel
@@ -97,10 +98,14 @@ def test_kernel_on_sampled_full_deck_hands() -> None:
         assert held_of(int(code)) == bonus_hand(cards).held, cards
 
 
-def test_low_hands_equal_the_python_house_way(small_lows: list[BonusCategory | None]) -> None:
+def test_low_hands_equal_the_python_house_way(small_lows: list[tuple[Card, ...]]) -> None:
     counts = deck_counts(SMALL, STANDARD)
-    assert counts.dealer_low == dict(Counter(small_lows))
+    assert counts.dealer_low == dict(Counter(low_hand_category(low) for low in small_lows))
     assert counts.dealer_low[C.LOW_NINE_HIGH] > 0
+    dealer = Counter(
+        held_for(Target.DEALER, h, low) for h, low in zip(hands(SMALL), small_lows, strict=True)
+    )
+    assert counts.dealer == dict(dealer)
 
 
 def test_full_deck_slices_join_the_compiled_table() -> None:
@@ -183,6 +188,11 @@ LOW_TABLE = PayTable.from_toml(
     'low-eight-high = "3 to 1"\n',
     "nine-low.toml",
 )
+DEALER_MIX = PayTable.from_toml(
+    'name = "mix"\ntarget = "dealer"\n[pays]\nlow-nine-high = "5 to 1"\nlow-ace-high = "1 to 4"\n'
+    'straight = "2 to 1"\nflush = "3 to 1"\npai-gow-king-high = "9 to 1"\n',
+    "mix.toml",
+)
 PAI_GOW = PayTable.from_toml(
     'name = "pg"\ntarget = "dealer"\n[pays]\npai-gow-nine-high = "500 to 1"\n'
     'pai-gow-queen-high = "30 to 1"\npai-gow-ace-high = "1 to 2"\nthree-of-a-kind = "2 to 1"\n'
@@ -192,17 +202,29 @@ PAI_GOW = PayTable.from_toml(
 
 
 def tables() -> list[PayTable]:
-    return [PayTable.preset(n) for n in BONUS_PRESETS] + [PROGRESSIVE, LOW_TABLE, PAI_GOW]
+    return [PayTable.preset(n) for n in BONUS_PRESETS] + [
+        PROGRESSIVE,
+        LOW_TABLE,
+        PAI_GOW,
+        DEALER_MIX,
+    ]
 
 
 @pytest.mark.parametrize("table", tables(), ids=lambda t: t.name)
 def test_returns_from_counts_equal_brute_force(
     table: PayTable,
     held_by_hand: dict[str, list[frozenset[BonusCategory]]],
-    small_lows: list[BonusCategory | None],
+    small_lows: list[tuple[Card, ...]],
 ) -> None:
-    if table.target is Target.DEALER_LOW:
-        decks = {"small": [frozenset() if c is None else frozenset({c}) for c in small_lows]}
+    """Seven-card tables on HIGH and LOW; tables paying the dealer's low hand on SMALL, each
+    hand settled on what :func:`held_for` gives from the Python house way's setting."""
+    if any(c.is_low for c in table.pays):
+        decks = {
+            "small": [
+                held_for(table.target, h, low)
+                for h, low in zip(hands(SMALL), small_lows, strict=True)
+            ]
+        }
     else:
         decks = {"high": held_by_hand["high"], "low": held_by_hand["low"]}
     for name, helds in decks.items():

@@ -1,7 +1,7 @@
 """The bonus hands of all 154,143,080 seven-card hands, counted once and cached beside the
 compiled house way: how many hands hold each distinct set of side-wager categories (a
-*signature*), and how many of the dealer's low hands, as the house way sets them, fall in each
-low-hand category. Any pay table's exact return is then a sum over a few dozen signatures
+*signature*) together with each low hand the house way sets from them (bets on the dealer may
+pay either). Any pay table's exact return is then a sum over a few dozen signatures
 (:mod:`paigow.analysis.bonus_return`).
 
 The counts come from the numba kernel :mod:`paigow.analysis.kernels.bonus` (a second
@@ -50,7 +50,7 @@ from paigow.cards import Card
 from paigow.house_way import HouseWay
 from paigow.ranking import PAIR_FLAG, TWO_CARD_SHIFT, Wheel
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 MAGIC: Final = "paigow-bonus-counts"
 KERNEL_SOURCES: Final = ("bonus.py",)
 
@@ -81,17 +81,31 @@ def low_category(key: int) -> BonusCategory | None:
 
 @dataclass(frozen=True)
 class BonusCounts:
-    """Exact counts over every seven-card hand of a deck: ``signatures[held]`` hands hold
-    exactly the categories ``held`` (empty: nothing), ``low_keys[key]`` hands are set by the
-    house way with the two-card low hand of that key (:attr:`paigow.ranking.TwoCardValue.key`).
-    """
+    """Exact counts over every seven-card hand of a deck: ``cells[(held, key)]`` hands hold
+    exactly the categories ``held`` (empty: nothing) and are set by the house way with the
+    two-card low hand of that key (:attr:`paigow.ranking.TwoCardValue.key`)."""
 
     hands: int
-    signatures: Mapping[frozenset[BonusCategory], int]
-    low_keys: Mapping[int, int]
+    cells: Mapping[tuple[frozenset[BonusCategory], int], int]
     house_way: str = ""
     wheel: str = Wheel.SECOND.value
     build_seconds: float = 0.0
+
+    @property
+    def signatures(self) -> dict[frozenset[BonusCategory], int]:
+        """Hands by the seven-card categories they hold."""
+        out: Counter[frozenset[BonusCategory]] = Counter()
+        for (held, _), n in self.cells.items():
+            out[held] += n
+        return dict(out)
+
+    @property
+    def low_keys(self) -> dict[int, int]:
+        """Hands by the key of the low hand the house way sets."""
+        out: Counter[int] = Counter()
+        for (_, key), n in self.cells.items():
+            out[key] += n
+        return dict(out)
 
     @property
     def dealer_low(self) -> dict[BonusCategory | None, int]:
@@ -99,6 +113,16 @@ class BonusCounts:
         out: Counter[BonusCategory | None] = Counter()
         for key, n in self.low_keys.items():
             out[low_category(key)] += n
+        return dict(out)
+
+    @property
+    def dealer(self) -> dict[frozenset[BonusCategory], int]:
+        """Hands by what a bet on the dealer settles on: the seven-card categories held and
+        the category of the low hand the house way sets (as :func:`paigow.bonus.held_for`)."""
+        out: Counter[frozenset[BonusCategory]] = Counter()
+        for (held, key), n in self.cells.items():
+            low = low_category(key)
+            out[held if low is None else held | {low}] += n
         return dict(out)
 
     def holding(self) -> dict[BonusCategory, int]:
@@ -114,12 +138,13 @@ class BonusCounts:
         cls, counts: K.Arr, two_keys: K.Arr, house_way: str, wheel: str, seconds: float = 0.0
     ) -> BonusCounts:
         """From the kernels' ``counts[code, dense low rank]``."""
-        sig = counts.sum(axis=1)
-        low = counts.sum(axis=0)
+        codes, lows = np.nonzero(counts)
         return cls(
-            hands=int(sig.sum()),
-            signatures={held_of(int(c)): int(sig[c]) for c in np.nonzero(sig)[0]},
-            low_keys={int(two_keys[r]): int(low[r]) for r in np.nonzero(low)[0]},
+            hands=int(counts.sum()),
+            cells={
+                (held_of(int(c)), int(two_keys[r])): int(counts[c, r])
+                for c, r in zip(codes, lows, strict=True)
+            },
             house_way=house_way,
             wheel=wheel,
             build_seconds=seconds,
@@ -127,22 +152,20 @@ class BonusCounts:
 
     def data(self) -> dict[str, Any]:
         """The counts, JSON-ready (the part the checksum covers)."""
-        rows = sorted((sorted(c.value for c in held), n) for held, n in self.signatures.items())
-        sigs = [[names, n] for names, n in sorted(rows, key=lambda row: (len(row[0]), row[0]))]
-        return {
-            "hands": self.hands,
-            "signatures": sigs,
-            "low_keys": [[k, self.low_keys[k]] for k in sorted(self.low_keys)],
-        }
+        rows = sorted(
+            (len(held), sorted(c.value for c in held), key, n)
+            for (held, key), n in self.cells.items()
+        )
+        return {"hands": self.hands, "cells": [[names, key, n] for _, names, key, n in rows]}
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], house_way: str, wheel: str) -> BonusCounts:
         return cls(
             hands=int(data["hands"]),
-            signatures={
-                frozenset(BonusCategory(v) for v in held): int(n) for held, n in data["signatures"]
+            cells={
+                (frozenset(BonusCategory(v) for v in held), int(key)): int(n)
+                for held, key, n in data["cells"]
             },
-            low_keys={int(k): int(n) for k, n in data["low_keys"]},
             house_way=house_way,
             wheel=wheel,
         )

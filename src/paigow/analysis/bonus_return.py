@@ -7,9 +7,9 @@ meter given; the wager is lost on a hand the table does not pay. The return per 
     sum over signatures of  P(signature) * win(best category) / wager   -  P(not paid)
 
 where the probabilities are exact counts over the 154,143,080 hands: the seven-card
-distribution for bets on the player's or the dealer's seven cards (the dealer's seven cards are
-dealt from the same shuffled deck, so they are a uniform seven-card hand too), and the house
-way's low hands for bets on the dealer's low hand. Pays are taken exactly (the settlement floors
+distribution for bets on the player's seven cards; for bets on the dealer, the same joined with
+the low hand the house way sets from each hand (the dealer's seven cards are dealt from the same
+shuffled deck, so they are a uniform seven-card hand too). Pays are taken exactly (the settlement floors
 each win to the cent; at whole-dollar wagers and "N to 1" odds the two agree).
 
 >>> from paigow.bonus import PayTable
@@ -97,7 +97,9 @@ def _distribution(table: PayTable, counts: BonusCounts) -> dict[frozenset[BonusC
         return {
             frozenset() if c is None else frozenset({c}): n for c, n in counts.dealer_low.items()
         }
-    return dict(counts.signatures)
+    if table.target is Target.DEALER:
+        return counts.dealer
+    return counts.signatures
 
 
 @dataclass(frozen=True)
