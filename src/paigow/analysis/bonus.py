@@ -34,13 +34,13 @@ from typing import Any, Final
 import numpy as np
 
 from paigow.analysis import kernels as K
+from paigow.analysis.compiled import FORMAT_VERSION as TABLE_FORMAT
 from paigow.analysis.compiled import (
     HANDS,
     CacheError,
     CompiledHouseWay,
     _locked,
     cache_dir,
-    identity,
     kernel_params,
 )
 from paigow.analysis.kernels import bonus as KB
@@ -176,12 +176,16 @@ def _digest(data: Mapping[str, Any]) -> str:
 
 
 def counts_identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
-    """What the cached counts depend on: the bonus kernel's code and the compiled house way's
-    identity (its parameters, wheel and kernels)."""
+    """What the cached counts depend on: the bonus kernel's code and what the compiled house
+    way depends on (the house way's parameters, the wheel and the table's kernels' code; the
+    rest of :func:`~paigow.analysis.compiled.identity` derives from these)."""
     return {
         "format": FORMAT_VERSION,
         "bonus_kernel": K.source_digest(KERNEL_SOURCES),
-        "house_way": _digest(identity(way, wheel))[:16],
+        "house_way": _digest(way.to_dict())[:16],
+        "wheel": wheel.value,
+        "table_kernels": K.source_digest(K.TABLE_SOURCES),
+        "table_format": TABLE_FORMAT,
     }
 
 
