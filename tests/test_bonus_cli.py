@@ -77,8 +77,10 @@ def test_analyze_json_holds_the_exact_figures() -> None:
     expected = analyze(PayTable.load("fortune-a"), COUNTS)
     assert Fraction(data["return_exact"]) == expected.paid_return
     assert Fraction(data["total_return_exact"]) == expected.total_return(6)
-    assert data["hands"] == COUNTS.hands == sum(line["hands"] for line in data["lines"]) + (
-        data["losing_hands"]
+    assert (
+        data["hands"]
+        == COUNTS.hands
+        == sum(line["hands"] for line in data["lines"]) + (data["losing_hands"])
     )
     assert set(data["envy"]["by_players"]) == {"1", "2", "3", "4", "5", "6"}
     assert data["wager"] == "$5.00"
@@ -129,3 +131,15 @@ def test_help_reads_well() -> None:
     code, out, _ = run("bonus", "analyze", "--help")
     assert code == 0
     assert "PAYTABLE|FILE" in out and "DOLLARS" in out and "TEXT" not in out
+
+
+def test_par_sheet_side_wager_section() -> None:
+    from paigow.analysis.report import bonus_section
+
+    analyses = [analyze(PayTable.load(n), COUNTS) for n in ("fortune-a", "tiger-9")]
+    analyses.append(analyze(PayTable.from_toml(PROGRESSIVE), COUNTS))
+    html = bonus_section(analyses)
+    assert html.count("<h3>") == 3 and "royal match" in html and "not paid" in html
+    assert "house edge with Envy" in html and "Break-even meter" in html
+    assert f"{COUNTS.hands - analyses[0].paid_hands:,}" in html
+    assert "No side wager" in bonus_section([])
