@@ -143,3 +143,13 @@ def test_par_sheet_side_wager_section() -> None:
     assert "house edge with Envy" in html and "Break-even meter" in html
     assert f"{COUNTS.hands - analyses[0].paid_hands:,}" in html
     assert "No side wager" in bonus_section([])
+
+
+def test_cache_clear_removes_the_bonus_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    (tmp_path / "bonus-standard-second-v2-000000000000.json").write_text("{}")
+    code, out, _ = run("cache", "clear")
+    assert code == 0 and "1 other file" in out
+    assert not list(tmp_path.glob("bonus-*"))
