@@ -8,7 +8,7 @@ The counts come from the numba kernel :mod:`paigow.analysis.kernels.bonus` (a se
 implementation of the bonus hand, checked against :func:`paigow.bonus.bonus_hand` on every hand
 of reduced decks) joined with the compiled house way's low hands. The cache file is JSON: the
 counts, what they depend on (the kernel's code and the compiled house way's identity) and a
-checksum; a missing, corrupt or stale file is rebuilt (about 15 s on two cores).
+checksum; a missing, corrupt or stale file is rebuilt (under 10 s on two cores).
 
 >>> from paigow.cards import parse_cards
 >>> counts = deck_counts(parse_cards("As Ks Qs Js Ts 9s 8s Kh Qh Jk"), HouseWay.load("standard"))

@@ -90,57 +90,81 @@ def _popc(x: int) -> int:
     return c
 
 
+@nb.njit(cache=True, inline="always")
+def _suit_bits(m: int, jk: int, others_kq: bool) -> int:
+    """The straight-flush kinds one suit's rank mask ``m`` makes (with the joker if ``jk``);
+    ``others_kq``: another suit holds a natural king and queen."""
+    n = _popc(m)
+    if n + jk < 5:
+        return 0
+    bits = 1 << FLUSH
+    for w in FIVE_WINDOWS:
+        if _popc(m & w) + jk >= 5:
+            bits |= (1 << SF) | (1 << STRAIGHT)
+    if _popc(m & ROYAL_RANKS) + jk >= 5:
+        bits |= 1 << ROYAL
+        if others_kq:
+            bits |= 1 << ROYAL_MATCH
+    for w in SEVEN_WINDOWS:
+        if jk == 0 and m == w:
+            bits |= 1 << SEVEN_SF
+        if jk == 1 and n == 6 and m & ~w == 0:
+            bits |= 1 << WILD_SEVEN_SF
+    return bits
+
+
+@nb.njit(cache=True, inline="always")
+def _kq(m: int) -> bool:
+    return (m >> KING) & 1 == 1 and (m >> QUEEN) & 1 == 1
+
+
 @nb.njit(cache=True)
 def bonus_mask(s: Arr) -> int:
     """The mask of the categories seven distinct cards (indices, joker 52) hold."""
-    suit = np.zeros(4, dtype=np.int64)
-    count = np.zeros(13, dtype=np.int64)
+    m0 = m1 = m2 = m3 = 0  # each suit's ranks
+    counts = 0  # three bits per rank
     ranks = 0
     jk = 0
     for k in range(7):
         c = s[k]
         if c == JOKER:
             jk = 1
-        else:
-            r = c >> 2
-            suit[c & 3] |= 1 << r
-            count[r] += 1
-            ranks |= 1 << r
-    count[ACE] += jk  # otherwise the joker counts as an ace
-    bits = 0
-    for st in range(4):
-        m = suit[st]
-        n = _popc(m)
-        if n + jk < 5:
             continue
-        bits |= 1 << FLUSH
-        for w in FIVE_WINDOWS:
-            if _popc(m & w) + jk >= 5:
-                bits |= (1 << SF) | (1 << STRAIGHT)
-        if _popc(m & ROYAL_RANKS) + jk >= 5:
-            bits |= 1 << ROYAL
-            for other in range(4):
-                if other != st and (suit[other] >> KING) & 1 and (suit[other] >> QUEEN) & 1:
-                    bits |= 1 << ROYAL_MATCH
-        for w in SEVEN_WINDOWS:
-            if jk == 0 and m == w:
-                bits |= 1 << SEVEN_SF
-            if jk == 1 and n == 6 and m & ~w == 0:
-                bits |= 1 << WILD_SEVEN_SF
+        r = c >> 2
+        bit = 1 << r
+        st = c & 3
+        if st == 0:
+            m0 |= bit
+        elif st == 1:
+            m1 |= bit
+        elif st == 2:
+            m2 |= bit
+        else:
+            m3 |= bit
+        counts += 1 << (3 * r)
+        ranks |= bit
+    counts += jk << (3 * ACE)  # otherwise the joker counts as an ace
+    bits = (
+        _suit_bits(m0, jk, _kq(m1) or _kq(m2) or _kq(m3))
+        | _suit_bits(m1, jk, _kq(m0) or _kq(m2) or _kq(m3))
+        | _suit_bits(m2, jk, _kq(m0) or _kq(m1) or _kq(m3))
+        | _suit_bits(m3, jk, _kq(m0) or _kq(m1) or _kq(m2))
+    )
     for w in FIVE_WINDOWS:
         if _popc(ranks & w) + jk >= 5:
             bits |= 1 << STRAIGHT
     trips = 0
     pairs = 0
     for r in range(13):
-        if count[r] >= 2:
+        n = (counts >> (3 * r)) & 7
+        if n >= 2:
             pairs += 1
-        if count[r] >= 3:
-            trips += 1
-        if count[r] >= 4:
-            bits |= 1 << QUADS
-    if count[ACE] == 5:
-        bits |= 1 << FIVE_ACES
+            if n >= 3:
+                trips += 1
+                if n >= 4:
+                    bits |= 1 << QUADS
+                    if n == 5:
+                        bits |= 1 << FIVE_ACES
     if trips:
         bits |= 1 << TRIPS
         if pairs >= 2:

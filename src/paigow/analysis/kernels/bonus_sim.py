@@ -31,19 +31,25 @@ def simulate_bonus_chunk(
     state = seed_state(seed)
     deck = np.arange(53, dtype=np.int64)
     hand = np.empty(7, dtype=np.int64)
-    for _ in range(rounds):
-        for i in range(14):
-            j = i + below(state, 53 - i)
-            t = deck[i]
-            deck[i] = deck[j]
-            deck[j] = t
-        for who in range(2):
-            for k in range(7):
-                hand[k] = deck[7 * who + k]
-            code = mask_code(bonus_mask(hand))
-            low = table[3 * colex7_sorted(hand, binom) + 2]
-            if who == 0:
-                player[code, low] += 1
-            else:
-                dealer[code, low] += 1
+    batch = 256
+    codes = np.empty(2 * batch, dtype=np.int64)
+    index = np.empty(2 * batch, dtype=np.int64)
+    done = 0
+    while done < rounds:
+        n = min(batch, rounds - done)
+        for r in range(n):  # the deals first, then the lookups (independent: they overlap)
+            for i in range(14):
+                j = i + below(state, 53 - i)
+                t = deck[i]
+                deck[i] = deck[j]
+                deck[j] = t
+            for who in range(2):
+                for k in range(7):
+                    hand[k] = deck[7 * who + k]
+                codes[2 * r + who] = mask_code(bonus_mask(hand))
+                index[2 * r + who] = colex7_sorted(hand, binom)
+        for r in range(n):
+            player[codes[2 * r], table[3 * index[2 * r] + 2]] += 1
+            dealer[codes[2 * r + 1], table[3 * index[2 * r + 1] + 2]] += 1
+        done += n
     return rounds
