@@ -187,28 +187,45 @@ def _pct(value: Fraction, places: int = 4) -> str:
     return f"{decimal(100 * value, places)}%"
 
 
-def bonus_section(analyses: Sequence[BonusAnalysis]) -> str:
+def bonus_section(analyses: Sequence[BonusAnalysis], notes: Sequence[str | None] = ()) -> str:
     """The side wagers offered, each with the exact count of every hand it pays, its return,
-    Envy by the number of players and a progressive's break-even meter."""
+    Envy by the number of players and a progressive's break-even meter; ``notes[i]``, when
+    given, says how the table offers the i-th (its name there and its limits)."""
     from paigow.analysis.bonus_return import MAX_PLAYERS, decimal
     from paigow.money import format_money
 
     if not analyses:
         return '<p class="note">No side wager is offered at this table.</p>'
-    parts = []
+    summary: list[list[Any]] = []
     for a in analyses:
+        extra = ""
+        if a.envy_per_other is not None:
+            extra = f"{_pct(-a.total_return(MAX_PLAYERS))} with Envy, {MAX_PLAYERS} players"
+        elif a.break_even is not None and a.meter is not None:
+            even = format_money(int(-(-a.break_even // 1)))
+            extra = f"at a {format_money(a.meter)} meter; break-even meter {even}"
+        summary.append(
+            [f"{a.table.title} ({a.table.name})", a.table.target.value, _pct(-a.paid_return), extra]
+        )
+    parts = [_table(["side wager", "settles on", "house edge", "with Envy or the meter"], summary)]
+    for i, a in enumerate(analyses):
         t = a.table
+        note = notes[i] if i < len(notes) else None
         rows: list[list[Any]] = [
             [line.category.label, line.pays, line.hands, decimal(line.contribution(a.hands))]
             for line in a.lines
         ]
         lost = a.hands - a.paid_hands
         rows.append(["not paid", "loses", lost, decimal(Fraction(-lost, a.hands))])
+        rows.append(["total", "", a.hands, decimal(a.paid_return)])
         meter = f", meter {format_money(a.meter)}" if a.meter is not None else ""
         parts.append(
             f"<h3>{html.escape(t.title)} ({html.escape(t.name)})</h3>"
-            f"<p>Settles on: {html.escape(t.target.value)}; wager {format_money(a.wager)}{meter}. "
-            f"House edge <b>{_pct(-a.paid_return)}</b> (return {a.paid_return} per unit).</p>"
+            + (f"<p><b>{html.escape(note)}.</b></p>" if note else "")
+            + f"<p>Settles on: {html.escape(t.target.value)}; figures at a wager of "
+            f"{format_money(a.wager)}{meter}. House edge <b>{_pct(-a.paid_return)}</b> "
+            f"(return {decimal(a.paid_return, 8)} per unit, exactly {a.paid_return}).</p>"
+            + (f'<p class="note">Source: {html.escape(t.source)}</p>' if t.source else "")
             + _table(["hand", "pays", "hands", "return"], rows)
         )
         if a.envy_per_other is not None and t.envy is not None:
@@ -236,10 +253,12 @@ def render(
     edges: list[dict[str, Any]],
     costs: list[Any] | None = None,
     bonus: Sequence[BonusAnalysis] = (),
+    bonus_notes: Sequence[str | None] = (),
 ) -> str:
     """The par sheet as one HTML document; ``costs`` are the compiled strategy's
     :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built; ``bonus`` the
-    side wagers offered, analyzed (:func:`paigow.analysis.bonus_return.analyze`)."""
+    side wagers offered, analyzed (:func:`paigow.analysis.bonus_return.analyze`), and
+    ``bonus_notes`` how the table offers each (see :func:`bonus_section`)."""
     total = stats.total
     rules = [
         [
@@ -261,6 +280,10 @@ def render(
             "three dice" if ruleset.start.value == "dice" else "random number 1..7",
         ],
         ["house way", way.name],
+        [
+            "side wagers offered",
+            ", ".join(f"{a.table.title} ({a.table.name})" for a in bonus) or "none",
+        ],
     ]
     params: list[list[Any]] = [
         [f"two pair {k.replace('_', ' / ')}", a.value] for k, a in way.two_pair.items()
@@ -340,7 +363,7 @@ def render(
 {_cost_section(costs, total)}
 <h2>Side wagers</h2>
 <p>Exact, over all {total:,} seven-card hands; bets on the dealer's low hand under the {html.escape(way.name)} house way.</p>
-{bonus_section(bonus)}
+{bonus_section(bonus, bonus_notes)}
 </body></html>
 """
 
