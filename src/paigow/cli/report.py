@@ -43,6 +43,7 @@ from paigow.errors import PaigowError
 from paigow.ranking import Wheel
 
 if TYPE_CHECKING:
+    from paigow.bonus import PayTable
     from paigow.ruleset import Ruleset, SideWagerOffer
 
 
@@ -123,7 +124,7 @@ def sheet_command(
         rate = parse_commission(commission)
         ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
     err = terminal_err_console()
-    offers = [(o.table, _limits(o)) for o in ruleset.side_wagers]
+    offers: list[tuple[PayTable, str | None]] = [(o.table, _limits(o)) for o in ruleset.side_wagers]
     offers += [(load_pay_table(name), None) for name in bonus or []]
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
     err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
