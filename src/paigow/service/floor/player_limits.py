@@ -97,6 +97,7 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
         "excluded_until": row.excluded_until if excluded and row is not None else None,
         "gaming_day": day.day_of(t).isoformat(),
         "gaming_day_hours": day.describe(),
+        "gaming_day_text": day.span_text(day.day_of(t)),
     }
 
 

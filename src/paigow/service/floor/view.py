@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
+from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor.hold import (
     Z95,
     Z999,
@@ -148,6 +149,7 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
     )
     return {
         "at": now(),
+        "gaming_day": GamingDay.from_env().describe(),
         "tables": out_tables,
         "totals": totals,
         "flagged": [x["id"] for x in out_tables if x["flagged"]],

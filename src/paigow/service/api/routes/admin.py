@@ -11,6 +11,8 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
+from paigow.commission import MAX_RATE, Commission
+from paigow.house_way import BUILTIN_PRESETS
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.deps import (
     IdemHeader,
@@ -189,3 +191,20 @@ async def move_money(
         }
 
     return await idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, action)
+
+
+@router.get("/api/admin/table-defaults", tags=["admin"], responses=error_responses(401, 403))
+async def table_defaults(user: Operator) -> dict[str, Any]:
+    """What a new table gets when the form leaves a field as it is (the same defaults as the
+    demo tables' and ``POST /api/admin/tables``'s): commission posted as a percentage, limits in
+    cents, time limits in milliseconds, the house ways."""
+    fields = CreateTableIn.model_fields
+    return {
+        "commission": str(Commission(str(fields["commission"].default))),
+        "max_commission": str(Commission(MAX_RATE)),
+        "min_wager": fields["min_wager"].default,
+        "max_wager": fields["max_wager"].default,
+        "betting_time_ms": fields["betting_time_ms"].default,
+        "setting_time_ms": fields["setting_time_ms"].default,
+        "house_ways": list(BUILTIN_PRESETS),
+    }
