@@ -7,7 +7,9 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from paigow.service.books.ledger import check
 from paigow.service.process.demo import ensure_demo
+from paigow.service.store.bonus_models import ProgressiveBank
 from paigow.service.store.db import Database, GameTable, User
 
 
@@ -27,9 +29,21 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
             ops = s.scalars(sa.select(User).where(User.role == "operator")).all()
     finally:
         db.dispose()
-    assert sorted(t.mode for t in tables) == ["casino", "practice"]
+    assert sorted(t.mode for t in tables) == ["casino", "casino", "practice"]
     assert [u.username for u in ops] == ["house"]
     assert all(t.ruleset["commission"] == "0.05" for t in tables)
+    (fortune,) = [t for t in tables if t.ruleset.get("side_wagers")]
+    offers = {o["name"]: o for o in fortune.ruleset["side_wagers"]}
+    assert offers["fortune"]["table"]["envy"]  # Fortune with its Envy bonus
+    bank = offers["progressive"]["bank"]
+    db = Database(url)
+    try:
+        with db.read() as s:
+            row = s.get(ProgressiveBank, bank)
+            assert row is not None and row.meter == row.seed > 0  # seeded by the house
+            assert check(s).balanced
+    finally:
+        db.dispose()
 
 
 def test_a_new_tables_defaults_are_the_demo_tables(tmp_path: Path, helpers: object) -> None:

@@ -98,6 +98,7 @@ def _shown(
             "foul": rs["foul"],
             "wheel": rs["wheel"],
             "house_way": e["house_way"]["name"],
+            **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
         }
     if kind == "shuffled":
         return {"type": kind, "source": e["source"]}

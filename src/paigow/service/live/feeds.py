@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
+from paigow.service.game.side import METER_NOTICE
 from paigow.service.game.tables import read_state
 from paigow.service.game.visibility import private_spots, view_event
 from paigow.service.runtime import Runtime
@@ -90,7 +91,18 @@ class WalletItem:
         return {"type": "wallet", "balance": self.balance}
 
 
-Item = EventItem | TableItem | WalletItem
+@dataclass(frozen=True)
+class MeterItem:
+    """A progressive bank's meter (cents) after a change: pushed to every table of the bank."""
+
+    bank: str
+    meter: int
+
+    def message(self) -> dict[str, Any]:
+        return {"type": "meter", "bank": self.bank, "meter": self.meter}
+
+
+Item = EventItem | TableItem | WalletItem | MeterItem
 
 
 @dataclass
@@ -115,6 +127,8 @@ class TableFeed:
         self._foreign = False  # a notice of another process's commit (or a resync) came
         self._task: asyncio.Task[None] | None = None
         self._started = False
+        self._meters: dict[str, int] = {}
+        """The version of each bank's meter last pushed (a meter's versions only grow)."""
 
     # ----------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -180,6 +194,13 @@ class TableFeed:
             self.on_notice(notice)
 
     def on_notice(self, notice: Notice) -> None:
+        if notice.kind.startswith(METER_NOTICE):
+            bank = notice.kind.removeprefix(METER_NOTICE)
+            meter, version = notice.balance, notice.version
+            if meter is not None and version is not None and version > self._meters.get(bank, -1):
+                self._meters[bank] = version
+                self._broadcast(MeterItem(bank, meter))
+            return
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True
             if notice.origin != self.hub.rt.bus.origin and notice.events is None:
@@ -440,7 +461,7 @@ async def pump(
             if item is None:
                 await websocket.close(code=1013)
                 return
-            if isinstance(item, WalletItem):
+            if isinstance(item, WalletItem | MeterItem):
                 await websocket.send_json(item.message())
                 continue
             if isinstance(item, TableItem):

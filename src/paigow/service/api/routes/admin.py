@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 
 from paigow.commission import MAX_RATE, Commission
@@ -25,6 +25,9 @@ from paigow.service.api.deps import (
     key_of,
 )
 from paigow.service.api.schemas import (
+    BankIn,
+    BankOut,
+    BankView,
     CloseOut,
     CreateTableIn,
     LedgerOut,
@@ -34,12 +37,13 @@ from paigow.service.api.schemas import (
 )
 from paigow.service.books import audit, ledger
 from paigow.service.errors import NotFound
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, side, tables
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
 
 router = APIRouter()
+BankPath = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="A bank's name")]
 
 
 @router.post(
@@ -55,6 +59,12 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     way = tables.house_way_from(
         body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
     )
+    offers = side.build_offers(
+        [
+            side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)
+            for o in body.side_wagers
+        ]
+    )
     ruleset = tables.build_ruleset(
         commission=body.commission,
         house_way=way,
@@ -64,6 +74,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         min_wager=body.min_wager,
         max_wager=body.max_wager,
         setting_time_ms=body.setting_time_ms,
+        side_wagers=offers,
     )
 
     def step(tx: Tx) -> dict[str, Any]:
@@ -80,6 +91,40 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         return tables.public_state(tx.session, t)
 
     return await rt.step(step)
+
+
+@router.get(
+    "/api/admin/progressives",
+    tags=["admin"],
+    response_model=list[BankView],
+    responses=error_responses(401, 403),
+)
+async def progressives(user: Operator, rt: RuntimeDep) -> list[dict[str, Any]]:
+    """Every progressive bank: its pay table, share, seed, meter and tables."""
+    return await rt.reading(side.banks)
+
+
+@router.post(
+    "/api/admin/progressives/{bank}/seed",
+    tags=["admin"],
+    response_model=BankOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def seed_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
+    """Add ``amount`` cents of the house's money to a bank's meter (audited)."""
+    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "seed"))
+
+
+@router.post(
+    "/api/admin/progressives/{bank}/reset",
+    tags=["admin"],
+    response_model=BankOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def reset_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
+    """Set a bank's meter to ``amount`` cents (the difference to or from the house's seed
+    account; audited)."""
+    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "reset"))
 
 
 @router.post(
