@@ -1,5 +1,6 @@
 """The par sheet: one self-contained HTML file with the rules in force, hand frequencies, the
-dealer's settings, the house edge and charts (matplotlib, embedded as PNG)."""
+dealer's settings, the house edge, the side wagers offered with their exact returns and charts
+(matplotlib, embedded as PNG)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import html
 import io
 import json
 import time
+from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paigow.analysis.compiled import cache_dir
 from paigow.analysis.extras import require
@@ -17,6 +20,9 @@ from paigow.analysis.simulate import SimResult
 from paigow.analysis.stats import HandStats
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from paigow.analysis.bonus_return import BonusAnalysis
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#111}
@@ -175,6 +181,53 @@ def _cost_section(costs: list[Any] | None, total_hands: int) -> str:
     )
 
 
+def _pct(value: Fraction, places: int = 4) -> str:
+    from paigow.analysis.bonus_return import decimal
+
+    return f"{decimal(100 * value, places)}%"
+
+
+def bonus_section(analyses: Sequence[BonusAnalysis]) -> str:
+    """The side wagers offered, each with the exact count of every hand it pays, its return,
+    Envy by the number of players and a progressive's break-even meter."""
+    from paigow.analysis.bonus_return import MAX_PLAYERS, decimal
+    from paigow.money import format_money
+
+    if not analyses:
+        return '<p class="note">No side wager is offered at this table.</p>'
+    parts = []
+    for a in analyses:
+        t = a.table
+        rows: list[list[Any]] = [
+            [line.category.label, line.pays, line.hands, decimal(line.contribution(a.hands))]
+            for line in a.lines
+        ]
+        lost = a.hands - a.paid_hands
+        rows.append(["not paid", "loses", lost, decimal(Fraction(-lost, a.hands))])
+        meter = f", meter {format_money(a.meter)}" if a.meter is not None else ""
+        parts.append(
+            f"<h3>{html.escape(t.title)} ({html.escape(t.name)})</h3>"
+            f"<p>Settles on: {html.escape(t.target.value)}; wager {format_money(a.wager)}{meter}. "
+            f"House edge <b>{_pct(-a.paid_return)}</b> (return {a.paid_return} per unit).</p>"
+            + _table(["hand", "pays", "hands", "return"], rows)
+        )
+        if a.envy_per_other is not None and t.envy is not None:
+            envy_rows: list[list[Any]] = [
+                [n, _pct(-a.total_return(n))] for n in range(1, MAX_PLAYERS + 1)
+            ]
+            parts.append(
+                f"<p>Envy (a bonus wager of {format_money(t.envy.minimum)} or more): "
+                f"{decimal(a.envy_per_other, 4)} cents per other player's hand.</p>"
+                + _table(["players at the table", "house edge with Envy"], envy_rows)
+            )
+        if a.break_even is not None:
+            parts.append(
+                f"<p>Break-even meter: {format_money(int(-(-a.break_even // 1)))} "
+                f"(above it the wager returns more than it costs).</p>"
+            )
+    return "".join(parts)
+
+
 def render(
     ruleset: Ruleset,
     way: HouseWay,
@@ -182,9 +235,11 @@ def render(
     sim: SimResult,
     edges: list[dict[str, Any]],
     costs: list[Any] | None = None,
+    bonus: Sequence[BonusAnalysis] = (),
 ) -> str:
     """The par sheet as one HTML document; ``costs`` are the compiled strategy's
-    :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built."""
+    :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built; ``bonus`` the
+    side wagers offered, analyzed (:func:`paigow.analysis.bonus_return.analyze`)."""
     total = stats.total
     rules = [
         [
@@ -283,6 +338,9 @@ def render(
 <h3>Simulated (house way against house way)</h3>{_table(["measure", "value"], sim_rows)}
 <h2>The cost of the house way, rule by rule</h2>
 {_cost_section(costs, total)}
+<h2>Side wagers</h2>
+<p>Exact, over all {total:,} seven-card hands; bets on the dealer's low hand under the {html.escape(way.name)} house way.</p>
+{bonus_section(bonus)}
 </body></html>
 """
 

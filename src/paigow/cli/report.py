@@ -1,5 +1,6 @@
 """``paigow report``: the par sheet (the default: ``paigow report --out FILE ...``, also
-``paigow report sheet``) and ``paigow report floor``, the floor's report by gaming day.
+``paigow report sheet``; ``--bonus PAYTABLE|FILE`` adds each side wager offered with its exact
+return) and ``paigow report floor``, the floor's report by gaming day.
 
 ``paigow report floor --database URL --from DATE --to DATE --format csv|json|html [--out FILE]``
 writes the floor report, and exits with status 1, naming every difference, when the round records
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from paigow.cli.bonus import bonus_counts, load_pay_table
 from paigow.cli.common import (
     DEFAULT_COMMISSION,
     ClusterOpt,
@@ -79,6 +81,14 @@ def sheet_command(
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the simulation.")] = 1,
+    bonus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bonus",
+            metavar="PAYTABLE|FILE",
+            help="A side wager the table offers (repeat for each): its exact return.",
+        ),
+    ] = None,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -94,6 +104,7 @@ def sheet_command(
     rate = parse_commission(commission)
     ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
     err = terminal_err_console()
+    tables = [load_pay_table(name) for name in bonus or []]
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
     err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
     with progress_bar("counting", HANDS) as advance:
@@ -110,7 +121,14 @@ def sheet_command(
             costs = CompiledStrategy.open(spec, rate).rule_costs()
         except PaigowError:
             err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
-        write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
+        analyses = []
+        if tables:
+            from paigow.analysis.bonus_return import analyze
+
+            counts = bonus_counts(way, wheel, workers)
+            analyses = [analyze(t, counts) for t in tables]
+        edges = exact_edges(way, ruleset)
+        write_report(out, render(ruleset, way, stats, sim, edges, costs, analyses))
     out_console().print(f"wrote {out}")
 
 
