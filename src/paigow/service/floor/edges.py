@@ -67,6 +67,18 @@ def compute_edge_counts(house_way_json: str, wheel: str, workers: int = 2) -> di
     }
 
 
+def compute_bonus_counts(house_way_json: str, wheel: str, workers: int = 2) -> bool:
+    """In a worker process: count every hand's bonus categories for the house way (compiled if
+    needed) and cache them on disk, where the floor reads them
+    (:func:`paigow.service.floor.side.cached_counts`)."""
+    from paigow.analysis.bonus import open_counts
+    from paigow.house_way import HouseWay
+    from paigow.ranking import Wheel
+
+    open_counts(HouseWay.from_dict(json.loads(house_way_json)), Wheel(wheel), workers=workers)
+    return True
+
+
 def saved_house_way(
     folder: Path, house_way: Mapping[str, Any], wheel: str
 ) -> dict[str, Any] | None:
@@ -216,6 +228,31 @@ class EdgeWorker:
         finally:
             with self._lock:
                 self._running.pop(ident, None)
+
+    def ensure_bonus(self, missing: Mapping[str, tuple[dict[str, Any], str]]) -> None:
+        """Count the bonus hands of every house way of ``missing`` (ident -> (house way,
+        wheel)) not being counted here yet, in the worker process (the side wagers' exact
+        holds); a failed count is logged and tried again by a later look."""
+        for ident, (way, wheel) in missing.items():
+            key = "bonus:" + ident
+            with self._lock:
+                if key in self._running:
+                    continue
+                fut = self._executor().submit(
+                    compute_bonus_counts, json.dumps(way, sort_keys=True), wheel, self.workers
+                )
+                self._running[key] = fut  # type: ignore[assignment]
+            fut.add_done_callback(functools.partial(self._bonus_done, key))
+
+    def _bonus_done(self, key: str, fut: Future[bool]) -> None:
+        try:
+            if not self._closing and fut.exception() is not None:
+                log.warning("bonus counts %s failed: %s", key, fut.exception())
+        except Exception:  # cancelled at shutdown
+            pass
+        finally:
+            with self._lock:
+                self._running.pop(key, None)
 
     def shutdown(self) -> None:
         """Stop the worker process and release the pool (its queues' semaphores among them: a
