@@ -298,3 +298,109 @@ def test_the_limits_page_says_the_gaming_day_in_words(
     assert "(UTC))" not in day.inner_text()
     check_a11y(page)
     shot(page, f"-{viewport}")
+
+
+def _copy_bonus_counts(cache: Path) -> bool:
+    """The standard house way's bonus counts, copied into the test's cache from a cache that has
+    them (the server then shows the side wagers' exact holds at once); False if none has."""
+    import shutil
+
+    from paigow.analysis.bonus import counts_path
+    from paigow.ranking import Wheel
+
+    way = HouseWay.preset("standard")
+    target = counts_path(way, Wheel.SECOND, cache)
+    for folder in (
+        Path.home() / ".cache" / "paigow",
+        Path(__file__).parents[2] / ".cache" / "tables",
+    ):
+        source = counts_path(way, Wheel.SECOND, folder)
+        if source.exists():
+            shutil.copyfile(source, target)
+            return True
+    return False
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
+    floor: Any, cache: Path, page: Page, shot: Any, viewport: str
+) -> None:
+    """Issue 20, part 5: the form offers the preset side wagers (limits, a progressive's bank);
+    the progressive's bank shows its meter, and seeding it moves the meter; a round with side
+    wagers shows on the floor by wager type, to the cent, beside the exact theoretical hold."""
+    import time
+
+    width = size(page, viewport)
+    counted = _copy_bonus_counts(cache)
+    bank = f"browser-{viewport}"
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/operator")
+    page.fill("#t-name", f"Side {viewport}")
+    page.fill("#t-betting", "1")
+    page.fill("#t-setting", "0.2")
+    page.click("#t-side summary")
+    page.check("#sw-fortune-a-on")
+    page.fill("#sw-fortune-a-min", "1")
+    page.fill("#sw-fortune-a-max", "25")
+    page.check("#sw-fortune-progressive-on")
+    expect(page.locator("#sw-fortune-progressive-min")).to_be_disabled()  # a fixed $1 wager
+    page.fill("#sw-fortune-progressive-bank", bank)
+    inside(page, "#t-side fieldset.side-offer", width)
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text(
+        "side wagers fortune-a, fortune-progressive", timeout=WAIT
+    )
+    made = next(t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Side {viewport}")
+    offers = {o["name"]: o for o in made["side_wagers"]}
+    assert (offers["fortune-a"]["min_wager"], offers["fortune-a"]["max_wager"]) == (100, 2500)
+    assert offers["fortune-progressive"]["bank"] == bank
+    row = page.locator(f"#banks tr[data-bank='{bank}']")
+    expect(row.locator("[data-field=meter]")).to_have_attribute(
+        "data-cents", "1000000", timeout=WAIT
+    )
+    page.fill("#bank-amount", "50")
+    page.click(f"#seed-{bank}")
+    expect(row.locator("[data-field=meter]")).to_have_attribute(
+        "data-cents", "1005000", timeout=WAIT
+    )
+    inside(page, f"#seed-{bank}", width)
+    check_a11y(page)
+    shot(page, f"-{viewport}-form")
+
+    # a round with side wagers, then the floor by wager type
+    _, _, player = floor.player(credit=100_000)
+    player.call("POST", f"/api/tables/{made['id']}/sit", {"spot": 1})
+    player.call(
+        "POST",
+        f"/api/tables/{made['id']}/wager",
+        {
+            "amount": 1000,
+            "side": {"fortune-a": 500, "fortune-progressive": 100},
+            "idempotency_key": f"s{viewport}",
+        },
+    )
+    deadline = time.time() + 30
+    while player.call("GET", f"/api/tables/{made['id']}")["rounds_played"] < 1:
+        assert time.time() < deadline, "the round did not settle"
+        time.sleep(0.1)
+    page.goto(floor.url + "/#/floor")
+    fa = page.locator(f"#floor-types tr[data-table='{made['id']}'][data-wager='fortune-a']")
+    expect(fa.locator("[data-field=handle]")).to_have_attribute("data-cents", "500", timeout=WAIT)
+    view = floor.op.call("GET", "/api/admin/floor")
+    mine = next(t for t in view["tables"] if t["id"] == made["id"])
+    line = {w["name"]: w for w in mine["side_wagers"]}
+    expect(fa.locator("[data-field=house_result]")).to_have_attribute(
+        "data-cents", str(line["fortune-a"]["house_result"])
+    )
+    assert line["fortune-a"]["house_result"] == 500 - line["fortune-a"]["returned"]
+    prog = page.locator(
+        f"#floor-types tr[data-table='{made['id']}'][data-wager='fortune-progressive']"
+    )
+    expect(prog).to_contain_text("meter $10,0")
+    if counted:
+        expect(fa.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(
+            1, timeout=WAIT
+        )
+    inside(page, f"#floor-types tr[data-table='{made['id']}'] [data-field=band]", width)
+    check_a11y(page)
+    shot(page, f"-{viewport}-floor")

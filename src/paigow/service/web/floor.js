@@ -30,6 +30,36 @@ export function pct(text, places = 3) {
 const COLUMNS = ["Table", "Players", "Rounds", "Hands", "Handle", "Player wins", "Player losses",
   "Commission", "House result", "Actual hold", "Theoretical hold", "95% band", "Status"];
 
+const TYPE_COLUMNS = ["Table", "Wager", "Wagers", "Handle", "Returned", "Envy paid", "House result", "Actual hold", "Theoretical hold", "95% band"];
+
+/** A table's lines by wager type: the main wager, then each side wager. */
+function typeRows(x) {
+  const td = (i, attrs, ...content) => h("td", { "data-label": TYPE_COLUMNS[i], ...attrs }, h("span", {}, ...content));
+  const band = (b) => (b ? `${pct(b[0], 2)} to ${pct(b[1], 2)}` : "—");
+  const main = h("tr", { "data-table": x.id, "data-wager": "main" },
+    h("th", { scope: "row", class: "wrap" }, `${x.name} (#${x.id})`),
+    td(1, {}, "main"), td(2, { class: "num" }, String(x.hands)),
+    td(3, { class: "num", "data-field": "handle", "data-cents": x.handle }, money(x.handle)),
+    td(4, { class: "num" }, "—"), td(5, { class: "num" }, "—"),
+    td(6, { class: "num", "data-field": "house_result", "data-cents": x.house_result }, money(x.house_result)),
+    td(7, { class: "num" }, x.actual_hold ? pct(x.actual_hold.decimal) : "—"),
+    td(8, { "data-field": "theoretical", class: "wrap" }, theoretical(x)),
+    td(9, { class: "wrap" }, band(x.band_95)));
+  return [main, ...x.side_wagers.map((w) => h("tr", { "data-table": x.id, "data-wager": w.name },
+    h("th", { scope: "row", class: "wrap" }, `${x.name} (#${x.id})`),
+    td(1, { class: "wrap", title: w.title }, w.name, w.bank ? ` (meter ${money(w.meter)})` : ""),
+    td(2, { class: "num", "data-field": "wagers" }, String(w.wagers)),
+    td(3, { class: "num", "data-field": "handle", "data-cents": w.handle }, money(w.handle)),
+    td(4, { class: "num", "data-field": "returned", "data-cents": w.returned }, money(w.returned)),
+    td(5, { class: "num", "data-field": "envy_paid", "data-cents": w.envy_paid }, money(w.envy_paid)),
+    td(6, { class: "num", "data-field": "house_result", "data-cents": w.house_result }, money(w.house_result)),
+    td(7, { class: "num", "data-field": "actual_hold" }, w.actual_hold ? pct(w.actual_hold.decimal) : "—"),
+    td(8, { "data-field": "theoretical", class: "wrap" }, w.theoretical.status === "ready"
+      ? h("span", { "data-status": "ready", title: `exactly ${w.theoretical.hold.exact}` }, pct(w.theoretical.hold.decimal, 4))
+      : h("span", { class: "computing", "data-status": w.theoretical.status }, w.theoretical.status === "failed" ? `failed: ${w.theoretical.error}` : "computing…")),
+    td(9, { class: "wrap", "data-field": "band" }, band(w.band_95))))];
+}
+
 function theoretical(t) {
   if (t.theoretical.status !== "ready") {
     return h("span", { class: "computing", "data-status": t.theoretical.status },
@@ -122,6 +152,15 @@ export async function floorView(root, shell) {
     body));
   // a table wider than its box scrolls, and says so (never a hidden sideways scroll)
   const scrollHint = h("p", { id: "floor-scroll-hint", class: "scroll-hint", hidden: true }, "More columns to the right: scroll the table sideways →");
+  const typesBody = h("tbody", {});
+  const types = h("div", { class: "scroll", id: "types-scroll", tabindex: 0, role: "region", "aria-label": "Figures by wager type" }, h("table", { class: "list floor stack", id: "floor-types" },
+    h("caption", { class: "sr-only" }, "Each table's figures by wager type: the main wager and each side wager (amounts in dollars)"),
+    h("thead", {}, h("tr", {}, TYPE_COLUMNS.map((t) => h("th", { scope: "col" }, t)))),
+    typesBody));
+  const typesSection = h("section", { class: "panel", "aria-labelledby": "types-title", id: "types-panel", hidden: true },
+    h("h2", { id: "types-title" }, "By wager type"),
+    h("p", { class: "hint" }, "Each side wager against its exact theoretical hold (1 − its exact return over every hand, at its smallest wager and, for a progressive, at the meter now); Envy is paid on other players' hands, so it is shown apart and not in the hold."),
+    types);
   const charts = h("div", { id: "floor-charts", class: "charts" });
   const flags = h("div", { id: "floor-flags", role: "alert" });
 
@@ -158,6 +197,7 @@ export async function floorView(root, shell) {
 
   root.append(status, flags, h("section", { class: "panel", "aria-labelledby": "totals-title" }, h("h2", { id: "totals-title" }, "All open tables"), totals),
     h("section", { class: "panel", "aria-labelledby": "ft-title" }, h("h2", { id: "ft-title" }, "Tables"), scrollHint, list),
+    typesSection,
     h("section", { class: "panel", "aria-labelledby": "charts-title" }, h("h2", { id: "charts-title" }, "Actual hold against hands played"),
       h("p", { class: "hint" }, "Green line: the table's actual hold after each round; dashed: the exact theoretical hold; dark band: 95%; light band: 99.9% (a table outside it after enough hands is flagged)."), charts),
     report,
@@ -200,6 +240,9 @@ export async function floorView(root, shell) {
       td(11, { "data-field": "band", class: "wrap" }, x.band_95 ? `${pct(x.band_95[0], 2)} to ${pct(x.band_95[1], 2)}` : "—"),
       td(12, { "data-field": "status", class: "wrap" }, x.flagged ? h("strong", { class: "flag" }, "FLAGGED: outside the 99.9% band") : (x.hands ? "within band" : "no hands yet")))));
     scrollHint.hidden = list.scrollWidth <= list.clientWidth + 1;
+    const withSide = view.tables.filter((x) => x.side_wagers && x.side_wagers.length);
+    typesSection.hidden = !withSide.length;
+    typesBody.replaceChildren(...withSide.flatMap(typeRows));
     const flagged = view.tables.filter((x) => x.flagged);
     flags.replaceChildren(...flagged.map((x) => h("p", { class: "flag-banner", id: `flag-${x.id}` },
       `Table ${x.name} (#${x.id}) is flagged: actual hold ${pct(x.actual_hold.decimal)} after ${x.hands} hands, outside the 99.9% band ${pct(x.flag.band_999[0], 2)} to ${pct(x.flag.band_999[1], 2)} around the theoretical ${pct(x.flag.theoretical_hold.decimal)}: a possible malfunction or cheating (recorded in the audit log).`)));

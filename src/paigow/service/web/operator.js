@@ -11,6 +11,12 @@ export function parsePercent(text, max = 5) {
   return m[1];
 }
 
+/** "3/20" -> 0.15 (display only). */
+function eval_fraction(text) {
+  const [n, dd] = String(text).split("/");
+  return Number(n) / Number(dd || 1);
+}
+
 export async function operatorView(root, shell) {
   root.append(h("h1", {}, "Operator"));
   await shell.refreshWho();
@@ -33,6 +39,29 @@ export async function operatorView(root, shell) {
     betting: h("input", { id: "t-betting", type: "number", min: 0.1, step: 0.1, value: d.betting_time_ms / 1000 }),
     setting: h("input", { id: "t-setting", type: "number", min: 0.1, step: 0.1, value: d.setting_time_ms / 1000 }),
   };
+  // the side wagers the table offers: each preset pay table, its limits, a progressive's bank
+  const sideRows = d.side_wager_presets.map((p) => {
+    const fixed = p.progressive && p.progressive.wager;
+    const id = `sw-${p.name}`;
+    const row = {
+      p,
+      on: h("input", { type: "checkbox", id: `${id}-on`, "data-preset": p.name }),
+      min: h("input", { id: `${id}-min`, inputmode: "decimal", value: ((fixed || 100) / 100).toFixed(2), size: 7, disabled: !!fixed }),
+      max: h("input", { id: `${id}-max`, inputmode: "decimal", value: ((fixed || 2500) / 100).toFixed(2), size: 7, disabled: !!fixed }),
+      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9-]{0,39}" }) : null,
+    };
+    const what = [p.target === "player" ? "player's hand" : p.target === "dealer" ? "dealer's hand" : "dealer's low hand",
+      p.envy ? "with Envy" : "", p.progressive ? `progressive: ${Math.round(Number(eval_fraction(p.progressive.share)) * 100)}% of each wager to the meter, seed ${money(p.progressive.seed)}` : ""].filter(Boolean).join("; ");
+    row.el = h("fieldset", { class: "side-offer", "data-preset": p.name },
+      h("legend", {}, h("label", { class: "check" }, row.on, h("span", {}, p.title))),
+      h("p", { class: "hint" }, what),
+      h("div", { class: "row" }, field("Minimum ($)", row.min), field("Maximum ($)", row.max), row.bank ? field("Progressive bank", row.bank) : ""));
+    return row;
+  });
+  const sidePanel = h("details", { class: "side-wagers", id: "t-side" },
+    h("summary", {}, "Side wagers (none by default)"),
+    h("p", { class: "hint" }, "Each one is offered beside the main wager, with its posted pay table; tables naming the same bank share its meter."),
+    sideRows.map((r) => r.el));
   const fail = (text, input) => {
     msg.className = "error";
     msg.textContent = text;
@@ -54,16 +83,28 @@ export async function operatorView(root, shell) {
         fail("Type the limits in dollars (like 5 or 12.50), the maximum at least the minimum.", Number.isFinite(minC) && minC >= 1 ? f.max : f.min);
         return;
       }
+      const side = [];
+      for (const r of sideRows.filter((x) => x.on.checked)) {
+        const lo = parseCents(r.min.value), hi = parseCents(r.max.value);
+        if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 1 || hi < lo) {
+          fail(`${r.p.title}: type its limits in dollars, the maximum at least the minimum.`, r.min);
+          return;
+        }
+        side.push({ name: r.p.name, paytable: r.p.name, min_wager: lo, max_wager: hi, ...(r.bank ? { bank: r.bank.value.trim() } : {}) });
+      }
       try {
         const t = await api("POST", "/api/admin/tables", {
+          side_wagers: side,
           name: f.name.value, commission: `${rate}%`, house_way: f.house.value, start: f.start.value,
           mode: f.mode.value, min_wager: minC, max_wager: maxC,
           betting_time_ms: Math.round(Number(f.betting.value) * 1000), setting_time_ms: Math.round(Number(f.setting.value) * 1000),
         });
         msg.className = "ok";
-        msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted.`;
+        msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
+          (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
         announce(msg.textContent);
         await loadTables();
+        await loadBanks();
       } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
     },
   }, h("h2", {}, "Open a table"),
@@ -71,7 +112,42 @@ export async function operatorView(root, shell) {
     h("label", {}, `Commission (0 to ${d.max_commission})`, f.commission, h("span", { id: "t-commission-hint", class: "sr-only" }, "A percentage of each win, like 5%")),
     field("Minimum wager ($)", f.min), field("Maximum wager ($)", f.max), field("House way", f.house),
     field("Starting position", f.start), field("Mode", f.mode), field("Betting time (s)", f.betting),
-    field("Time to set (s)", f.setting), h("button", { type: "submit", class: "primary" }, "Open table")));
+    field("Time to set (s)", f.setting)), sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
+
+  // the progressive banks: meter, seed, reset
+  const banksBox = h("div", { id: "banks-box" });
+  const bankAmount = h("input", { id: "bank-amount", inputmode: "decimal", value: "100.00", size: 10 });
+  async function loadBanks() {
+    const banks = await api("GET", "/api/admin/progressives");
+    const cols = ["Bank", "Pay table", "Share", "Seed", "Meter", "Tables", "Action"];
+    const cell = (i, ...content) => h("td", { "data-label": cols[i] }, h("span", {}, ...content));
+    const act = (b, kind) => h("button", {
+      type: "button", id: `${kind}-${b.bank}`,
+      onclick: async () => {
+        const cents = parseCents(bankAmount.value);
+        if (!Number.isFinite(cents)) { fail("Type the amount in dollars, like 100 or 12.50.", bankAmount); return; }
+        try {
+          const r = await api("POST", `/api/admin/progressives/${encodeURIComponent(b.bank)}/${kind}`, { amount: cents });
+          msg.className = "ok";
+          msg.textContent = `Bank ${r.bank}: meter ${money(r.meter_before)} → ${money(r.meter)} (${kind === "seed" ? "seeded" : "reset"}; recorded in the audit log).`;
+          announce(msg.textContent);
+          await loadBanks();
+        } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
+      },
+    }, kind === "seed" ? `Add to ${b.bank}` : `Reset ${b.bank}`);
+    banksBox.replaceChildren(banks.length ? h("table", { class: "list stack", id: "banks" },
+      h("caption", { class: "sr-only" }, "Progressive banks (amounts in dollars)"),
+      h("thead", {}, h("tr", {}, cols.map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, banks.map((b) => h("tr", { "data-bank": b.bank },
+        cell(0, b.bank), cell(1, b.paytable), cell(2, `${+(Number(eval_fraction(b.share)) * 100).toFixed(2)}%`),
+        cell(3, money(b.seed)), h("td", { "data-label": "Meter", "data-field": "meter", "data-cents": b.meter }, h("span", {}, money(b.meter))),
+        cell(5, b.tables.map((t) => `#${t}`).join(", ") || "—"),
+        cell(6, h("span", { class: "row" }, act(b, "seed"), act(b, "reset")))))))
+      : h("p", {}, "No progressive bank yet: open a table with a progressive side wager."));
+  }
+  const banksPanel = h("section", { class: "panel", "aria-labelledby": "banks-title" }, h("h2", { id: "banks-title" }, "Progressive banks"),
+    h("p", { class: "hint" }, "Add to a bank's meter, or reset it to an amount: the house's money, moved on the ledger and recorded in the audit log."),
+    h("div", { class: "row" }, field("Amount ($)", bankAmount)), banksBox);
 
   const cUser = h("input", { id: "c-user", required: true });
   const cAmount = h("input", { id: "c-amount", inputmode: "decimal", required: true, value: "100.00" });
@@ -136,8 +212,9 @@ export async function operatorView(root, shell) {
     }, "Load the audit log"), log.exportLink), log.status, log.box);
 
   root.append(msg, h("div", { class: "grid2" }, create, credit),
-    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox), audit);
+    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox), banksPanel, audit);
   await loadTables();
+  try { await loadBanks(); } catch (err) { banksBox.textContent = errorText(err); }
   const live = setInterval(() => { loadTables().catch(() => {}); }, 3000);
   return () => clearInterval(live);
 }

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 
+from paigow.bonus.paytable import BONUS_PRESETS, PayTable
 from paigow.commission import MAX_RATE, Commission
 from paigow.house_way import BUILTIN_PRESETS
 from paigow.service.accounts.auth import Principal
@@ -252,4 +253,20 @@ async def table_defaults(user: Operator) -> dict[str, Any]:
         "betting_time_ms": fields["betting_time_ms"].default,
         "setting_time_ms": fields["setting_time_ms"].default,
         "house_ways": list(BUILTIN_PRESETS),
+        "side_wager_presets": [_preset(name) for name in BONUS_PRESETS],
+    }
+
+
+def _preset(name: str) -> dict[str, Any]:
+    """A side wager's preset pay table as the form offers it."""
+    t = PayTable.preset(name)
+    prog = t.progressive
+    return {
+        "name": t.name,
+        "title": t.title,
+        "target": t.target.value,
+        "envy": t.envy is not None,
+        "progressive": None
+        if prog is None
+        else {"share": str(prog.share), "seed": prog.seed, "wager": prog.wager},
     }
