@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from itertools import combinations
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 import sqlalchemy as sa
@@ -225,6 +225,39 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
     seeded = -step(db, lambda tx: ledger.balance(tx, meter_acc.seed))
     total = sum(x["house_result"] for x in got.values())
     assert total == house + (meter_now - seeded)
+    # the running totals are what the records add up to: rebuilt from them by the migration
+    from alembic import command
+
+    from paigow.service.store.floor_models import FloorSideTotal
+    from paigow.service.store.migrate import alembic_config
+
+    def running() -> list[tuple[Any, ...]]:
+        with db.read() as s:
+            rows = s.execute(sa.select(FloorSideTotal).order_by(FloorSideTotal.name)).scalars()
+            return [
+                (
+                    r.table_id,
+                    r.name,
+                    r.wagers,
+                    r.handle,
+                    r.handle_sq,
+                    r.round_sq,
+                    r.returned,
+                    r.envy,
+                )
+                for r in rows
+            ]
+
+    live = running()
+    assert [x[1:4] for x in live] == [
+        (n, want[n]["wagers"], want[n]["handle"]) for n in sorted(want)
+    ]
+    cfg = alembic_config(db)
+    with db.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0005_side_wagers")
+    db.migrate()
+    assert running() == live
     # the report by gaming day, split by wager type, reconciled
     today = GamingDay.from_env().day_of(time.time())
     with db.read() as s:

@@ -39,9 +39,8 @@ from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.floor.hold import Z95, Band, as_decimal, decimal_text, hold_text
-from paigow.service.statuses import WagerStatus
-from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
-from paigow.service.store.db import RoundRow
+from paigow.service.store.bonus_models import ProgressiveBank
+from paigow.service.store.floor_models import FloorSideTotal
 
 log = logging.getLogger("paigow.service.floor.side")
 
@@ -122,34 +121,17 @@ class SideTotals:
 
 
 def side_totals(session: Session, table_ids: Iterable[int]) -> dict[int, dict[str, SideTotals]]:
-    """Every settled side wager of the tables, by table and wager name (one grouped read)."""
+    """The tables' running totals by wager name (``floor_side_totals``: one indexed read, never
+    a scan of rounds)."""
     ids = list(table_ids)
     out: dict[int, dict[str, SideTotals]] = {}
     if not ids:
         return out
-    q = (
-        sa.select(
-            RoundRow.table_id,
-            RoundSideWager.round_id,
-            RoundSideWager.name,
-            sa.func.count(),
-            sa.func.sum(RoundSideWager.amount),
-            sa.func.sum(RoundSideWager.amount * RoundSideWager.amount),
-            sa.func.sum(sa.func.coalesce(RoundSideWager.returned, 0)),
-            sa.func.sum(RoundSideWager.envy),
+    q = sa.select(FloorSideTotal).where(FloorSideTotal.table_id.in_(ids))
+    for r in session.execute(q).scalars():
+        out.setdefault(int(r.table_id), {})[str(r.name)] = SideTotals(
+            r.wagers, r.handle, r.returned, r.envy, r.handle_sq, r.round_sq
         )
-        .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
-        .where(RoundRow.table_id.in_(ids), RoundSideWager.status == WagerStatus.SETTLED.value)
-        .group_by(RoundRow.table_id, RoundSideWager.round_id, RoundSideWager.name)
-    )
-    for tid, _rid, name, n, amount, sq, returned, envy in session.execute(q):
-        t = out.setdefault(int(tid), {}).setdefault(str(name), SideTotals())
-        t.wagers += int(n)
-        t.handle += int(amount)
-        t.handle_sq += int(sq)
-        t.round_sq += int(amount) * int(amount)
-        t.returned += int(returned)
-        t.envy_paid += int(envy or 0)
     return out
 
 
