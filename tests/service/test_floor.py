@@ -529,7 +529,7 @@ def test_the_report_splits_rounds_by_gaming_day(
     assert (after["rounds"], after["hands"], after["handle"]) == (3, 6, 9000)
     want = ledger_figures(fl.rt, a)
     assert before["house_result"] + after["house_result"] == want["house_result"]
-    assert report["gaming_day"].startswith(cut.time().strftime("%H:%M"))
+    assert report["gaming_day"].startswith("from " + cut.time().strftime("%H:%M"))
 
 
 def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> None:
