@@ -329,6 +329,12 @@ def test_meter_grows_by_each_share_and_operators_seed_and_reset(db: Database) ->
     )
     play(db, table, {2: ann}, wagers, seed)
     assert meter(db) == 10_000 + 999 // 5  # 199 (199.8 rounded down)
+    # no meter pay was possible: the shares went in at the commit, no lock waited on; the
+    # meter's notice says it moved, its watchers read it
+    assert [(n.kind, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
+        ("round", None),
+        ("meter:test-bank", None),
+    ]
     out = step(db, lambda tx: side.set_bank(tx, "test-bank", 1, "boss", "seed"))
     assert out == {"bank": "test-bank", "meter_before": 10_199, "meter": 10_200}
     out = step(db, lambda tx: side.set_bank(tx, "test-bank", 5_000, "boss", "reset"))
@@ -497,6 +503,10 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
             {"amount": 1000, "side": {"fortune": 200}, "idempotency_key": "w1"},
         )
         assert r.status_code == 200 and r.json()["side"] == {"fortune": 200}, r.text
+        placed = ws.wait_for(lambda m: m.get("type") == "wager-placed")
+        assert "player" not in placed  # the holder's id is not shown to the table
+        shown = ws.wait_for(lambda m: m.get("type") == "side-wager-placed")
+        assert (shown["spot"], shown["name"], shown["amount"]) == (1, "fortune", 200)
         body = {"side": {"jackpot": 500}, "idempotency_key": "s1"}
         first = p.ok(p.post(f"/api/tables/{table}/side-wagers", body))
         assert first["balance"] == 10_000 - 1700
@@ -505,8 +515,16 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
             f"/api/tables/{table}/side-wagers", {"side": {"jackpot": 500}, "idempotency_key": "s2"}
         )
         assert again.status_code == 409 and again.json()["code"] == "already-wagered"
-        meter_msg = ws.wait_for(lambda m: m.get("type") == "meter", timeout=20)
-        assert meter_msg["bank"] == "api-bank" and meter_msg["meter"] >= 10_000 + 100
+        settled = ws.wait_for(
+            lambda m: m.get("type") == "side-wager-settled" and m.get("name") == "jackpot",
+            timeout=30,
+        )
+        # the meter after the round: seed and the share (500 x 20%), or the seed after a hit
+        assert settled["meter"] == 10_000 + 100
+        want = settled["meter_after"]
+        assert want in (10_000, 10_000 + 100)
+        meter_msg = ws.wait_for(lambda m: m.get("type") == "meter" and m["meter"] == want)
+        assert meter_msg == {"type": "meter", "bank": "api-bank", "meter": want}
     finally:
         ws.close()
     p.wait_phase(table, (None, "settled", "voided"), timeout=30)

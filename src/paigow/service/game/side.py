@@ -225,8 +225,7 @@ def add_shares(tx: Tx, shares: Mapping[str, int]) -> dict[str, tuple[int, int]]:
     """Add each bank's shares to its meter (banks in name order: one lock order) and return
     bank -> (meter, version) after. The bank's row stays locked until the step commits, so
     what the step needs to read for its notices is read before (the bank's tables)."""
-    for bank in sorted(shares):
-        _tables_of(tx, bank)
+    _tables_before(tx, shares)
     out = {}
     t = now()
     for bank in sorted(shares):
@@ -235,6 +234,50 @@ def add_shares(tx: Tx, shares: Mapping[str, int]) -> dict[str, tuple[int, int]]:
             raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
         out[bank] = (int(got[0]), int(got[1]))
     return out
+
+
+_SHARES_LATER: Final = Sql(
+    sa.update(_BANKS)
+    .where(_BANKS.c.bank == sa.bindparam("b"))
+    .values(
+        meter=_BANKS.c.meter + sa.bindparam("d", type_=sa.BigInteger),
+        version=_BANKS.c.version + 1,
+        updated_at=sa.bindparam("t", type_=sa.Float),
+    )
+)
+_READ_METER: Final = Sql(
+    sa.select(_BANKS.c.meter, _BANKS.c.version).where(_BANKS.c.bank == sa.bindparam("b"))
+)
+
+
+def read_meter(tx: Tx, bank: str) -> tuple[int, int]:
+    """The bank's meter and its version as last committed (no lock)."""
+    got = tx.first(_READ_METER, {"b": bank})
+    if got is None:
+        raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
+    return int(got[0]), int(got[1])
+
+
+def add_shares_at_commit(tx: Tx, shares: Mapping[str, int]) -> None:
+    """Add each bank's shares to its meter when the step is done (its last statements, sent
+    with its commit on PostgreSQL): a settlement that cannot pay from a meter holds its row's
+    lock only while it commits, so that the tables of a bank do not wait on each other. The
+    bank's row is updated before the ledger's accounts (the step's finishing writes run in
+    order: this one is registered before the ledger's), the order every step locks them in."""
+    pending = dict(shares)
+    _tables_before(tx, pending)
+
+    def write(tx: Tx) -> None:
+        t = now()
+        for bank in sorted(pending):
+            tx.later(_SHARES_LATER, {"b": bank, "d": pending[bank], "t": t})
+
+    tx.on_finish(write)
+
+
+def _tables_before(tx: Tx, banks: Iterable[str]) -> None:
+    for bank in sorted(banks):
+        _tables_of(tx, bank)
 
 
 def set_meter(tx: Tx, bank: str, meter: int) -> int:
@@ -258,8 +301,9 @@ def _tables_of(tx: Tx, bank: str) -> list[int]:
     return known[bank]
 
 
-def notify_meter(tx: Tx, bank: str, meter: int, version: int) -> None:
-    """Announce, when ``tx`` commits, the bank's meter to every table of the bank."""
+def notify_meter(tx: Tx, bank: str, meter: int | None, version: int | None) -> None:
+    """Announce, when ``tx`` commits, the bank's meter to every table of the bank (``meter``
+    and ``version`` None: the meter moved, its watchers read it)."""
     box = outbox(tx)
     for table_id in _tables_of(tx, bank):
         box.notices.append(Notice(table_id, METER_NOTICE + bank, 0, meter, version))

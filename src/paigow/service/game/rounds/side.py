@@ -20,6 +20,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 
 from paigow.bonus.hand import BonusCategory
+from paigow.bonus.paytable import PayKind, Target
 from paigow.errors import PaigowError
 from paigow.events import Event
 from paigow.round import Round
@@ -146,14 +147,43 @@ def place_side(
 
 
 # ------------------------------------------------------------------------------------ settling
-def meters_for(tx: Tx, rules: Ruleset, rnd: Round) -> dict[str, tuple[int, int]] | None:
+def meter_banks(rules: Ruleset, rnd: Round) -> set[str]:
+    """The banks a settlement of ``rnd`` might pay from: those of its progressive wagers whose
+    seven cards hold a category the pay table pays from the meter (a bet on the dealer's cards:
+    always counted)."""
+    banks: set[str] = set()
+    hands = rnd.bonus_hands()
+    for spot, name in rnd.side_wagers:
+        offer = rules.offer(name)
+        table = offer.table
+        if offer.bank is None or table.progressive is None:
+            continue
+        if table.target is not Target.PLAYER:
+            banks.add(offer.bank)
+            continue
+        pays = table.pays
+        if any(c in pays and pays[c].kind is PayKind.METER for c in hands[spot].held):
+            banks.add(offer.bank)
+    return banks
+
+
+def meters_for(tx: Tx, rules: Ruleset, rnd: Round) -> dict[str, tuple[int, int | None]] | None:
     """Before the round settles: each progressive bank's meter with this round's shares added
-    (bank -> (meter, version); the bank's row stays locked to the commit), or None when the
-    round has no progressive wager."""
+    (bank -> (meter, version)), or None when the round has no progressive wager. A bank the
+    round might pay from is locked (its row updated now, locked to the commit: the hit pays the
+    meter as it is); the others' meters are read as last committed and their shares added at
+    the commit (version None: no lock waited on, no meter paid)."""
     shares = meter_shares(rules, rnd.side_wagers)
     if not shares:
         return None
-    return side.add_shares(tx, shares)
+    hot = meter_banks(rules, rnd) & set(shares)
+    out: dict[str, tuple[int, int | None]] = dict(side.add_shares(tx, {b: shares[b] for b in hot}))
+    cold = {b: d for b, d in shares.items() if b not in hot}
+    for bank in sorted(cold):
+        out[bank] = (side.read_meter(tx, bank)[0] + cold[bank], None)
+    if cold:
+        side.add_shares_at_commit(tx, cold)
+    return out
 
 
 def settle_side(
@@ -163,7 +193,7 @@ def settle_side(
     rules: Ruleset,
     new: Sequence[Event],
     rows: Mapping[tuple[int, str], SideRow],
-    meters: Mapping[str, tuple[int, int]] | None,
+    meters: Mapping[str, tuple[int, int | None]] | None,
     meters_after: Mapping[str, int],
 ) -> tuple[list[Movement], int, int]:
     """The side wagers' money for the settlement events ``new`` (``rows``: the round's side-wager
@@ -215,6 +245,10 @@ def settle_side(
             movements.append(Movement(accounts.wagers, accounts.win, wager - share, memo))
         hand = None if d.get("hand") is None else BonusCategory(d["hand"])
         from_meter = meter_pay(offer.table, hand, win)
+        if from_meter and (meters or {}).get(offer.bank or "", (0, None))[1] is None:
+            raise InconsistentRound(  # never: a bank the round may pay from is locked
+                f"round {round_id}: a pay from bank {offer.bank!r}, whose row was not locked"
+            )
         if from_meter and bank is not None and offer.bank is not None:
             # a hit: the win is paid from the meter, which the house tops up to its seed
             before, after = int(d["meter"]), int(d["meter_after"])
@@ -268,6 +302,9 @@ def settle_side(
     if closed:
         tx.many(_CLOSE_SIDE, list(closed.values()), later=True)
     for name, (meter, version) in sorted((meters or {}).items()):
+        if version is None:  # its shares are added at the commit: the watchers read it
+            side.notify_meter(tx, name, None, None)
+            continue
         final = meters_after.get(name, meter)
         if name in hits or final != meter:
             version = side.set_meter(tx, name, final)
