@@ -24,6 +24,7 @@ hand settle every spot on the same seven cards, so their band takes each round's
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Iterable, Mapping
@@ -63,10 +64,29 @@ class Theory:
         return cls(mean, Band(mean, second - mean * mean), -mean)
 
 
+_theories: dict[tuple[str, int, int | None, int], Theory] = {}
+_MAX_THEORIES = 4096
+
+
 def theory_from_counts(
     table: PayTable, counts: Any, wager: int, meter: int | None = None
 ) -> Theory:
-    """The exact hold of ``table`` at ``wager`` cents (and ``meter``) from the bonus counts."""
+    """The exact hold of ``table`` at ``wager`` cents (and ``meter``) from the bonus counts
+    (kept: the floor asks for the same ones at every look)."""
+    key = (json.dumps(table.to_dict(), sort_keys=True), wager, meter, id(counts))
+    with _counts_lock:
+        hit = _theories.get(key)
+    if hit is not None:
+        return hit
+    theory = _theory(table, counts, wager, meter)
+    with _counts_lock:
+        if len(_theories) >= _MAX_THEORIES:
+            _theories.clear()
+        _theories[key] = theory
+    return theory
+
+
+def _theory(table: PayTable, counts: Any, wager: int, meter: int | None) -> Theory:
     from paigow.analysis.bonus_return import analyze
 
     a = analyze(table, counts, wager=wager, meter=meter)
@@ -84,6 +104,10 @@ def cached_counts(way: HouseWay, wheel: str) -> Any | None:
     else None (then :func:`paigow.service.floor.edges.EdgeWorker.ensure_bonus` counts them)."""
     from paigow.analysis.bonus import counts_path, open_counts
 
+    key = (json.dumps(way.to_dict(), sort_keys=True), wheel)
+    with _counts_lock:
+        if key in _counts:
+            return _counts[key]
     key = (str(counts_path(way, Wheel(wheel))), wheel)
     with _counts_lock:
         if key in _counts:
@@ -93,7 +117,7 @@ def cached_counts(way: HouseWay, wheel: str) -> Any | None:
     except Exception:  # missing or stale: counted in the background
         return None
     with _counts_lock:
-        _counts[key] = counts
+        _counts[key] = _counts[(json.dumps(way.to_dict(), sort_keys=True), wheel)] = counts
     return counts
 
 
@@ -141,11 +165,20 @@ def meters(session: Session) -> dict[str, int]:
     return {str(b): int(m) for b, m in session.execute(q)}
 
 
+_offers: dict[str, tuple[SideWagerOffer, ...]] = {}
+
+
 def offers_of(ruleset: Mapping[str, Any]) -> tuple[SideWagerOffer, ...]:
-    """A table's side-wager offers from its recorded ruleset."""
+    """A table's side-wager offers from its recorded ruleset (parsed once per process)."""
     if not ruleset.get("side_wagers"):
         return ()
-    return Ruleset.from_dict(dict(ruleset)).side_wagers
+    key = json.dumps(ruleset["side_wagers"], sort_keys=True)
+    found = _offers.get(key)
+    if found is None:
+        if len(_offers) > 1024:
+            _offers.clear()
+        found = _offers[key] = Ruleset.from_dict(dict(ruleset)).side_wagers
+    return found
 
 
 def side_figures(
