@@ -23,6 +23,7 @@ from paigow.service.game.rounds.log import SYSTEM, InconsistentRound, load_event
 from paigow.service.game.rounds.players import (
     hint,
     my_hand,
+    place_side_wagers,
     place_wager,
     set_ahead,
     set_hand,
@@ -56,6 +57,7 @@ __all__ = [
     "my_hand",
     "next_step",
     "peek",
+    "place_side_wagers",
     "place_wager",
     "round_view",
     "set_ahead",
