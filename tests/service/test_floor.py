@@ -609,3 +609,24 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
     assert row["theoretical"]["house_way_hold"]["decimal"] == "0.02721934"
     assert started == []
     assert fl.floor()["gaming_day"] == "from 06:00 to 06:00 the next day, UTC"
+
+
+def test_a_refused_wager_is_recorded_in_the_audit_log_on_both_back_ends(fl: Floor) -> None:
+    """A self-excluded player's refused wager is recorded apart from the refused step (on
+    PostgreSQL the step's connection is an asyncio one: the record is written on a plain one)."""
+    a = fl.table()
+    (p,) = fl.seat(a, 1, credit=100_000)
+    c = fl.players[0][1]
+    c.ok(c.post("/api/me/exclusion", {"days": 30}))
+    r = c.wager(a, 500)
+    assert r.status_code == 403 and r.json()["code"] == "self-excluded"
+    deadline = time.time() + 10
+    found: list[dict[str, Any]] = []
+    while time.time() < deadline and not found:
+        found = [
+            x
+            for x in map(json.loads, fl.svc.op.get("/api/admin/audit").text.splitlines())
+            if x["action"] == "wager-refused-excluded"
+        ]
+        time.sleep(0.1)
+    assert [(x["actor"], x["details"]["amount"]) for x in found] == [(p.username, 500)]

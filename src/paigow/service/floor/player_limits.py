@@ -16,11 +16,14 @@ rolls back); setting a limit or an exclusion is recorded with it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 from typing import Any, Final
 
 import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
 from paigow.money import format_money
 from paigow.service.accounts.auth import Principal
@@ -261,10 +264,19 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
         )
 
 
+@functools.cache
+def _refusal_engine(url: URL) -> Engine:
+    """A plain (not asyncio) engine on the database at ``url``, for the refusals' records: a
+    step's asyncio connection cannot be used from the thread that writes them."""
+    return sa.create_engine(url, poolclass=NullPool)
+
+
 def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
     """Record a refusal in a transaction of its own once the refused step has rolled back (the
     refusal's own step never commits)."""
     engine = tx.connection.engine
+    if engine.dialect.is_async:  # a PostgreSQL step's connection: write on a plain one
+        engine = _refusal_engine(tx.database)
 
     def write() -> None:
         with Session(engine) as s2, s2.begin():
