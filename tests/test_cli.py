@@ -227,7 +227,7 @@ def test_deal_with_a_progressive_and_dealer_bets() -> None:
         (["--side", "fortune=5"], "which one: fortune-a, fortune-b, fortune-progressive?"),
         (["--side", "tiger=abc"], "not an amount"),
         (["--side", "fortune-a=5000"], "outside its limits"),
-        (["--side", "fortune-progressive=5"], "outside its limits 100..100"),
+        (["--side", "fortune-progressive=5"], "outside its limits $1.00 to $1.00"),
         (["--side", "tiger=5", "--side", "tiger-9=5"], "given twice"),
         (["--side", "tiger=5", "--meter", "x"], "not an amount"),
     ],

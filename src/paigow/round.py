@@ -56,6 +56,7 @@ from paigow.events import (
     event_from_dict,
 )
 from paigow.house_way import HouseWay
+from paigow.money import format_money
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
 from paigow.settlement import settle
@@ -196,7 +197,10 @@ class Round:
             raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
         lo, hi = self.ruleset.min_wager, self.ruleset.max_wager
         if not lo <= amount <= hi:
-            raise RoundError(f"wager {amount} is outside the table limits {lo}..{hi}")
+            raise RoundError(
+                f"wager {format_money(amount)} is outside the table limits "
+                f"{format_money(lo)} to {format_money(hi)}"
+            )
         if player is not None and (not isinstance(player, str) or not player):
             raise RoundError(f"a player id is a non-empty string, got {player!r}")
         self.wagers[spot] = amount
@@ -238,7 +242,10 @@ class Round:
             raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
         lo, hi = offer.min_wager, offer.max_wager
         if not lo <= amount <= hi:
-            raise RoundError(f"{name} wager {amount} is outside its limits {lo}..{hi}")
+            raise RoundError(
+                f"{name} wager {format_money(amount)} is outside its limits "
+                f"{format_money(lo)} to {format_money(hi)}"
+            )
         self.side_wagers[(spot, name)] = amount
         event = SideWagerPlaced(spot, name, amount)
         self._emit(event)

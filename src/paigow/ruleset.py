@@ -23,6 +23,7 @@ from typing import Any, Final
 from paigow.bonus.paytable import PayTable
 from paigow.commission import Commission
 from paigow.errors import RulesetError
+from paigow.money import format_money
 from paigow.ranking import Wheel
 
 
@@ -179,7 +180,10 @@ class Ruleset:
         if self.min_wager <= 0:
             raise RulesetError("min_wager must be at least one minor unit")
         if self.max_wager < self.min_wager:
-            raise RulesetError(f"max_wager {self.max_wager} is below min_wager {self.min_wager}")
+            raise RulesetError(
+                f"max_wager {format_money(self.max_wager)} is below min_wager "
+                f"{format_money(self.min_wager)}"
+            )
         if not self.house_way:
             raise RulesetError("house_way must name a preset")
         offers = tuple(self.side_wagers)

@@ -42,6 +42,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("GET", "/api/rounds/{round_id}"): RECALL,
     ("POST", "/api/admin/tables"): ADMIN,
     ("POST", "/api/admin/tables/{table_id}/close"): ADMIN,
+    ("GET", "/api/admin/table-defaults"): ADMIN,
     ("POST", "/api/admin/wallets/{username}/credit"): ADMIN,
     ("POST", "/api/admin/wallets/{username}/debit"): ADMIN,
     ("GET", "/api/admin/audit"): ADMIN,

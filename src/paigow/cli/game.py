@@ -18,10 +18,13 @@ from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import BONUS_PRESETS, PayTable, Target
 from paigow.cards import Card, format_cards, parse_cards
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
     CommissionOpt,
     HouseWayOpt,
     JsonOpt,
+    Player,
     WheelOpt,
+    dollars_option,
     err_console,
     fail,
     load_house_way,
@@ -128,24 +131,26 @@ def hand(
     wheel: WheelOpt = Wheel.SECOND,
     as_json: JsonOpt = False,
     strategy: Annotated[
-        str,
+        Player,
         typer.Option(
             "--strategy",
             help="optimal: the compiled strategy's setting, its EV and what the house way gives up.",
         ),
-    ] = "house-way",
+    ] = Player.HOUSE_WAY,
     commission: Annotated[
-        str, typer.Option("--commission", help="Commission rate (with --strategy optimal).")
-    ] = "0.05",
+        str,
+        typer.Option(
+            "--commission", metavar="RATE", help="Commission rate (with --strategy optimal)."
+        ),
+    ] = DEFAULT_COMMISSION,
 ) -> None:
     """The best five-card hand, the house way's setting with its rule, and all 21 settings."""
     way = load_house_way(house_way)
-    if strategy not in ("house-way", "optimal"):
-        raise fail(f"--strategy takes house-way or optimal, got {strategy!r}")
-    if strategy == "optimal":
+    if strategy is Player.OPTIMAL:
         from paigow.cli.strategy import strategy_hands
 
-        if strategy_hands(list(_hand_lines(cards)), way, wheel, commission, as_json):
+        lines = list(_hand_lines(cards))
+        if strategy_hands(lines, way, wheel, commission, as_json, house_way):
             raise typer.Exit(1 if cards == ["-"] else 2)
         return
     console = out_console()
@@ -229,18 +234,21 @@ def deal(
             help="Seed a generator: a reproducible round (simulation and replay only; tables use the OS CSPRNG)."
         ),
     ] = None,
-    spots: Annotated[str, typer.Option(help="Spots with a wager, e.g. 1,3,4.")] = "1,2,3,4,5,6",
+    spots: Annotated[
+        str, typer.Option(metavar="SPOTS", help="Spots with a wager, e.g. 1,3,4.")
+    ] = "1,2,3,4,5,6",
     start: Annotated[
         StartMethod, typer.Option(help="Starting position by three dice or an RNG number 1..7.")
     ] = StartMethod.DICE,
-    wager: Annotated[str, typer.Option(help="Each spot's wager in dollars.")] = "10",
+    wager: Annotated[str, dollars_option("Each spot's wager in dollars.")] = "10",
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     side: Annotated[
         list[str] | None,
         typer.Option(
             "--side",
+            metavar="NAME=DOLLARS",
             help="A side wager on every spot, NAME=DOLLARS (a pay table preset, e.g. "
             "fortune-a=5); repeatable.",
         ),
@@ -248,7 +256,8 @@ def deal(
     meter: Annotated[
         str | None,
         typer.Option(
-            help="A progressive's meter in dollars before this round (default: its seed)."
+            metavar="DOLLARS",
+            help="A progressive's meter in dollars before this round (default: its seed).",
         ),
     ] = None,
     as_json: JsonOpt = False,
@@ -398,8 +407,8 @@ def _print_results(console: Console, rnd: Round) -> None:
 
 # --------------------------------------------------------------------------------------- play
 def play(
-    bankroll: Annotated[str, typer.Option(help="Your starting bankroll in dollars.")] = "500",
-    spot: Annotated[int, typer.Option(min=1, max=6, help="Your spot, 1..6.")] = 3,
+    bankroll: Annotated[str, dollars_option("Your starting bankroll in dollars.")] = "500",
+    spot: Annotated[int, typer.Option(min=1, max=6, help="Your spot.")] = 3,
     seed: Annotated[
         int | None,
         typer.Option(help="Seed for a reproducible practice game (otherwise the OS CSPRNG)."),
@@ -408,9 +417,9 @@ def play(
         StartMethod, typer.Option(help="Starting position by dice or RNG.")
     ] = StartMethod.DICE,
     house_way: HouseWayOpt = "standard",
-    commission: CommissionOpt = "0.05",
-    min_wager: Annotated[str, typer.Option(help="Table minimum in dollars.")] = "5",
-    max_wager: Annotated[str, typer.Option(help="Table maximum in dollars.")] = "1000",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
+    min_wager: Annotated[str, dollars_option("Table minimum in dollars.")] = "5",
+    max_wager: Annotated[str, dollars_option("Table maximum in dollars.")] = "1000",
 ) -> None:
     """Play at a terminal table of six spots: you and five house-way players."""
     from paigow.cli.play import run_game

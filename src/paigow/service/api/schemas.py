@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
+from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
 
 MAX_CENTS = 10**12
 """The largest amount any request may name: ten billion dollars."""
@@ -115,8 +116,8 @@ class SideOfferIn(Strict):
 
 class CreateTableIn(Strict):
     name: Name
-    commission: Annotated[str, StringConstraints(pattern=r"^[0-9./%]{1,12}$")] = Field(
-        default="0.05", description="Posted commission rate, at most 0.05 (5%)"
+    commission: Annotated[str, StringConstraints(pattern=r"^[0-9./% ]{1,12}$")] = Field(
+        default="5%", description="Posted commission rate, 0 to 5%: '5%', '2.5%' or '0.05'"
     )
     house_way: Annotated[str, StringConstraints(max_length=32)] | HouseWayParams = Field(
         default="standard", description="A preset (standard, foxwoods) or operator parameters"
@@ -127,8 +128,8 @@ class CreateTableIn(Strict):
     mode: Literal["casino", "practice"] = "casino"
     min_wager: Cents = 500
     max_wager: Cents = 100_000
-    betting_time_ms: int = Field(default=15_000, strict=True, ge=100, le=3_600_000)
-    setting_time_ms: int = Field(default=60_000, strict=True, ge=100, le=3_600_000)
+    betting_time_ms: int = Field(default=DEFAULT_BETTING_TIME_MS, strict=True, ge=100, le=3_600_000)
+    setting_time_ms: int = Field(default=DEFAULT_SETTING_TIME_MS, strict=True, ge=100, le=3_600_000)
     side_wagers: list[SideOfferIn] = Field(
         default_factory=list, max_length=8, description="The side wagers the table offers"
     )

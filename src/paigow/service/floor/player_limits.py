@@ -16,10 +16,12 @@ rolls back); setting a limit or an exclusion is recorded with it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 from typing import Any, Final
 
 import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
@@ -111,6 +113,7 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
         "excluded_until": row.excluded_until if excluded and row is not None else None,
         "gaming_day": day.day_of(t).isoformat(),
         "gaming_day_hours": day.describe(),
+        "gaming_day_text": day.span_text(day.day_of(t)),
     }
 
 
@@ -261,23 +264,19 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
         )
 
 
-_SYNC: dict[Any, Any] = {}
-
-
-def _sync_engine(url: Any) -> Any:
-    """A synchronous engine (no pool) on the PostgreSQL database a step's asyncio engine uses."""
-    engine = _SYNC.get(url)
-    if engine is None:
-        engine = _SYNC[url] = sa.create_engine(url, poolclass=NullPool)
-    return engine
+@functools.cache
+def _refusal_engine(url: URL) -> Engine:
+    """A plain (not asyncio) engine on the database at ``url``, for the refusals' records: a
+    step's asyncio connection cannot be used from the thread that writes them."""
+    return sa.create_engine(url, poolclass=NullPool)
 
 
 def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
     """Record a refusal in a transaction of its own once the refused step has rolled back (the
     refusal's own step never commits)."""
     engine = tx.connection.engine
-    if tx.is_postgres and tx.connection.dialect.is_async:  # a step's asyncio connection: the
-        engine = _sync_engine(tx.database)  # thread writes on a plain one of the same database
+    if engine.dialect.is_async:  # a PostgreSQL step's connection: write on a plain one
+        engine = _refusal_engine(tx.database)
 
     def write() -> None:
         with Session(engine) as s2, s2.begin():

@@ -88,9 +88,14 @@ _WAGERED: Final = Sql(
 
 
 def touch(tx: Tx, pairs: Iterable[tuple[int, int]], at: float | None = None) -> None:
-    """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open)."""
+    """Mark the seats of these (table id, user id) pairs as seen (a WebSocket is open).
+
+    The rows are updated in one fixed order (by table, then user), so that two transactions
+    touching overlapping seats never wait for each other in opposite orders (a deadlock).
+    """
     t = at if at is not None else now()
-    tx.many(_TOUCH, [{"t": table, "u": user, "at": t} for table, user in pairs], later=True)
+    rows = [{"t": table, "u": user, "at": t} for table, user in sorted(set(pairs))]
+    tx.many(_TOUCH, rows, later=True)
 
 
 def to_free(

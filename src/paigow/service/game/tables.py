@@ -36,7 +36,18 @@ from paigow.service.store.unit import Tx
 
 MODES: Final = tuple(TableMode)
 SPOTS: Final = range(1, 7)
-__all__ = ["ENDED", "MODES", "OPEN_STATUSES", "SPOTS"]
+DEFAULT_BETTING_TIME_MS: Final = 20_000
+"""A new table's betting time (the demo tables' and the operator form's: one source)."""
+DEFAULT_SETTING_TIME_MS: Final = 60_000
+"""A new table's time to set a hand."""
+__all__ = [
+    "DEFAULT_BETTING_TIME_MS",
+    "DEFAULT_SETTING_TIME_MS",
+    "ENDED",
+    "MODES",
+    "OPEN_STATUSES",
+    "SPOTS",
+]
 
 
 def house_way_from(spec: str | Mapping[str, Any]) -> HouseWay:

@@ -36,7 +36,11 @@ def side_offers() -> tuple[SideWagerOffer, ...]:
 def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     """Create what is missing; returns lines saying what was done."""
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.game.tables import create_table
+    from paigow.service.game.tables import (
+        DEFAULT_BETTING_TIME_MS,
+        DEFAULT_SETTING_TIME_MS,
+        create_table,
+    )
     from paigow.service.store.unit import Tx
 
     said: list[str] = []
@@ -71,8 +75,8 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
                         ruleset=rules,
                         house_way=HouseWay.preset("standard"),
                         mode=mode,
-                        betting_time_ms=20_000,
-                        setting_time_ms=60_000,
+                        betting_time_ms=DEFAULT_BETTING_TIME_MS,
+                        setting_time_ms=DEFAULT_SETTING_TIME_MS,
                     )
                 tx.finish()
         finally:

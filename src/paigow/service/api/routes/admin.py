@@ -11,6 +11,9 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 
+from paigow.bonus.paytable import BONUS_PRESETS, PayTable
+from paigow.commission import MAX_RATE, Commission
+from paigow.house_way import BUILTIN_PRESETS
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.deps import (
     IdemHeader,
@@ -234,3 +237,36 @@ async def move_money(
         }
 
     return await idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, action)
+
+
+@router.get("/api/admin/table-defaults", tags=["admin"], responses=error_responses(401, 403))
+async def table_defaults(user: Operator) -> dict[str, Any]:
+    """What a new table gets when the form leaves a field as it is (the same defaults as the
+    demo tables' and ``POST /api/admin/tables``'s): commission posted as a percentage, limits in
+    cents, time limits in milliseconds, the house ways."""
+    fields = CreateTableIn.model_fields
+    return {
+        "commission": str(Commission(str(fields["commission"].default))),
+        "max_commission": str(Commission(MAX_RATE)),
+        "min_wager": fields["min_wager"].default,
+        "max_wager": fields["max_wager"].default,
+        "betting_time_ms": fields["betting_time_ms"].default,
+        "setting_time_ms": fields["setting_time_ms"].default,
+        "house_ways": list(BUILTIN_PRESETS),
+        "side_wager_presets": [_preset(name) for name in BONUS_PRESETS],
+    }
+
+
+def _preset(name: str) -> dict[str, Any]:
+    """A side wager's preset pay table as the form offers it."""
+    t = PayTable.preset(name)
+    prog = t.progressive
+    return {
+        "name": t.name,
+        "title": t.title,
+        "target": t.target.value,
+        "envy": t.envy is not None,
+        "progressive": None
+        if prog is None
+        else {"share": str(prog.share), "seed": prog.seed, "wager": prog.wager},
+    }

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from paigow.cards import parse_cards
 from paigow.errors import PaigowError
 from paigow.events import HandSet
+from paigow.money import format_money
 from paigow.round import Phase
 from paigow.service.accounts.auth import Principal
 from paigow.service.books import ledger
@@ -110,7 +111,9 @@ def place_wager(
     lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
     if not lo <= amount <= hi:
         raise Unprocessable(
-            f"wager {amount} is outside the table limits {lo}..{hi} (cents)", code="outside-limits"
+            f"wager {format_money(amount)} is outside the table limits {format_money(lo)} to "
+            f"{format_money(hi)}",
+            code="outside-limits",
         )
     if side_wagers:
         check_side(head.table.rules, side_wagers)

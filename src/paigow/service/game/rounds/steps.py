@@ -15,7 +15,7 @@ from paigow.round import Phase
 from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor.totals import record_settlement, record_void
+from paigow.service.floor.totals import record_settlement, record_side_settlement, record_void
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
 from paigow.service.game.rounds.log import (
     SYSTEM,
@@ -270,6 +270,8 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         ]
     ledger.post(tx, "settlement", movements, reference=row.id)
     record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    if rnd.side_results:  # and by side wager
+        record_side_settlement(tx, table_id, rnd.side_results, rnd.envy)
     append(tx, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
