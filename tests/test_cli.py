@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -176,6 +177,62 @@ def test_deal_dice_start_shown() -> None:
     ],
 )
 def test_deal_bad_options(args: list[str], message: str) -> None:
+    code, out = run("deal", "--seed", "1", *args)
+    assert code == 2
+    assert message in out
+
+
+def test_deal_with_side_wagers() -> None:
+    data = json.loads(run("deal", "--seed", "3", "--side", "fortune-a=5", "--json")[1])
+    side = data["side_results"]
+    assert [(e["spot"], e["name"], e["wager"]) for e in side] == [
+        (s, "fortune-a", 500) for s in range(1, 7)
+    ]
+    assert all(e["returned"] in (0, e["wager"] + e["win"]) for e in side)
+    hands = data["bonus_hands"]
+    assert set(hands) == {"dealer", *map(str, range(1, 7))}
+    won = [e for e in side if e["win"]]
+    assert won and all(e["hand"] in hands[str(e["spot"])]["held"] for e in won)
+    settled = data["events"][-1]
+    assert settled["side_wagered"] == 3000
+    assert settled["side_returned"] == sum(e["returned"] for e in side)
+    replayed = Round.replay(data["events"])
+    assert [e.to_dict() for e in replayed.side_results.values()] == side
+    code, out = run("deal", "--seed", "3", "--side", "fortune-a=5")
+    assert code == 0
+    assert "Side wagers (settled on the seven cards)" in out
+    assert "spot 5 fortune-a: straight pays 2 to 1, won $10.00, returned $15.00" in out
+
+
+def test_deal_with_a_progressive_and_dealer_bets() -> None:
+    args = ["--side", "fortune-progressive=1", "--side", "queens-dragon=5", "--side", "tiger=5"]
+    data = json.loads(run("deal", "--seed", "8", *args, "--meter", "20000", "--json")[1])
+    bank = "fortune-progressive"
+    assert data["meters"] == {bank: 2_000_000 + 6 * 15}  # the meter and this round's shares
+    jackpot = [e for e in data["side_results"] if e["name"] == bank]
+    assert jackpot[0]["meter"] == data["meters"][bank]
+    assert all(a["meter_after"] == b["meter"] for a, b in itertools.pairwise(jackpot))
+    dealer = [e for e in data["side_results"] if e["name"] != bank]
+    assert (
+        len({(e["name"], e["hand"], e["win"] // e["wager"]) for e in dealer}) == 2
+    )  # same for all
+    assert Round.replay(data["events"]).meters_after == data["meters_after"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--side", "fortune-a"], "NAME=DOLLARS"),
+        (["--side", "nope=5"], "no such pay table"),
+        (["--side", "fortune=5"], "which one: fortune-a, fortune-b, fortune-progressive?"),
+        (["--side", "tiger=abc"], "not an amount"),
+        (["--side", "fortune-a=5000"], "outside its limits"),
+        (["--side", "fortune-progressive=5"], "outside its limits $1.00 to $1.00"),
+        (["--side", "tiger=5", "--side", "tiger-9=5"], "given twice"),
+        (["--side", "tiger=5", "--meter", "x"], "not an amount"),
+    ],
+)
+def test_deal_bad_side_wagers(args: list[str], message: str) -> None:
     code, out = run("deal", "--seed", "1", *args)
     assert code == 2
     assert message in out

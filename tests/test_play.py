@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 
 import pytest
@@ -11,6 +12,7 @@ from rich.console import Console
 from paigow import FoulRule, HouseWay, Round, Ruleset, Setting, StartMethod, parse_cards, settle
 from paigow.cli.play import format_net, parse_low_choice, parse_wager, run_game
 from paigow.events import DealerSet, HandSet, Shuffled, SpotSettled
+from paigow.money import format_money
 from paigow.narrator import hand_names
 
 SPOT = 3
@@ -382,3 +384,16 @@ def test_bad_arguments_are_refused() -> None:
         run_game(console, Ruleset(), STANDARD, 100, 1, 7, input)
     with pytest.raises(ValueError, match="bankroll"):
         run_game(console, Ruleset(), STANDARD, -1, 1, 1, input)
+
+
+def test_the_bankroll_is_shown_once_a_round() -> None:
+    script = Script(wager=["25", "", "10"], low=["1 2", "6 7", "3 4"], foul=["y"], hint=["y"])
+    final, screen, rounds = play(script)
+    assert len(rounds) == 3
+    # before the first round, then once in each round (after its results)
+    parts = re.split(r"\nRound \d+ \(", screen)
+    assert len(parts) == 4
+    assert parts[0].count("Bankroll:") == 1
+    for part in parts[1:]:
+        assert part.count("Bankroll:") == 1, part
+    assert f"Bankroll: {format_money(final)}" in parts[-1]

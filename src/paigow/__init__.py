@@ -15,6 +15,7 @@ from paigow.errors import (
     CardError,
     HouseWayError,
     PaigowError,
+    PayTableError,
     ReplayMismatch,
     RoundError,
     RulesetError,
@@ -32,7 +33,7 @@ from paigow.ranking import (
     evaluate_two,
 )
 from paigow.round import Phase, Round, starting_position
-from paigow.ruleset import FoulRule, Ruleset, StartMethod
+from paigow.ruleset import FoulRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.setting import Setting, SettingValue, all_settings
 from paigow.settlement import HandResult, Outcome, Settlement, settle
 
@@ -54,6 +55,7 @@ __all__ = [
     "HouseWaySetting",
     "Outcome",
     "PaigowError",
+    "PayTableError",
     "Phase",
     "ReplayMismatch",
     "Round",
@@ -64,6 +66,7 @@ __all__ = [
     "SettingError",
     "SettingValue",
     "Settlement",
+    "SideWagerOffer",
     "StartMethod",
     "TwoCardValue",
     "Wheel",

@@ -30,3 +30,7 @@ class RoundError(PaigowError):
 
 class ReplayMismatch(PaigowError):
     """Replaying a round's event log gave a different result from the one recorded."""
+
+
+class PayTableError(PaigowError):
+    """An unknown side-wager pay table or an invalid pay-table file (the message names the line)."""

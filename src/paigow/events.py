@@ -21,9 +21,10 @@ from typing import Any, ClassVar, Final
 
 from paigow.errors import PaigowError
 
-LOG_VERSION: Final = 2
-"""The version of the log's format this engine writes (1: logs written before it was recorded)."""
-LOG_VERSIONS: Final = frozenset({1, 2})
+LOG_VERSION: Final = 3
+"""The version of the log's format this engine writes (1: logs written before it was recorded;
+2: the dealer's hand names no longer stored; 3: side wagers, and the player who holds a spot)."""
+LOG_VERSIONS: Final = frozenset({1, 2, 3})
 """The versions this engine reads and replays."""
 
 
@@ -32,12 +33,27 @@ class Event:
     """Base class: ``type`` names the event in the log."""
 
     type: ClassVar[str] = "event"
+    optional: ClassVar[frozenset[str]] = frozenset()
+    """Fields added after version 2, left out of :meth:`to_dict` while they hold their default
+    (so a round without side wagers writes the same log as before)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
         for f in fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
+            value = getattr(self, f.name)
+            if f.name in self.optional and value == f.default:
+                continue
+            out[f.name] = _plain(value)
         return out
+
+    def __repr__(self) -> str:
+        """As a dataclass shows itself, less the optional fields that hold their default."""
+        shown = (
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name not in self.optional or getattr(self, f.name) != f.default
+        )
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
 def _plain(value: Any) -> Any:
@@ -68,12 +84,29 @@ class RoundStarted(Event):
     log_version: int = LOG_VERSION
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WagerPlaced(Event):
-    """A wager (minor units) on spot 1..6."""
+    """A wager (minor units) on spot 1..6; ``player``: an opaque id of who holds the spot (Envy
+    never pays a player for their own hands), left out of the log when not given."""
 
     type: ClassVar[str] = "wager-placed"
+    optional: ClassVar[frozenset[str]] = frozenset({"player"})
     spot: int
+    amount: int
+    player: str | None = None
+
+
+@dataclass(frozen=True)
+class SideWagerPlaced(Event):
+    """A side wager (minor units) on the offer ``name`` of the ruleset, beside spot's main wager.
+
+    >>> SideWagerPlaced(3, "fortune", 500).to_dict()
+    {'type': 'side-wager-placed', 'spot': 3, 'name': 'fortune', 'amount': 500}
+    """
+
+    type: ClassVar[str] = "side-wager-placed"
+    spot: int
+    name: str
     amount: int
 
 
@@ -168,26 +201,65 @@ class SpotSettled(Event):
     foul: bool
 
 
+@dataclass(frozen=True, repr=False)
+class SideWagerSettled(Event):
+    """One side wager settled from the seven cards, however they were set (a foul included):
+    ``hand`` the paid category (a :class:`paigow.bonus.hand.BonusCategory` value; None: nothing
+    paid), ``win`` (the wager not included) and ``returned`` (wager + win, or 0). A progressive
+    records its bank's running ``meter`` before this wager and ``meter_after`` it (a meter pay
+    deducted, the meter topped up to its seed by the house); other wagers leave them None."""
+
+    type: ClassVar[str] = "side-wager-settled"
+    optional: ClassVar[frozenset[str]] = frozenset({"meter", "meter_after"})
+    spot: int
+    name: str
+    wager: int
+    hand: str | None
+    win: int
+    returned: int
+    meter: int | None = None
+    meter_after: int | None = None
+
+
 @dataclass(frozen=True)
+class EnvyPaid(Event):
+    """Envy on the side wager ``name`` of ``spot``: ``amount`` for the other spots' qualifying
+    ``hands`` ((spot, category) each; never the player's own spots, never the dealer's)."""
+
+    type: ClassVar[str] = "envy-paid"
+    spot: int
+    name: str
+    amount: int
+    hands: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, repr=False)
 class RoundSettled(Event):
-    """All spots settled: totals for the round."""
+    """All spots settled: totals for the round (the side wagers' apart: ``side_wagered``,
+    ``side_returned`` and ``envy_paid``, left out of the log when 0)."""
 
     type: ClassVar[str] = "round-settled"
+    optional: ClassVar[frozenset[str]] = frozenset({"side_wagered", "side_returned", "envy_paid"})
     wagered: int
     returned: int
     commission: int
+    side_wagered: int = 0
+    side_returned: int = 0
+    envy_paid: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Voided(Event):
     """The round is void: every wager is returned (``returned`` by spot) and the fault recorded
     (``reason``: as given to :meth:`paigow.round.Round.void`, or ``irregular deck`` when the
     shuffle's deck was not the 53 distinct cards; version-1 logs add the parser's words after a
-    colon)."""
+    colon). ``side_returned``: each side wager returned, (spot, name, amount)."""
 
     type: ClassVar[str] = "voided"
+    optional: ClassVar[frozenset[str]] = frozenset({"side_returned"})
     reason: str
     returned: tuple[tuple[int, int], ...]
+    side_returned: tuple[tuple[int, str, int], ...] = ()
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -195,12 +267,15 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         RoundStarted,
         WagerPlaced,
+        SideWagerPlaced,
         Shuffled,
         StartChosen,
         Dealt,
         HandSet,
         DealerSet,
         SpotSettled,
+        SideWagerSettled,
+        EnvyPaid,
         RoundSettled,
         Voided,
     )

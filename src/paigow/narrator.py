@@ -19,21 +19,25 @@ viewer means the complete log (the CLI, an operator's recall).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
+from paigow.bonus.hand import BonusCategory
 from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.events import (
     DealerSet,
     Dealt,
+    EnvyPaid,
     Event,
     HandSet,
     RoundSettled,
     RoundStarted,
     Shuffled,
+    SideWagerPlaced,
+    SideWagerSettled,
     SpotSettled,
     StartChosen,
     Voided,
@@ -50,6 +54,7 @@ __all__ = [
     "narrate_log",
     "position_name",
     "settlement_line",
+    "side_line",
     "start_line",
     "wheel_of",
 ]
@@ -157,6 +162,63 @@ def settlement_line(event: SpotSettled) -> str:
     return f"spot {event.spot}: {money} ({hands_compared(event)})"
 
 
+def _category(value: str) -> str:
+    try:
+        return BonusCategory(value).label
+    except ValueError:  # not a category this engine knows: shown as recorded
+        return value
+
+
+def side_line(event: SideWagerSettled, pays: Mapping[str, str] | None = None) -> str:
+    """One side wager's settlement; ``pays``: its pay table's pays by category (the ruleset's
+    record), to say what the hand pays.
+
+    >>> side_line(SideWagerSettled(3, "fortune", 500, "four-of-a-kind", 12500, 13000),
+    ...           {"four-of-a-kind": "25 to 1"})
+    'spot 3 fortune: four of a kind pays 25 to 1, won $125.00, returned $130.00'
+    >>> side_line(SideWagerSettled(2, "fortune", 500, None, 0, 0))
+    'spot 2 fortune: nothing, lost $5.00'
+    >>> side_line(SideWagerSettled(1, "jackpot", 100, "seven-card-straight-flush", 1200000,
+    ...                            1200100, 1200000, 1000000))
+    'spot 1 jackpot: seven-card straight flush, won $12,000.00, returned $12,001.00; meter $12,000.00, after $10,000.00'
+    """
+    head = f"spot {event.spot} {event.name}: "
+    if event.hand is None or event.returned == 0:
+        text = head + f"nothing, lost {format_money(event.wager)}"
+    else:
+        pay = (pays or {}).get(event.hand)
+        paid = f" pays {pay}" if pay else ""
+        text = head + (
+            f"{_category(event.hand)}{paid}, won {format_money(event.win)}, "
+            f"returned {format_money(event.returned)}"
+        )
+    if event.meter is not None:
+        text += f"; meter {format_money(event.meter)}"
+        if event.meter_after is not None and event.meter_after != event.meter:
+            text += f", after {format_money(event.meter_after)}"
+    return text
+
+
+def _envy(event: EnvyPaid) -> str:
+    hands = " and ".join(f"spot {s}'s {_category(c)}" for s, c in event.hands)
+    return f"spot {event.spot} {event.name} Envy: {format_money(event.amount)} for {hands}"
+
+
+def _offers(ruleset: Mapping[str, Any]) -> str:
+    """The side wagers a recorded ruleset offers, for the round's opening line."""
+    shown = []
+    for offer in ruleset.get("side_wagers", ()):
+        lo, hi = offer["min_wager"], offer["max_wager"]
+        limits = format_money(lo) if lo == hi else f"{format_money(lo)}-{format_money(hi)}"
+        bank = f", bank {offer['bank']}" if offer.get("bank") else ""
+        shown.append(f"{offer['name']} {limits} ({offer['table']['name']}{bank})")
+    return f"; side wagers: {', '.join(shown)}" if shown else ""
+
+
+def _pays(ruleset: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
+    return {o["name"]: o["table"]["pays"] for o in ruleset.get("side_wagers", ())}
+
+
 def _hand_set(event: HandSet, wheel: Wheel, shown: bool) -> str:
     reason = _REASONS.get(event.reason or "", event.reason or "")
     if not shown:
@@ -192,10 +254,14 @@ def _dealt(event: Dealt, viewer: Collection[int] | None) -> str:
 
 
 def narrate(
-    event: Event, wheel: Wheel = Wheel.SECOND, viewer: Collection[int] | None = None
+    event: Event,
+    wheel: Wheel = Wheel.SECOND,
+    viewer: Collection[int] | None = None,
+    pays: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
     """One event in words. ``wheel``: the round's (see :func:`wheel_of`); ``viewer``: the spots
-    whose cards the reader may see (None: everything, as in the complete log).
+    whose cards the reader may see (None: everything, as in the complete log); ``pays``: each
+    side wager's pays by category (from the round's ruleset, as :func:`narrate_log` reads it).
 
     >>> from paigow.events import HandSet
     >>> e = HandSet(2, ("Ks", "Kd", "9c", "5h", "2s"), ("Ad", "Th"), False, "player")
@@ -210,9 +276,16 @@ def narrate(
                 f"round {rid} opens: commission {Commission(rs['commission'])} (posted), limits "
                 f"{format_money(rs['min_wager'])}-{format_money(rs['max_wager'])}, house way "
                 f"{hw['name']}, start by {rs['start']}, foul {rs['foul']}, wheel {rs['wheel']}"
+                + _offers(rs)
             )
         case WagerPlaced(spot=spot, amount=amount):
             return f"spot {spot} wagers {format_money(amount)}"
+        case SideWagerPlaced(spot=spot, name=name, amount=amount):
+            return f"spot {spot} wagers {format_money(amount)} on {name}"
+        case SideWagerSettled():
+            return side_line(event, (pays or {}).get(event.name))
+        case EnvyPaid():
+            return _envy(event)
         case Shuffled(source=source):
             return f"53 cards (52 and the joker) shuffled by {_SOURCES.get(source, source)}"
         case StartChosen():
@@ -226,12 +299,20 @@ def narrate(
         case SpotSettled():
             return settlement_line(event)
         case RoundSettled(wagered=w, returned=r, commission=c):
-            return (
+            text = (
                 f"round settled: wagered {format_money(w)}, returned {format_money(r)}, "
                 f"commission {format_money(c)}"
             )
-        case Voided(reason=reason, returned=returned):
+            if event.side_wagered:
+                text += (
+                    f"; side wagers: wagered {format_money(event.side_wagered)}, returned "
+                    f"{format_money(event.side_returned)}, Envy paid "
+                    f"{format_money(event.envy_paid)}"
+                )
+            return text
+        case Voided(reason=reason, returned=returned, side_returned=side):
             back = ", ".join(f"spot {s} {format_money(a)}" for s, a in returned)
+            back += "".join(f", spot {s} {n} {format_money(a)}" for s, n, a in side)
             return f"round void ({reason}): " + (
                 f"every wager returned ({back})" if back else "no wager to return"
             )
@@ -250,4 +331,9 @@ def wheel_of(events: Iterable[Event]) -> Wheel:
 def narrate_log(events: Sequence[Event], viewer: Collection[int] | None = None) -> list[str]:
     """Every event of a round's log in words, in order."""
     wheel = wheel_of(events)
-    return [narrate(e, wheel, viewer) for e in events]
+    pays: dict[str, Mapping[str, str]] = {}
+    for event in events:
+        if isinstance(event, RoundStarted):
+            pays = _pays(event.ruleset)
+        break
+    return [narrate(e, wheel, viewer, pays) for e in events]

@@ -28,23 +28,27 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
+from paigow.bonus.hand import BonusHand, bonus_hand
 from paigow.cards import FULL_DECK, Card, parse_cards
-from paigow.errors import CardError, PaigowError, ReplayMismatch, RoundError
+from paigow.errors import CardError, PaigowError, ReplayMismatch, RoundError, RulesetError
 from paigow.events import (
     LOG_VERSION,
     LOG_VERSIONS,
     DealerSet,
     Dealt,
+    EnvyPaid,
     Event,
     HandSet,
     Packet,
     RoundSettled,
     RoundStarted,
     Shuffled,
+    SideWagerPlaced,
+    SideWagerSettled,
     SpotSettled,
     StartChosen,
     Voided,
@@ -52,11 +56,15 @@ from paigow.events import (
     event_from_dict,
 )
 from paigow.house_way import HouseWay
+from paigow.money import format_money
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
 from paigow.settlement import settle
+from paigow.side_wagers import meter_shares, meters_in, settle_side_wagers
 
 SPOTS: Final = range(1, 7)
+SIDE_WAGERS_SINCE: Final = 3
+"""The first log version that records side wagers."""
 DEALER_POSITION: Final = 1
 IRREGULAR_DECK: Final = "irregular deck"
 """The reason recorded when a shuffle's deck is not the 53 distinct cards."""
@@ -126,6 +134,9 @@ class Round:
         if log_version not in LOG_VERSIONS:
             raise RoundError(f"log version {log_version!r} is not one this engine writes")
         self.ruleset = ruleset or Ruleset()
+        self.log_version = log_version
+        if self.ruleset.side_wagers and log_version < SIDE_WAGERS_SINCE:
+            raise RoundError(f"a version-{log_version} log cannot record side wagers")
         self.house_way = house_way or HouseWay.load(self.ruleset.house_way)
         self.round_id = round_id or secrets.token_hex(8)
         self.events: list[Event] = []
@@ -138,6 +149,18 @@ class Round:
         self.settings: dict[int, Setting] = {}
         self.dealer_setting: Setting | None = None
         self.results: dict[int, SpotSettled] = {}
+        self.players: dict[int, str] = {}
+        """Who holds each spot, where the wager said (an opaque id)."""
+        self.side_wagers: dict[tuple[int, str], int] = {}
+        """Side wagers by (spot, offer name)."""
+        self.side_results: dict[tuple[int, str], SideWagerSettled] = {}
+        self.envy: dict[tuple[int, str], EnvyPaid] = {}
+        self.meters: dict[str, int] = {}
+        """Each progressive bank's meter at settlement, as given (or as the log recorded)."""
+        self.meters_after: dict[str, int] = {}
+        """Each progressive bank's meter after this round's hits (and resets)."""
+        self._logged_meters: dict[str, int] = {}
+        self._bonus: dict[int | None, BonusHand] | None = None
         self._emit(
             RoundStarted(
                 self.round_id, self.ruleset.to_dict(), self.house_way.to_dict(), log_version
@@ -163,8 +186,9 @@ class Round:
             raise RoundError(f"spot {spot!r} does not exist (spots are 1..6)")
 
     # ------------------------------------------------------------------ 1. wagers
-    def wager(self, spot: int, amount: int) -> Events:
-        """Place a wager on ``spot`` within the posted limits (minor units)."""
+    def wager(self, spot: int, amount: int, *, player: str | None = None) -> Events:
+        """Place a wager on ``spot`` within the posted limits (minor units); ``player``: an
+        opaque id of who holds the spot (Envy never pays a player for their own hands)."""
         self._expect(Phase.BETTING)
         self._check_spot(spot)
         if spot in self.wagers:
@@ -173,9 +197,57 @@ class Round:
             raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
         lo, hi = self.ruleset.min_wager, self.ruleset.max_wager
         if not lo <= amount <= hi:
-            raise RoundError(f"wager {amount} is outside the table limits {lo}..{hi}")
+            raise RoundError(
+                f"wager {format_money(amount)} is outside the table limits "
+                f"{format_money(lo)} to {format_money(hi)}"
+            )
+        if player is not None and (not isinstance(player, str) or not player):
+            raise RoundError(f"a player id is a non-empty string, got {player!r}")
         self.wagers[spot] = amount
-        event = WagerPlaced(spot, amount)
+        if player is not None:
+            self.players[spot] = player
+        event = WagerPlaced(spot, amount, player)
+        self._emit(event)
+        return (event,)
+
+    def side_wager(self, spot: int, name: str, amount: int) -> Events:
+        """Place the side wager ``name`` (an offer of the ruleset) beside the main wager on
+        ``spot``, within the offer's limits: never without a main wager, once per spot.
+
+        >>> from paigow.bonus.paytable import PayTable
+        >>> from paigow.ruleset import SideWagerOffer
+        >>> fortune = SideWagerOffer("fortune", PayTable.load("fortune-a"), 100, 2500)
+        >>> r = Round(Ruleset(side_wagers=(fortune,)), round_id="demo")
+        >>> r.side_wager(2, "fortune", 500)
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RoundError: spot 2 has no wager: a side wager goes with the main wager
+        >>> _ = r.wager(2, 1000)
+        >>> r.side_wager(2, "fortune", 500)
+        (SideWagerPlaced(spot=2, name='fortune', amount=500),)
+        """
+        self._expect(Phase.BETTING)
+        self._check_spot(spot)
+        if self.log_version < SIDE_WAGERS_SINCE:
+            raise RoundError(f"a version-{self.log_version} log cannot record side wagers")
+        if spot not in self.wagers:
+            raise RoundError(f"spot {spot} has no wager: a side wager goes with the main wager")
+        try:
+            offer = self.ruleset.offer(name)
+        except RulesetError as exc:
+            raise RoundError(str(exc)) from None
+        if (spot, name) in self.side_wagers:
+            raise RoundError(f"spot {spot} already has a {name} wager")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
+        lo, hi = offer.min_wager, offer.max_wager
+        if not lo <= amount <= hi:
+            raise RoundError(
+                f"{name} wager {format_money(amount)} is outside its limits "
+                f"{format_money(lo)} to {format_money(hi)}"
+            )
+        self.side_wagers[(spot, name)] = amount
+        event = SideWagerPlaced(spot, name, amount)
         self._emit(event)
         return (event,)
 
@@ -373,12 +445,27 @@ class Round:
         return (event,)
 
     # ------------------------------------------------------------------ 8. settlement
-    def settle(self) -> Events:
-        """Settle every spot from the far right (spot 1) counterclockwise."""
+    def settle(self, meters: Mapping[str, int] | None = None) -> Events:
+        """Settle every spot from the far right (spot 1) counterclockwise, then the side
+        wagers in spot order, then name order (:func:`paigow.side_wagers.settle_side_wagers`;
+        ``meters``: each progressive bank's meter at settlement, this round's shares added)."""
         self._expect(Phase.DEALER)
         mark = len(self.events)
-        assert self.dealer_setting is not None
+        assert self.dealer_setting is not None and self.dealer_cards is not None
         rules = self.ruleset
+        side: list[SideWagerSettled | EnvyPaid] = []
+        meters_after: dict[str, int] = {}
+        if self.side_wagers:  # everything checked before anything is emitted
+            bonus = self.bonus_hands()
+            side, meters_after = settle_side_wagers(
+                rules,
+                self.side_wagers,
+                {s: h for s, h in bonus.items() if s is not None},
+                bonus[None],
+                self.dealer_setting.low,
+                self.players,
+                meters,
+            )
         totals = [0, 0, 0]
         for spot in sorted(self.settings):
             s = settle(
@@ -405,21 +492,35 @@ class Round:
             totals[0] += s.wager
             totals[1] += s.returned
             totals[2] += s.commission
-        self._emit(RoundSettled(*totals))
+        side_totals = [0, 0, 0]
+        for e in side:
+            self._emit(e)
+            if isinstance(e, SideWagerSettled):
+                self.side_results[(e.spot, e.name)] = e
+                side_totals[0] += e.wager
+                side_totals[1] += e.returned
+            else:
+                self.envy[(e.spot, e.name)] = e
+                side_totals[2] += e.amount
+        self.meters = {b: (meters or {})[b] for b in meters_after}
+        self.meters_after = meters_after
+        self._emit(RoundSettled(*totals, *side_totals))
         self.phase = Phase.SETTLED
         return self._since(mark)
 
-    def finish(self) -> Events:
-        """The dealer sets and the round is settled."""
-        return self.set_dealer() + self.settle()
+    def finish(self, meters: Mapping[str, int] | None = None) -> Events:
+        """The dealer sets and the round is settled (``meters``: as :meth:`settle` takes)."""
+        return self.set_dealer() + self.settle(meters)
 
     # ------------------------------------------------------------------ void
     def void(self, reason: str) -> Events:
-        """Void the round: every wager is returned and the fault recorded."""
+        """Void the round: every wager, side wagers included, is returned and the fault
+        recorded."""
         self._expect(Phase.BETTING, Phase.SHUFFLED, Phase.STARTING, Phase.SETTING, Phase.DEALER)
         if not reason:
             raise RoundError("a void needs a reason")
-        event = Voided(reason, tuple(sorted(self.wagers.items())))
+        side = tuple((spot, name, a) for (spot, name), a in sorted(self.side_wagers.items()))
+        event = Voided(reason, tuple(sorted(self.wagers.items())), side)
         self._emit(event)
         self.phase = Phase.VOIDED
         return (event,)
@@ -436,6 +537,31 @@ class Round:
         if self.phase is Phase.VOIDED:
             return dict(self.wagers)
         raise RoundError("the round is not over")
+
+    def side_returned(self) -> dict[tuple[int, str], int]:
+        """What goes back on each side wager (its win and the wager, 0 on a loss; the wager on
+        a void), once the round is over. Envy is apart (:attr:`envy`)."""
+        if self.phase is Phase.SETTLED:
+            return {key: e.returned for key, e in self.side_results.items()}
+        if self.phase is Phase.VOIDED:
+            return dict(self.side_wagers)
+        raise RoundError("the round is not over")
+
+    def bonus_hands(self) -> dict[int | None, BonusHand]:
+        """The bonus hand of each spot's seven cards and of the dealer's (key None), once
+        dealt."""
+        if self.dealer_cards is None:
+            raise RoundError("the cards are not dealt yet")
+        if self._bonus is None:
+            found: dict[int | None, BonusHand] = {s: bonus_hand(c) for s, c in self.hands.items()}
+            found[None] = bonus_hand(self.dealer_cards)
+            self._bonus = found
+        return dict(self._bonus)
+
+    def meter_shares(self) -> dict[str, int]:
+        """What this round's progressive wagers add to each bank's meter (each wager's share,
+        rounded down to the cent)."""
+        return meter_shares(self.ruleset, self.side_wagers)
 
     def log(self) -> list[dict[str, Any]]:
         """The event log as JSON-ready dicts, each with its sequence number."""
@@ -487,6 +613,7 @@ class Round:
     def _go_on(self, log: list[Event], base: int) -> None:
         """Apply ``log``, the events from sequence number ``base`` on, and compare what the
         rules derive with it (events an earlier one derived are compared, not applied)."""
+        self._logged_meters = meters_in(self.ruleset, log)
         try:
             for i, event in enumerate(log, start=base):
                 if i < len(self.events):
@@ -511,8 +638,10 @@ class Round:
 
     def _apply(self, event: Event) -> None:
         match event:
-            case WagerPlaced(spot=spot, amount=amount):
-                self.wager(spot, amount)
+            case WagerPlaced(spot=spot, amount=amount, player=player):
+                self.wager(spot, amount, player=player)
+            case SideWagerPlaced(spot=spot, name=name, amount=amount):
+                self.side_wager(spot, name, amount)
             case Shuffled(deck=deck, source=source):
                 self.shuffle(deck=deck, source=source)
             case StartChosen(method="dice", dice=dice):
@@ -531,8 +660,8 @@ class Round:
                 self.left(spot)
             case DealerSet():
                 self.set_dealer()
-            case SpotSettled() | RoundSettled():
-                self.settle()
+            case SpotSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled():
+                self.settle(self._logged_meters)
             case Voided(reason=reason):
                 self.void(reason)
             case _:

@@ -14,12 +14,16 @@ Commission('0.04')
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
-from typing import Any
+from typing import Any, Final
 
+from paigow.bonus.paytable import PayTable
 from paigow.commission import Commission
 from paigow.errors import RulesetError
+from paigow.money import format_money
 from paigow.ranking import Wheel
 
 
@@ -58,6 +62,87 @@ def _enum(kind: type[Enum], value: object, name: str) -> Any:
         raise RulesetError(f"{name} {value!r} is not one of: {allowed}") from None
 
 
+_OFFER_NAME: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+def _cents(value: object, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RulesetError(f"{name} must be an integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class SideWagerOffer:
+    """A side wager a table offers: its id at the table (``name``), its pay table and its limits
+    (minor units). A progressive offer's meter is its ``bank``'s, shared by the tables whose
+    offers name the same bank (default: the pay table's name); other offers have no bank.
+    Envy is not an offer of its own: it is the envy section of a pay table."""
+
+    name: str
+    table: PayTable
+    min_wager: int = 100
+    max_wager: int = 10_000
+    bank: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _OFFER_NAME.fullmatch(self.name):
+            raise RulesetError(
+                f"side wager name {self.name!r} must be 1-40 lower-case letters, digits or "
+                "hyphens, starting with a letter or digit"
+            )
+        if not isinstance(self.table, PayTable):
+            raise RulesetError(f"side wager {self.name!r}: table must be a PayTable")
+        lo = _cents(self.min_wager, f"side wager {self.name!r}: min_wager")
+        hi = _cents(self.max_wager, f"side wager {self.name!r}: max_wager")
+        if lo <= 0:
+            raise RulesetError(f"side wager {self.name!r}: min_wager must be at least one cent")
+        if hi < lo:
+            raise RulesetError(f"side wager {self.name!r}: max_wager {hi} is below min_wager {lo}")
+        if self.table.progressive is None:
+            if self.bank is not None:
+                raise RulesetError(
+                    f"side wager {self.name!r}: only a progressive has a bank "
+                    f"({self.table.name!r} is not one)"
+                )
+        else:
+            fixed = self.table.progressive.wager
+            if fixed is not None and not lo == hi == fixed:
+                raise RulesetError(
+                    f"side wager {self.name!r}: the progressive's wager is {fixed} exactly; "
+                    f"its limits must both be {fixed}"
+                )
+            if self.bank is None:
+                object.__setattr__(self, "bank", self.table.name)
+            elif not isinstance(self.bank, str) or not self.bank:
+                raise RulesetError(f"side wager {self.name!r}: bank must be a non-empty name")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, the pay table in full (a round's log never needs the preset files)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "table": self.table.to_dict(),
+            "min_wager": self.min_wager,
+            "max_wager": self.max_wager,
+        }
+        if self.bank is not None:
+            out["bank"] = self.bank
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SideWagerOffer:
+        """Inverse of :meth:`to_dict`; unknown keys are refused."""
+        if not isinstance(data, Mapping):
+            raise RulesetError(f"a side wager offer is a mapping, got {data!r}")
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise RulesetError(f"unknown side wager setting(s): {', '.join(unknown)}")
+        if "name" not in data or "table" not in data:
+            raise RulesetError("a side wager offer needs a name and a table")
+        values = dict(data)
+        values["table"] = PayTable.from_dict(values["table"])
+        return cls(**values)
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """The rules a table runs under. Defaults are Indiana's; money is in minor units (cents)."""
@@ -71,6 +156,8 @@ class Ruleset:
     set_time_limit: int = 60
     min_wager: int = 500
     max_wager: int = 100_000
+    side_wagers: tuple[SideWagerOffer, ...] = ()
+    """The side wagers offered (none under Indiana's default), each posted with its pay table."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.commission, Commission):
@@ -93,9 +180,35 @@ class Ruleset:
         if self.min_wager <= 0:
             raise RulesetError("min_wager must be at least one minor unit")
         if self.max_wager < self.min_wager:
-            raise RulesetError(f"max_wager {self.max_wager} is below min_wager {self.min_wager}")
+            raise RulesetError(
+                f"max_wager {format_money(self.max_wager)} is below min_wager "
+                f"{format_money(self.min_wager)}"
+            )
         if not self.house_way:
             raise RulesetError("house_way must name a preset")
+        offers = tuple(self.side_wagers)
+        for offer in offers:
+            if not isinstance(offer, SideWagerOffer):
+                raise RulesetError(f"side_wagers holds SideWagerOffer items, got {offer!r}")
+        names = [o.name for o in offers]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise RulesetError(f"side wager(s) offered twice: {', '.join(twice)}")
+        object.__setattr__(self, "side_wagers", offers)
+
+    def offer(self, name: str) -> SideWagerOffer:
+        """The side wager offered as ``name``.
+
+        >>> Ruleset().offer("fortune")
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RulesetError: no side wager 'fortune' at this table (offered: none)
+        """
+        for offer in self.side_wagers:
+            if offer.name == name:
+                return offer
+        offered = ", ".join(o.name for o in self.side_wagers) or "none"
+        raise RulesetError(f"no side wager {name!r} at this table (offered: {offered})")
 
     @classmethod
     def indiana(cls) -> Ruleset:
@@ -107,8 +220,9 @@ class Ruleset:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the commission as an exact string)."""
-        return {
+        """JSON-ready form (the commission as an exact string; the side wagers, when any are
+        offered, with their pay tables in full)."""
+        out: dict[str, Any] = {
             "commission": self.commission.as_str(),
             "banker": self.banker,
             "wheel": self.wheel.value,
@@ -119,6 +233,9 @@ class Ruleset:
             "min_wager": self.min_wager,
             "max_wager": self.max_wager,
         }
+        if self.side_wagers:
+            out["side_wagers"] = [o.to_dict() for o in self.side_wagers]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
@@ -130,4 +247,9 @@ class Ruleset:
         values = dict(data)
         if "commission" in values:
             values["commission"] = Commission(values["commission"])
+        if "side_wagers" in values:
+            offers = values["side_wagers"]
+            if not isinstance(offers, (list, tuple)):
+                raise RulesetError(f"side_wagers must be a list of offers, got {offers!r}")
+            values["side_wagers"] = tuple(SideWagerOffer.from_dict(o) for o in offers)
         return cls(**values)

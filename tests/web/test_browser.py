@@ -297,7 +297,7 @@ def test_the_operator_page(site: Any, page: Page, shot: Any) -> None:
     log_in(page, site.url, "boss", "operator-password")
     page.goto(site.url + "/#/operator")
     page.fill("#t-name", "Opened in the browser")
-    page.fill("#t-commission", "0.04")
+    page.fill("#t-commission", "4%")
     page.select_option("#t-mode", "practice")
     page.click("#create-table button[type=submit]")
     expect(page.locator("#op-msg")).to_contain_text("4% posted", timeout=WAIT)

@@ -14,7 +14,7 @@ import os
 import struct
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,10 +198,14 @@ def build(
                 K.build_slice(top, table, tp, quads, lowest, tables.rank5, tables.rank2, K.BINOM)
             )
 
-        tops = list(range(52, 5, -1))  # the largest slices first
-        done = 0
+        # The smallest slice first, alone (it compiles the kernel on a first run), then the
+        # largest first; progress as each slice ends.
+        done = run(6)
+        if progress is not None:
+            progress(done)
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for n in pool.map(run, tops):
+            for future in as_completed([pool.submit(run, top) for top in range(52, 6, -1)]):
+                n = future.result()
                 done += n
                 if progress is not None:
                     progress(n)

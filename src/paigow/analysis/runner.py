@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -67,12 +67,11 @@ class Runner:
         """``[fn(c) for c in chunks]``, in order, computed here or on the cluster."""
         if self.scheduler is None:
             with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
-                results = []
-                for r in pool.map(fn, chunks):
-                    if progress is not None:
-                        progress(r)
-                    results.append(r)
-                return results
+                futures = [pool.submit(fn, c) for c in chunks]
+                if progress is not None:  # as each chunk ends, not in order
+                    for future in as_completed(futures):
+                        progress(future.result())
+                return [f.result() for f in futures]
         return self._map_dask(fn, chunks, progress)
 
     def _map_dask(

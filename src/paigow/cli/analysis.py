@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,17 +17,19 @@ from rich.table import Table
 
 from paigow.cards import parse_cards
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
     AnalysisJsonOpt,
+    ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
+    Player,
+    SchedulerOpt,
     WheelOpt,
+    WorkersOpt,
     out_console,
     terminal_err_console,
 )
 from paigow.cli.jobs import (
-    ClusterOpt,
-    SchedulerOpt,
-    WorkersOpt,
     fail,
     load_house_way,
     open_strategy,
@@ -39,6 +41,11 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule
+
+if TYPE_CHECKING:
+    from paigow.analysis.runner import Runner, TableSpec
+    from paigow.bonus import PayTable
+    from paigow.house_way import HouseWay
 
 
 # --------------------------------------------------------------------------------------- analyze
@@ -80,7 +87,7 @@ def analyze_command(
     ],
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     foul: Annotated[
         FoulRule, typer.Option("--foul", help="How foul settings are valued.")
     ] = FoulRule.LOSES,
@@ -172,21 +179,31 @@ def simulate_command(
     ] = None,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     player_hand: Annotated[
         str | None,
         typer.Option(
             "--player-hand",
+            metavar="CARDS",
             help="Fixed player cards (house-way setting) against random dealer hands.",
         ),
     ] = None,
     player: Annotated[
-        str,
+        Player,
         typer.Option(
             "--player",
             help="house-way, or optimal (the compiled strategy: `paigow strategy build`).",
         ),
-    ] = "house-way",
+    ] = Player.HOUSE_WAY,
+    bonus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bonus",
+            metavar="PAYTABLE|FILE",
+            help="Also settle this side wager on every round (repeat for each), beside its "
+            "exact return.",
+        ),
+    ] = None,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
@@ -194,6 +211,7 @@ def simulate_command(
 ) -> None:
     """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI."""
     from paigow.analysis.simulate import simulate
+    from paigow.cli.bonus import load_pay_table
 
     way = load_house_way(house_way)
     rate = parse_commission(commission)
@@ -203,16 +221,18 @@ def simulate_command(
             fixed = parse_cards(player_hand, count=7)
         except PaigowError as exc:
             raise fail(str(exc)) from None
-    if player not in ("house-way", "optimal"):
-        raise fail(f"--player takes house-way or optimal, got {player!r}")
-    if player == "optimal" and fixed:
+    if player is Player.OPTIMAL and fixed:
         raise fail("--player-hand is played by the house way; leave out --player optimal")
+    tables = [load_pay_table(name) for name in bonus or []]
+    if tables and (fixed or player is not Player.HOUSE_WAY):
+        raise fail("side wagers are simulated on random hands of house-way players")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player == "optimal":
-        open_strategy(way, wheel, rate)  # a clear error if it has not been built
+    if player is Player.OPTIMAL:
+        open_strategy(way, wheel, rate, house_way=house_way)  # a clear error if not built
     with progress_bar("simulating", rounds) as advance:
-        result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player)
+        result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player.value)
     data = result.to_dict()
+    lines = _simulate_bonus(tables, spec, rounds, runner, result.seed, way, wheel, data)
     if as_json:
         print(json.dumps(data))
         return
@@ -221,7 +241,7 @@ def simulate_command(
     who = (
         f"player hand {' '.join(fixed_codes)}"
         if (fixed_codes := data["player_hand"])
-        else ("optimal player (compiled strategy)" if player == "optimal" else "house way")
+        else ("optimal player (compiled strategy)" if player is Player.OPTIMAL else "house way")
     )
     console.print(
         f"{rounds:,} rounds, {who} against the dealer's house way ({way.name}), "
@@ -237,17 +257,45 @@ def simulate_command(
     console.print(
         f"  {data['rounds_per_second']:,.0f} rounds per second with {runner.workers} worker(s)"
     )
+    for line in lines:
+        console.print(f"  {line}")
+
+
+def _simulate_bonus(
+    tables: list[PayTable],
+    spec: TableSpec,
+    rounds: int,
+    runner: Runner,
+    seed: int,
+    way: HouseWay,
+    wheel: Wheel,
+    data: dict[str, Any],
+) -> list[str]:
+    """Settle the side wagers on the simulation's rounds; their figures go into ``data``
+    (``bonus``) and come back as lines of text, each beside the exact return."""
+    if not tables:
+        return []
+    from paigow.analysis.bonus_return import analyze
+    from paigow.analysis.bonus_sim import simulate_bonus
+    from paigow.cli.bonus import bonus_counts
+
+    with progress_bar("side wagers", rounds) as advance:
+        results = simulate_bonus(spec, rounds, runner, seed, tables, advance)
+    counts = bonus_counts(way, wheel, runner.workers)
+    exact = [analyze(t, counts).paid_return for t in tables]
+    data["bonus"] = [r.to_dict(e) for r, e in zip(results, exact, strict=True)]
+    return [r.line(e) for r, e in zip(results, exact, strict=True)]
 
 
 # --------------------------------------------------------------------------------------- edge
 def edge_command(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     player: Annotated[
-        str,
+        Player,
         typer.Option("--player", help="house-way, or optimal (each hand set to maximise its EV)."),
-    ] = "house-way",
+    ] = Player.HOUSE_WAY,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
@@ -262,16 +310,15 @@ def edge_command(
 
     way = load_house_way(house_way)
     rate = parse_commission(commission)
-    if player not in ("house-way", "optimal"):
-        raise fail(f"--player takes house-way or optimal, got {player!r}")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player == "house-way":
+    if player is Player.HOUSE_WAY:
         path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES)
         if restart:
             path.unlink(missing_ok=True)
         chunks = E.chunks_for(spec)
         done = len(read_checkpoint(path))
-        if done:
+        computed = done < len(chunks)
+        if done and computed:
             terminal_err_console().print(
                 f"resuming: {done} of {len(chunks)} chunks already done ({path.name})"
             )
@@ -280,13 +327,15 @@ def edge_command(
     else:
         from paigow.analysis.strategy import strategy_path
 
+        path = strategy_path(spec, rate)
         if restart:
             import shutil
 
-            path = strategy_path(spec, rate)
             path.unlink(missing_ok=True)
             shutil.rmtree(path.with_name(path.name + ".work"), ignore_errors=True)
-        result = open_strategy(way, wheel, rate, runner, build_missing=True).edge()
+        computed = not path.exists()
+        strat = open_strategy(way, wheel, rate, runner, build_missing=True, house_way=house_way)
+        result = strat.edge()
     saved = E.save_result(spec, result)
     data = result.to_dict()
     if as_json:
@@ -302,4 +351,9 @@ def edge_command(
     console.print(
         f"  house edge per hand {100 * data['house_edge']:.6f}%  (= {data['house_edge_exact']})"
     )
-    console.print(f"  {data['seconds']:.1f} s; saved to {saved}")
+    if computed:
+        console.print(f"  {data['seconds']:.1f} s; saved to {saved}")
+    else:
+        console.print(
+            f"  reused the saved result in {path} (nothing computed; --restart computes it again)"
+        )

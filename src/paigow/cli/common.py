@@ -1,28 +1,148 @@
-"""What every command module shares: the common options, the consoles and the error exit."""
+"""What every command module shares: the common options (with readable metavars), the help
+that shows them (:class:`ReadableGroup`), the consoles and the error exit."""
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
+
+# ------------------------------------------------------------------------------ readable help
+class ReadableOption(TyperOption):
+    """An option whose help shows what to type (its ``metavar``, its choices, or a name made
+    from the option's), never a type name such as ``<str>`` or ``<int range>``; a flag shows
+    nothing."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.metavar is not None:
+            return self.metavar or None
+        if self.is_flag or self.count:
+            return None
+        desc = self.type_descriptor
+        if desc.is_choice:
+            return "[" + super().display_type(ctx).strip("<>") + "]"
+        if desc.is_ranged and self.min is not None and self.max is not None:
+            return f"{self.min}..{self.max}"
+        if desc.is_path:
+            return "FILE"
+        return "N" if desc.annotation is int else (self.name or "value").upper()
+
+    def _get_number_range_help_str(self) -> str | None:
+        if self.min is not None and self.max is not None:
+            return None  # the metavar shows it: 1..6
+        if self.min is not None:
+            return f"at least {self.min}"
+        return None if self.max is None else f"at most {self.max}"
+
+
+class ReadableArgument(TyperArgument):
+    """An argument shown by its name in capitals (``CARDS...``), in the usage line as click
+    writes it (``[OPTIONS] CARDS...``), with no type name."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def get_usage_pieces(self, ctx: Any) -> list[str]:
+        name = self.metavar or (self.name or "").upper()
+        return [name if self.required else f"[{name}]"]
+
+
+def readable_help(command: Any) -> None:
+    """Make ``command`` and every command under it show readable help: each parameter (and the
+    ``--help`` option) becomes its :class:`ReadableOption` or :class:`ReadableArgument` (Typer
+    builds its parameters itself, with no hook for their class; these only change how help
+    shows them), and a description's lines are joined within each paragraph (a docstring's
+    line breaks are not the terminal's)."""
+    help_option = command.get_help_option(typer.Context(command))
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if type(param) is TyperOption:
+            param.__class__ = ReadableOption
+        elif type(param) is TyperArgument:
+            param.__class__ = ReadableArgument
+            if param.metavar is None:
+                param.metavar = (param.name or "").upper() + ("..." if param.nargs != 1 else "")
+    if command.help:
+        paragraphs = inspect.cleandoc(command.help).split("\n\n")
+        command.help = "\n\n".join(" ".join(p.split()) for p in paragraphs)
+    for sub in getattr(command, "commands", {}).values():
+        readable_help(sub)
+
+
+class ReadableGroup(TyperGroup):
+    """The ``paigow`` group: it makes itself and every command under it show readable help
+    (:func:`readable_help`), so a command added later needs nothing to get it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        readable_help(self)
+
+
+# ------------------------------------------------------------------------------ the options
+class Player(StrEnum):
+    """Who plays the player's hands: the house way, or the optimal setting of each hand."""
+
+    HOUSE_WAY = "house-way"
+    OPTIMAL = "optimal"
+
+
+DEFAULT_COMMISSION = "0.05"
+"""``--commission``'s default (68 IAC 10-9-1(f): at most 5%)."""
+
 HouseWayOpt = Annotated[
-    str, typer.Option("--house-way", help="Preset name (standard, foxwoods) or a .toml/.json file.")
+    str,
+    typer.Option(
+        "--house-way",
+        metavar="NAME",
+        help="Preset name (standard, foxwoods) or a .toml/.json file.",
+    ),
 ]
 WheelOpt = Annotated[Wheel, typer.Option("--wheel", help="Where A-2-3-4-5 ranks among straights.")]
-CommissionOpt = Annotated[str, typer.Option("--commission", help="Commission rate, at most 0.05.")]
+CommissionOpt = Annotated[
+    str, typer.Option("--commission", metavar="RATE", help="Commission rate, at most 0.05.")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 """``--json`` of the game's and the service's commands."""
 AnalysisJsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 """``--json`` of the analysis commands (cache, analyze, stats, simulate, edge, strategy)."""
+WorkersOpt = Annotated[
+    int, typer.Option("--workers", min=1, help="Threads here, or local cluster processes.")
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", metavar="ADDRESS", help="Run on the Dask cluster at this address."),
+]
+ClusterOpt = Annotated[
+    str | None, typer.Option("--cluster", metavar="local", help="Run on a local Dask cluster.")
+]
+
+
+def dollars_option(help: str) -> Any:
+    """An amount in dollars (``25``, ``12.50``)."""
+    return typer.Option(metavar="DOLLARS", help=help)
+
+
+OutOpt = Annotated[Path, typer.Option("--out", metavar="FILE", help="The HTML file to write.")]
+DatabaseOpt = Annotated[
+    str,
+    typer.Option(
+        "--database",
+        metavar="URL",
+        help="sqlite:///FILE or postgresql://USER@HOST:PORT/DB (the source of truth).",
+    ),
+]
 
 
 def _console(stderr: bool) -> Console:

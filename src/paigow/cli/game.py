@@ -14,12 +14,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from paigow.bonus.hand import BonusCategory
+from paigow.bonus.paytable import BONUS_PRESETS, PayTable, Target
 from paigow.cards import Card, format_cards, parse_cards
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
     CommissionOpt,
     HouseWayOpt,
     JsonOpt,
+    Player,
     WheelOpt,
+    dollars_option,
     err_console,
     fail,
     load_house_way,
@@ -32,7 +37,7 @@ from paigow.money import format_money, parse_money
 from paigow.narrator import narrate_log
 from paigow.ranking import Wheel, best_five
 from paigow.round import Round
-from paigow.ruleset import Ruleset, StartMethod
+from paigow.ruleset import Ruleset, SideWagerOffer, StartMethod
 from paigow.setting import all_settings
 
 
@@ -126,24 +131,26 @@ def hand(
     wheel: WheelOpt = Wheel.SECOND,
     as_json: JsonOpt = False,
     strategy: Annotated[
-        str,
+        Player,
         typer.Option(
             "--strategy",
             help="optimal: the compiled strategy's setting, its EV and what the house way gives up.",
         ),
-    ] = "house-way",
+    ] = Player.HOUSE_WAY,
     commission: Annotated[
-        str, typer.Option("--commission", help="Commission rate (with --strategy optimal).")
-    ] = "0.05",
+        str,
+        typer.Option(
+            "--commission", metavar="RATE", help="Commission rate (with --strategy optimal)."
+        ),
+    ] = DEFAULT_COMMISSION,
 ) -> None:
     """The best five-card hand, the house way's setting with its rule, and all 21 settings."""
     way = load_house_way(house_way)
-    if strategy not in ("house-way", "optimal"):
-        raise fail(f"--strategy takes house-way or optimal, got {strategy!r}")
-    if strategy == "optimal":
+    if strategy is Player.OPTIMAL:
         from paigow.cli.strategy import strategy_hands
 
-        if strategy_hands(list(_hand_lines(cards)), way, wheel, commission, as_json):
+        lines = list(_hand_lines(cards))
+        if strategy_hands(lines, way, wheel, commission, as_json, house_way):
             raise typer.Exit(1 if cards == ["-"] else 2)
         return
     console = out_console()
@@ -181,6 +188,45 @@ def _parse_spots(text: str) -> list[int]:
     return spots
 
 
+def _preset(name: str) -> str:
+    """A pay table preset by its name or the start of it (``fortune`` -> ``fortune-a``)."""
+    key = name.strip().lower()
+    if key in BONUS_PRESETS:
+        return key
+    found = [p for p in BONUS_PRESETS if p.startswith(key + "-")]
+    if len(found) == 1:
+        return found[0]
+    raise fail(
+        f"--side {name!r}: "
+        + (f"which one: {', '.join(found)}?" if found else "no such pay table")
+        + f" (presets: {', '.join(BONUS_PRESETS)})"
+    )
+
+
+def _side_offers(sides: list[str]) -> tuple[tuple[SideWagerOffer, ...], dict[str, int]]:
+    """``--side NAME=DOLLARS`` options: the offers (preset pay tables, each spot's amount within
+    the offer's limits) and the amount of each."""
+    offers: list[SideWagerOffer] = []
+    amounts: dict[str, int] = {}
+    for text in sides:
+        name, sep, dollars = text.partition("=")
+        if not sep or not name.strip():
+            raise fail(f"--side takes NAME=DOLLARS (e.g. fortune=5), got {text!r}")
+        preset = _preset(name)
+        if preset in amounts:
+            raise fail(f"--side {preset} given twice")
+        try:
+            amount = parse_money(dollars)
+            table = PayTable.preset(preset)
+            fixed = table.progressive.wager if table.progressive is not None else None
+            lo, hi = (fixed, fixed) if fixed is not None else (100, 100_000)
+            offers.append(SideWagerOffer(preset, table, lo, hi))
+        except (PaigowError, ValueError) as exc:
+            raise fail(f"--side {text!r}: {exc}") from None
+        amounts[preset] = amount
+    return tuple(offers), amounts
+
+
 def deal(
     seed: Annotated[
         int | None,
@@ -188,23 +234,48 @@ def deal(
             help="Seed a generator: a reproducible round (simulation and replay only; tables use the OS CSPRNG)."
         ),
     ] = None,
-    spots: Annotated[str, typer.Option(help="Spots with a wager, e.g. 1,3,4.")] = "1,2,3,4,5,6",
+    spots: Annotated[
+        str, typer.Option(metavar="SPOTS", help="Spots with a wager, e.g. 1,3,4.")
+    ] = "1,2,3,4,5,6",
     start: Annotated[
         StartMethod, typer.Option(help="Starting position by three dice or an RNG number 1..7.")
     ] = StartMethod.DICE,
-    wager: Annotated[str, typer.Option(help="Each spot's wager in dollars.")] = "10",
+    wager: Annotated[str, dollars_option("Each spot's wager in dollars.")] = "10",
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
+    side: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--side",
+            metavar="NAME=DOLLARS",
+            help="A side wager on every spot, NAME=DOLLARS (a pay table preset, e.g. "
+            "fortune-a=5); repeatable.",
+        ),
+    ] = None,
+    meter: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DOLLARS",
+            help="A progressive's meter in dollars before this round (default: its seed).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Conduct one round with house-way players; print its whole event log and the results."""
+    """Conduct one round with house-way players; print its whole event log and the results
+    (with --side, the side wagers, each spot's bonus hand and the Envy paid)."""
     way = load_house_way(house_way)
+    offers, sides = _side_offers(side or [])
     try:
         ruleset = Ruleset(
-            commission=Commission(commission), wheel=wheel, start=start, house_way=way.name
+            commission=Commission(commission),
+            wheel=wheel,
+            start=start,
+            house_way=way.name,
+            side_wagers=offers,
         )
         amount = parse_money(wager)
+        before = parse_money(meter) if meter is not None else None
     except (PaigowError, ValueError) as exc:
         raise fail(str(exc)) from None
     rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
@@ -212,11 +283,14 @@ def deal(
     try:
         for spot in _parse_spots(spots):
             rnd.wager(spot, amount)
+            for name, cents in sides.items():
+                rnd.side_wager(spot, name, cents)
+        meters = _meters(rnd, before)
         rnd.deal(rng)
         for spot in rnd.spots_to_set():
             rnd.set_house_way(spot)
         if not rnd.is_over:
-            rnd.finish()
+            rnd.finish(meters)
     except PaigowError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -227,6 +301,7 @@ def deal(
                     "phase": rnd.phase.value,
                     "events": rnd.log(),
                     "results": [e.to_dict() for e in rnd.results.values()],
+                    **_side_report(rnd),
                 }
             )
         )
@@ -235,6 +310,67 @@ def deal(
     for i, line in enumerate(narrate_log(rnd.events)):
         console.print(Text.assemble((f"{i:>2}", "dim"), " ", line), soft_wrap=True)
     _print_results(console, rnd)
+    _print_side(console, rnd)
+
+
+def _meters(rnd: Round, before: int | None) -> dict[str, int]:
+    """Each progressive bank's meter at settlement: ``before`` (default the seed) and this
+    round's shares."""
+    meters: dict[str, int] = {}
+    for offer in rnd.ruleset.side_wagers:
+        if offer.bank is not None and offer.table.progressive is not None:
+            start = before if before is not None else offer.table.progressive.seed
+            meters[offer.bank] = start + rnd.meter_shares().get(offer.bank, 0)
+    return meters
+
+
+def _side_report(rnd: Round) -> dict[str, Any]:
+    """The side wagers of a round for ``--json`` (empty when none were made)."""
+    if not rnd.side_wagers:
+        return {}
+    out: dict[str, Any] = {
+        "side_results": [e.to_dict() for e in rnd.side_results.values()],
+        "envy": [e.to_dict() for e in rnd.envy.values()],
+        "meters": rnd.meters,
+        "meters_after": rnd.meters_after,
+    }
+    if rnd.phase.value == "settled":
+        out["bonus_hands"] = {
+            "dealer" if spot is None else str(spot): {
+                "name": hand.name,
+                "held": sorted(c.value for c in hand.held),
+            }
+            for spot, hand in rnd.bonus_hands().items()
+        }
+    return out
+
+
+def _print_side(console: Console, rnd: Round) -> None:
+    if not rnd.side_results:
+        return
+    bonus = rnd.bonus_hands()
+    table = Table(title="Side wagers (settled on the seven cards)", title_justify="left")
+    for col in ("spot", "wager", "on", "bonus hand", "paid as", "amount", "won", "returned"):
+        table.add_column(col)
+    for (spot, name), e in rnd.side_results.items():
+        target = rnd.ruleset.offer(name).table.target
+        hand = bonus[None] if target is not Target.PLAYER else bonus[spot]
+        on = {Target.PLAYER: "own hand", Target.DEALER: "dealer", Target.DEALER_LOW: "dealer low"}
+        table.add_row(
+            str(spot),
+            name,
+            on[target],
+            hand.name if target is not Target.DEALER_LOW else "",
+            BonusCategory(e.hand).label if e.hand else "nothing",
+            format_money(e.wager),
+            format_money(e.win) if e.win else "",
+            format_money(e.returned),
+        )
+    console.print(table)
+    for (spot, name), envy in rnd.envy.items():
+        console.print(
+            f"Envy: spot {spot} ({name}) is paid {format_money(envy.amount)}", highlight=False
+        )
 
 
 def _print_results(console: Console, rnd: Round) -> None:
@@ -271,8 +407,8 @@ def _print_results(console: Console, rnd: Round) -> None:
 
 # --------------------------------------------------------------------------------------- play
 def play(
-    bankroll: Annotated[str, typer.Option(help="Your starting bankroll in dollars.")] = "500",
-    spot: Annotated[int, typer.Option(min=1, max=6, help="Your spot, 1..6.")] = 3,
+    bankroll: Annotated[str, dollars_option("Your starting bankroll in dollars.")] = "500",
+    spot: Annotated[int, typer.Option(min=1, max=6, help="Your spot.")] = 3,
     seed: Annotated[
         int | None,
         typer.Option(help="Seed for a reproducible practice game (otherwise the OS CSPRNG)."),
@@ -281,9 +417,9 @@ def play(
         StartMethod, typer.Option(help="Starting position by dice or RNG.")
     ] = StartMethod.DICE,
     house_way: HouseWayOpt = "standard",
-    commission: CommissionOpt = "0.05",
-    min_wager: Annotated[str, typer.Option(help="Table minimum in dollars.")] = "5",
-    max_wager: Annotated[str, typer.Option(help="Table maximum in dollars.")] = "1000",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
+    min_wager: Annotated[str, dollars_option("Table minimum in dollars.")] = "5",
+    max_wager: Annotated[str, dollars_option("Table maximum in dollars.")] = "1000",
 ) -> None:
     """Play at a terminal table of six spots: you and five house-way players."""
     from paigow.cli.play import run_game

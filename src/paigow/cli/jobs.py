@@ -1,7 +1,7 @@
-"""Where an analysis job runs and the compiled tables it needs: the ``--workers``,
-``--scheduler`` and ``--cluster`` options, the compiled house way and strategy (built, with
-progress bars, when missing), the progress bars themselves, and the analysis commands' error exit
-(:func:`paigow.cli.common.fail` on their standard-error console).
+"""Where an analysis job runs (``--workers``, ``--scheduler``, ``--cluster``: the options are in
+:mod:`paigow.cli.common`) and the compiled tables it needs: the compiled house way and strategy
+(built, with progress bars, when missing), the progress bars themselves, and the analysis
+commands' error exit (:func:`paigow.cli.common.fail` on their standard-error console).
 
 The heavy modules (numba, numpy, Dask) are imported inside the functions, so that the CLI starts
 fast.
@@ -12,10 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from paigow.cli import common
 from paigow.cli.common import terminal_err_console
@@ -27,16 +34,6 @@ if TYPE_CHECKING:
     from paigow.analysis.compiled import CompiledHouseWay
     from paigow.analysis.runner import Runner, TableSpec
 
-WorkersOpt = Annotated[
-    int, typer.Option("--workers", min=1, help="Threads here, or local cluster processes.")
-]
-SchedulerOpt = Annotated[
-    str | None, typer.Option("--scheduler", help="Run on the Dask cluster at this address.")
-]
-ClusterOpt = Annotated[
-    str | None, typer.Option("--cluster", help="'local': run on a local Dask cluster.")
-]
-
 # The analysis commands print their errors as their notices and progress bars: on standard error
 # as wide as the terminal.
 fail = partial(common.fail, err=terminal_err_console)
@@ -44,17 +41,26 @@ load_house_way = partial(common.load_house_way, err=terminal_err_console)
 parse_commission = partial(common.parse_commission, err=terminal_err_console)
 
 
-@contextmanager
-def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A Rich progress bar on standard error; yields ``advance(n)``."""
-    progress = Progress(
+def _columns() -> tuple[ProgressColumn, ...]:
+    """A bar's columns: what it does, how far (``38,367,980/154,143,080``), the time it has
+    taken and the estimate of the time left (``0:00:23 elapsed, about 0:00:41 left``)."""
+    return (
+        SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
         TimeElapsedColumn(),
-        console=terminal_err_console(),
-        transient=True,
+        TextColumn("elapsed, about"),
+        TimeRemainingColumn(),
+        TextColumn("left"),
     )
+
+
+@contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A Rich progress bar on standard error (with an estimate of the time left); yields
+    ``advance(n)``."""
+    progress = Progress(*_columns(), console=terminal_err_console(), transient=True)
     with progress:
         task = progress.add_task(description, total=total)
         yield lambda n: progress.advance(task, n)
@@ -62,14 +68,7 @@ def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]
 
 def stage_bars() -> tuple[Callable[[str, int], Callable[[int], None]], Callable[[], None]]:
     """A Rich progress display with one bar per stage; returns (add_stage, stop)."""
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=terminal_err_console(),
-        transient=True,
-    )
+    progress = Progress(*_columns(), console=terminal_err_console(), transient=True)
     progress.start()
     names = {"classes": "optimal settings (chunks)", "hands": "per-hand table"}
 
@@ -93,13 +92,15 @@ def make_runner(workers: int, scheduler: str | None, cluster: str | None) -> Run
 
 def open_compiled(way: HouseWay, wheel: Wheel, workers: int = 2) -> CompiledHouseWay:
     """The compiled house way, built (with a progress bar) if missing or corrupt."""
-    from paigow.analysis.compiled import HANDS, CompiledHouseWay, cache_path
+    from paigow.analysis.compiled import FILE_SIZE, HANDS, CompiledHouseWay, cache_path
 
     path = cache_path(way, wheel)
     if path.exists():
         return CompiledHouseWay.open(way, wheel, workers=workers)
     terminal_err_console().print(
-        f"compiling the house way {way.name!r} ({wheel.value} wheel) for all 154,143,080 hands"
+        f"compiling the house way {way.name!r} ({wheel.value} wheel) for all {HANDS:,} hands "
+        f"into a {FILE_SIZE / 1e6:,.0f} MB file in {path.parent}, once for this house way and "
+        "wheel (about a minute on two cores)"
     )
     with progress_bar("compiling", HANDS) as advance:
         return CompiledHouseWay.open(way, wheel, progress=advance, workers=workers)
@@ -121,19 +122,43 @@ def table_spec(way: HouseWay, wheel: Wheel, workers: int) -> TableSpec:
     return TableSpec.of(way, wheel)
 
 
+def build_command(house_way: str, wheel: Wheel, rate: Commission) -> str:
+    """The ``paigow strategy build`` that builds the strategy these options need (the options
+    that differ from the defaults).
+
+    >>> build_command("foxwoods", Wheel.SECOND, Commission("0.05"))
+    'paigow strategy build --house-way foxwoods'
+    >>> build_command("standard", Wheel.LOWEST, Commission("0.04"))
+    'paigow strategy build --wheel lowest --commission 0.04'
+    """
+    words = ["paigow strategy build"]
+    if house_way != "standard":
+        words.append(f"--house-way {house_way}")
+    if wheel is not Wheel.SECOND:
+        words.append(f"--wheel {wheel.value}")
+    if rate != Commission():
+        words.append(f"--commission {rate.as_str()}")
+    return " ".join(words)
+
+
 def open_strategy(
     way: HouseWay,
     wheel: Wheel,
     rate: Commission,
     runner: Runner | None = None,
     build_missing: bool = False,
+    *,
+    house_way: str = "standard",
 ) -> Any:
-    """The compiled strategy (built with progress bars when missing and ``build_missing``)."""
+    """The compiled strategy (built with progress bars when missing and ``build_missing``);
+    when it is missing, the error names the ``paigow strategy build`` (with ``house_way``, the
+    ``--house-way`` given) that builds it."""
     from paigow.analysis.compiled import CacheError
     from paigow.analysis.strategy import CompiledStrategy, strategy_path
 
     spec = table_spec(way, wheel, runner.workers if runner else 2)
-    if not strategy_path(spec, rate).exists() and build_missing:
+    path = strategy_path(spec, rate)
+    if not path.exists() and build_missing:
         terminal_err_console().print(
             f"compiling the optimal strategy against the house way {way.name!r} "
             f"(commission {rate}) for all 154,143,080 hands; resumable if stopped"
@@ -143,6 +168,11 @@ def open_strategy(
             return CompiledStrategy.open(spec, rate, True, runner, add)
         finally:
             stop()
+    if not path.exists():
+        raise fail(
+            f"no compiled strategy for the house way {way.name!r} ({wheel.value} wheel, "
+            f"commission {rate}) at {path}: run `{build_command(house_way, wheel, rate)}`"
+        )
     try:
         return CompiledStrategy.open(spec, rate)
     except CacheError as exc:

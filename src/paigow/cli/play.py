@@ -313,7 +313,6 @@ class _Game:
             "the banker",
             style="cyan",
         )
-        self.say(f"Bankroll: {format_money(self.bankroll)}", style="bold")
 
     def ask_wager(self) -> int | None:
         """Your wager in cents, or None to quit; ``h`` shows the history."""
@@ -384,6 +383,7 @@ class _Game:
         if rnd.phase is Phase.VOIDED:
             self.say(_told(narrate(_one(dealt, Voided))), style="yellow")
             self.bankroll += rnd.returned()[self.spot]
+            self.say(f"Bankroll: {format_money(self.bankroll)}", style="bold")
             return
         self.show_deal(rnd)
         mine = self.set_your_hand(rnd)

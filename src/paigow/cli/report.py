@@ -1,5 +1,7 @@
 """``paigow report``: the par sheet (the default: ``paigow report --out FILE ...``, also
-``paigow report sheet``) and ``paigow report floor``, the floor's report by gaming day.
+``paigow report sheet``; ``--bonus PAYTABLE|FILE`` adds each side wager offered with its exact
+return, ``--ruleset FILE`` takes a table's ruleset, its side wagers offered included) and
+``paigow report floor``, the floor's report by gaming day.
 
 ``paigow report floor --database URL --from DATE --to DATE --format csv|json|html [--out FILE]``
 writes the floor report, and exits with status 1, naming every difference, when the round records
@@ -10,23 +12,28 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
+from paigow.cli.bonus import bonus_counts, load_pay_table
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
+    ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
+    OutOpt,
+    SchedulerOpt,
     WheelOpt,
+    WorkersOpt,
+    fail,
     out_console,
     terminal_err_console,
 )
 from paigow.cli.jobs import (
-    ClusterOpt,
-    SchedulerOpt,
-    WorkersOpt,
     load_house_way,
     parse_commission,
     prepare_job,
@@ -35,14 +42,32 @@ from paigow.cli.jobs import (
 from paigow.errors import PaigowError
 from paigow.ranking import Wheel
 
+if TYPE_CHECKING:
+    from paigow.bonus import PayTable
+    from paigow.ruleset import Ruleset, SideWagerOffer
+
 
 class ReportGroup(TyperGroup):
-    """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name."""
+    """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name;
+    ``report --help`` shows the sheet's options too."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
             args = ["sheet", *args]
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        super().format_help(ctx, formatter)
+        sheet = self.commands["sheet"]
+        sheet.format_help(typer.Context(sheet, info_name="sheet", parent=ctx), formatter)
+
+
+class ReportFormat(StrEnum):
+    """``report floor --format``."""
+
+    CSV = "csv"
+    JSON = "json"
+    HTML = "html"
 
 
 report_app = typer.Typer(
@@ -54,14 +79,32 @@ report_app = typer.Typer(
 
 @report_app.command("sheet", help="A par sheet for the ruleset and house way (the default).")
 def sheet_command(
-    out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
+    out: OutOpt,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the simulation.")] = 1,
+    bonus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bonus",
+            metavar="PAYTABLE|FILE",
+            help="A side wager the table offers (repeat for each): its exact return.",
+        ),
+    ] = None,
+    ruleset_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ruleset",
+            metavar="FILE",
+            help="A table's ruleset (JSON, as the service posts it): its commission, wheel, "
+            "house way and side wagers offered (each with its limits); options given beside it "
+            "must agree with it.",
+        ),
+    ] = None,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -73,40 +116,106 @@ def sheet_command(
     from paigow.analysis.stats import compute_stats
     from paigow.ruleset import Ruleset
 
-    way = load_house_way(house_way)
-    rate = parse_commission(commission)
-    ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+    if ruleset_file is not None:
+        ruleset = _read_ruleset(ruleset_file, house_way, wheel, commission)
+        way, wheel, rate = load_house_way(ruleset.house_way), ruleset.wheel, ruleset.commission
+    else:
+        way = load_house_way(house_way)
+        rate = parse_commission(commission)
+        ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+    err = terminal_err_console()
+    offers: list[tuple[PayTable, str | None]] = [(o.table, _limits(o)) for o in ruleset.side_wagers]
+    offers += [(load_pay_table(name), None) for name in bonus or []]
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
+    err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
     with progress_bar("counting", HANDS) as advance:
         stats = compute_stats(spec, runner, advance)
+    err.print(f"par sheet 2/3: the edge by simulation, {rounds:,} rounds")
     with progress_bar("simulating", rounds) as advance:
         sim = simulate(spec, rounds, runner, seed, rate, None, advance)
-    costs = None
-    try:
-        from paigow.analysis.strategy import CompiledStrategy
+    err.print("par sheet 3/3: the exact edges and the cost of the house way; the charts")
+    with err.status(f"writing {out}"):
+        costs = None
+        try:
+            from paigow.analysis.strategy import CompiledStrategy
 
-        costs = CompiledStrategy.open(spec, rate).rule_costs()
-    except PaigowError:
-        terminal_err_console().print(
-            "no compiled strategy: the par sheet leaves out the cost of the house way"
-        )
-    write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
+            costs = CompiledStrategy.open(spec, rate).rule_costs()
+        except PaigowError:
+            err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
+        analyses = []
+        if offers:
+            from paigow.analysis.bonus_return import analyze
+
+            counts = bonus_counts(way, wheel, workers)
+            analyses = [analyze(t, counts) for t, _ in offers]
+        edges = exact_edges(way, ruleset)
+        notes = [note for _, note in offers]
+        write_report(out, render(ruleset, way, stats, sim, edges, costs, analyses, notes))
     out_console().print(f"wrote {out}")
+
+
+def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str) -> Ruleset:
+    """The ruleset in the JSON file ``path``; an option given beside it (one not at its
+    default) must say the same, or exit with status 2 saying which."""
+    import json
+
+    from paigow.ruleset import Ruleset
+
+    try:
+        ruleset = Ruleset.from_dict(json.loads(path.read_text("utf-8")))
+    except OSError as exc:
+        raise fail(f"--ruleset {path}: {exc.strerror}") from None
+    except ValueError as exc:  # bad JSON
+        raise fail(f"--ruleset {path}: not JSON ({exc})") from None
+    except (PaigowError, TypeError) as exc:
+        raise fail(f"--ruleset {path}: {exc}") from None
+    given = [
+        ("--house-way", house_way, "standard", ruleset.house_way),
+        ("--wheel", wheel.value, Wheel.SECOND.value, ruleset.wheel.value),
+        (
+            "--commission",
+            str(parse_commission(commission)),
+            str(parse_commission(DEFAULT_COMMISSION)),
+            str(ruleset.commission),
+        ),
+    ]
+    for option, value, default, theirs in given:
+        if value != default and value != theirs:
+            raise fail(f"{option} {value} disagrees with the ruleset in {path} ({theirs})")
+    return ruleset
+
+
+def _limits(offer: SideWagerOffer) -> str:
+    """How the table offers a side wager: its name there, its limits and a meter's bank."""
+    from paigow.money import format_money
+
+    text = f"Offered as {offer.name}: {format_money(offer.min_wager)}"
+    if offer.max_wager != offer.min_wager:
+        text += f" to {format_money(offer.max_wager)}"
+    return text + (f"; meter shared by bank {offer.bank}" if offer.bank is not None else "")
 
 
 @report_app.command("floor")
 def floor_command(
-    database: Annotated[str, typer.Option("--database", help="sqlite:///FILE or postgresql://...")],
+    database: Annotated[
+        str, typer.Option("--database", metavar="URL", help="sqlite:///FILE or postgresql://...")
+    ],
     first: Annotated[
-        dt.datetime, typer.Option("--from", formats=["%Y-%m-%d"], help="First gaming day.")
+        dt.datetime,
+        typer.Option(
+            "--from", metavar="YYYY-MM-DD", formats=["%Y-%m-%d"], help="First gaming day."
+        ),
     ],
     last: Annotated[
-        dt.datetime, typer.Option("--to", formats=["%Y-%m-%d"], help="Last gaming day.")
+        dt.datetime,
+        typer.Option("--to", metavar="YYYY-MM-DD", formats=["%Y-%m-%d"], help="Last gaming day."),
     ],
     fmt: Annotated[
-        str, typer.Option("--format", help="csv, json or html.", case_sensitive=False)
-    ] = "csv",
-    out: Annotated[Path | None, typer.Option("--out", help="Write here (default: stdout).")] = None,
+        ReportFormat, typer.Option("--format", help="csv, json or html.", case_sensitive=False)
+    ] = ReportFormat.CSV,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="Write here (default: stdout).")
+    ] = None,
 ) -> None:
     """The floor report by gaming day (PAIGOW_GAMING_DAY_START, default 06:00, in
     PAIGOW_GAMING_DAY_TZ, default UTC), per table and in total, reconciled to the ledger to the
@@ -114,10 +223,6 @@ def floor_command(
     from paigow.service.floor.report import ReportMismatch, floor_report, render
     from paigow.service.store.db import Database
 
-    fmt = fmt.lower()
-    if fmt not in ("csv", "json", "html"):
-        typer.echo(f"error: --format takes csv, json or html, not {fmt!r}", err=True)
-        raise typer.Exit(2)
     try:
         db = Database(database)
         try:
@@ -133,7 +238,7 @@ def floor_command(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    text = render(report, fmt)
+    text = render(report, fmt.value)
     if out is None:
         sys.stdout.write(text)
     else:

@@ -12,29 +12,25 @@ from typing import Annotated
 
 import typer
 
-from paigow.cli.common import JsonOpt, err_console, fail, out_console
+from paigow.cli.common import DatabaseOpt, JsonOpt, err_console, fail, out_console
 from paigow.money import format_money
-
-DatabaseOpt = Annotated[
-    str,
-    typer.Option(
-        "--database", help="sqlite:///FILE or postgresql://USER@HOST:PORT/DB (the source of truth)."
-    ),
-]
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(metavar="ADDRESS", help="Address to listen on.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8000,
     database: Annotated[
         str | None,
         typer.Option(
             "--database",
+            metavar="URL",
             help="Database URL. Default: sqlite:///paigow-tables.sqlite3 in the current folder; "
             "postgresql://... for PostgreSQL.",
         ),
     ] = None,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "warning",
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn log level.")] = "warning",
     demo: Annotated[
         bool,
         typer.Option(
@@ -47,6 +43,7 @@ def serve(
         str | None,
         typer.Option(
             "--forwarded-allow-ips",
+            metavar="ADDRESSES",
             help="Proxies (comma-separated addresses or networks) whose X-Forwarded-For names "
             "the client. Default: none; every client is its TCP peer.",
         ),
@@ -55,6 +52,7 @@ def serve(
         str | None,
         typer.Option(
             "--data-dir",
+            metavar="FOLDER",
             help="Folder of the token secret file (default: beside the SQLite file; for "
             "PostgreSQL ~/.local/share/paigow). Or give PAIGOW_SECRET.",
         ),
@@ -101,9 +99,12 @@ admin_app = typer.Typer(help="Operator accounts of the table service.", no_args_
 @admin_app.command("create")
 def admin_create(
     database: DatabaseOpt,
-    username: Annotated[str, typer.Option(help="The operator's username.")],
+    username: Annotated[str, typer.Option(metavar="NAME", help="The operator's username.")],
     password_file: Annotated[
-        str, typer.Option(help="A file holding the password (first line); - for standard input.")
+        str,
+        typer.Option(
+            metavar="FILE", help="A file holding the password (first line); - for standard input."
+        ),
     ],
 ) -> None:
     """Create an operator (operators open and close tables, move money and read the audit log)."""
@@ -182,28 +183,43 @@ def bots(
     url: Annotated[
         list[str],
         typer.Option(
+            metavar="URL",
             help="The server, e.g. http://127.0.0.1:8000/. Give --url more than once (or "
             "comma-separated URLs) for several processes of one deployment: the players are "
-            "spread over them and fail over to another when one is lost."
+            "spread over them and fail over to another when one is lost.",
         ),
     ],
     tables: Annotated[int, typer.Option(min=1, max=200, help="Tables to create.")] = 2,
     players: Annotated[int, typer.Option(min=1, max=6, help="Players per table.")] = 6,
     rounds: Annotated[int, typer.Option(min=1, help="Rounds each player plays.")] = 5,
-    operator: Annotated[str, typer.Option(help="Operator username.")] = "operator",
+    operator: Annotated[str, typer.Option(metavar="NAME", help="Operator username.")] = "operator",
     operator_password_file: Annotated[
         str | None,
-        typer.Option(help="File with the operator's password (or $PAIGOW_OPERATOR_PASSWORD)."),
+        typer.Option(
+            metavar="FILE",
+            help="File with the operator's password (or $PAIGOW_OPERATOR_PASSWORD).",
+        ),
     ] = None,
-    betting_ms: Annotated[int, typer.Option(help="Betting time of the tables it creates.")] = 2000,
-    setting_ms: Annotated[int, typer.Option(help="Setting time of the tables it creates.")] = 5000,
+    betting_ms: Annotated[
+        int, typer.Option(metavar="MS", help="Betting time of the tables it creates.")
+    ] = 2000,
+    setting_ms: Annotated[
+        int, typer.Option(metavar="MS", help="Setting time of the tables it creates.")
+    ] = 5000,
     seed: Annotated[
         int | None, typer.Option(help="Seed the bots' choices (not the cards).")
     ] = None,
+    side_wagers: Annotated[
+        bool,
+        typer.Option(
+            help="The tables offer side wagers (Fortune with Envy, and a progressive all the "
+            "run's tables share) and the bots place them."
+        ),
+    ] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
-    check the ledger and every round's result by replaying its log."""
+    check the ledger and every round's result (side wagers included) by replaying its log."""
     import os
     from pathlib import Path
 
@@ -236,6 +252,7 @@ def bots(
         setting_ms=setting_ms,
         seed=seed,
         freeze_gc=True,
+        side_wagers=side_wagers,
     )
     report = run_bots(cfg)
     if as_json:

@@ -11,17 +11,18 @@ from rich.table import Table
 
 from paigow.cards import parse_cards
 from paigow.cli.common import (
+    DEFAULT_COMMISSION,
     AnalysisJsonOpt,
+    ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
+    SchedulerOpt,
     WheelOpt,
+    WorkersOpt,
     out_console,
     terminal_err_console,
 )
 from paigow.cli.jobs import (
-    ClusterOpt,
-    SchedulerOpt,
-    WorkersOpt,
     load_house_way,
     make_runner,
     open_strategy,
@@ -42,7 +43,7 @@ strategy_app = typer.Typer(
 def strategy_build(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -54,7 +55,7 @@ def strategy_build(
     runner = make_runner(workers, scheduler, cluster)
     from paigow.analysis.edge import save_result
 
-    strat = open_strategy(way, wheel, rate, runner, build_missing=True)
+    strat = open_strategy(way, wheel, rate, runner, build_missing=True, house_way=house_way)
     meta = strat.meta
     save_result(table_spec(way, wheel, workers), strat.edge())
     edge = strat.edge().to_dict()
@@ -90,13 +91,13 @@ def strategy_build(
 def strategy_explain(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = "0.05",
+    commission: CommissionOpt = DEFAULT_COMMISSION,
     as_json: AnalysisJsonOpt = False,
 ) -> None:
     """What the house way costs against the optimal strategy, rule by rule."""
     way = load_house_way(house_way)
     rate = parse_commission(commission)
-    strat = open_strategy(way, wheel, rate)
+    strat = open_strategy(way, wheel, rate, house_way=house_way)
     costs = strat.rule_costs()
     edge = strat.edge()
     if as_json:
@@ -136,16 +137,21 @@ def strategy_explain(
 
 
 def strategy_hands(
-    lines: list[str], way: HouseWay, wheel: Wheel, commission: str, as_json: bool
+    lines: list[str],
+    way: HouseWay,
+    wheel: Wheel,
+    commission: str,
+    as_json: bool,
+    house_way: str = "standard",
 ) -> int:
     """``paigow hand --strategy optimal``: the compiled strategy's answer for each line; returns
-    the number of lines that failed to parse."""
+    the number of lines that failed to parse (``house_way``: the ``--house-way`` given)."""
     import numpy as np
 
     from paigow.cards import FULL_DECK
 
     rate = parse_commission(commission)
-    strat = open_strategy(way, wheel, rate)
+    strat = open_strategy(way, wheel, rate, house_way=house_way)
     codes = {c.code.lower(): c.index for c in FULL_DECK}
     good: list[int] = []
     idx: list[list[int]] = []

@@ -98,6 +98,7 @@ def _shown(
             "foul": rs["foul"],
             "wheel": rs["wheel"],
             "house_way": e["house_way"]["name"],
+            **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
         }
     if kind == "shuffled":
         return {"type": kind, "source": e["source"]}
@@ -122,6 +123,8 @@ def _shown(
         return {"type": kind, "spot": e["spot"], "by": e["by"], "reason": e.get("reason")}
     if kind == "dealer-set":
         return {**_public(e), **_dealer_names(e, log), "settings": _settings_before(log, i)}
+    if kind == "wager-placed":  # who holds the spot is the operator's to read (recall), by id
+        return {k: v for k, v in _public(e).items() if k != "player"}
     return _public(e)
 
 

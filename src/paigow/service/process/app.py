@@ -37,6 +37,7 @@ from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
 from paigow.service.config import ServiceConfig
 from paigow.service.errors import ServiceError
+from paigow.service.floor.edges import shutdown_edge_worker
 from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
@@ -211,6 +212,7 @@ def create_app(
             hub.stop()
             presence.stop()
             rt.hash_pool.shutdown()
+            await asyncio.to_thread(shutdown_edge_worker)
             if supervisor is not None:
                 await supervisor.stop()
             await rt.writer.aclose()

@@ -20,6 +20,10 @@ DEFAULT_DATABASE_FILE = "paigow-tables.sqlite3"
 """The embedded default: a SQLite file of this name in the current folder."""
 
 
+STOP_HINT = "paigow table server: press Ctrl+C to stop it (or send it SIGTERM)"
+"""Said on standard error once the server listens."""
+
+
 def default_database_url() -> str:
     return f"sqlite:///{Path.cwd() / DEFAULT_DATABASE_FILE}"
 
@@ -44,6 +48,7 @@ class _Server(uvicorn.Server):
         if ":" in shown and not shown.startswith("["):
             shown = f"[{shown}]"
         print(f"paigow table server: http://{shown}:{port}/", file=self._announce, flush=True)
+        print(STOP_HINT, file=sys.stderr, flush=True)
 
 
 WORKER_URL_ENV = "PAIGOW_WORKER_DATABASE_URL"
@@ -193,5 +198,6 @@ def _serve_workers(
             for process in self.processes:  # say where it serves once every worker serves
                 process.wait_until_ready(120, self.should_exit)
             print(url_line, file=announce, flush=True)
+            print(STOP_HINT, file=sys.stderr, flush=True)
 
     _Supervisor(uv_config, sockets=[sock]).run()

@@ -702,6 +702,9 @@ export async function tableView(root, shell, id) {
         scheduleWallet();
       } else if (msg.type === "error") {
         fail(msg);
+      } else if (msg.type === "meter") {
+        // a progressive bank's live meter: not one of the round's events (the page's meter
+        // display is the browser's side-wager work, still to come)
       } else if (msg.type !== "pong") {
         onEvent(msg, true);
       }
