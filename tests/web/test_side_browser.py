@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
+from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import PayTable
 from paigow.cards import parse_cards
 from paigow.events import SideWagerSettled
@@ -61,6 +62,27 @@ def axe_problems(page: Page) -> list[str]:
         for v in results.response["violations"]
         if v["impact"] in ("serious", "critical")
     ]
+
+
+def money(cents: int) -> str:
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
+def label(category: str | None) -> str:
+    return BonusCategory(category).label if category else "no bonus hand"
+
+
+def side_summary(settled: list[dict[str, Any]]) -> str:
+    """Your side wagers' results as the page sums them up (side.js ``sideSummary``)."""
+    won = [e for e in settled if e["returned"] > 0]
+    lost = [e for e in settled if e["returned"] <= 0]
+    parts = [f"{e['name'].capitalize()}: {label(e['hand'])}, won {money(e['win'])}" for e in won]
+    if lost:
+        hand = next((e["hand"] for e in lost if e["hand"]), None)
+        named = f" ({label(hand)})" if hand and not won else ""
+        lost_sum = money(sum(e["wager"] for e in lost))
+        parts.append(f"{'other ' if won else ''}side lost {lost_sum}{named}")
+    return "".join(f"; {p}" for p in parts)
 
 
 def side_table(site: Any, **cfg: Any) -> int:
@@ -117,7 +139,7 @@ def test_main_and_bonus_wager_play_a_round_the_showdown_names_each_bonus_hand(
     shot(page, "-betting")
     page.click("#wager-btn")
     expect(page.locator("#my-side")).to_have_text(
-        " + Fortune $25.00 + Progressive $1.00", timeout=WAIT
+        " + $26.00 side: Fortune $25.00, Progressive $1.00", timeout=WAIT
     )
     assert me.call("GET", "/api/me")["balance"] == 100_000 - 2_500 - 2_500 - 100
     expect(page.locator("#side-chip-2")).to_have_attribute(
@@ -167,8 +189,10 @@ def test_main_and_bonus_wager_play_a_round_the_showdown_names_each_bonus_hand(
         if e["hand"] and e["returned"]:
             expect(page.locator(f"#side-res-{e['spot']}")).to_contain_text(label.split(" ")[0])
     mine = [e for e in settled if e["spot"] == 2]
-    expect(page.locator("#my-side-result")).to_contain_text("Fortune: ")
-    expect(page.locator("#my-side-result")).to_contain_text("Progressive: ")
+    # your result: each side win named, the losses together; the server's words in its title
+    expect(page.locator("#my-side-result")).to_have_text(side_summary(mine))
+    title = str(page.locator("#my-side-result").get_attribute("title"))
+    assert "Fortune: " in title and "Progressive: " in title
     # the wallet and the ledger: the main wager, the side wagers and what they returned
     result = next(e for e in rnd["events"] if e["type"] == "spot-settled" and e["spot"] == 2)
     envy = sum(e["amount"] for e in rnd["events"] if e["type"] == "envy-paid" and e["spot"] == 2)
@@ -276,11 +300,14 @@ def test_a_practice_table_posts_each_side_wagers_exact_return(
     open_table(page, site.url, table)
     page.click("#info-btn")
     edge = page.locator("#return-fortune")
-    expect(edge).to_have_attribute("data-edge", re.compile(".+"), timeout=60_000)  # counted once if needed
+    expect(edge).to_have_attribute(
+        "data-edge", re.compile(".+"), timeout=60_000
+    )  # counted once if needed
+    meters = site.op.call("GET", f"/api/tables/{table}")["meters"]
     counts = cached_counts(HW, "second")
     assert counts is not None
     for o in OFFERS:
-        meter = 1_000_000 if o.get("bank") else None
+        meter = meters[BANK] if o.get("bank") else None  # the bank's meter now
         a = analyze(
             PayTable.preset(str(o["paytable"])), counts, wager=int(o["min_wager"]), meter=meter
         )

@@ -65,8 +65,7 @@ export function payTables(table, returns) {
       h("p", { class: "pt-title" }, t.title),
     ];
     if (t.target && t.target !== "player") lines.push(h("p", {}, t.target === "dealer" ? "Paid on the dealer's seven cards." : "Paid on the dealer's low hand as the house way sets it."));
-    lines.push(h("table", { class: "list paytable", id: `pays-${o.name}` },
-      h("caption", { class: "sr-only" }, `${offerTitle(o.name)} pays`),
+    lines.push(h("table", { class: "list paytable", id: `pays-${o.name}`, "aria-label": `${offerTitle(o.name)} pays` },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), h("th", { scope: "col" }, "Pays"), hasEnvy ? h("th", { scope: "col" }, "Envy") : null)),
       h("tbody", {}, rows)));
     if (hasEnvy) lines.push(h("p", { class: "pt-note" }, `Envy: with a ${offerTitle(o.name)} wager of at least ${t.envy.minimum}, you are paid the Envy amount for every other player's hand shown (never your own, never the dealer's).`));
@@ -101,6 +100,19 @@ function returnLine(o, returns) {
 export function sideShort(e) {
   if (!e.hand || !e.returned) return `${offerTitle(e.name)}: ${e.hand ? categoryLabel(e.hand) : "no bonus hand"}, lost`;
   return `${offerTitle(e.name)}: ${categoryLabel(e.hand)}, won ${money(e.win)}`;
+}
+
+/** Your side wagers' results in short: each win named ("; Fortune: flush, won $20.00"), the
+ * losses together ("; side lost $6.00"), a bonus hand that paid nothing named too. */
+export function sideSummary(settled) {
+  const won = settled.filter((e) => e.returned > 0);
+  const lost = settled.filter((e) => !(e.returned > 0));
+  const parts = won.map((e) => sideShort(e));
+  if (lost.length) {
+    const hand = lost.find((e) => e.hand)?.hand;
+    parts.push(`${won.length ? "other " : ""}side lost ${money(lost.reduce((a, e) => a + e.wager, 0))}${hand && !won.length ? ` (${categoryLabel(hand)})` : ""}`);
+  }
+  return parts.map((p) => `; ${p}`).join("");
 }
 
 /** One settled side wager in the server's words (paigow.narrator), without the spot. */

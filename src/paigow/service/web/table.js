@@ -9,7 +9,7 @@ import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, positionName, roundName } from "./describe.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
 import { handView } from "./hand.js";
-import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideShort, sideWords } from "./side.js";
+import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideSummary, sideWords } from "./side.js";
 
 export { chipLabel } from "./chips.js";
 
@@ -75,7 +75,8 @@ export async function tableView(root, shell, id) {
   const countdown = h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" });
   const conn = h("span", { id: "conn", class: "conn", role: "status" });
   const statusMsg = h("p", { id: "status-msg", role: "alert" });
-  const infoBtn = h("button", { type: "button", id: "info-btn", class: "info-btn", "aria-controls": "side", "aria-expanded": "false", onclick: () => openSide(!side.classList.contains("open")) }, "Table info");
+  const infoBtn = h("button", { type: "button", id: "info-btn", class: "info-btn", "aria-controls": "side", "aria-expanded": "false", onclick: () => openSide(!side.classList.contains("open")) },
+    (table.side_wagers || []).length ? "Info & pays" : "Table info");
   const status = h("section", { class: "statusbar", id: "status", "aria-label": "Round status" },
     h("div", { class: "status-line" }, h("h1", { class: "table-name" }, `Table ${table.id}: ${table.name}`), phaseText, countdown, conn, infoBtn), statusMsg);
   const dealerBox = h("div", { class: "dealer", id: "dealer", "data-position": 1, role: "group", "aria-label": "Dealer, position 1, the bank" });
@@ -292,13 +293,15 @@ export async function tableView(root, shell, id) {
       if (seated.player) name = you ? `${seated.player} (you)` : seated.player;
       else if (gone) name = who ? `${who === username ? "you" : who} (left; in play)` : "in play (player left)";
       out.push(h("p", { class: "player", title: name }, name));
-      if (wager) out.push(chip(wager, `chip-${n}`));
-      if (sides) {
-        const total = Object.values(sides).reduce((a, b) => a + b, 0);
-        const c = chip(total, `side-chip-${n}`);
-        c.classList.add("side-chip");
-        c.setAttribute("aria-label", `side wagers: ${Object.entries(sides).map(([name, a]) => `${offerTitle(name)} ${money(a)}`).join(", ")}`);
-        out.push(c);
+      if (wager) {
+        const chips = h("span", { class: "spot-chips" }, chip(wager, `chip-${n}`));
+        if (sides) {
+          const c = chip(Object.values(sides).reduce((a, b) => a + b, 0), `side-chip-${n}`);
+          c.classList.add("side-chip");
+          c.setAttribute("aria-label", `side wagers: ${Object.entries(sides).map(([name, a]) => `${offerTitle(name)} ${money(a)}`).join(", ")}`);
+          chips.prepend(c);
+        }
+        out.push(chips);
       }
       if (dealt) {
         if (set && set.high) {
@@ -323,7 +326,8 @@ export async function tableView(root, shell, id) {
         const won = sideRes.some((e) => e.returned > 0);
         const hand = sideRes.find((e) => e.hand)?.hand;
         out.push(h("p", { class: `side-res${won ? " won" : ""}`, id: `side-res-${n}`, title: sideRes.map(sideWords).join("; ") },
-          h("span", { class: "sr-only" }, "Bonus: "), categoryLabel(hand || null), won ? ` +${money(sideRes.reduce((a, e) => a + e.win, 0))}` : ""));
+          hand ? [h("span", { class: "sr-only" }, "Bonus hand: "), categoryLabel(hand)] : [h("span", { class: "sr-only" }, "Bonus hand: none"), h("span", { "aria-hidden": "true" }, "no bonus")],
+          won ? h("span", { class: "amt" }, ` +${money(sideRes.reduce((a, e) => a + e.win, 0))}`) : ""));
       }
       if (canSit) out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => sit(n) }, `Sit at spot ${n}`));
       return out;
@@ -411,7 +415,9 @@ export async function tableView(root, shell, id) {
       sideOffers.forEach((o, i) => {
         const c = sideCircles[i];
         const a = sideBet[o.name] || 0;
-        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, offerTitle(o.name), h("span", { class: "circle-cap" }, offerLimits(o, true))));
+        const word = offerTitle(o.name);
+        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
+          h("span", { class: "word-short" }, word.length > 7 ? `${word.slice(0, 4)}.` : word), h("span", { class: "circle-cap" }, offerLimits(o, true))));
         c.title = `${offerTitle(o.name)} side wager, ${offerLimits(o)}`;
         c.setAttribute("aria-pressed", target === o.name ? "true" : "false");
         c.setAttribute("aria-label", `${offerTitle(o.name)} side wager ${a ? money(a) : "none"} (${offerLimits(o)})${target === o.name ? "; the chips go here" : ""}`);
@@ -472,8 +478,7 @@ export async function tableView(root, shell, id) {
       },
     },
     h("div", { class: "bet-row" },
-      h("div", { class: "bet-circles", role: sideOffers.length ? "group" : null, "aria-label": sideOffers.length ? "Your wagers: choose a circle, then add chips" : null }, circle, sideCircles,
-        payPanel ? h("button", { type: "button", class: "small link-btn", id: "pays-btn", onclick: () => { openSide(true); payPanel.scrollIntoView({ block: "start" }); } }, "Pays") : null),
+      h("div", { class: "bet-circles", role: sideOffers.length ? "group" : null, "aria-label": sideOffers.length ? "Your wagers: choose a circle, then add chips" : null }, circle, sideCircles),
       h("label", { class: "bet-amount" }, h("span", {}, "Wager ", h("span", { id: "wager-limits", class: "muted" }, `(${money(table.min_wager)}–${money(table.max_wager)})`)), amount),
       h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
     h("div", { class: "chip-rack", role: "group", "aria-label": "Chips: each adds its value to the bet" },
@@ -544,7 +549,8 @@ export async function tableView(root, shell, id) {
       } else if (wagered) {
         const mySides = Object.entries(s.sides[seated] || {});
         out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
-          mySides.length ? h("span", { id: "my-side" }, mySides.map(([n, a]) => ` + ${offerTitle(n)} ${money(a)}`).join("")) : null), leaveButton(true)));
+          mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
+            ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
       } else {
         out.push(h("div", { class: "row seat-actions" }, h("p", {}, `Spot ${seated}: a round is in play; you can wager when it is over.`), leaveButton(false)));
       }
@@ -659,7 +665,7 @@ export async function tableView(root, shell, id) {
       const cut = words.lastIndexOf(" (");
       return [h("strong", { class: `result ${r.outcome}` }, OUTCOME[r.outcome]), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
         cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
-        mySide.length ? h("span", { class: "my-side-result", id: "my-side-result" }, mySide.map((e) => `; ${sideShort(e)}`).join("")) : null,
+        mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
         "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
     });
