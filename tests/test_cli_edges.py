@@ -64,8 +64,13 @@ def test_the_walk_finds_every_command() -> None:
 def test_help_lists_choices_and_what_to_type() -> None:
     flat = {" ".join(w): " ".join(help_of(w).split()) for w in all_commands()}
     assert "--strategy [house-way|optimal]" in flat["hand"]
-    assert "--player [house-way|optimal]" in flat["simulate"]
-    assert "--player [house-way|optimal]" in flat["edge"]
+    assert "--player [house-way|optimal|face-up]" in flat["simulate"]
+    assert "--player [house-way|optimal|face-up]" in flat["edge"]
+    for command in ("deal", "play", "simulate", "edge", "report sheet"):
+        wide = " ".join(help_of(command.split(), columns=250).split())
+        assert "--variant [indiana|ez|commission-free|face-up]" in wide, command
+        assert "--push [none|queen-high-pai-gow|nine-high-low|ace-high-pai-gow]" in wide, command
+    assert "--dragon" in flat["deal"]
     assert "--wheel [second|lowest]" in flat["analyze"]
     assert "--format [csv|json|html]" in flat["report floor"]
     assert "--spot 1..6" in flat["play"] and "--bankroll DOLLARS" in flat["play"]
@@ -181,7 +186,7 @@ def test_edge_says_when_it_reused_a_saved_result(
     result = E.EdgeResult("house-way", 100, 40, 20, 40, Commission(), 0.01, {})
     monkeypatch.setattr(analysis, "prepare_job", lambda *a: ("spec", None))
     monkeypatch.setattr(E, "checkpoint_path", lambda *a: ck)
-    monkeypatch.setattr(E, "chunks_for", lambda spec: [1, 2, 3])
+    monkeypatch.setattr(E, "chunks_for", lambda spec, **push: [1, 2, 3])
     monkeypatch.setattr(checkpoint, "read_checkpoint", lambda path: dict.fromkeys(range(done)))
     monkeypatch.setattr(E, "house_way_edge", lambda *a, **k: result)
     monkeypatch.setattr(E, "save_result", lambda spec, r: tmp_path / "edge.json")
@@ -216,7 +221,7 @@ def test_a_missing_strategy_names_the_build_it_needs(
 
     monkeypatch.setattr(jobs, "table_spec", lambda *a: "spec")
     monkeypatch.setattr(analysis, "prepare_job", lambda *a: ("spec", None))
-    monkeypatch.setattr(strategy, "strategy_path", lambda spec, rate: tmp_path / "none.bin")
+    monkeypatch.setattr(strategy, "strategy_path", lambda spec, rate, *push: tmp_path / "none.bin")
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     assert command in " ".join(result.output.split())

@@ -519,7 +519,7 @@ def test_a_changed_side_result_raises_replay_mismatch(
 def test_the_log_of_a_round_with_side_wagers() -> None:
     r = _envy_round()
     log = r.log()
-    assert log[0]["log_version"] == 3
+    assert log[0]["log_version"] == 4
     assert {"type": "wager-placed", "seq": 3, "spot": 3, "amount": 1000, "player": "cat"} in log
     assert [e.type for e in r.events if e.type.startswith(("side", "envy"))] == [
         "side-wager-placed",
@@ -556,8 +556,9 @@ def test_the_log_of_a_round_with_side_wagers() -> None:
 def test_a_round_without_side_wagers_writes_the_version_2_events() -> None:
     """Only the header's version differs from a version-2 log: no new key in any event."""
     old = json.loads((DATA / "log_v2.json").read_text())["deal-seed-11"]
-    new = Round.replay([{**old[0], "log_version": 3}, *old[1:]])  # every event compared
-    assert new.log() == [{**old[0], "log_version": 3}, *old[1:]]
+    for version in (3, 4):
+        new = Round.replay([{**old[0], "log_version": version}, *old[1:]])  # every event compared
+        assert new.log() == [{**old[0], "log_version": version}, *old[1:]]
 
 
 @pytest.mark.parametrize(

@@ -21,10 +21,12 @@ from typing import Any, ClassVar, Final
 
 from paigow.errors import PaigowError
 
-LOG_VERSION: Final = 3
+LOG_VERSION: Final = 4
 """The version of the log's format this engine writes (1: logs written before it was recorded;
-2: the dealer's hand names no longer stored; 3: side wagers, and the player who holds a spot)."""
-LOG_VERSIONS: Final = frozenset({1, 2, 3})
+2: the dealer's hand names no longer stored; 3: side wagers, and the player who holds a spot;
+4: the variants: a push by the push rule, the dealer set face up, the dragon hand). A round
+without the variants writes the same events as version 3."""
+LOG_VERSIONS: Final = frozenset({1, 2, 3, 4})
 """The versions this engine reads and replays."""
 
 
@@ -183,13 +185,14 @@ class DealerSet(Event):
     rule: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SpotSettled(Event):
     """One spot's settlement (minor units); ``returned`` goes back to the player. ``outcome``
     (``win``, ``push``, ``loss``) and ``high``/``low`` (each hand against the dealer's: ``win``,
     ``loss``, ``copy``) are results, not display text."""
 
     type: ClassVar[str] = "spot-settled"
+    optional: ClassVar[frozenset[str]] = frozenset({"reason"})
     spot: int
     outcome: str
     high: str
@@ -199,6 +202,67 @@ class SpotSettled(Event):
     commission: int
     returned: int
     foul: bool
+    reason: str | None = None
+    """Why a push is one whatever the hands: the push rule the dealer's hand triggered (a
+    :class:`paigow.ruleset.PushRule` value); None otherwise (left out of the log)."""
+
+
+@dataclass(frozen=True)
+class DragonOffered(Event):
+    """The dragon hand offered: the packet dealt to ``spot`` (a spot without a wager), to the
+    spots with a wager in ``order`` (from the starting position), one at a time."""
+
+    type: ClassVar[str] = "dragon-offered"
+    spot: int
+    order: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DragonDeclined(Event):
+    """The player on ``spot``, whose turn it was, declines the dragon hand."""
+
+    type: ClassVar[str] = "dragon-declined"
+    spot: int
+
+
+@dataclass(frozen=True)
+class DragonAccepted(Event):
+    """The player on ``spot`` wagers ``amount`` on the dragon hand (between the table minimum
+    and the spot's own wager); the offer is closed."""
+
+    type: ClassVar[str] = "dragon-accepted"
+    spot: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class DragonSet(Event):
+    """The dragon hand (the packet of ``spot``) set by the house way, with its rule id."""
+
+    type: ClassVar[str] = "dragon-set"
+    spot: int
+    high: tuple[str, ...]
+    low: tuple[str, ...]
+    rule: str
+
+
+@dataclass(frozen=True, repr=False)
+class DragonSettled(Event):
+    """The dragon hand settled like a spot: the packet of ``spot``, wagered by the player on
+    ``by``; the fields as :class:`SpotSettled`'s."""
+
+    type: ClassVar[str] = "dragon-settled"
+    optional: ClassVar[frozenset[str]] = frozenset({"reason"})
+    spot: int
+    by: int
+    outcome: str
+    high: str
+    low: str
+    wager: int
+    win: int
+    commission: int
+    returned: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -236,16 +300,29 @@ class EnvyPaid(Event):
 @dataclass(frozen=True, repr=False)
 class RoundSettled(Event):
     """All spots settled: totals for the round (the side wagers' apart: ``side_wagered``,
-    ``side_returned`` and ``envy_paid``, left out of the log when 0)."""
+    ``side_returned`` and ``envy_paid``; the dragon hand's apart: ``dragon_wagered``,
+    ``dragon_returned``, ``dragon_commission``; each left out of the log when 0)."""
 
     type: ClassVar[str] = "round-settled"
-    optional: ClassVar[frozenset[str]] = frozenset({"side_wagered", "side_returned", "envy_paid"})
+    optional: ClassVar[frozenset[str]] = frozenset(
+        {
+            "side_wagered",
+            "side_returned",
+            "envy_paid",
+            "dragon_wagered",
+            "dragon_returned",
+            "dragon_commission",
+        }
+    )
     wagered: int
     returned: int
     commission: int
     side_wagered: int = 0
     side_returned: int = 0
     envy_paid: int = 0
+    dragon_wagered: int = 0
+    dragon_returned: int = 0
+    dragon_commission: int = 0
 
 
 @dataclass(frozen=True, repr=False)
@@ -253,13 +330,15 @@ class Voided(Event):
     """The round is void: every wager is returned (``returned`` by spot) and the fault recorded
     (``reason``: as given to :meth:`paigow.round.Round.void`, or ``irregular deck`` when the
     shuffle's deck was not the 53 distinct cards; version-1 logs add the parser's words after a
-    colon). ``side_returned``: each side wager returned, (spot, name, amount)."""
+    colon). ``side_returned``: each side wager returned, (spot, name, amount); ``dragon``: the
+    dragon hand's wager returned, (the wagering spot, amount)."""
 
     type: ClassVar[str] = "voided"
-    optional: ClassVar[frozenset[str]] = frozenset({"side_returned"})
+    optional: ClassVar[frozenset[str]] = frozenset({"side_returned", "dragon"})
     reason: str
     returned: tuple[tuple[int, int], ...]
     side_returned: tuple[tuple[int, str, int], ...] = ()
+    dragon: tuple[int, int] | None = None
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -274,6 +353,11 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HandSet,
         DealerSet,
         SpotSettled,
+        DragonOffered,
+        DragonDeclined,
+        DragonAccepted,
+        DragonSet,
+        DragonSettled,
         SideWagerSettled,
         EnvyPaid,
         RoundSettled,

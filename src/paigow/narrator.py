@@ -15,6 +15,8 @@ viewer means the complete log (the CLI, an operator's recall).
 'spot 3: push, $10.00 returned (high loss, low win)'
 >>> narrate(SpotSettled(4, "loss", "loss", "copy", 1000, 0, 0, 0, False))
 'spot 4: lost $10.00 (high loss, low copy)'
+>>> narrate(SpotSettled(5, "push", "win", "win", 1000, 0, 0, 1000, False, "queen-high-pai-gow"))
+"spot 5: push, $10.00 returned (dealer's queen-high pai gow: all wagers push)"
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ from paigow.errors import PaigowError
 from paigow.events import (
     DealerSet,
     Dealt,
+    DragonAccepted,
+    DragonDeclined,
+    DragonOffered,
+    DragonSet,
+    DragonSettled,
     EnvyPaid,
     Event,
     HandSet,
@@ -45,6 +52,7 @@ from paigow.events import (
 )
 from paigow.money import format_money
 from paigow.ranking import Wheel, evaluate_five, evaluate_two
+from paigow.ruleset import PushRule
 
 __all__ = [
     "FOUL_LOSES",
@@ -53,6 +61,7 @@ __all__ = [
     "narrate",
     "narrate_log",
     "position_name",
+    "push_words",
     "settlement_line",
     "side_line",
     "start_line",
@@ -141,7 +150,11 @@ def hands_compared(event: SpotSettled) -> str:
     >>> hands_compared(SpotSettled(3, "push", "loss", "win", 500, 0, 0, 500, False))
     'high loss, low win'
     """
-    return FOUL_LOSES if event.foul else f"high {event.high}, low {event.low}"
+    if event.foul:
+        return FOUL_LOSES
+    if event.reason is not None:
+        return push_words(event.reason)
+    return f"high {event.high}, low {event.low}"
 
 
 def settlement_line(event: SpotSettled) -> str:
@@ -160,6 +173,52 @@ def settlement_line(event: SpotSettled) -> str:
     else:
         money = f"lost {format_money(event.wager)}"
     return f"spot {event.spot}: {money} ({hands_compared(event)})"
+
+
+def push_words(reason: str) -> str:
+    """A push by the push rule in words (a reason this engine does not know: as recorded).
+
+    >>> push_words("nine-high-low")
+    "dealer's nine-high low hand: all wagers push"
+    """
+    try:
+        return f"{PushRule(reason).words}: all wagers push"
+    except ValueError:
+        return reason
+
+
+def _dragon_settled(event: DragonSettled) -> str:
+    line = settlement_line(
+        SpotSettled(
+            event.spot,
+            event.outcome,
+            event.high,
+            event.low,
+            event.wager,
+            event.win,
+            event.commission,
+            event.returned,
+            False,
+            event.reason,
+        )
+    )
+    return f"dragon hand (spot {event.spot}'s packet) of spot {event.by}:" + line.split(":", 1)[1]
+
+
+def _variants(ruleset: Mapping[str, Any]) -> str:
+    """The variants a recorded ruleset deals, for the round's opening line."""
+    text = ""
+    push = ruleset.get("push", "none")
+    if push != "none":
+        try:
+            text += f"; {PushRule(push).words}: every wager pushes"
+        except ValueError:
+            text += f"; push rule {push}"
+    if ruleset.get("face_up"):
+        text += "; face up: the dealer's cards dealt face up and set before the players set"
+    if ruleset.get("dragon"):
+        text += "; the dragon hand offered"
+    return text
 
 
 def _category(value: str) -> str:
@@ -277,6 +336,7 @@ def narrate(
                 f"{format_money(rs['min_wager'])}-{format_money(rs['max_wager'])}, house way "
                 f"{hw['name']}, start by {rs['start']}, foul {rs['foul']}, wheel {rs['wheel']}"
                 + _offers(rs)
+                + _variants(rs)
             )
         case WagerPlaced(spot=spot, amount=amount):
             return f"spot {spot} wagers {format_money(amount)}"
@@ -298,11 +358,33 @@ def narrate(
             return f"dealer sets by the house way, rule {rule}: {_setting(high, low, wheel)}"
         case SpotSettled():
             return settlement_line(event)
+        case DragonOffered(spot=spot, order=order):
+            return (
+                f"the dragon hand (the packet of spot {spot}) is offered, in turn, to spot"
+                f"{'s' if len(order) > 1 else ''} {', '.join(map(str, order))}"
+            )
+        case DragonDeclined(spot=spot):
+            return f"spot {spot} declines the dragon hand"
+        case DragonAccepted(spot=spot, amount=amount):
+            return f"spot {spot} wagers {format_money(amount)} on the dragon hand"
+        case DragonSet(spot=spot, high=high, low=low, rule=rule):
+            return (
+                f"the dragon hand (spot {spot}'s packet) is set by the house way, rule {rule}: "
+                f"{_setting(high, low, wheel)}"
+            )
+        case DragonSettled():
+            return _dragon_settled(event)
         case RoundSettled(wagered=w, returned=r, commission=c):
             text = (
                 f"round settled: wagered {format_money(w)}, returned {format_money(r)}, "
                 f"commission {format_money(c)}"
             )
+            if event.dragon_wagered:
+                text += (
+                    f"; dragon hand: wagered {format_money(event.dragon_wagered)}, returned "
+                    f"{format_money(event.dragon_returned)}, commission "
+                    f"{format_money(event.dragon_commission)}"
+                )
             if event.side_wagered:
                 text += (
                     f"; side wagers: wagered {format_money(event.side_wagered)}, returned "
@@ -313,6 +395,8 @@ def narrate(
         case Voided(reason=reason, returned=returned, side_returned=side):
             back = ", ".join(f"spot {s} {format_money(a)}" for s, a in returned)
             back += "".join(f", spot {s} {n} {format_money(a)}" for s, n, a in side)
+            if event.dragon is not None:
+                back += f", spot {event.dragon[0]} dragon {format_money(event.dragon[1])}"
             return f"round void ({reason}): " + (
                 f"every wager returned ({back})" if back else "no wager to return"
             )

@@ -40,6 +40,11 @@ from paigow.events import (
     LOG_VERSIONS,
     DealerSet,
     Dealt,
+    DragonAccepted,
+    DragonDeclined,
+    DragonOffered,
+    DragonSet,
+    DragonSettled,
     EnvyPaid,
     Event,
     HandSet,
@@ -59,12 +64,15 @@ from paigow.house_way import HouseWay
 from paigow.money import format_money
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
-from paigow.settlement import settle
+from paigow.settlement import Outcome, Settlement, settle
 from paigow.side_wagers import meter_shares, meters_in, settle_side_wagers
+from paigow.variants import dragon_packet, offer_order, push_triggered
 
 SPOTS: Final = range(1, 7)
 SIDE_WAGERS_SINCE: Final = 3
 """The first log version that records side wagers."""
+VARIANTS_SINCE: Final = 4
+"""The first log version that records the variants (push rules, face up, the dragon hand)."""
 DEALER_POSITION: Final = 1
 IRREGULAR_DECK: Final = "irregular deck"
 """The reason recorded when a shuffle's deck is not the 53 distinct cards."""
@@ -137,6 +145,9 @@ class Round:
         self.log_version = log_version
         if self.ruleset.side_wagers and log_version < SIDE_WAGERS_SINCE:
             raise RoundError(f"a version-{log_version} log cannot record side wagers")
+        rs = self.ruleset
+        if (rs.push.value != "none" or rs.face_up or rs.dragon) and log_version < VARIANTS_SINCE:
+            raise RoundError(f"a version-{log_version} log cannot record the variants")
         self.house_way = house_way or HouseWay.load(self.ruleset.house_way)
         self.round_id = round_id or secrets.token_hex(8)
         self.events: list[Event] = []
@@ -161,6 +172,19 @@ class Round:
         """Each progressive bank's meter after this round's hits (and resets)."""
         self._logged_meters: dict[str, int] = {}
         self._bonus: dict[int | None, BonusHand] | None = None
+        self.pushed: bool = False
+        """Whether the dealer's hand triggered the ruleset's push rule (known at settlement)."""
+        self.dragon_spot: int | None = None
+        """The spot whose packet is the dragon hand (tables with the dragon hand, once dealt)."""
+        self.dragon_cards: tuple[Card, ...] | None = None
+        self.dragon_order: tuple[int, ...] | None = None
+        """The spots the dragon hand is offered to, in turn (once offered)."""
+        self.dragon_declined: list[int] = []
+        self.dragon_by: int | None = None
+        """The spot whose player wagered on the dragon hand, and the wager."""
+        self.dragon_wager: int | None = None
+        self.dragon_setting: Setting | None = None
+        self.dragon_result: DragonSettled | None = None
         self._emit(
             RoundStarted(
                 self.round_id, self.ruleset.to_dict(), self.house_way.to_dict(), log_version
@@ -348,7 +372,90 @@ class Round:
         event = Dealt(tuple(order), tuple(packets), tuple(discarded), leftover)
         self._emit(event)
         self.phase = Phase.SETTING
+        if self.ruleset.dragon:
+            self.dragon_spot = dragon_packet(order, sorted(self.wagers))
+            if self.dragon_spot is not None:
+                k = order.index(spot_position(self.dragon_spot))
+                self.dragon_cards = self.deck[7 * k : 7 * k + 7]
+        if self.ruleset.face_up:  # the dealer's cards face up, set before any player sets
+            return (event, *self._dealer_sets())
         return (event,)
+
+    # ------------------------------------------------------------------ the dragon hand
+    @property
+    def dragon_turn(self) -> int | None:
+        """The spot whose player may accept or decline the dragon hand now (None: no offer
+        open)."""
+        if self.dragon_order is None or self.dragon_by is not None:
+            return None
+        left = self.dragon_order[len(self.dragon_declined) :]
+        return left[0] if left else None
+
+    @property
+    def dragon_pending(self) -> bool:
+        """The table deals the dragon hand and its offer is not yet made or not yet closed."""
+        if self.dragon_spot is None:
+            return False
+        return self.dragon_order is None or self.dragon_turn is not None
+
+    def offer_dragon(self) -> Events:
+        """Offer the dragon hand (the packet of the first spot without a wager in dealing order)
+        to the spots with a wager, in order from the starting position."""
+        self._expect(Phase.SETTING)
+        if not self.ruleset.dragon:
+            raise RoundError("this table does not deal the dragon hand")
+        if self.dragon_spot is None:
+            raise RoundError("every spot has a wager: there is no dragon hand")
+        if self.dragon_order is not None:
+            raise RoundError("the dragon hand has already been offered")
+        self.dragon_order = offer_order(self._dealing_order(), sorted(self.wagers))
+        event = DragonOffered(self.dragon_spot, self.dragon_order)
+        self._emit(event)
+        return (event,)
+
+    def _dealing_order(self) -> tuple[int, ...]:
+        assert self.start is not None
+        return tuple((self.start.position - 1 + k) % 7 + 1 for k in range(7))
+
+    def _dragon_turn_of(self, spot: int) -> None:
+        self._expect(Phase.SETTING)
+        self._check_spot(spot)
+        turn = self.dragon_turn
+        if turn is None:
+            raise RoundError("no dragon hand is on offer")
+        if spot != turn:
+            raise RoundError(f"the dragon hand is offered to spot {turn}, not spot {spot}")
+
+    def decline_dragon(self, spot: int) -> Events:
+        """The player on ``spot``, whose turn it is, declines the dragon hand."""
+        self._dragon_turn_of(spot)
+        self.dragon_declined.append(spot)
+        event = DragonDeclined(spot)
+        self._emit(event)
+        return (event,)
+
+    def accept_dragon(self, spot: int, amount: int) -> Events:
+        """The player on ``spot``, whose turn it is, wagers ``amount`` on the dragon hand:
+        between the table minimum and the spot's own wager. The house way sets it at once."""
+        self._dragon_turn_of(spot)
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
+        lo, hi = self.ruleset.min_wager, self.wagers[spot]
+        if not lo <= amount <= hi:
+            raise RoundError(
+                f"a dragon wager of {format_money(amount)} is outside {format_money(lo)} (the "
+                f"table minimum) to {format_money(hi)} (spot {spot}'s wager)"
+            )
+        assert self.dragon_cards is not None and self.dragon_spot is not None
+        self.dragon_by, self.dragon_wager = spot, amount
+        hw = self.house_way.set_hand(self.dragon_cards, self.ruleset.wheel)
+        self.dragon_setting = hw.setting
+        d = hw.setting.to_dict()
+        accepted = DragonAccepted(spot, amount)
+        dragon = DragonSet(self.dragon_spot, tuple(d["high"]), tuple(d["low"]), hw.rule)
+        self._emit(accepted)
+        self._emit(dragon)
+        return (accepted, dragon)
 
     def deal(self, rng: random.Random | None = None) -> Events:
         """Shuffle, choose the starting position and deal, all from ``rng`` (default CSPRNG)."""
@@ -430,18 +537,32 @@ class Round:
 
     # ------------------------------------------------------------------ 7. the dealer sets
     def set_dealer(self) -> Events:
-        """The dealer sets the bank's hand by the house way, after every player has set."""
+        """The dealer sets the bank's hand by the house way, after every player has set (and
+        the dragon hand's offer is closed). A face-up table's dealer set right after the deal."""
         self._expect(Phase.SETTING)
+        if self.ruleset.face_up:
+            raise RoundError("this table's dealer set face up right after the deal")
+        self._check_all_set()
+        event = self._dealer_sets()
+        self.phase = Phase.DEALER
+        return event
+
+    def _check_all_set(self) -> None:
         waiting = self.spots_to_set()
         if waiting:
             raise RoundError(f"spots {waiting} have not set their hands yet")
+        if self.dragon_pending:
+            raise RoundError(
+                "the dragon hand must be offered first, and accepted or declined by every spot"
+            )
+
+    def _dealer_sets(self) -> Events:
         assert self.dealer_cards is not None
         hw = self.house_way.set_hand(self.dealer_cards, self.ruleset.wheel)
         self.dealer_setting = hw.setting
         d = hw.setting.to_dict()
         event = DealerSet(tuple(d["high"]), tuple(d["low"]), hw.rule)
         self._emit(event)
-        self.phase = Phase.DEALER
         return (event,)
 
     # ------------------------------------------------------------------ 8. settlement
@@ -449,10 +570,15 @@ class Round:
         """Settle every spot from the far right (spot 1) counterclockwise, then the side
         wagers in spot order, then name order (:func:`paigow.side_wagers.settle_side_wagers`;
         ``meters``: each progressive bank's meter at settlement, this round's shares added)."""
-        self._expect(Phase.DEALER)
+        if self.ruleset.face_up and self.phase is Phase.SETTING:
+            self._check_all_set()
+        else:
+            self._expect(Phase.DEALER)
         mark = len(self.events)
         assert self.dealer_setting is not None and self.dealer_cards is not None
         rules = self.ruleset
+        self.pushed = push_triggered(rules.push, self.dealer_cards, self.dealer_setting)
+        reason = rules.push.value if self.pushed else None
         side: list[SideWagerSettled | EnvyPaid] = []
         meters_after: dict[str, int] = {}
         if self.side_wagers:  # everything checked before anything is emitted
@@ -467,15 +593,33 @@ class Round:
                 meters,
             )
         totals = [0, 0, 0]
-        for spot in sorted(self.settings):
-            s = settle(
-                self.settings[spot],
-                self.dealer_setting,
-                self.wagers[spot],
-                rules.commission,
-                rules.wheel,
-                foul_loses=rules.foul is FoulRule.LOSES,
-            )
+        dragon = [0, 0, 0]
+        spots = set(self.settings)
+        if self.dragon_by is not None and self.dragon_spot is not None:
+            spots.add(self.dragon_spot)  # settled like a spot, in its place
+        for spot in sorted(spots):
+            setting = self.settings.get(spot) or self.dragon_setting
+            wager = self.wagers[spot] if spot in self.settings else self.dragon_wager
+            assert setting is not None and wager is not None
+            s = self._settle_one(setting, wager)
+            why = reason if s.outcome is Outcome.PUSH and self.pushed and not s.foul else None
+            if spot not in self.settings:
+                assert self.dragon_by is not None
+                self.dragon_result = DragonSettled(
+                    spot,
+                    self.dragon_by,
+                    s.outcome.value,
+                    s.high.value,
+                    s.low.value,
+                    s.wager,
+                    s.win,
+                    s.commission,
+                    s.returned,
+                    why,
+                )
+                self._emit(self.dragon_result)
+                dragon = [s.wager, s.returned, s.commission]
+                continue
             event = SpotSettled(
                 spot,
                 s.outcome.value,
@@ -486,6 +630,7 @@ class Round:
                 s.commission,
                 s.returned,
                 s.foul,
+                why,
             )
             self.results[spot] = event
             self._emit(event)
@@ -504,12 +649,31 @@ class Round:
                 side_totals[2] += e.amount
         self.meters = {b: (meters or {})[b] for b in meters_after}
         self.meters_after = meters_after
-        self._emit(RoundSettled(*totals, *side_totals))
+        self._emit(RoundSettled(*totals, *side_totals, *dragon))
         self.phase = Phase.SETTLED
         return self._since(mark)
 
+    def _settle_one(self, setting: Setting, wager: int) -> Settlement:
+        """One wager against the dealer's setting, the push rule applied (never to a foul)."""
+        assert self.dealer_setting is not None
+        rules = self.ruleset
+        s = settle(
+            setting,
+            self.dealer_setting,
+            wager,
+            rules.commission,
+            rules.wheel,
+            foul_loses=rules.foul is FoulRule.LOSES,
+        )
+        if self.pushed and not s.foul:
+            return Settlement(Outcome.PUSH, s.high, s.low, s.wager, 0, 0)
+        return s
+
     def finish(self, meters: Mapping[str, int] | None = None) -> Events:
-        """The dealer sets and the round is settled (``meters``: as :meth:`settle` takes)."""
+        """The dealer sets (unless set face up after the deal) and the round is settled
+        (``meters``: as :meth:`settle` takes)."""
+        if self.ruleset.face_up:
+            return self.settle(meters)
         return self.set_dealer() + self.settle(meters)
 
     # ------------------------------------------------------------------ void
@@ -520,7 +684,10 @@ class Round:
         if not reason:
             raise RoundError("a void needs a reason")
         side = tuple((spot, name, a) for (spot, name), a in sorted(self.side_wagers.items()))
-        event = Voided(reason, tuple(sorted(self.wagers.items())), side)
+        dragon = None
+        if self.dragon_by is not None and self.dragon_wager is not None:
+            dragon = (self.dragon_by, self.dragon_wager)
+        event = Voided(reason, tuple(sorted(self.wagers.items())), side, dragon)
         self._emit(event)
         self.phase = Phase.VOIDED
         return (event,)
@@ -545,6 +712,19 @@ class Round:
             return {key: e.returned for key, e in self.side_results.items()}
         if self.phase is Phase.VOIDED:
             return dict(self.side_wagers)
+        raise RoundError("the round is not over")
+
+    def dragon_returned(self) -> tuple[int, int] | None:
+        """What goes back on the dragon hand, (the wagering spot, amount), once the round is
+        over; None when no one wagered on it."""
+        if self.dragon_by is None:
+            return None
+        if self.phase is Phase.SETTLED:
+            assert self.dragon_result is not None
+            return (self.dragon_by, self.dragon_result.returned)
+        if self.phase is Phase.VOIDED:
+            assert self.dragon_wager is not None
+            return (self.dragon_by, self.dragon_wager)
         raise RoundError("the round is not over")
 
     def bonus_hands(self) -> dict[int | None, BonusHand]:
@@ -660,7 +840,13 @@ class Round:
                 self.left(spot)
             case DealerSet():
                 self.set_dealer()
-            case SpotSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled():
+            case DragonOffered():
+                self.offer_dragon()
+            case DragonDeclined(spot=spot):
+                self.decline_dragon(spot)
+            case DragonAccepted(spot=spot, amount=amount):
+                self.accept_dragon(spot, amount)
+            case SpotSettled() | DragonSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled():
                 self.settle(self._logged_meters)
             case Voided(reason=reason):
                 self.void(reason)

@@ -36,6 +36,37 @@ class FoulRule(StrEnum):
     """Used elsewhere: the hand is set by the house way instead."""
 
 
+class PushRule(StrEnum):
+    """A dealer's hand on which every player's main wager pushes (docs/rulebook.md#push-rules),
+    the rule of the commission-free games; a fouled hand still loses."""
+
+    NONE = "none"
+    """Indiana's default: no such hand."""
+    QUEEN_HIGH_PAI_GOW = "queen-high-pai-gow"
+    """EZ pai gow: the dealer's seven cards are a pai gow, queen high (never with the joker)."""
+    NINE_HIGH_LOW = "nine-high-low"
+    """Commission-free: the dealer's low hand, set by the house way, is a nine and a lower card."""
+    ACE_HIGH_PAI_GOW = "ace-high-pai-gow"
+    """Face Up: the dealer's seven cards are a pai gow, ace high (the joker counting as an ace)."""
+
+    @property
+    def words(self) -> str:
+        """The dealer's hand in words, as posted.
+
+        >>> PushRule.QUEEN_HIGH_PAI_GOW.words
+        "dealer's queen-high pai gow"
+        """
+        return _PUSH_WORDS[self]
+
+
+_PUSH_WORDS: Final = {
+    PushRule.NONE: "no push rule",
+    PushRule.QUEEN_HIGH_PAI_GOW: "dealer's queen-high pai gow",
+    PushRule.NINE_HIGH_LOW: "dealer's nine-high low hand",
+    PushRule.ACE_HIGH_PAI_GOW: "dealer's ace-high pai gow",
+}
+
+
 class StartMethod(StrEnum):
     """How the starting position is chosen (9-1(d)(12), (14))."""
 
@@ -158,6 +189,12 @@ class Ruleset:
     max_wager: int = 100_000
     side_wagers: tuple[SideWagerOffer, ...] = ()
     """The side wagers offered (none under Indiana's default), each posted with its pay table."""
+    push: PushRule = PushRule.NONE
+    """The dealer's hand on which every main wager pushes (none under Indiana's default)."""
+    face_up: bool = False
+    """The dealer's seven cards are dealt face up and set before the players set."""
+    dragon: bool = False
+    """The dragon hand: one empty spot's packet offered to the seated players."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.commission, Commission):
@@ -171,6 +208,10 @@ class Ruleset:
         object.__setattr__(self, "wheel", _enum(Wheel, self.wheel, "wheel"))
         object.__setattr__(self, "foul", _enum(FoulRule, self.foul, "foul rule"))
         object.__setattr__(self, "start", _enum(StartMethod, self.start, "start"))
+        object.__setattr__(self, "push", _enum(PushRule, self.push, "push rule"))
+        for name in ("face_up", "dragon"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesetError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("set_time_limit", "min_wager", "max_wager"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
@@ -215,6 +256,33 @@ class Ruleset:
         """The Indiana defaults of docs/rulebook.md#ruleset-settings."""
         return cls()
 
+    @classmethod
+    def preset(cls, name: str, **changes: Any) -> Ruleset:
+        """A named variant (:data:`VARIANTS`): ``indiana``, or a commission-free game with its
+        push rule (``ez``, ``commission-free``, ``face-up``); ``changes`` on top.
+
+        >>> r = Ruleset.preset("ez")
+        >>> str(r.commission), r.push.value, r.face_up
+        ('0%', 'queen-high-pai-gow', False)
+        >>> Ruleset.preset("face-up").face_up
+        True
+        >>> Ruleset.preset("ez", commission=Commission("0.05")).posted_push()
+        "dealer's queen-high pai gow: every wager pushes"
+        >>> Ruleset.preset("vegas")
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RulesetError: no variant 'vegas' (variants: indiana, ez, commission-free, face-up)
+        """
+        if name not in VARIANTS:
+            raise RulesetError(f"no variant {name!r} (variants: {', '.join(VARIANTS)})")
+        return replace(cls(), **{**VARIANTS[name], **changes})
+
+    def posted_push(self) -> str | None:
+        """The push rule as posted at the table (None without one)."""
+        if self.push is PushRule.NONE:
+            return None
+        return f"{self.push.words}: every wager pushes"
+
     def with_(self, **changes: Any) -> Ruleset:
         """A copy with some settings changed (validated again)."""
         return replace(self, **changes)
@@ -235,6 +303,13 @@ class Ruleset:
         }
         if self.side_wagers:
             out["side_wagers"] = [o.to_dict() for o in self.side_wagers]
+        # the variants only when chosen: a default ruleset's record is as before (logs 1-3)
+        if self.push is not PushRule.NONE:
+            out["push"] = self.push.value
+        if self.face_up:
+            out["face_up"] = True
+        if self.dragon:
+            out["dragon"] = True
         return out
 
     @classmethod
@@ -253,3 +328,16 @@ class Ruleset:
                 raise RulesetError(f"side_wagers must be a list of offers, got {offers!r}")
             values["side_wagers"] = tuple(SideWagerOffer.from_dict(o) for o in offers)
         return cls(**values)
+
+
+VARIANTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "indiana": {},
+    "ez": {"commission": Commission("0"), "push": PushRule.QUEEN_HIGH_PAI_GOW},
+    "commission-free": {"commission": Commission("0"), "push": PushRule.NINE_HIGH_LOW},
+    "face-up": {
+        "commission": Commission("0"),
+        "push": PushRule.ACE_HIGH_PAI_GOW,
+        "face_up": True,
+    },
+}
+"""The named variants of :meth:`Ruleset.preset`: the settings each changes from Indiana's."""

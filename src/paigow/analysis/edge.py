@@ -9,6 +9,9 @@ count (wins: the player's hands both higher; losses: both lower or equal, copies
 banker). Suit relabelling leaves every count unchanged (the house way is blind to suits), so
 one T per class is enough, weighted by the class's size.
 
+A push rule (docs/rulebook.md#push-rules) takes the dealer hands that trigger it out of the
+dealer's side of every term: those deals push (:mod:`paigow.analysis.kernels.push`).
+
 The run is split into chunks (the size of T, and its highest card); each finished chunk is
 appended to a checkpoint file, and an interrupted run resumes where it stopped.
 """
@@ -20,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -30,8 +34,12 @@ from paigow.analysis import checkpoint
 from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
 from paigow.analysis.compiled import cache_dir, identity
+from paigow.analysis.kernels import push as KP
 from paigow.analysis.runner import Runner, TableSpec
+from paigow.cards import Card
 from paigow.commission import Commission
+from paigow.ruleset import PushRule
+from paigow.variants import is_nine_high_low
 
 FULL_DECK_INDICES = tuple(range(53))
 
@@ -42,16 +50,58 @@ class EdgeChunk:
     k: int
     top: int
     deck: tuple[int, ...] = FULL_DECK_INDICES
+    push: str = PushRule.NONE.value
 
     @property
     def key(self) -> str:
         return f"{self.k}:{self.top}"
 
 
+@lru_cache(maxsize=2)
+def push_mask(spec: TableSpec, push: str) -> tuple[int, np.ndarray, np.ndarray]:
+    """The trigger of a push rule as the kernels read it: (mode, one bit per seven-card hand,
+    a flag per dense low rank). A pai gow by top card takes one pass over every hand (a few
+    seconds), once per process."""
+    rule = PushRule(push)
+    compiled = spec.open()
+    n2 = len(compiled.tables.two_keys)
+    low_trig = np.zeros(n2, dtype=np.uint8)
+    bits = np.zeros(1, dtype=np.uint8)
+    if rule is PushRule.NONE:
+        return KP.MODE_NONE, bits, low_trig
+    if rule is PushRule.NINE_HIGH_LOW:
+        for a in range(53):
+            for b in range(a + 1, 53):
+                if is_nine_high_low((Card(a), Card(b))):
+                    low_trig[compiled.tables.rank2[a, b]] = 1
+        return KP.MODE_LOW, bits, low_trig
+    want = 10 if rule is PushRule.QUEEN_HIGH_PAI_GOW else 12  # rank index: queen, ace
+    bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
+    for top in range(6, 53):
+        KP.pai_gow_bits(top, want, bits, K.BINOM)
+    return KP.MODE_HAND, bits, low_trig
+
+
 def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
-    """One chunk's weighted sums [wins, losses, pairs, sets]."""
+    """One chunk's weighted sums [wins, losses, pairs, sets] (a push rule's: and the deck's hands
+    that trigger it)."""
     compiled = chunk.spec.open()
     deck = np.array(chunk.deck, dtype=np.int64)
+    if chunk.push != PushRule.NONE.value:
+        mode, bits, low_trig = push_mask(chunk.spec, chunk.push)
+        out = KP.edge_chunk_push(
+            chunk.k,
+            chunk.top,
+            deck,
+            compiled.table,
+            K.BINOM,
+            len(compiled.tables.five_keys),
+            len(compiled.tables.two_keys),
+            mode,
+            bits,
+            low_trig,
+        )
+        return chunk.key, [int(x) for x in out]
     out = K.edge_chunk(
         chunk.k,
         chunk.top,
@@ -64,12 +114,15 @@ def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
     return chunk.key, [int(x) for x in out]
 
 
-def chunks_for(spec: TableSpec, deck: Sequence[int] = FULL_DECK_INDICES) -> list[EdgeChunk]:
+def chunks_for(
+    spec: TableSpec, deck: Sequence[int] = FULL_DECK_INDICES, push: PushRule = PushRule.NONE
+) -> list[EdgeChunk]:
     """Every chunk of the house-way-against-house-way edge, the largest first."""
     d = tuple(sorted(deck))
-    out = [EdgeChunk(spec, 0, 0, d)]
+    p = push.value
+    out = [EdgeChunk(spec, 0, 0, d, p)]
     for k in range(1, 7):
-        out += [EdgeChunk(spec, k, top, d) for top in range(k - 1, len(d))]
+        out += [EdgeChunk(spec, k, top, d, p) for top in range(k - 1, len(d))]
 
     def work(c: EdgeChunk) -> int:
         if c.k == 0:
@@ -93,6 +146,11 @@ class EdgeResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def pushed_by_rule(self) -> int:
+        """The deals the push rule pushed (included in :attr:`push`)."""
+        return int(self.extra.get("pushed_by_rule", 0))
+
+    @property
     def house_edge(self) -> Fraction:
         """The house's expected gain per unit wagered, per hand."""
         return (self.loss - Fraction(self.win) * (1 - self.commission.rate)) / self.deals
@@ -112,11 +170,16 @@ class EdgeResult:
         }
 
 
-def checkpoint_path(spec: TableSpec, player: str, deck: Sequence[int]) -> Path:
+def checkpoint_path(
+    spec: TableSpec, player: str, deck: Sequence[int], push: PushRule = PushRule.NONE
+) -> Path:
     """Where a run's finished chunks are kept (beside the compiled tables)."""
     compiled = spec.open()
     ident = identity(compiled.way, compiled.wheel)
-    return checkpoint.checkpoint_path(spec.folder, f"edge-{player}", [ident, player, sorted(deck)])
+    parts: list[Any] = [ident, player, sorted(deck)]
+    if push is not PushRule.NONE:
+        parts.append(push.value)
+    return checkpoint.checkpoint_path(spec.folder, f"edge-{player}", parts)
 
 
 def house_way_edge(
@@ -127,15 +190,17 @@ def house_way_edge(
     checkpoint: Path | None = None,
     progress: Callable[[int], None] | None = None,
     stop_after: int | None = None,
+    push: PushRule = PushRule.NONE,
 ) -> EdgeResult:
     """Exact win/push/loss of the house way against the house way over every deal of ``deck``
-    (default the full 53 cards). ``stop_after`` ends the run after that many new chunks
-    (to show resuming); the result is then None-like: raises :class:`InterruptedError`."""
+    (default the full 53 cards), under the push rule ``push``. ``stop_after`` ends the run after
+    that many new chunks (to show resuming); the result is then None-like: raises
+    :class:`InterruptedError`."""
     started = time.perf_counter()
-    path = checkpoint or checkpoint_path(spec, "house-way", deck)
+    path = checkpoint or checkpoint_path(spec, "house-way", deck, push)
     with Checkpoint(path) as ck:
         done = ck.done
-        todo = [c for c in chunks_for(spec, deck) if c.key not in done]
+        todo = [c for c in chunks_for(spec, deck, push) if c.key not in done]
         if stop_after is not None:
             todo = todo[:stop_after]
 
@@ -150,6 +215,7 @@ def house_way_edge(
     n = len(deck)
     totals = [0, 0, 0]
     sets_by_k = [0] * 8
+    flagged = done.get("0:0", [0, 0, 0, 0, 0])[4] if push is not PushRule.NONE else 0
     for key, sums in done.items():
         k = int(key.split(":")[0])
         sign = -1 if k % 2 else 1
@@ -157,8 +223,9 @@ def house_way_edge(
         totals[1] += sign * sums[1]
         totals[2] += sign * sums[2]
         sets_by_k[k] += sums[3]
-    # |T| = 7: each hand paired with itself, a loss (a copy on both hands), never a win.
-    totals[1] -= comb(n, 7)
+    # |T| = 7: each hand paired with itself, a loss (a copy on both hands), never a win; a push
+    # when the hand triggers the push rule.
+    totals[1] -= comb(n, 7) - flagged
     totals[2] -= comb(n, 7)
     sets_by_k[7] = comb(n, 7)
     deals = comb(n, 7) * comb(n - 7, 7)
@@ -168,6 +235,10 @@ def house_way_edge(
     if totals[2] != deals:
         raise AssertionError(f"inclusion-exclusion counted {totals[2]} deals, expected {deals}")
     win, loss = totals[0], totals[1]
+    extra: dict[str, Any] = {"deck": len(deck), "chunks": len(done)}
+    if push is not PushRule.NONE:
+        extra["push_rule"] = push.value
+        extra["pushed_by_rule"] = flagged * comb(n - 7, 7)
     return EdgeResult(
         "house-way",
         deals,
@@ -176,7 +247,7 @@ def house_way_edge(
         loss,
         commission or Commission(),
         time.perf_counter() - started,
-        {"deck": len(deck), "chunks": len(done)},
+        extra,
     )
 
 
@@ -190,6 +261,8 @@ def save_result(spec: TableSpec, result: EdgeResult) -> Path:
         "table": compiled.path.name,
     }
     path = Path(spec.folder) if spec.folder else cache_dir()
-    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}.json"
+    push = result.extra.get("push_rule")
+    suffix = f"-{push}" if push else ""  # a push rule's counts beside the plain ones
+    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}{suffix}.json"
     out.write_text(json.dumps(data, indent=2))
     return out

@@ -80,12 +80,16 @@ class Structures:
 
 
 def build_structures(
-    spec: TableSpec, deck: Sequence[int], folder: Path | None = None
+    spec: TableSpec, deck: Sequence[int], folder: Path | None = None, push: str = "none"
 ) -> Structures:
-    """Build (or load from ``folder``) the structures for ``deck``."""
-    compiled = spec.open()
+    """Build (or load from ``folder``) the structures for ``deck``, of the dealer's hands as
+    :func:`paigow.analysis.pushed.dealer_view` shows them under the push rule ``push``."""
+    from paigow.analysis.pushed import dealer_view
+
+    view = dealer_view(spec, push)
+    table = view.table
     d = np.array(sorted(deck), dtype=np.int64)
-    n5, n2 = len(compiled.tables.five_keys), len(compiled.tables.two_keys)
+    n5, n2 = view.n5, view.n2
     if folder is not None and (folder / "done").exists():
         return _load(folder, d)
     class_of = np.full((8, comb(53, 5)), -1, dtype=np.int32)
@@ -113,9 +117,7 @@ def build_structures(
     cum = alloc("cum", (sum(counts), n5 + 1, n2 + 1), np.uint32)
     for k in range(3):
         part = cum[cum_base[k] : cum_base[k] + counts[k]]
-        build_cum(
-            reps[k] if k else np.zeros((1, 1), dtype=np.int64), k, d, compiled.table, K.BINOM, part
-        )
+        build_cum(reps[k] if k else np.zeros((1, 1), dtype=np.int64), k, d, table, K.BINOM, part)
     sorted_: dict[int, tuple[Arr, Arr, Arr, Arr]] = {}
     none = np.zeros(1, dtype=np.uint16)
     for k, block in ((3, BLOCK3), (4, BLOCK4), (5, BLOCK5)):
@@ -126,7 +128,7 @@ def build_structures(
         hv = alloc("hv5", (m * size,), np.uint16) if k == 5 else none
         hc = alloc(f"hc{k}", (m, n5 + 1), count) if k < 5 else none.reshape(1, 1)
         cc = alloc(f"cc{k}", (m, block_rows(size, block), n2 + 1), count)
-        build_sorted(reps[k], k, d, compiled.table, K.BINOM, n5, block, lw, hv, hc, cc)
+        build_sorted(reps[k], k, d, table, K.BINOM, n5, block, lw, hv, hc, cc)
         sorted_[k] = (lw, cc, hc, hv)
     if folder is not None:
         np.save(folder / "class_of.npy", class_of)
@@ -150,29 +152,37 @@ def _load(folder: Path, deck: Arr) -> Structures:
     return Structures(deck, m("class_of"), m("cum_base"), *(m(name) for name in names))
 
 
-def structures_folder(spec: TableSpec, deck: Sequence[int]) -> Path:
-    """Where the structures of a deck are kept (beside the compiled tables)."""
+def structures_folder(spec: TableSpec, deck: Sequence[int], push: str = "none") -> Path:
+    """Where the structures of a deck are kept (beside the compiled tables); a push rule's apart
+    (their names never share the plain ones' prefix, so that pruning one spares the others)."""
     from hashlib import sha256
 
     compiled = spec.open()
     ident = identity(compiled.way, compiled.wheel)
-    key = json.dumps([ident, sorted(deck), STRUCTURES_VERSION], sort_keys=True)
+    parts: list[Any] = [ident, sorted(deck), STRUCTURES_VERSION]
+    head = "optimal"
+    if push != "none":
+        parts.append(push)
+        head = f"optimalpush-{push}"
+    key = json.dumps(parts, sort_keys=True)
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in compiled.way.name)
     return (
         Path(spec.folder)
-        / f"optimal-{safe}-{compiled.wheel.value}-{sha256(key.encode()).hexdigest()[:12]}"
+        / f"{head}-{safe}-{compiled.wheel.value}-{sha256(key.encode()).hexdigest()[:12]}"
     )
 
 
 @lru_cache(maxsize=2)
-def structures(spec: TableSpec, deck: tuple[int, ...], persist: bool) -> Structures:
-    """The structures of ``deck`` (kept on disk beside the tables when ``persist``), built once
-    per process."""
+def structures(
+    spec: TableSpec, deck: tuple[int, ...], persist: bool, push: str = "none"
+) -> Structures:
+    """The structures of ``deck`` (kept on disk beside the tables when ``persist``) under the
+    push rule ``push``, built once per process."""
     if not persist:
-        return build_structures(spec, deck, None)
-    folder = structures_folder(spec, deck)
+        return build_structures(spec, deck, None, push)
+    folder = structures_folder(spec, deck, push)
     prefix = folder.name.rsplit("-", 1)[0] + "-"
     for stale in folder.parent.glob(prefix + "*"):  # made by other versions: 3 GB each
         if stale != folder and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
-    return build_structures(spec, deck, folder)
+    return build_structures(spec, deck, folder, push)

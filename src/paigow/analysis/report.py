@@ -113,7 +113,7 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
     """Exact edges computed by ``paigow edge`` for this house way with the current compiled
-    table (read from the cache folder), at the ruleset's commission."""
+    table (read from the cache folder) under the ruleset's push rule, at its commission."""
     from fractions import Fraction
 
     from paigow.analysis.compiled import cache_path
@@ -126,7 +126,11 @@ def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if data.get("house_way") == way.to_dict() and data.get("table") == table:
+        if (
+            data.get("house_way") == way.to_dict()
+            and data.get("table") == table
+            and data.get("push_rule", "none") == ruleset.push.value
+        ):
             rate = ruleset.commission.rate
             edge = (data["loss"] - Fraction(data["win"]) * (1 - rate)) / data["deals"]
             found.append({**data, "house_edge": float(edge)})
@@ -266,6 +270,11 @@ def render(
             f"{ruleset.commission} of every winning wager, rounded down",
         ],
         ["banker", "the house (9-1(e): no player-banker, no co-bank)"],
+        ["push rule", ruleset.posted_push() or "none"],
+        [
+            "dealer's cards",
+            "face up, set before the players set" if ruleset.face_up else "face down",
+        ],
         [
             "foul hand",
             "loses (9-13(a))" if ruleset.foul.value == "loses" else "set by the house way",

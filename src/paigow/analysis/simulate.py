@@ -20,9 +20,12 @@ from typing import Any, Final
 import numpy as np
 
 from paigow.analysis import kernels as K
+from paigow.analysis.edge import push_mask
+from paigow.analysis.kernels.montecarlo import simulate_face_up_chunk
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import Card
 from paigow.commission import Commission
+from paigow.ruleset import PushRule
 
 CHUNK_ROUNDS: Final = 1 << 20
 Z95: Final = 1.959963984540054
@@ -35,23 +38,51 @@ class SimChunk:
     rounds: int
     fixed: tuple[int, ...] = ()
     optimal: str = ""  # the commission of the compiled strategy the player follows, if any
+    push: str = PushRule.NONE.value
+    face_up: bool = False  # the player sets best against the dealer's setting shown face up
 
 
 @lru_cache(maxsize=2)
-def _strategy(spec: TableSpec, commission: str) -> Any:
+def _strategy(spec: TableSpec, commission: str, push: str = PushRule.NONE.value) -> Any:
     from paigow.analysis.strategy import CompiledStrategy
 
-    return CompiledStrategy.open(spec, Commission(commission))
+    return CompiledStrategy.open(spec, Commission(commission), push=push)
 
 
 def simulate_chunk(chunk: SimChunk) -> K.Arr:
-    """[wins, pushes, losses] of one chunk."""
+    """[wins, pushes, losses, pushes by the rule] of one chunk."""
     compiled = chunk.spec.open()
+    mode, bits, low_trig = push_mask(chunk.spec, chunk.push)
+    if chunk.face_up:
+        t = compiled.tables
+        face_up: K.Arr = simulate_face_up_chunk(
+            chunk.seed,
+            chunk.rounds,
+            compiled.table,
+            t.rank5,
+            t.rank2,
+            t.five_keys,
+            t.two_keys,
+            K.BINOM,
+            mode,
+            bits,
+            low_trig,
+        )
+        return face_up
     if chunk.optimal:
-        strat = _strategy(chunk.spec, chunk.optimal)
+        strat = _strategy(chunk.spec, chunk.optimal, chunk.push)
         t = compiled.tables
         result: K.Arr = K.simulate_optimal_chunk(
-            chunk.seed, chunk.rounds, compiled.table, strat.per_hand, t.rank5, t.rank2, K.BINOM
+            chunk.seed,
+            chunk.rounds,
+            compiled.table,
+            strat.per_hand,
+            t.rank5,
+            t.rank2,
+            K.BINOM,
+            mode,
+            bits,
+            low_trig,
         )
         return result
     fixed = np.array(chunk.fixed, dtype=np.int64)
@@ -60,7 +91,9 @@ def simulate_chunk(chunk: SimChunk) -> K.Arr:
         way = compiled.way.set_hand([Card(i) for i in chunk.fixed], compiled.wheel).setting
         fh = compiled.tables.rank5_of(way.high)
         fl = compiled.tables.rank2_of(way.low)
-    out: K.Arr = K.simulate_chunk(chunk.seed, chunk.rounds, compiled.table, K.BINOM, fixed, fh, fl)
+    out: K.Arr = K.simulate_chunk(
+        chunk.seed, chunk.rounds, compiled.table, K.BINOM, fixed, fh, fl, mode, bits, low_trig
+    )
     return out
 
 
@@ -144,12 +177,15 @@ def simulate(
     player_hand: Sequence[Card] | None = None,
     progress: Callable[[int], None] | None = None,
     player: str = "house-way",
+    push: PushRule = PushRule.NONE,
 ) -> SimResult:
     """Simulate ``rounds`` rounds (see the module docstring); ``player="optimal"`` plays the
-    compiled strategy at this commission (which must have been built)."""
-    if player not in ("house-way", "optimal"):
-        raise ValueError(f"player is house-way or optimal, not {player!r}")
-    if player == "optimal" and player_hand:
+    compiled strategy at this commission (which must have been built), ``player="face-up"``
+    the best setting against the dealer's setting shown face up; ``push``: the dealer hands
+    that trigger this push rule push."""
+    if player not in ("house-way", "optimal", "face-up"):
+        raise ValueError(f"player is house-way, optimal or face-up, not {player!r}")
+    if player != "house-way" and player_hand:
         raise ValueError("a fixed player hand is played by the house way")
     if rounds <= 0:
         raise ValueError("rounds must be positive")
@@ -160,15 +196,24 @@ def simulate(
     fixed = tuple(sorted(c.index for c in player_hand)) if player_hand else ()
     optimal = (commission or Commission()).as_str() if player == "optimal" else ""
     chunks = [
-        SimChunk(spec, s, min(CHUNK_ROUNDS, rounds - i * CHUNK_ROUNDS), fixed, optimal)
+        SimChunk(
+            spec,
+            s,
+            min(CHUNK_ROUNDS, rounds - i * CHUNK_ROUNDS),
+            fixed,
+            optimal,
+            push.value,
+            player == "face-up",
+        )
         for i, s in enumerate(seeds)
     ]
     spec.open()  # build or verify the table before the clock starts
+    push_mask(spec, push.value)
     if optimal:
-        _strategy(spec, optimal)
+        _strategy(spec, optimal, push.value)
     started = time.perf_counter()
     results = runner.map(
-        simulate_chunk, chunks, (lambda r: progress(int(r.sum()))) if progress else None
+        simulate_chunk, chunks, (lambda r: progress(int(r[:3].sum()))) if progress else None
     )
     seconds = time.perf_counter() - started
     total = np.sum(results, axis=0)
@@ -182,5 +227,7 @@ def simulate(
         workers=runner.workers,
         seconds=seconds,
         player_hand=tuple(c.code for c in player_hand) if player_hand else None,
-        extra={"player": player},
+        extra={"player": player}
+        if push is PushRule.NONE
+        else {"player": player, "push_rule": push.value, "pushed_by_rule": int(total[3])},
     )

@@ -76,6 +76,7 @@ class StrategyChunk:
     den: int
     deck: tuple[int, ...] = FULL_DECK_INDICES
     limit: int = 0
+    push: str = "none"
 
     @property
     def key(self) -> str:
@@ -84,12 +85,14 @@ class StrategyChunk:
 
 def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
     """One chunk: its key, its sums and its class rows (uint32)."""
+    from paigow.analysis.pushed import dealer_view
+
     compiled = chunk.spec.open()
-    st = structures(chunk.spec, chunk.deck, chunk.deck == FULL_DECK_INDICES)
-    t = compiled.tables
+    st = structures(chunk.spec, chunk.deck, chunk.deck == FULL_DECK_INDICES, chunk.push)
+    t = dealer_view(chunk.spec, chunk.push)
     tp, quads = kernel_params(compiled.way)
     rows, sums = KS.strategy_chunk(
-        chunk.top, chunk.second, compiled.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
+        chunk.top, chunk.second, t.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
         t.two_keys, tp, quads, compiled.wheel.value == "lowest", *st.kernel_args(), chunk.num,
         chunk.den, N_RULES, chunk.limit,
     )  # fmt: skip
@@ -97,13 +100,17 @@ def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
 
 
 def chunks_for(
-    spec: TableSpec, commission: Commission, deck: Sequence[int] = FULL_DECK_INDICES, limit: int = 0
+    spec: TableSpec,
+    commission: Commission,
+    deck: Sequence[int] = FULL_DECK_INDICES,
+    limit: int = 0,
+    push: str = "none",
 ) -> list[StrategyChunk]:
     """Every chunk of player hands (by their two highest cards), the largest first."""
     d = tuple(sorted(deck))
     rate = commission.rate
     out = [
-        StrategyChunk(spec, top, second, rate.numerator, rate.denominator, d, limit)
+        StrategyChunk(spec, top, second, rate.numerator, rate.denominator, d, limit, push)
         for top in range(6, len(d))
         for second in range(5, top)
     ]
@@ -185,15 +192,17 @@ def compute(
     work: Path | None = None,
     progress: Callable[[int], None] | None = None,
     stop_after: int | None = None,
+    push: str = "none",
 ) -> ClassResults:
     """Every class's optimal setting and the sums, resuming from ``work`` (a folder holding a
     checkpoint and each finished chunk's rows) when given. ``stop_after`` ends the run after
-    that many new chunks, raising :class:`InterruptedError` (to show resuming)."""
+    that many new chunks, raising :class:`InterruptedError` (to show resuming). ``push``: the
+    push rule whose dealer hands push (:mod:`paigow.analysis.pushed`)."""
     rate = commission or Commission()
     d = tuple(sorted(deck))
     started = time.perf_counter()
-    structures(spec, d, d == FULL_DECK_INDICES)  # built once here, before the workers start
-    chunks = chunks_for(spec, rate, d)
+    structures(spec, d, d == FULL_DECK_INDICES, push)  # built once, before the workers start
+    chunks = chunks_for(spec, rate, d, push=push)
     rows: dict[str, K.Arr] = {}
     if work is None:
         work_ck = None
@@ -244,15 +253,18 @@ def optimal_edge(
     checkpoint: Path | None = None,
     progress: Callable[[int], None] | None = None,
     stop_after: int | None = None,
+    push: str = "none",
 ) -> EdgeResult:
     """Exact win/push/loss of the optimal player against the house way over every deal of
     ``deck``: read from the compiled strategy for the full deck when there is one, else computed
-    (resuming from the folder beside ``checkpoint``)."""
+    (resuming from the folder beside ``checkpoint``). ``push``: the push rule."""
     rate = commission or Commission()
     if tuple(sorted(deck)) == FULL_DECK_INDICES and checkpoint is None:
-        return CompiledStrategy.open(spec, rate, build_missing=True, runner=runner).edge()
+        return CompiledStrategy.open(
+            spec, rate, build_missing=True, runner=runner, push=push
+        ).edge()
     work = None if checkpoint is None else checkpoint.with_name(checkpoint.name + ".rows")
-    return compute(spec, runner, rate, deck, work, progress, stop_after).edge()
+    return compute(spec, runner, rate, deck, work, progress, stop_after, push).edge()
 
 
 # ------------------------------------------------------------------------------ the file
@@ -261,26 +273,33 @@ def _source_digest() -> str:
     return K.source_digest(K.STRATEGY_SOURCES)
 
 
-def strategy_identity(spec: TableSpec, commission: Commission) -> dict[str, Any]:
-    """What a compiled strategy depends on: the house way's table, the commission, the kernels."""
+def strategy_identity(
+    spec: TableSpec, commission: Commission, push: str = "none"
+) -> dict[str, Any]:
+    """What a compiled strategy depends on: the house way's table, the commission, the kernels,
+    and the push rule (named only when there is one)."""
     compiled = spec.open()
-    return {
+    out = {
         "format": FORMAT_VERSION,
         "table": identity(compiled.way, compiled.wheel),
         "commission": commission.as_str(),
         "kernels": _source_digest(),
     }
+    if push != "none":
+        out["push"] = push
+    return out
 
 
-def strategy_path(spec: TableSpec, commission: Commission) -> Path:
+def strategy_path(spec: TableSpec, commission: Commission, push: str = "none") -> Path:
     """Where the compiled strategy lives (beside the compiled house way)."""
     compiled = spec.open()
-    ident = strategy_identity(spec, commission)
+    ident = strategy_identity(spec, commission, push)
     digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in compiled.way.name)
     rate = commission.as_str().replace(".", "_").replace("/", "_")
+    pushing = f"-{push}" if push != "none" else ""
     return Path(spec.folder) / (
-        f"strategy-{safe}-{compiled.wheel.value}-{rate}-v{FORMAT_VERSION}-{digest}.bin"
+        f"strategy-{safe}-{compiled.wheel.value}-{rate}{pushing}-v{FORMAT_VERSION}-{digest}.bin"
     )
 
 
@@ -314,16 +333,18 @@ def build(
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
     stop_after: int | None = None,
     workers: int = 2,
+    push: str = "none",
 ) -> Path:
     """Compute and write the compiled strategy (resuming a killed build). ``progress(stage,
-    total)`` returns an ``advance(n)`` callback per stage ("classes", then "hands")."""
+    total)`` returns an ``advance(n)`` callback per stage ("classes", then "hands"); ``push``:
+    the push rule the optimal player plays against."""
     rate = commission or Commission()
-    target = path or strategy_path(spec, rate)
+    target = path or strategy_path(spec, rate, push)
     work = target.with_name(target.name + ".work")
     started = time.perf_counter()
-    chunks = chunks_for(spec, rate)
+    chunks = chunks_for(spec, rate, push=push)
     adv = progress("classes", len(chunks)) if progress else None
-    result = compute(spec, runner, rate, FULL_DECK_INDICES, work, adv, stop_after)
+    result = compute(spec, runner, rate, FULL_DECK_INDICES, work, adv, stop_after, push)
     rows = result.rows
     n = len(rows)
     layout = _layout(n)
@@ -365,7 +386,7 @@ def build(
             arr.flush()  # type: ignore[attr-defined]
         edge = result.edge()
         meta = {
-            **strategy_identity(spec, rate),
+            **strategy_identity(spec, rate, push),
             "classes": n,
             "hands": HANDS,
             "layout": {k: [v[0], v[1], list(v[2])] for k, v in layout.items()},
@@ -447,11 +468,13 @@ class CompiledStrategy:
         runner: Runner | None = None,
         progress: Callable[[str, int], Callable[[int], None]] | None = None,
         verify: bool = False,
+        push: str = "none",
     ) -> CompiledStrategy:
-        """Open the compiled strategy of ``spec`` at ``commission`` (building it if missing
-        when ``build_missing``); ``verify`` checks the checksum of the data."""
+        """Open the compiled strategy of ``spec`` at ``commission`` under the push rule ``push``
+        (building it if missing when ``build_missing``); ``verify`` checks the checksum of the
+        data."""
         rate = commission or Commission()
-        path = strategy_path(spec, rate)
+        path = strategy_path(spec, rate, push)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.with_name(path.name + ".lock").open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -461,7 +484,7 @@ class CompiledStrategy:
                         raise CacheError(
                             f"no compiled strategy at {path}: run `paigow strategy build`"
                         )
-                    build(spec, runner or Runner(), rate, path, progress)
+                    build(spec, runner or Runner(), rate, path, progress, push=push)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         meta = _read_header(path)
@@ -485,7 +508,9 @@ class CompiledStrategy:
         e = self.meta["edge"]
         return EdgeResult(
             "optimal", e["deals"], e["win"], e["push"], e["loss"], self.commission,
-            float(self.meta["compute_seconds"]), {"deck": 53, "classes": self.meta["classes"]},
+            float(self.meta["compute_seconds"]),
+            {"deck": 53, "classes": self.meta["classes"]}
+            | ({"push_rule": self.meta["push"]} if "push" in self.meta else {}),
         )  # fmt: skip
 
     def rule_costs(self) -> list[RuleCost]:

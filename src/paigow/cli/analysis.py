@@ -22,12 +22,16 @@ from paigow.cli.common import (
     ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
-    Player,
+    PushOpt,
     SchedulerOpt,
+    SimPlayer,
+    VariantCommissionOpt,
+    VariantOpt,
     WheelOpt,
     WorkersOpt,
     out_console,
     terminal_err_console,
+    variant_rules,
 )
 from paigow.cli.jobs import (
     fail,
@@ -40,7 +44,7 @@ from paigow.cli.jobs import (
 from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.ranking import Wheel
-from paigow.ruleset import FoulRule
+from paigow.ruleset import FoulRule, PushRule
 
 if TYPE_CHECKING:
     from paigow.analysis.runner import Runner, TableSpec
@@ -179,7 +183,9 @@ def simulate_command(
     ] = None,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     player_hand: Annotated[
         str | None,
         typer.Option(
@@ -189,12 +195,13 @@ def simulate_command(
         ),
     ] = None,
     player: Annotated[
-        Player,
+        SimPlayer,
         typer.Option(
             "--player",
-            help="house-way, or optimal (the compiled strategy: `paigow strategy build`).",
+            help="house-way, optimal (the compiled strategy: `paigow strategy build`), or "
+            "face-up (the best setting against the dealer's setting shown face up).",
         ),
-    ] = Player.HOUSE_WAY,
+    ] = SimPlayer.HOUSE_WAY,
     bonus: Annotated[
         list[str] | None,
         typer.Option(
@@ -209,28 +216,29 @@ def simulate_command(
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
 ) -> None:
-    """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI."""
+    """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI
+    (with a push rule, the dealer hands that trigger it push every wager)."""
     from paigow.analysis.simulate import simulate
     from paigow.cli.bonus import load_pay_table
 
     way = load_house_way(house_way)
-    rate = parse_commission(commission)
+    rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
     fixed = None
     if player_hand:
         try:
             fixed = parse_cards(player_hand, count=7)
         except PaigowError as exc:
             raise fail(str(exc)) from None
-    if player is Player.OPTIMAL and fixed:
-        raise fail("--player-hand is played by the house way; leave out --player optimal")
+    if player is not SimPlayer.HOUSE_WAY and fixed:
+        raise fail(f"--player-hand is played by the house way; leave out --player {player.value}")
     tables = [load_pay_table(name) for name in bonus or []]
-    if tables and (fixed or player is not Player.HOUSE_WAY):
+    if tables and (fixed or player is not SimPlayer.HOUSE_WAY):
         raise fail("side wagers are simulated on random hands of house-way players")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is Player.OPTIMAL:
-        open_strategy(way, wheel, rate, house_way=house_way)  # a clear error if not built
+    if player is SimPlayer.OPTIMAL:  # a clear error if not built
+        open_strategy(way, wheel, rate, house_way=house_way, push=rule.value)
     with progress_bar("simulating", rounds) as advance:
-        result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player.value)
+        result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player.value, rule)
     data = result.to_dict()
     lines = _simulate_bonus(tables, spec, rounds, runner, result.seed, way, wheel, data)
     if as_json:
@@ -241,11 +249,14 @@ def simulate_command(
     who = (
         f"player hand {' '.join(fixed_codes)}"
         if (fixed_codes := data["player_hand"])
-        else ("optimal player (compiled strategy)" if player is Player.OPTIMAL else "house way")
+        else ("optimal player (compiled strategy)" if player is SimPlayer.OPTIMAL else "house way")
     )
+    if player is SimPlayer.FACE_UP and not fixed_codes:
+        who = "best setting against the dealer's exposed setting (face up)"
+    pushing = f", {rule.words}: every wager pushes" if rule is not PushRule.NONE else ""
     console.print(
         f"{rounds:,} rounds, {who} against the dealer's house way ({way.name}), "
-        f"commission {rate}, seed {result.seed}"
+        f"commission {rate}{pushing}, seed {result.seed}"
     )
     console.print(
         f"  win {data['win_rate']:.5f}   push {data['push_rate']:.5f}   loss {data['loss_rate']:.5f}"
@@ -254,6 +265,8 @@ def simulate_command(
         f"  house edge per hand {100 * data['house_edge']:.4f}%  (95% CI {100 * lo:.4f}% .. {100 * hi:.4f}%)"
     )
     console.print(f"  house edge per resolved hand {100 * data['house_edge_resolved']:.4f}%")
+    if "pushed_by_rule" in data:
+        console.print(f"  pushed by the rule {data['pushed_by_rule'] / rounds:.5f}")
     console.print(
         f"  {data['rounds_per_second']:,.0f} rounds per second with {runner.workers} worker(s)"
     )
@@ -291,11 +304,17 @@ def _simulate_bonus(
 def edge_command(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     player: Annotated[
-        Player,
-        typer.Option("--player", help="house-way, or optimal (each hand set to maximise its EV)."),
-    ] = Player.HOUSE_WAY,
+        SimPlayer,
+        typer.Option(
+            "--player",
+            help="house-way, optimal (each hand set to maximise its EV), or face-up (each hand "
+            "set best against the dealer's setting shown face up).",
+        ),
+    ] = SimPlayer.HOUSE_WAY,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
@@ -304,18 +323,36 @@ def edge_command(
         bool, typer.Option("--restart", help="Discard the checkpoints of an earlier run.")
     ] = False,
 ) -> None:
-    """The exact house edge over all 8,250,459,031,214,400 deals (resumes from checkpoints)."""
+    """The exact house edge over all 8,250,459,031,214,400 deals (resumes from checkpoints); with a
+    push rule, the dealer hands that trigger it push every wager."""
     from paigow.analysis import edge as E
     from paigow.analysis.checkpoint import read_checkpoint
 
     way = load_house_way(house_way)
-    rate = parse_commission(commission)
+    rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    if player is Player.HOUSE_WAY:
-        path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES)
+    if player is SimPlayer.FACE_UP:
+        from paigow.analysis import faceup as F
+
+        path = F.checkpoint_path(spec, E.FULL_DECK_INDICES, rule)
         if restart:
             path.unlink(missing_ok=True)
-        chunks = E.chunks_for(spec)
+        n_chunks = len(F.chunks_for(spec, push=rule))
+        done = len(read_checkpoint(path))
+        computed = done < n_chunks
+        if done and computed:
+            terminal_err_console().print(
+                f"resuming: {done} of {n_chunks} chunks already done ({path.name})"
+            )
+        with progress_bar("face-up edge", n_chunks - done) as advance:
+            result = F.face_up_edge(
+                spec, runner, rate, push=rule, checkpoint=path, progress=advance
+            )
+    elif player is SimPlayer.HOUSE_WAY:
+        path = E.checkpoint_path(spec, "house-way", E.FULL_DECK_INDICES, rule)
+        if restart:
+            path.unlink(missing_ok=True)
+        chunks = E.chunks_for(spec, push=rule)
         done = len(read_checkpoint(path))
         computed = done < len(chunks)
         if done and computed:
@@ -323,18 +360,22 @@ def edge_command(
                 f"resuming: {done} of {len(chunks)} chunks already done ({path.name})"
             )
         with progress_bar("exact edge", len(chunks) - done) as advance:
-            result = E.house_way_edge(spec, runner, rate, checkpoint=path, progress=advance)
+            result = E.house_way_edge(
+                spec, runner, rate, checkpoint=path, progress=advance, push=rule
+            )
     else:
         from paigow.analysis.strategy import strategy_path
 
-        path = strategy_path(spec, rate)
+        path = strategy_path(spec, rate, rule.value)
         if restart:
             import shutil
 
             path.unlink(missing_ok=True)
             shutil.rmtree(path.with_name(path.name + ".work"), ignore_errors=True)
         computed = not path.exists()
-        strat = open_strategy(way, wheel, rate, runner, build_missing=True, house_way=house_way)
+        strat = open_strategy(
+            way, wheel, rate, runner, build_missing=True, house_way=house_way, push=rule.value
+        )
         result = strat.edge()
     saved = E.save_result(spec, result)
     data = result.to_dict()
@@ -342,12 +383,17 @@ def edge_command(
         print(json.dumps(data))
         return
     console = out_console()
+    pushing = f", {rule.words}: every wager pushes" if rule is not PushRule.NONE else ""
     console.print(
-        f"exact edge, {data['player']} player against the dealer's house way ({way.name}), commission {rate}"
+        f"exact edge, {data['player']} player against the dealer's house way ({way.name}), "
+        f"commission {rate}{pushing}"
     )
     console.print(f"  deals {data['deals']:,}")
     for key in ("win", "push", "loss"):
         console.print(f"  {key:<5} {data[key]:>26,}  ({data[key] / data['deals']:.6f})")
+    if "pushed_by_rule" in data:
+        n = data["pushed_by_rule"]
+        console.print(f"  of the pushes, by the rule {n:>14,}  ({n / data['deals']:.6f})")
     console.print(
         f"  house edge per hand {100 * data['house_edge']:.6f}%  (= {data['house_edge_exact']})"
     )

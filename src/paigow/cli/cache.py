@@ -146,7 +146,7 @@ def cache_clear() -> None:
     if folder.exists():
         for extra in [
             *folder.glob("edge-*.json*"),
-            *folder.glob("optimal-*"),
+            *folder.glob("optimal*-*"),
             *folder.glob("bonus-*.json*"),
         ]:
             if extra.is_dir():

@@ -18,6 +18,7 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
+from paigow.ruleset import VARIANTS, PushRule
 
 
 # ------------------------------------------------------------------------------ readable help
@@ -98,6 +99,15 @@ class Player(StrEnum):
     OPTIMAL = "optimal"
 
 
+class SimPlayer(StrEnum):
+    """Who plays the player's hands in a simulation: as :class:`Player`, or the best setting
+    against the dealer's setting shown face up."""
+
+    HOUSE_WAY = "house-way"
+    OPTIMAL = "optimal"
+    FACE_UP = "face-up"
+
+
 DEFAULT_COMMISSION = "0.05"
 """``--commission``'s default (68 IAC 10-9-1(f): at most 5%)."""
 
@@ -112,6 +122,43 @@ HouseWayOpt = Annotated[
 WheelOpt = Annotated[Wheel, typer.Option("--wheel", help="Where A-2-3-4-5 ranks among straights.")]
 CommissionOpt = Annotated[
     str, typer.Option("--commission", metavar="RATE", help="Commission rate, at most 0.05.")
+]
+
+
+class Variant(StrEnum):
+    """The named variants of :meth:`paigow.ruleset.Ruleset.preset` (:data:`VARIANTS`)."""
+
+    INDIANA = "indiana"
+    EZ = "ez"
+    COMMISSION_FREE = "commission-free"
+    FACE_UP = "face-up"
+
+
+VariantOpt = Annotated[
+    Variant | None,
+    typer.Option(
+        "--variant",
+        help="A commission-free game: ez, commission-free or face-up (commission 0 and its push "
+        "rule; face-up also deals the dealer's cards face up); indiana, the default.",
+    ),
+]
+PushOpt = Annotated[
+    PushRule | None,
+    typer.Option(
+        "--push",
+        help="The dealer's hand on which every wager pushes (instead of the variant's).",
+    ),
+]
+DragonOpt = Annotated[
+    bool, typer.Option("--dragon", help="Offer the dragon hand (an empty spot's packet).")
+]
+VariantCommissionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--commission",
+        metavar="RATE",
+        help="Commission rate, at most 0.05 (default 0.05, or 0 with a commission-free --variant).",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 """``--json`` of the game's and the service's commands."""
@@ -180,6 +227,25 @@ def load_house_way(name: str, err: Callable[[], Console] = err_console) -> House
         return HouseWay.load(name)
     except PaigowError as exc:
         raise fail(str(exc), err=err) from None
+
+
+def variant_rules(
+    variant: Variant | None,
+    push: PushRule | None,
+    commission: str | None,
+    err: Callable[[], Console] = err_console,
+) -> tuple[Commission, PushRule, bool]:
+    """The commission, push rule and face-up flag that ``--variant``, ``--push`` and
+    ``--commission`` give together (an explicit ``--commission`` or ``--push`` wins over the
+    variant's), or exit with status 2 saying what is wrong."""
+    chosen: dict[str, Any] = dict(VARIANTS[variant.value]) if variant is not None else {}
+    rate = (
+        parse_commission(commission, err)
+        if commission is not None
+        else chosen.get("commission", Commission(DEFAULT_COMMISSION))
+    )
+    rule = push if push is not None else chosen.get("push", PushRule.NONE)
+    return rate, rule, bool(chosen.get("face_up", False))
 
 
 def parse_commission(rate: str, err: Callable[[], Console] = err_console) -> Commission:

@@ -19,22 +19,25 @@ from paigow.bonus.paytable import BONUS_PRESETS, PayTable, Target
 from paigow.cards import Card, format_cards, parse_cards
 from paigow.cli.common import (
     DEFAULT_COMMISSION,
-    CommissionOpt,
+    DragonOpt,
     HouseWayOpt,
     JsonOpt,
     Player,
+    PushOpt,
+    VariantCommissionOpt,
+    VariantOpt,
     WheelOpt,
     dollars_option,
     err_console,
     fail,
     load_house_way,
     out_console,
+    variant_rules,
 )
-from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
-from paigow.narrator import narrate_log
+from paigow.narrator import narrate_log, push_words
 from paigow.ranking import Wheel, best_five
 from paigow.round import Round
 from paigow.ruleset import Ruleset, SideWagerOffer, StartMethod
@@ -243,7 +246,10 @@ def deal(
     wager: Annotated[str, dollars_option("Each spot's wager in dollars.")] = "10",
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
+    dragon: DragonOpt = False,
     side: Annotated[
         list[str] | None,
         typer.Option(
@@ -263,16 +269,21 @@ def deal(
     as_json: JsonOpt = False,
 ) -> None:
     """Conduct one round with house-way players; print its whole event log and the results
-    (with --side, the side wagers, each spot's bonus hand and the Envy paid)."""
+    (with --side, the side wagers, each spot's bonus hand and the Envy paid; with --dragon,
+    the dragon hand offered in turn, the first spot taking it at the table minimum)."""
     way = load_house_way(house_way)
     offers, sides = _side_offers(side or [])
+    rate, rule, face_up = variant_rules(variant, push, commission)
     try:
         ruleset = Ruleset(
-            commission=Commission(commission),
+            commission=rate,
             wheel=wheel,
             start=start,
             house_way=way.name,
             side_wagers=offers,
+            push=rule,
+            face_up=face_up,
+            dragon=dragon,
         )
         amount = parse_money(wager)
         before = parse_money(meter) if meter is not None else None
@@ -287,6 +298,11 @@ def deal(
                 rnd.side_wager(spot, name, cents)
         meters = _meters(rnd, before)
         rnd.deal(rng)
+        if rnd.dragon_spot is not None and not rnd.is_over:
+            rnd.offer_dragon()
+            turn = rnd.dragon_turn
+            if turn is not None:
+                rnd.accept_dragon(turn, min(ruleset.min_wager, rnd.wagers[turn]))
         for spot in rnd.spots_to_set():
             rnd.set_house_way(spot)
         if not rnd.is_over:
@@ -301,6 +317,11 @@ def deal(
                     "phase": rnd.phase.value,
                     "events": rnd.log(),
                     "results": [e.to_dict() for e in rnd.results.values()],
+                    **(
+                        {"dragon": rnd.dragon_result.to_dict()}
+                        if rnd.dragon_result is not None
+                        else {}
+                    ),
                     **_side_report(rnd),
                 }
             )
@@ -397,10 +418,23 @@ def _print_results(console: Console, rnd: Round) -> None:
             f"{format_cards(s.high)} / {format_cards(s.low)}" + ("  FOUL" if e.foul else ""),
             e.high,
             e.low,
-            e.outcome.upper(),
+            e.outcome.upper() + (f" ({push_words(e.reason)})" if e.reason else ""),
             format_money(e.wager),
             format_money(e.commission) if e.outcome == "win" else "",
             format_money(e.returned),
+        )
+    d = rnd.dragon_result
+    if d is not None and rnd.dragon_setting is not None:
+        s = rnd.dragon_setting
+        table.add_row(
+            f"dragon ({d.spot}'s packet, spot {d.by})",
+            f"{format_cards(s.high)} / {format_cards(s.low)}",
+            d.high,
+            d.low,
+            d.outcome.upper() + (f" ({push_words(d.reason)})" if d.reason else ""),
+            format_money(d.wager),
+            format_money(d.commission) if d.outcome == "win" else "",
+            format_money(d.returned),
         )
     console.print(table)
 
@@ -417,7 +451,9 @@ def play(
         StartMethod, typer.Option(help="Starting position by dice or RNG.")
     ] = StartMethod.DICE,
     house_way: HouseWayOpt = "standard",
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     min_wager: Annotated[str, dollars_option("Table minimum in dollars.")] = "5",
     max_wager: Annotated[str, dollars_option("Table maximum in dollars.")] = "1000",
 ) -> None:
@@ -425,13 +461,16 @@ def play(
     from paigow.cli.play import run_game
 
     way = load_house_way(house_way)
+    rate, rule, face_up = variant_rules(variant, push, commission)
     try:
         ruleset = Ruleset(
-            commission=Commission(commission),
+            commission=rate,
             start=start,
             house_way=way.name,
             min_wager=parse_money(min_wager),
             max_wager=parse_money(max_wager),
+            push=rule,
+            face_up=face_up,
         )
         cents = parse_money(bankroll)
     except (PaigowError, ValueError) as exc:

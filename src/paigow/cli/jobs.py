@@ -122,7 +122,7 @@ def table_spec(way: HouseWay, wheel: Wheel, workers: int) -> TableSpec:
     return TableSpec.of(way, wheel)
 
 
-def build_command(house_way: str, wheel: Wheel, rate: Commission) -> str:
+def build_command(house_way: str, wheel: Wheel, rate: Commission, push: str = "none") -> str:
     """The ``paigow strategy build`` that builds the strategy these options need (the options
     that differ from the defaults).
 
@@ -130,6 +130,8 @@ def build_command(house_way: str, wheel: Wheel, rate: Commission) -> str:
     'paigow strategy build --house-way foxwoods'
     >>> build_command("standard", Wheel.LOWEST, Commission("0.04"))
     'paigow strategy build --wheel lowest --commission 0.04'
+    >>> build_command("standard", Wheel.SECOND, Commission("0"), "nine-high-low")
+    'paigow strategy build --commission 0 --push nine-high-low'
     """
     words = ["paigow strategy build"]
     if house_way != "standard":
@@ -138,6 +140,8 @@ def build_command(house_way: str, wheel: Wheel, rate: Commission) -> str:
         words.append(f"--wheel {wheel.value}")
     if rate != Commission():
         words.append(f"--commission {rate.as_str()}")
+    if push != "none":
+        words.append(f"--push {push}")
     return " ".join(words)
 
 
@@ -149,31 +153,34 @@ def open_strategy(
     build_missing: bool = False,
     *,
     house_way: str = "standard",
+    push: str = "none",
 ) -> Any:
-    """The compiled strategy (built with progress bars when missing and ``build_missing``);
-    when it is missing, the error names the ``paigow strategy build`` (with ``house_way``, the
-    ``--house-way`` given) that builds it."""
+    """The compiled strategy (built with progress bars when missing and ``build_missing``)
+    against the push rule ``push``; when it is missing, the error names the ``paigow strategy
+    build`` (with ``house_way``, the ``--house-way`` given) that builds it."""
     from paigow.analysis.compiled import CacheError
     from paigow.analysis.strategy import CompiledStrategy, strategy_path
 
     spec = table_spec(way, wheel, runner.workers if runner else 2)
-    path = strategy_path(spec, rate)
+    path = strategy_path(spec, rate, push)
+    against = f", {push} pushing" if push != "none" else ""
     if not path.exists() and build_missing:
         terminal_err_console().print(
             f"compiling the optimal strategy against the house way {way.name!r} "
-            f"(commission {rate}) for all 154,143,080 hands; resumable if stopped"
+            f"(commission {rate}{against}) for all 154,143,080 hands; resumable if stopped"
         )
         add, stop = stage_bars()
         try:
-            return CompiledStrategy.open(spec, rate, True, runner, add)
+            return CompiledStrategy.open(spec, rate, True, runner, add, push=push)
         finally:
             stop()
     if not path.exists():
         raise fail(
             f"no compiled strategy for the house way {way.name!r} ({wheel.value} wheel, "
-            f"commission {rate}) at {path}: run `{build_command(house_way, wheel, rate)}`"
+            f"commission {rate}{against}) at {path}: run "
+            f"`{build_command(house_way, wheel, rate, push)}`"
         )
     try:
-        return CompiledStrategy.open(spec, rate)
+        return CompiledStrategy.open(spec, rate, push=push)
     except CacheError as exc:
         raise fail(str(exc)) from None

@@ -37,11 +37,19 @@ from paigow.errors import CardError
 from paigow.events import DealerSet, Event, HandSet, SpotSettled, Voided
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
-from paigow.narrator import FOUL_LOSES, hand_names, hands_compared, narrate, start_line
+from paigow.narrator import (
+    FOUL_LOSES,
+    hand_names,
+    hands_compared,
+    narrate,
+    push_words,
+    start_line,
+)
 from paigow.ranking import best_five
 from paigow.round import Phase, Round
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
+from paigow.variants import best_against
 
 __all__ = [
     "HISTORY_SIZE",
@@ -306,11 +314,16 @@ class _Game:
             else "a foul hand is set by the house way"
         )
         self.say()
+        extra = ""
+        if r.posted_push():
+            extra += f" | {r.posted_push()}"
+        if r.face_up:
+            extra += " | face up: the dealer's cards are dealt face up and set before you set"
         self.say(
             f"Posted rules: commission {r.commission} of every winning wager | wagers "
             f"{format_money(r.min_wager)} to {format_money(r.max_wager)} | house way "
             f"{self.house_way.name} | starting position by {start} | {foul} | copies go to "
-            "the banker",
+            f"the banker{extra}",
             style="cyan",
         )
 
@@ -386,12 +399,19 @@ class _Game:
             self.say(f"Bankroll: {format_money(self.bankroll)}", style="bold")
             return
         self.show_deal(rnd)
+        face_up = self.ruleset.face_up
+        if face_up:  # the dealer's cards face up, set before you set yours
+            dealer = _one(dealt, DealerSet)
+            self.show_dealer(rnd, dealer)
         mine = self.set_your_hand(rnd)
         for s in rnd.spots_to_set():
             rnd.set_house_way(s)
-        dealer = _one(rnd.set_dealer(), DealerSet)
-        self.show_dealer(rnd, dealer)
+        if not face_up:
+            dealer = _one(rnd.set_dealer(), DealerSet)
+            self.show_dealer(rnd, dealer)
         rnd.settle()
+        if rnd.pushed:
+            self.say(push_words(self.ruleset.push.value), style="bold cyan")
         self.show_results(rnd)
         result = rnd.results[self.spot]
         self.bankroll += result.returned
@@ -481,7 +501,24 @@ class _Game:
             return hs
 
     def offer_hint(self, rnd: Round, cards: Sequence[Card]) -> HandSet | None:
-        """Show the house way's setting; the event that set your hand when the player plays it."""
+        """Show the house way's setting (face up: and the setting that does best against the
+        dealer's); the event that set your hand when the player plays one of them."""
+        if self.ruleset.face_up and rnd.dealer_setting is not None:
+            best = best_against(
+                rnd.hands[self.spot], rnd.dealer_setting, self.house_way, self.ruleset.wheel
+            )
+            if not best.best.same_hands(best.house_way):
+                numbers = " ".join(str(cards.index(c) + 1) for c in best.best.low)
+                self.say(
+                    Text.assemble(
+                        "Best against the dealer's setting: high ",
+                        _cards_text(best.best.high),
+                        " / low ",
+                        _cards_text(best.best.low),
+                        f" ({best.settlement.outcome.value} for certain); low cards {numbers}.",
+                    ),
+                    style="green",
+                )
         hw = self.house_way.set_hand(rnd.hands[self.spot], self.ruleset.wheel)
         high_name, low_name = hand_names(hw.setting.high, hw.setting.low, self.ruleset.wheel)
         numbers = " ".join(str(cards.index(c) + 1) for c in hw.setting.low)

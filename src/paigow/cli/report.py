@@ -21,21 +21,23 @@ from typer.core import TyperGroup
 
 from paigow.cli.bonus import bonus_counts, load_pay_table
 from paigow.cli.common import (
-    DEFAULT_COMMISSION,
     ClusterOpt,
-    CommissionOpt,
     HouseWayOpt,
     OutOpt,
+    PushOpt,
     SchedulerOpt,
+    VariantCommissionOpt,
+    VariantOpt,
     WheelOpt,
     WorkersOpt,
     fail,
     out_console,
+    parse_commission,
     terminal_err_console,
+    variant_rules,
 )
 from paigow.cli.jobs import (
     load_house_way,
-    parse_commission,
     prepare_job,
     progress_bar,
 )
@@ -82,7 +84,9 @@ def sheet_command(
     out: OutOpt,
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
@@ -117,12 +121,18 @@ def sheet_command(
     from paigow.ruleset import Ruleset
 
     if ruleset_file is not None:
+        if variant is not None or push is not None:
+            raise fail(
+                "--ruleset names the table's variant already: leave out --variant and --push"
+            )
         ruleset = _read_ruleset(ruleset_file, house_way, wheel, commission)
         way, wheel, rate = load_house_way(ruleset.house_way), ruleset.wheel, ruleset.commission
     else:
         way = load_house_way(house_way)
-        rate = parse_commission(commission)
-        ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name)
+        rate, rule, face_up = variant_rules(variant, push, commission, err=terminal_err_console)
+        ruleset = Ruleset(
+            commission=rate, wheel=wheel, house_way=way.name, push=rule, face_up=face_up
+        )
     err = terminal_err_console()
     offers: list[tuple[PayTable, str | None]] = [(o.table, _limits(o)) for o in ruleset.side_wagers]
     offers += [(load_pay_table(name), None) for name in bonus or []]
@@ -132,14 +142,15 @@ def sheet_command(
         stats = compute_stats(spec, runner, advance)
     err.print(f"par sheet 2/3: the edge by simulation, {rounds:,} rounds")
     with progress_bar("simulating", rounds) as advance:
-        sim = simulate(spec, rounds, runner, seed, rate, None, advance)
+        sim = simulate(spec, rounds, runner, seed, rate, None, advance, "house-way", rule)
     err.print("par sheet 3/3: the exact edges and the cost of the house way; the charts")
     with err.status(f"writing {out}"):
         costs = None
         try:
             from paigow.analysis.strategy import CompiledStrategy
 
-            costs = CompiledStrategy.open(spec, rate).rule_costs()
+            if rule.value == "none":  # a compiled strategy knows no push rule
+                costs = CompiledStrategy.open(spec, rate).rule_costs()
         except PaigowError:
             err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
         analyses = []
@@ -154,7 +165,7 @@ def sheet_command(
     out_console().print(f"wrote {out}")
 
 
-def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str) -> Ruleset:
+def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str | None) -> Ruleset:
     """The ruleset in the JSON file ``path``; an option given beside it (one not at its
     default) must say the same, or exit with status 2 saying which."""
     import json
@@ -169,16 +180,14 @@ def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str) -> 
         raise fail(f"--ruleset {path}: not JSON ({exc})") from None
     except (PaigowError, TypeError) as exc:
         raise fail(f"--ruleset {path}: {exc}") from None
-    given = [
+    given: list[tuple[str, str, str | None, str]] = [
         ("--house-way", house_way, "standard", ruleset.house_way),
         ("--wheel", wheel.value, Wheel.SECOND.value, ruleset.wheel.value),
-        (
-            "--commission",
-            str(parse_commission(commission)),
-            str(parse_commission(DEFAULT_COMMISSION)),
-            str(ruleset.commission),
-        ),
     ]
+    if commission is not None:
+        given.append(
+            ("--commission", str(parse_commission(commission)), None, str(ruleset.commission))
+        )
     for option, value, default, theirs in given:
         if value != default and value != theirs:
             raise fail(f"{option} {value} disagrees with the ruleset in {path} ({theirs})")

@@ -16,11 +16,15 @@ from paigow.cli.common import (
     ClusterOpt,
     CommissionOpt,
     HouseWayOpt,
+    PushOpt,
     SchedulerOpt,
+    VariantCommissionOpt,
+    VariantOpt,
     WheelOpt,
     WorkersOpt,
     out_console,
     terminal_err_console,
+    variant_rules,
 )
 from paigow.cli.jobs import (
     load_house_way,
@@ -43,19 +47,24 @@ strategy_app = typer.Typer(
 def strategy_build(
     house_way: HouseWayOpt = "standard",
     wheel: WheelOpt = Wheel.SECOND,
-    commission: CommissionOpt = DEFAULT_COMMISSION,
+    commission: VariantCommissionOpt = None,
+    variant: VariantOpt = None,
+    push: PushOpt = None,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
     as_json: AnalysisJsonOpt = False,
 ) -> None:
-    """Compute the optimal setting of every hand and the exact optimal edge (resumable)."""
+    """Compute the optimal setting of every hand and the exact optimal edge (resumable); with a
+    push rule, against a dealer whose hands that trigger it push every wager."""
     way = load_house_way(house_way)
-    rate = parse_commission(commission)
+    rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
     runner = make_runner(workers, scheduler, cluster)
     from paigow.analysis.edge import save_result
 
-    strat = open_strategy(way, wheel, rate, runner, build_missing=True, house_way=house_way)
+    strat = open_strategy(
+        way, wheel, rate, runner, build_missing=True, house_way=house_way, push=rule.value
+    )
     meta = strat.meta
     save_result(table_spec(way, wheel, workers), strat.edge())
     edge = strat.edge().to_dict()
@@ -80,7 +89,8 @@ def strategy_build(
         )
         return
     out_console().print(
-        f"{strat.path}\n  house way {way.name}, wheel {wheel.value}, commission {rate}: "
+        f"{strat.path}\n  house way {way.name}, wheel {wheel.value}, commission {rate}"
+        f"{', ' + rule.words + ' pushes' if rule.value != 'none' else ''}: "
         f"{meta['classes']:,} classes, {meta['hands']:,} hands, built {meta['built_at']} "
         f"in {meta['build_seconds']} s\n  optimal player's house edge "
         f"{100 * edge['house_edge']:.6f}% (= {edge['house_edge_exact']})"
