@@ -321,3 +321,32 @@ def test_a_practice_table_posts_each_side_wagers_exact_return(
     assert axe_problems(page) == []
     shot(page)
     page.context.close()
+
+
+def test_a_side_wager_added_after_the_main_wager_while_betting_is_open(
+    site: Any, browser: Browser
+) -> None:
+    table = side_table(site, betting_time_ms=60_000)
+    name, password, me = site.player(credit=50_000)
+    _, _, other = site.player()
+    page = browser.new_context(viewport=PHONE, reduced_motion="reduce").new_page()
+    log_in(page, site.url, name, password)
+    open_table(page, site.url, table)
+    other.call(
+        "POST", f"/api/tables/{table}/sit", {"spot": 4}
+    )  # seated, no wager: betting stays open
+    page.click("#sit-1")
+    page.click("#add-500")
+    page.click("#wager-btn")  # the main wager alone
+    expect(page.locator("#late-side-fortune")).to_have_text("Fortune $10.00", timeout=WAIT)
+    assert me.call("GET", "/api/me")["balance"] == 50_000 - 500
+    page.click("#late-side-fortune")
+    expect(page.locator("#my-side")).to_contain_text("+ $10.00 side", timeout=WAIT)
+    expect(page.locator("#late-side-fortune")).to_have_count(0)
+    expect(page.locator("#late-side-progressive")).to_be_visible()
+    assert me.call("GET", "/api/me")["balance"] == 50_000 - 500 - 1_000
+    expect(page.locator("#side-chip-1")).to_have_attribute(
+        "aria-label", "side wagers: Fortune $10.00"
+    )
+    assert axe_problems(page) == []
+    page.context.close()

@@ -488,6 +488,20 @@ export async function tableView(root, shell, id) {
       h("button", { type: "button", id: "wager-min", class: "small", onclick: () => { fromChips = true; setAmount(table.min_wager); } }, "Minimum"), leaveBtn));
   }
 
+  /** A side wager placed after the main wager, while betting is open (idempotent). */
+  async function lateSide(o, cents) {
+    try {
+      const r = await api("POST", `/api/tables/${table.id}/side-wagers`, { side: { [o.name]: cents }, idempotency_key: key() });
+      setBalance(r.balance);
+      announce(`${offerTitle(o.name)} side wager of ${money(cents)} accepted; balance ${money(r.balance)}`);
+      clearMsg();
+      scheduleFetch();
+    } catch (err) {
+      if (err.code === "outside-limits") { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}.`)); return; }
+      fail(err, { amount: money(cents) });
+    }
+  }
+
   function leaveButton(inPlay) {
     if (!inPlay) {
       return h("button", { type: "button", id: "leave-btn", class: "small", onclick: () => leave() }, "Leave the spot");
@@ -527,7 +541,7 @@ export async function tableView(root, shell, id) {
     const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
-    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
+    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.token) {
@@ -551,6 +565,15 @@ export async function tableView(root, shell, id) {
         out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
           mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
             ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
+        const late = phase === "betting" ? offers().filter((o) => !(s.sides[seated] || {})[o.name]) : [];
+        if (late.length) {
+          out.push(h("div", { class: "row late-side", id: "late-side", role: "group", "aria-labelledby": "late-side-q" },
+            h("span", { id: "late-side-q" }, "Add a side wager before betting closes:"),
+            late.map((o) => {
+              const a = Math.min(o.max_wager, Math.max(o.min_wager, sideBet[o.name] || 0));
+              return h("button", { type: "button", class: "small", id: `late-side-${o.name}`, onclick: () => lateSide(o, a) }, `${offerTitle(o.name)} ${money(a)}`);
+            })));
+        }
       } else {
         out.push(h("div", { class: "row seat-actions" }, h("p", {}, `Spot ${seated}: a round is in play; you can wager when it is over.`), leaveButton(false)));
       }
