@@ -10,7 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from paigow.analysis.compiled import CompiledHouseWay
+from paigow.bonus import PayTable
 from paigow.cli import app
+from paigow.ranking import Wheel
+from paigow.ruleset import Ruleset, SideWagerOffer
 
 runner = CliRunner()
 
@@ -104,9 +107,17 @@ def test_cache_verify_and_clear_on_a_damaged_folder(
 
 def test_report_html(compiled: CompiledHouseWay, tmp_path: Path) -> None:
     out_file = tmp_path / "par.html"
-    code, out = run("report", "--out", str(out_file), "--rounds", "300000")
+    offer = SideWagerOffer("dragon", PayTable.preset("queens-dragon"), 500, 10_000)
+    ruleset = tmp_path / "table.json"
+    ruleset.write_text(json.dumps(Ruleset(side_wagers=(offer,)).to_dict()))
+    code, out = run(
+        "report", "--out", str(out_file), "--rounds", "300000", "--ruleset", str(ruleset)
+    )
     assert code == 0, out
     text = out_file.read_text()
+    # the table's side wager, from its ruleset, with its limits and its exact return
+    assert "Offered as dragon: $5.00 to $100.00." in text
+    assert "<td>10.0222%</td>" in text and "exactly -6491/64766" in text
     for section in (
         "Rules in force",
         "Hand frequencies",
@@ -143,3 +154,15 @@ def test_jobs_on_a_local_dask_cluster_equal_single_process(compiled: CompiledHou
         for x in run("analyze", "-", "--json", "--cluster", "local", stdin=hands)[1].splitlines()
     ]
     assert a == b and len(a) == 2
+
+
+def test_report_ruleset_must_agree_with_the_options(tmp_path: Path) -> None:
+    ruleset = tmp_path / "table.json"
+    ruleset.write_text(json.dumps(Ruleset(wheel=Wheel.LOWEST).to_dict()))
+    args = ("report", "--out", str(tmp_path / "p.html"), "--ruleset", str(ruleset))
+    # an option at its default is taken from the ruleset; one given otherwise must agree
+    result = runner.invoke(app, [*args, "--commission", "0.04"])
+    assert result.exit_code == 2 and "--commission 4% disagrees with the ruleset" in result.output
+    ruleset.write_text('{"wheel": "sideways"}')
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 2 and "--ruleset" in result.output and "sideways" in result.output

@@ -336,7 +336,7 @@ def test_the_side_wagers_page_lists_every_preset_as_it_pays() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "side-wagers.md").read_text("utf-8")
     for name in BONUS_PRESETS:
         t = PayTable.load(name)
-        section = text.split(f"\n### `{name}`\n", 1)[1].split("\n### ", 1)[0]
+        section = text.split(f"\n### `{name}`\n", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
         rows = [
             [c.strip() for c in line.strip().strip("|").split("|")]
             for line in section.splitlines()

@@ -88,7 +88,7 @@ def test_the_wheel_of_the_round_names_its_straights() -> None:
         (SpotSettled(2, "win", "win", "copy", 2500, 2500, 125, 4875, False), "spot 2: won $25.00, commission $1.25, returned $48.75 (high win, low copy)"),
         (SpotSettled(3, "push", "loss", "win", 1000, 0, 0, 1000, False), "spot 3: push, $10.00 returned (high loss, low win)"),
         (SpotSettled(4, "loss", "copy", "loss", 1000, 0, 0, 0, False), "spot 4: lost $10.00 (high copy, low loss)"),
-        (SpotSettled(5, "loss", "win", "win", 700, 0, 0, 0, True), "spot 5: lost $7.00 (foul)"),
+        (SpotSettled(5, "loss", "win", "win", 700, 0, 0, 0, True), "spot 5: lost $7.00 (foul: loses)"),
     ],
 )  # fmt: skip
 def test_settlement_lines(event: SpotSettled, line: str) -> None:

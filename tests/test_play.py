@@ -306,7 +306,8 @@ def test_a_foul_is_explained_and_needs_confirmation() -> None:
     assert event.foul and event.by == "player"
     result: SpotSettled = rnd.results[SPOT]
     assert (result.outcome, result.foul, result.returned) == ("loss", True, 0)
-    assert "Your fouled hand loses: -$5.00." in text
+    assert "Your hand fouled (foul: loses): -$5.00." in text
+    assert "foul: loses" in text.split("Results, spot 1 to 6")[1]  # the narrator's words
     # the bankroll is spent: the game ends by itself
     assert final == 0
     assert "below the table minimum $5.00: the game is over" in text

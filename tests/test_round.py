@@ -608,6 +608,18 @@ def test_time_out_sets_by_the_house_way() -> None:
     assert set(e.low) == {"Kd", "9c"}
 
 
+def test_a_player_who_left_is_set_by_the_house_way_and_replays() -> None:
+    r = dealt_round(wagers={1: 1000}, deck=SPOT1_DECK)
+    r.left(1)
+    hw = WAYS["standard"].set_hand(r.hands[1])
+    assert r.settings[1].same_hands(hw.setting)
+    e = the(r, HandSet)
+    assert (e.spot, e.by, e.reason, e.rule) == (1, "house-way", "left", hw.rule)
+    r.finish()
+    again = Round.replay(r.log())
+    assert again.events == r.events
+
+
 def test_a_foul_under_indiana_is_accepted_and_loses() -> None:
     r = dealt_round(wagers={1: 1000}, deck=SPOT1_DECK)
     r.set_low(1, FOUL[1].split())

@@ -180,7 +180,7 @@ def test_a_queen_high_pai_gow_pushes_every_wager_but_a_foul() -> None:
     lines = narrate_log(r.events)
     assert "dealer's queen-high pai gow: every wager pushes" in lines[0]
     assert "spot 1: push, $10.00 returned (dealer's queen-high pai gow: all wagers push)" in lines
-    assert "spot 2: lost $20.00 (foul)" in lines
+    assert "spot 2: lost $20.00 (foul: loses)" in lines
     assert r.log()[0]["log_version"] == 4
     assert r.log()[0]["ruleset"]["push"] == "queen-high-pai-gow"
     _replays(r)

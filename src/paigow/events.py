@@ -159,8 +159,9 @@ class Dealt(Event):
 @dataclass(frozen=True)
 class HandSet(Event):
     """A player's hand set: ``by`` ``player`` or ``house-way``; ``reason`` for the house way:
-    ``timeout`` (not set within the time limit) or ``foul-reset`` (the foul rule ``reset``, with the
-    player's ``submitted`` foul setting)."""
+    ``timeout`` (not set within the time limit), ``left`` (the player left the table with the
+    hand in play) or ``foul-reset`` (the foul rule ``reset``, with the player's ``submitted`` foul
+    setting)."""
 
     type: ClassVar[str] = "hand-set"
     spot: int

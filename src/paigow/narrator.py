@@ -55,7 +55,9 @@ from paigow.ranking import Wheel, evaluate_five, evaluate_two
 from paigow.ruleset import PushRule
 
 __all__ = [
+    "FOUL_LOSES",
     "hand_names",
+    "hands_compared",
     "narrate",
     "narrate_log",
     "position_name",
@@ -66,7 +68,11 @@ __all__ = [
     "wheel_of",
 ]
 
-_REASONS: Final = {"timeout": "time-out", "foul-reset": "foul reset"}
+FOUL_LOSES: Final = "foul: loses"
+"""How a fouled hand's settlement reads everywhere (the browser, the terminal game, the logs):
+under the Indiana rule the foul loses whatever the hands' comparisons."""
+
+_REASONS: Final = {"timeout": "time-out", "foul-reset": "foul reset", "left": "the player left"}
 _SOURCES: Final = {
     "csprng": "the operating system's secure generator",
     "seeded": "a seeded generator, for simulation and replay",
@@ -136,11 +142,26 @@ def start_line(event: StartChosen) -> str:
     )
 
 
+def hands_compared(event: SpotSettled) -> str:
+    """Why a spot settled as it did: each hand against the dealer's, or the foul.
+
+    >>> hands_compared(SpotSettled(2, "loss", "loss", "win", 500, 0, 0, 0, True))
+    'foul: loses'
+    >>> hands_compared(SpotSettled(3, "push", "loss", "win", 500, 0, 0, 500, False))
+    'high loss, low win'
+    """
+    if event.foul:
+        return FOUL_LOSES
+    if event.reason is not None:
+        return push_words(event.reason)
+    return f"high {event.high}, low {event.low}"
+
+
 def settlement_line(event: SpotSettled) -> str:
     """One spot's settlement: what was won (and its commission), pushed or lost.
 
     >>> settlement_line(SpotSettled(2, "loss", "win", "win", 500, 0, 0, 0, True))
-    'spot 2: lost $5.00 (foul)'
+    'spot 2: lost $5.00 (foul: loses)'
     """
     if event.outcome == "win":
         money = (
@@ -151,10 +172,7 @@ def settlement_line(event: SpotSettled) -> str:
         money = f"push, {format_money(event.returned)} returned"
     else:
         money = f"lost {format_money(event.wager)}"
-    why = "foul" if event.foul else f"high {event.high}, low {event.low}"
-    if event.reason is not None:
-        why = push_words(event.reason)
-    return f"spot {event.spot}: {money} ({why})"
+    return f"spot {event.spot}: {money} ({hands_compared(event)})"
 
 
 def push_words(reason: str) -> str:

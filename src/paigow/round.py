@@ -518,11 +518,19 @@ class Round:
 
     def time_out(self, spot: int) -> Events:
         """The player on ``spot`` did not set within the time limit: the house way sets it."""
+        return self._house_sets(spot, "timeout")
+
+    def left(self, spot: int) -> Events:
+        """The player on ``spot`` left the table with the hand in play: the house way sets it
+        at once (as a dealer sets an abandoned hand), so nobody waits for the time limit."""
+        return self._house_sets(spot, "left")
+
+    def _house_sets(self, spot: int, reason: str) -> Events:
         hw = self.house_way.set_hand(self._hand_for(spot), self.ruleset.wheel)
         self.settings[spot] = hw.setting
         d = hw.setting.to_dict()
         event = HandSet(
-            spot, tuple(d["high"]), tuple(d["low"]), False, "house-way", "timeout", hw.rule
+            spot, tuple(d["high"]), tuple(d["low"]), False, "house-way", reason, hw.rule
         )
         self._emit(event)
         return (event,)
@@ -828,6 +836,8 @@ class Round:
                 self.set_hand(spot, Setting(parse_cards(high), parse_cards(low)))
             case HandSet(reason="timeout", spot=spot):
                 self.time_out(spot)
+            case HandSet(reason="left", spot=spot):
+                self.left(spot)
             case DealerSet():
                 self.set_dealer()
             case DragonOffered():

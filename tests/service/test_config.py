@@ -135,7 +135,7 @@ def test_env_setting_follows_the_environment(bare_env: pytest.MonkeyPatch) -> No
     bare_env.setenv("PAIGOW_GAMING_DAY_TZ", " ")
     assert env_setting("gaming_day_start") == "04:30"
     assert dataclasses.astuple(GamingDay.from_env())[1] == "UTC"
-    assert GamingDay.from_env().describe() == "04:30 to 04:30 (UTC)"
+    assert GamingDay.from_env().describe() == "from 04:30 to 04:30 the next day, UTC"
     bare_env.setenv("PAIGOW_GAMING_DAY_START", "noon")
     with pytest.raises(ValueError, match="PAIGOW_GAMING_DAY_START must be HH:MM"):
         GamingDay.from_env()

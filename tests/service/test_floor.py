@@ -529,7 +529,7 @@ def test_the_report_splits_rounds_by_gaming_day(
     assert (after["rounds"], after["hands"], after["handle"]) == (3, 6, 9000)
     want = ledger_figures(fl.rt, a)
     assert before["house_result"] + after["house_result"] == want["house_result"]
-    assert report["gaming_day"].startswith(cut.time().strftime("%H:%M"))
+    assert report["gaming_day"].startswith("from " + cut.time().strftime("%H:%M"))
 
 
 def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> None:
@@ -566,3 +566,67 @@ def test_the_edge_workers_process_ends_with_a_killed_server(tmp_path: Any) -> No
         server.kill()
         if "worker" in locals() and not gone:
             os.kill(worker, signal.SIGKILL)
+
+
+def test_a_saved_exact_edge_is_shown_at_once_not_computing(
+    fl_sqlite: Floor, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 11: the exact edge ``paigow edge`` saved is on the floor at the first
+    look, with no worker started (before: "computing" while a worker recounted it)."""
+    from math import comb
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(cache))
+    deals = comb(53, 7) * comb(46, 7)
+    win, push = 2358120164000604, 3427552624666108  # the standard house way's exact counts
+    saved = {
+        "player": "house-way",
+        "deals": deals,
+        "win": win,
+        "push": push,
+        "loss": deals - win - push,
+        "house_way": STANDARD.to_dict(),
+        "wheel": "second",
+        "deck": 53,
+    }
+    path = cache / "edge-standard-second-house-way.json"
+    # a result for another deck, or counts that do not add up, are not taken
+    path.write_text(json.dumps({**saved, "deck": 52}))
+    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    path.write_text(json.dumps({**saved, "push": 1}))
+    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    path.write_text(json.dumps(saved))
+    assert edges.saved_house_way(cache, {**STANDARD.to_dict(), "quads": {}}, "second") is None
+    assert edges.saved_house_way(cache, STANDARD.to_dict(), "lowest") is None
+
+    started: list[str] = []
+    monkeypatch.setattr(edges.EdgeWorker, "_executor", lambda self: started.append("pool"))
+    fl = fl_sqlite
+    a = fl.table(seed_edge=False)
+    row = fl.row(a)
+    assert row["theoretical"]["status"] == "ready", row["theoretical"]
+    assert row["theoretical"]["house_way_hold"]["decimal"] == "0.02721934"
+    assert started == []
+    assert fl.floor()["gaming_day"] == "from 06:00 to 06:00 the next day, UTC"
+
+
+def test_a_refused_wager_is_recorded_in_the_audit_log_on_both_back_ends(fl: Floor) -> None:
+    """A self-excluded player's refused wager is recorded apart from the refused step (on
+    PostgreSQL the step's connection is an asyncio one: the record is written on a plain one)."""
+    a = fl.table()
+    (p,) = fl.seat(a, 1, credit=100_000)
+    c = fl.players[0][1]
+    c.ok(c.post("/api/me/exclusion", {"days": 30}))
+    r = c.wager(a, 500)
+    assert r.status_code == 403 and r.json()["code"] == "self-excluded"
+    deadline = time.time() + 10
+    found: list[dict[str, Any]] = []
+    while time.time() < deadline and not found:
+        found = [
+            x
+            for x in map(json.loads, fl.svc.op.get("/api/admin/audit").text.splitlines())
+            if x["action"] == "wager-refused-excluded"
+        ]
+        time.sleep(0.1)
+    assert [(x["actor"], x["details"]["amount"]) for x in found] == [(p.username, 500)]

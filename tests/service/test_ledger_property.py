@@ -1,5 +1,7 @@
 """A property test: random interleavings of API calls (register, credit, debit, sit, leave,
-wager, retried wagers, settings good and bad, fouls, closing tables, letting the dealer run) keep
+wager, retried wagers, side wagers with the wager and apart (Fortune with Envy, a progressive
+shared by the tables, its meter seeded and reset by the operator), settings good and bad, fouls,
+closing tables, letting the dealer run) keep
 the ledger's invariant after every step: every pair of entries balances, every balance is the sum
 of its entries, no wallet is negative, and the accounts hold exactly what operators credited."""
 
@@ -19,6 +21,27 @@ from paigow.house_way import HouseWay
 from paigow.setting import all_settings
 
 HW = HouseWay.preset("standard")
+JACKPOT = """
+name = "prop-jackpot"
+target = "player"
+[pays]
+flush = "100% of meter"
+straight = "5% of meter"
+three-of-a-kind = "$3"
+[progressive]
+share = "30%"
+seed = "$10"
+"""
+OFFERS = [
+    {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 1500},
+    {
+        "name": "jackpot",
+        "paytable_toml": JACKPOT,
+        "min_wager": 100,
+        "max_wager": 500,
+        "bank": "prop-bank",
+    },
+]
 
 
 def make_machine(svc: Any) -> type[RuleBasedStateMachine]:
@@ -38,7 +61,11 @@ def make_machine(svc: Any) -> type[RuleBasedStateMachine]:
         def _new_table(self) -> None:
             self.tables.append(
                 svc.new_table(
-                    betting_time_ms=150, setting_time_ms=300, min_wager=100, max_wager=2000
+                    betting_time_ms=150,
+                    setting_time_ms=300,
+                    min_wager=100,
+                    max_wager=2000,
+                    side_wagers=OFFERS,
                 )
             )
 
@@ -84,10 +111,43 @@ def make_machine(svc: Any) -> type[RuleBasedStateMachine]:
         @rule(
             i=st.integers(0, 7),
             t=st.integers(0, 3),
-            amount=st.integers(0, 2500),
+            side=st.dictionaries(
+                st.sampled_from(["fortune", "jackpot", "nope"]), st.integers(0, 1600), max_size=2
+            ),
             retry=st.booleans(),
         )
-        def wager(self, i: int, t: int, amount: int, retry: bool) -> None:
+        def side_wagers(self, i: int, t: int, side: dict[str, int], retry: bool) -> None:
+            p = self.players[i % len(self.players)]
+            table = self.tables[t % len(self.tables)]
+            body = {"side": side, "idempotency_key": secrets.token_hex(6)}
+            r = p.post(f"/api/tables/{table}/side-wagers", body)
+            self._check(r, 200, 409, 422)
+            if r.status_code == 200 and retry:
+                again = p.post(f"/api/tables/{table}/side-wagers", body)
+                self._check(again, 200)
+                assert again.json() == r.json()
+
+        @rule(amount=st.integers(0, 3000), reset=st.booleans())
+        def operator_moves_the_meter(self, amount: int, reset: bool) -> None:
+            kind = "reset" if reset else "seed"
+            r = self.op.post(f"/api/admin/progressives/prop-bank/{kind}", {"amount": amount})
+            self._check(r, 200)
+
+        @rule(
+            i=st.integers(0, 7),
+            t=st.integers(0, 3),
+            amount=st.integers(0, 2500),
+            retry=st.booleans(),
+            side=st.one_of(
+                st.none(),
+                st.dictionaries(
+                    st.sampled_from(["fortune", "jackpot"]), st.integers(50, 1600), max_size=2
+                ),
+            ),
+        )
+        def wager(
+            self, i: int, t: int, amount: int, retry: bool, side: dict[str, int] | None
+        ) -> None:
             p = self.players[i % len(self.players)]
             table = self.tables[t % len(self.tables)]
             if retry and p.username in self.last_wager:
@@ -96,7 +156,9 @@ def make_machine(svc: Any) -> type[RuleBasedStateMachine]:
                 self._check(r, 200)
                 assert r.json() == response
                 return
-            body = {"amount": amount, "idempotency_key": secrets.token_hex(6)}
+            body: dict[str, Any] = {"amount": amount, "idempotency_key": secrets.token_hex(6)}
+            if side:
+                body["side"] = side
             r = p.post(f"/api/tables/{table}/wager", body)
             self._check(r, 200, 409, 422)
             if r.status_code == 200:

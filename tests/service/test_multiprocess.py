@@ -21,6 +21,16 @@ from paigow.service.store.db import Database
 
 HW = HouseWay.preset("standard")
 pytestmark = pytest.mark.slow
+JACKPOT = """
+name = "mp-jackpot"
+target = "player"
+[pays]
+seven-card-straight-flush = "100% of meter"
+flush = "100% of meter"
+[progressive]
+share = "20%"
+seed = "$100"
+"""
 
 
 def dealer_pid(db_url: str, table_id: int) -> int | None:
@@ -62,13 +72,22 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
         try:
             by_pid = {p.proc.pid: p for p in procs}
             op = helpers.login(procs[0].url)
-            table = op.ok(
-                op.post(
-                    "/api/admin/tables",
-                    {"name": "shared", "betting_time_ms": 60_000, "setting_time_ms": 60_000},
-                ),
-                201,
-            )["id"]
+            body = {
+                "name": "shared",
+                "betting_time_ms": 60_000,
+                "setting_time_ms": 60_000,
+                "side_wagers": [
+                    {
+                        "name": "jackpot",
+                        "paytable_toml": JACKPOT,
+                        "min_wager": 100,
+                        "max_wager": 1000,
+                        "bank": "mp-bank",
+                    }
+                ],
+            }
+            table = op.ok(op.post("/api/admin/tables", body), 201)["id"]
+            other = op.ok(op.post("/api/admin/tables", {**body, "name": "same bank"}), 201)["id"]
             holder = by_pid[wait_holder(db_url, table, set(by_pid))]
             survivor = next(p for p in procs if p is not holder)
             # exactly one process holds the lock
@@ -99,18 +118,29 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
             )  # a client of the doomed process
             ws_amy = helpers.WsReader(survivor.url, table, amy.token)
             ws_ben = helpers.WsReader(survivor.url, table, ben.token)
+            ws_other = helpers.WsReader(survivor.url, other, ben.token)  # the bank's other table
             try:
                 # each feed is subscribed once its hello came (a wager committed before that is
                 # in the hello's log, not sent again as an event)
-                for ws in (ws_holder, ws_amy, ws_ben):
+                for ws in (ws_holder, ws_amy, ws_ben, ws_other):
                     ws.wait_for(lambda m: m.get("type") == "hello")
-                round_id = amy.ok(amy.wager(table, 1000))["round_id"]
+                round_id = amy.ok(
+                    amy.post(
+                        f"/api/tables/{table}/wager",
+                        {"amount": 1000, "side": {"jackpot": 500}, "idempotency_key": "a1"},
+                    )
+                )["round_id"]
                 # a wager made through the survivor reaches the other process's clients
                 ws_holder.wait_for(lambda m: m.get("type") == "wager-placed" and m.get("spot") == 1)
                 ws_ben.wait_for(lambda m: m.get("type") == "wager-placed" and m.get("spot") == 1)
                 holder.kill()
                 wait_holder(db_url, table, {survivor.proc.pid})
-                ben.ok(ben.wager(table, 2000))  # all seated have wagered: the survivor deals
+                ben.ok(  # all seated have wagered: the survivor deals
+                    ben.post(
+                        f"/api/tables/{table}/wager",
+                        {"amount": 2000, "side": {"jackpot": 300}, "idempotency_key": "b1"},
+                    )
+                )
                 dealt_amy = ws_amy.wait_for(lambda m: m.get("type") == "dealt")
                 dealt_ben = ws_ben.wait_for(lambda m: m.get("type") == "dealt")
                 assert list(dealt_amy["your_cards"]) == ["1"] and list(dealt_ben["your_cards"]) == [
@@ -124,11 +154,25 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
                 settled = ws_amy.wait_for(lambda m: m.get("type") == "round-settled")
                 assert settled["round_id"] == round_id
                 ws_ben.wait_for(lambda m: m.get("type") == "round-settled")
+                # the meter (seed and the two wagers' shares, less any hit) reaches every table
+                # of its bank
+                hits = [
+                    m
+                    for m in ws_amy.messages
+                    if m.get("type") == "side-wager-settled" and m["meter"] != m["meter_after"]
+                ]
+                want = 10_000 + 100 + 60 if not hits else hits[-1]["meter_after"]
+                for ws in (ws_amy, ws_other):
+                    m = ws.wait_for(lambda m: m.get("type") == "meter")
+                    assert m == {"type": "meter", "bank": "mp-bank", "meter": want}
+                state = amy.ok(amy.get(f"/api/tables/{other}"))
+                assert state["meters"] == {"mp-bank": want}
             finally:
-                for ws in (ws_holder, ws_amy, ws_ben):
+                for ws in (ws_holder, ws_amy, ws_ben, ws_other):
                     ws.close()
             report = verify(Database(db_url))
             assert report["ok"] and report["rounds"] == 1, report
+            assert report["ledger"]["system_accounts"]["progressive:meter"] == want
             audit = op.__class__(survivor.url, op.token).get("/api/admin/audit").text
             assert '"action":"round-resumed"' in audit
         finally:
@@ -200,6 +244,8 @@ def test_bots_against_two_processes(helpers: Any, tmp_path: Path) -> None:
         )
         assert report["errors"]["unexpected"] == {}
         assert set(report["latency_ms"]["wager"]) == {"p50", "p99", "n"}
+        # side wagers at three tables sharing one progressive meter, through two processes
+        assert report["side_wagered"] > 0
         assert verify(Database(db_url))["ok"]
 
 
@@ -216,7 +262,7 @@ def test_bots_cli_on_sqlite(helpers: Any, sqlite_url: str, tmp_path: Path) -> No
             report["rounds"] >= 3 and report["ledger_balanced"] and report["replay_mismatches"] == 0
         )
         assert report["errors"]["unexpected"] == {}
-        assert sum(report["errors"]["expected"].values()) >= 0
+        assert report["side_wagered"] > 0 and report["side_returned"] >= 0
         bad = subprocess.run(
             [sys.executable, "-m", "paigow.cli", "bots", "--url", proc.url, "--operator", "boss"],
             capture_output=True,

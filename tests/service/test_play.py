@@ -392,3 +392,33 @@ def test_leaving_mid_round_keeps_the_wager_in_play(svc: Any) -> None:
     back = replay(rnd["events"]).returned()
     assert a.balance() == 99_000 + back[1]
     assert svc.verify()["ok"]
+
+
+def test_a_player_who_leaves_has_the_hand_set_by_the_house_way_at_once(svc: Any) -> None:
+    # issue 22, item 4: a long setting time that the table must not wait out for a player gone
+    table = svc.new_table(betting_time_ms=30_000, setting_time_ms=60_000)
+    a, b, c = svc.player(), svc.player(), svc.player()
+    a.sit(table, 1)
+    b.sit(table, 2)
+    c.sit(table, 3)
+    rid = a.ok(a.wager(table, 1000))["round_id"]
+    # c wagers and leaves before the deal; b's wager closes betting (everyone seated wagered)
+    c.ok(c.wager(table, 1000))
+    c.ok(c.post(f"/api/tables/{table}/leave"))
+    b.ok(b.wager(table, 1000))
+    a.wait_dealt(table)
+    left = a.ok(a.post(f"/api/tables/{table}/leave"))
+    assert left["left"] and left["hand_set"]
+    hb = b.wait_dealt(table)
+    started = time.time()
+    b.ok(b.set(table, house_low(hb["cards"])))
+    b.wait_phase(table, (None, "settled"), timeout=20)
+    assert time.time() - started < 20  # not the 60 s setting time
+    events = svc.op.ok(svc.op.get(f"/api/rounds/{rid}"))["events"]
+    sets = {e["spot"]: e for e in events if e["type"] == "hand-set"}
+    assert sets[1]["by"] == "house-way" and sets[1]["reason"] == "left"
+    assert sets[3]["by"] == "house-way" and sets[3]["reason"] == "left"
+    assert sets[2]["by"] == "player"
+    back = replay(events).returned()  # the log replays, "left" included
+    assert a.balance() == 99_000 + back[1] and c.balance() == 99_000 + back[3]
+    assert svc.verify()["ok"]

@@ -153,6 +153,7 @@ def test_schema_matches_the_models_and_logs_are_append_only(db_url: str) -> None
             mc = MigrationContext.configure(conn)
             from alembic.script import ScriptDirectory
 
+            import paigow.service.store.bonus_models  # (side wagers: part of the schema too)
             import paigow.service.store.floor_models  # noqa: F401  (its models are part of the schema)
             from paigow.service.store.migrate import alembic_config
 

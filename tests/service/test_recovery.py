@@ -1,7 +1,9 @@
 """Kill and restart: a real ``paigow serve`` process is killed with SIGKILL while a round is in
 betting, in setting, after the dealer has set, and inside the settlement transaction; after a
 restart every round resumes from its last committed step (or is voided with every wager returned)
-exactly once, and the ledger balances.
+exactly once, and the ledger balances. The table offers side wagers (Fortune with Envy, and a
+progressive whose meter pays a straight or better, so that hits happen): every player places
+both, and their money, records and the meter are checked after the restart too.
 
 The moment to kill is made from outside the service: ``fault_server.py`` (beside this file, never
 part of the package) starts ``paigow serve`` with the dealer stopped at a step, and says so in a
@@ -19,11 +21,29 @@ import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from paigow.round import Round
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
-from paigow.service.store.db import Database, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
+from paigow.service.store.db import Database, LedgerTransaction, RoundEvent, RoundRow, RoundWager
 
 HW = HouseWay.preset("standard")
+JACKPOT = """
+name = "kill-jackpot"
+target = "player"
+[pays]
+flush = "100% of meter"
+straight = "10% of meter"
+three-of-a-kind = "$5"
+[progressive]
+share = "25%"
+seed = "$20"
+"""
+SIDE_OFFERS = [
+    {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 5000},
+    {"name": "jackpot", "paytable_toml": JACKPOT, "min_wager": 100, "max_wager": 1000},
+]
+SIDE = {1: {"fortune": 500, "jackpot": 200}, 2: {"fortune": 300, "jackpot": 400}}
 FAULT_SERVER = Path(__file__).with_name("fault_server.py")
 pytestmark = pytest.mark.slow
 
@@ -46,7 +66,30 @@ def _db_state(db_url: str, round_id: str) -> dict[str, Any]:
                     sa.select(RoundWager).where(RoundWager.round_id == round_id)
                 ).scalars()
             }
-            return {"phase": row.phase, "kinds": kinds, "wagers": wagers}
+            sides = {
+                (w.spot, w.name): (w.status, w.amount, w.returned, w.envy)
+                for w in s.execute(
+                    sa.select(RoundSideWager).where(RoundSideWager.round_id == round_id)
+                ).scalars()
+            }
+            bank = s.get(ProgressiveBank, "kill-jackpot")
+            meter = None if bank is None else bank.meter
+            events = [
+                d
+                for (d,) in s.execute(
+                    sa.select(RoundEvent.data)
+                    .where(RoundEvent.round_id == round_id)
+                    .order_by(RoundEvent.seq)
+                )
+            ]
+            return {
+                "phase": row.phase,
+                "kinds": kinds,
+                "wagers": wagers,
+                "sides": sides,
+                "meter": meter,
+                "events": events,
+            }
     finally:
         db.dispose()
 
@@ -104,7 +147,12 @@ class Scene:
         self.table = self.op.ok(
             self.op.post(
                 "/api/admin/tables",
-                {"name": "t", "betting_time_ms": betting_ms, "setting_time_ms": setting_ms},
+                {
+                    "name": "t",
+                    "betting_time_ms": betting_ms,
+                    "setting_time_ms": setting_ms,
+                    "side_wagers": SIDE_OFFERS,
+                },
             ),
             201,
         )["id"]
@@ -136,29 +184,55 @@ def scene(helpers: Any, db_url: str, tmp_path: Path) -> Any:
     s.stop()
 
 
+def _wager(p: Any, table: int, spot: int, amount: int) -> dict[str, Any]:
+    """A main wager with the spot's side wagers (:data:`SIDE`), one request."""
+    body = {"amount": amount, "side": SIDE[spot], "idempotency_key": secrets.token_hex(6)}
+    return dict(p.ok(p.post(f"/api/tables/{table}/wager", body)))
+
+
 def _finish_and_check(scene: Any, round_id: str, wagers: dict[int, int]) -> None:
     """After the restart: the round ends once; each player's wallet got exactly what the
-    replayed log says; the ledger balances."""
+    replayed log says, side wagers and Envy included; the meter moved once by what the log
+    says; the ledger balances."""
     state = _wait_db_phase(scene.db_url, round_id, ("settled", "voided"))
     assert state["kinds"].count("settlement") + state["kinds"].count("void-refund") == 1, state
     assert state["kinds"].count("wager") == len(wagers)
+    rnd = Round.replay(state["events"])
+    side_back = rnd.side_returned()
     players = scene.players()
     for spot, p in zip((1, 2), players, strict=True):
         if spot in wagers:
             status, amount, returned = state["wagers"][spot]
             assert status in ("settled", "returned") and amount == wagers[spot]
-            assert p.balance() == 50_000 - amount + returned
+            side_in = sum(SIDE[spot].values())
+            side_out = 0
+            for name, wager in SIDE[spot].items():
+                s_status, s_amount, s_returned, s_envy = state["sides"][(spot, name)]
+                envy = rnd.envy.get((spot, name))
+                assert (s_status, s_amount) == (status, wager)
+                assert s_returned == side_back[(spot, name)]
+                assert s_envy == (envy.amount if envy else 0)
+                side_out += s_returned + s_envy
+            assert p.balance() == 50_000 - amount + returned - side_in + side_out
+    shares = sum(SIDE[s]["jackpot"] // 4 for s in wagers)
+    if rnd.phase.value == "settled":
+        assert rnd.meters == {"kill-jackpot": 2_000 + shares}  # the shares added once
+        assert state["meter"] == rnd.meters_after["kill-jackpot"]
+    else:
+        assert state["meter"] == 2_000
     report = verify(Database(scene.db_url))
     assert report["ok"], report
     audit = scene.op.get("/api/admin/audit").text
     assert '"action":"round-resumed"' in audit
+    hits = [e for e in rnd.side_results.values() if e.meter != e.meter_after]
+    assert audit.count('"action":"jackpot-hit"') == len(hits)
 
 
 def test_killed_in_betting(scene: Any) -> None:
     scene.start()
     scene.setup(betting_ms=1500, setting_ms=500)
     a, _ = scene.players()
-    round_id = a.ok(a.wager(scene.table, 1000))["round_id"]  # b has not wagered: betting stays open
+    round_id = _wager(a, scene.table, 1, 1000)["round_id"]  # b has not wagered: betting stays open
     scene.proc.kill()
     assert _db_state(scene.db_url, round_id)["phase"] == "betting"
     scene.start()
@@ -171,8 +245,8 @@ def test_killed_in_setting(scene: Any) -> None:
     scene.start(stop_at="deal")
     scene.setup()
     a, b = scene.players()
-    round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
-    b.ok(b.wager(scene.table, 2000))
+    round_id = _wager(a, scene.table, 1, 1000)["round_id"]
+    _wager(b, scene.table, 2, 2000)
     _wait_file(scene.marker)
     assert _db_state(scene.db_url, round_id)["phase"] == "setting"  # the deal has committed
     h = a.wait_dealt(scene.table)
@@ -192,8 +266,8 @@ def test_killed_after_the_dealer_set(scene: Any) -> None:
     scene.start(stop_at="dealer")
     scene.setup(setting_ms=300)
     a, b = scene.players()
-    round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
-    b.ok(b.wager(scene.table, 2000))
+    round_id = _wager(a, scene.table, 1, 1000)["round_id"]
+    _wager(b, scene.table, 2, 2000)
     _wait_file(scene.marker)
     assert _db_state(scene.db_url, round_id)["phase"] == "dealer"
     scene.proc.kill()
@@ -205,8 +279,8 @@ def test_killed_inside_the_settlement(scene: Any) -> None:
     scene.start(stop_at="settle")
     scene.setup(setting_ms=300)
     a, b = scene.players()
-    round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
-    b.ok(b.wager(scene.table, 2000))
+    round_id = _wager(a, scene.table, 1, 1000)["round_id"]
+    _wager(b, scene.table, 2, 2000)
     _wait_file(scene.marker)  # the settlement's statements have run; its commit has not
     scene.proc.kill()
     state = _db_state(scene.db_url, round_id)
@@ -219,8 +293,8 @@ def test_a_round_that_cannot_resume_is_voided(scene: Any, backend: str) -> None:
     scene.start(stop_at="deal")
     scene.setup()
     a, b = scene.players()
-    round_id = a.ok(a.wager(scene.table, 1000))["round_id"]
-    b.ok(b.wager(scene.table, 2000))
+    round_id = _wager(a, scene.table, 1, 1000)["round_id"]
+    _wager(b, scene.table, 2, 2000)
     _wait_file(scene.marker)
     scene.proc.kill()
     # damage the log: an event the rules engine cannot replay
@@ -244,7 +318,9 @@ def test_a_round_that_cannot_resume_is_voided(scene: Any, backend: str) -> None:
     state = _wait_db_phase(scene.db_url, round_id, ("voided",))
     assert state["kinds"].count("void-refund") == 1
     for p in scene.players():
-        assert p.balance() == 50_000
+        assert p.balance() == 50_000  # the side wagers returned too
+    state = _db_state(scene.db_url, round_id)
+    assert {v[0] for v in state["sides"].values()} == {"returned"} and state["meter"] == 2_000
     audit = scene.op.get("/api/admin/audit").text
     assert '"action":"dealer-fault"' in audit and '"action":"round-voided"' in audit
     report = verify(Database(scene.db_url))

@@ -140,3 +140,9 @@ def shot(request: pytest.FixtureRequest) -> Any:
 def api_class() -> type[Api]:
     """The tests' API client class, for servers other than ``site``."""
     return Api
+
+
+@pytest.fixture(scope="session")
+def site_class() -> type[Site]:
+    """The live server's class, for a module's own server (its own database)."""
+    return Site

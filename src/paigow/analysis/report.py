@@ -1,5 +1,6 @@
 """The par sheet: one self-contained HTML file with the rules in force, hand frequencies, the
-dealer's settings, the house edge and charts (matplotlib, embedded as PNG)."""
+dealer's settings, the house edge, the side wagers offered with their exact returns and charts
+(matplotlib, embedded as PNG)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import html
 import io
 import json
 import time
+from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paigow.analysis.compiled import cache_dir
 from paigow.analysis.extras import require
@@ -17,6 +20,9 @@ from paigow.analysis.simulate import SimResult
 from paigow.analysis.stats import HandStats
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from paigow.analysis.bonus_return import BonusAnalysis
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#111}
@@ -179,6 +185,70 @@ def _cost_section(costs: list[Any] | None, total_hands: int) -> str:
     )
 
 
+def _pct(value: Fraction, places: int = 4) -> str:
+    from paigow.analysis.bonus_return import decimal
+
+    return f"{decimal(100 * value, places)}%"
+
+
+def bonus_section(analyses: Sequence[BonusAnalysis], notes: Sequence[str | None] = ()) -> str:
+    """The side wagers offered, each with the exact count of every hand it pays, its return,
+    Envy by the number of players and a progressive's break-even meter; ``notes[i]``, when
+    given, says how the table offers the i-th (its name there and its limits)."""
+    from paigow.analysis.bonus_return import MAX_PLAYERS, decimal
+    from paigow.money import format_money
+
+    if not analyses:
+        return '<p class="note">No side wager is offered at this table.</p>'
+    summary: list[list[Any]] = []
+    for a in analyses:
+        extra = ""
+        if a.envy_per_other is not None:
+            extra = f"{_pct(-a.total_return(MAX_PLAYERS))} with Envy, {MAX_PLAYERS} players"
+        elif a.break_even is not None and a.meter is not None:
+            even = format_money(int(-(-a.break_even // 1)))
+            extra = f"at a {format_money(a.meter)} meter; break-even meter {even}"
+        summary.append(
+            [f"{a.table.title} ({a.table.name})", a.table.target.value, _pct(-a.paid_return), extra]
+        )
+    parts = [_table(["side wager", "settles on", "house edge", "with Envy or the meter"], summary)]
+    for i, a in enumerate(analyses):
+        t = a.table
+        note = notes[i] if i < len(notes) else None
+        rows: list[list[Any]] = [
+            [line.category.label, line.pays, line.hands, decimal(line.contribution(a.hands))]
+            for line in a.lines
+        ]
+        lost = a.hands - a.paid_hands
+        rows.append(["not paid", "loses", lost, decimal(Fraction(-lost, a.hands))])
+        rows.append(["total", "", a.hands, decimal(a.paid_return)])
+        meter = f", meter {format_money(a.meter)}" if a.meter is not None else ""
+        parts.append(
+            f"<h3>{html.escape(t.title)} ({html.escape(t.name)})</h3>"
+            + (f"<p><b>{html.escape(note)}.</b></p>" if note else "")
+            + f"<p>Settles on: {html.escape(t.target.value)}; figures at a wager of "
+            f"{format_money(a.wager)}{meter}. House edge <b>{_pct(-a.paid_return)}</b> "
+            f"(return {decimal(a.paid_return, 8)} per unit, exactly {a.paid_return}).</p>"
+            + (f'<p class="note">Source: {html.escape(t.source)}</p>' if t.source else "")
+            + _table(["hand", "pays", "hands", "return"], rows)
+        )
+        if a.envy_per_other is not None and t.envy is not None:
+            envy_rows: list[list[Any]] = [
+                [n, _pct(-a.total_return(n))] for n in range(1, MAX_PLAYERS + 1)
+            ]
+            parts.append(
+                f"<p>Envy (a bonus wager of {format_money(t.envy.minimum)} or more): "
+                f"{decimal(a.envy_per_other, 4)} cents per other player's hand.</p>"
+                + _table(["players at the table", "house edge with Envy"], envy_rows)
+            )
+        if a.break_even is not None:
+            parts.append(
+                f"<p>Break-even meter: {format_money(int(-(-a.break_even // 1)))} "
+                f"(above it the wager returns more than it costs).</p>"
+            )
+    return "".join(parts)
+
+
 def render(
     ruleset: Ruleset,
     way: HouseWay,
@@ -186,9 +256,13 @@ def render(
     sim: SimResult,
     edges: list[dict[str, Any]],
     costs: list[Any] | None = None,
+    bonus: Sequence[BonusAnalysis] = (),
+    bonus_notes: Sequence[str | None] = (),
 ) -> str:
     """The par sheet as one HTML document; ``costs`` are the compiled strategy's
-    :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built."""
+    :class:`paigow.analysis.strategy.RuleCost` rows, when it has been built; ``bonus`` the
+    side wagers offered, analyzed (:func:`paigow.analysis.bonus_return.analyze`), and
+    ``bonus_notes`` how the table offers each (see :func:`bonus_section`)."""
     total = stats.total
     rules = [
         [
@@ -215,6 +289,10 @@ def render(
             "three dice" if ruleset.start.value == "dice" else "random number 1..7",
         ],
         ["house way", way.name],
+        [
+            "side wagers offered",
+            ", ".join(f"{a.table.title} ({a.table.name})" for a in bonus) or "none",
+        ],
     ]
     params: list[list[Any]] = [
         [f"two pair {k.replace('_', ' / ')}", a.value] for k, a in way.two_pair.items()
@@ -292,6 +370,9 @@ def render(
 <h3>Simulated (house way against house way)</h3>{_table(["measure", "value"], sim_rows)}
 <h2>The cost of the house way, rule by rule</h2>
 {_cost_section(costs, total)}
+<h2>Side wagers</h2>
+<p>Exact, over all {total:,} seven-card hands; bets on the dealer's low hand under the {html.escape(way.name)} house way.</p>
+{bonus_section(bonus, bonus_notes)}
 </body></html>
 """
 

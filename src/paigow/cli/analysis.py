@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -45,6 +45,11 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule, PushRule
+
+if TYPE_CHECKING:
+    from paigow.analysis.runner import Runner, TableSpec
+    from paigow.bonus import PayTable
+    from paigow.house_way import HouseWay
 
 
 # --------------------------------------------------------------------------------------- analyze
@@ -197,6 +202,15 @@ def simulate_command(
             "face-up (the best setting against the dealer's setting shown face up).",
         ),
     ] = SimPlayer.HOUSE_WAY,
+    bonus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bonus",
+            metavar="PAYTABLE|FILE",
+            help="Also settle this side wager on every round (repeat for each), beside its "
+            "exact return.",
+        ),
+    ] = None,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
@@ -205,6 +219,7 @@ def simulate_command(
     """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI
     (with a push rule, the dealer hands that trigger it push every wager)."""
     from paigow.analysis.simulate import simulate
+    from paigow.cli.bonus import load_pay_table
 
     way = load_house_way(house_way)
     rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
@@ -216,12 +231,16 @@ def simulate_command(
             raise fail(str(exc)) from None
     if player is not SimPlayer.HOUSE_WAY and fixed:
         raise fail(f"--player-hand is played by the house way; leave out --player {player.value}")
+    tables = [load_pay_table(name) for name in bonus or []]
+    if tables and (fixed or player is not SimPlayer.HOUSE_WAY):
+        raise fail("side wagers are simulated on random hands of house-way players")
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
     if player is SimPlayer.OPTIMAL:  # a clear error if not built
         open_strategy(way, wheel, rate, house_way=house_way, push=rule.value)
     with progress_bar("simulating", rounds) as advance:
         result = simulate(spec, rounds, runner, seed, rate, fixed, advance, player.value, rule)
     data = result.to_dict()
+    lines = _simulate_bonus(tables, spec, rounds, runner, result.seed, way, wheel, data)
     if as_json:
         print(json.dumps(data))
         return
@@ -251,6 +270,34 @@ def simulate_command(
     console.print(
         f"  {data['rounds_per_second']:,.0f} rounds per second with {runner.workers} worker(s)"
     )
+    for line in lines:
+        console.print(f"  {line}")
+
+
+def _simulate_bonus(
+    tables: list[PayTable],
+    spec: TableSpec,
+    rounds: int,
+    runner: Runner,
+    seed: int,
+    way: HouseWay,
+    wheel: Wheel,
+    data: dict[str, Any],
+) -> list[str]:
+    """Settle the side wagers on the simulation's rounds; their figures go into ``data``
+    (``bonus``) and come back as lines of text, each beside the exact return."""
+    if not tables:
+        return []
+    from paigow.analysis.bonus_return import analyze
+    from paigow.analysis.bonus_sim import simulate_bonus
+    from paigow.cli.bonus import bonus_counts
+
+    with progress_bar("side wagers", rounds) as advance:
+        results = simulate_bonus(spec, rounds, runner, seed, tables, advance)
+    counts = bonus_counts(way, wheel, runner.workers)
+    exact = [analyze(t, counts).paid_return for t in tables]
+    data["bonus"] = [r.to_dict(e) for r, e in zip(results, exact, strict=True)]
+    return [r.line(e) for r, e in zip(results, exact, strict=True)]
 
 
 # --------------------------------------------------------------------------------------- edge

@@ -8,7 +8,10 @@ now and then sends a request that must be refused (a wager above the limit or wi
 foul without confirmation, cards it was not dealt, an operator route). At the end it replays every
 round's complete log with the rules engine, compares the results with what the players saw and
 with their wallets (every player's balance must equal what it was credited plus what its rounds
-returned less what it wagered), and asks the server to check its ledger.
+returned less what it wagered, side wagers and Envy included), and asks the server to check its
+ledger. Unless told not to, the tables offer side wagers (Fortune with Envy, and a progressive
+whose meter all the run's tables share) and the bots place them, with the wager or by the
+separate request.
 
 Several servers (``--url`` more than once) serve one database: the players are spread over them,
 and when one is lost each of its players goes on with another: a request that got no answer is
@@ -32,7 +35,7 @@ from paigow.cli.bots_http import (
     percentile,
     split_urls,
 )
-from paigow.cli.bots_player import BotConfig, Player
+from paigow.cli.bots_player import BotConfig, Player, side_offers
 from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.runtime import settle_memory
@@ -56,21 +59,18 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
         run_id = secrets.token_hex(3)
         tables = []
         for i in range(cfg.tables):
-            r = await api.call(
-                "create-table",
-                "POST",
-                "/api/admin/tables",
-                op,
-                {
-                    "name": f"bots {run_id} #{i + 1}",
-                    "mode": "practice" if i % 2 else "casino",
-                    "start": "rng" if i % 3 == 2 else "dice",
-                    "min_wager": cfg.min_wager,
-                    "max_wager": cfg.max_wager,
-                    "betting_time_ms": cfg.betting_ms,
-                    "setting_time_ms": cfg.setting_ms,
-                },
-            )
+            body: dict[str, Any] = {
+                "name": f"bots {run_id} #{i + 1}",
+                "mode": "practice" if i % 2 else "casino",
+                "start": "rng" if i % 3 == 2 else "dice",
+                "min_wager": cfg.min_wager,
+                "max_wager": cfg.max_wager,
+                "betting_time_ms": cfg.betting_ms,
+                "setting_time_ms": cfg.setting_ms,
+            }
+            if cfg.side_wagers:  # one progressive bank for the whole run
+                body["side_wagers"] = side_offers(f"bots-{run_id}")
+            r = await api.call("create-table", "POST", "/api/admin/tables", op, body)
             if r.status_code != 201:
                 raise RuntimeError(f"cannot create a table: HTTP {r.status_code} {r.text[:200]}")
             tables.append(r.json())
@@ -207,6 +207,7 @@ async def _verify(
     # what the players saw and hold against the replays
     balances_ok = True
     fouls = 0
+    side_wagered = side_returned = jackpots = 0
     for p in players:
         expected_balance = p.log.credited
         for rid, entry in p.log.rounds.items():
@@ -230,6 +231,36 @@ async def _verify(
                 )
             fouls += int(entry["foul"])
             expected_balance += got - entry["wager"]
+            side = entry.get("side") or {}
+            if side:
+                keys = [(entry["spot"], n) for n in side]
+                if {k: rnd.side_wagers.get(k) for k in keys} != {
+                    (entry["spot"], n): a for n, a in side.items()
+                }:
+                    mismatches.append(
+                        {"round_id": rid, "problem": f"{p.name}: side wagers {side} not in the log"}
+                    )
+                back = rnd.side_returned()
+                side_got = sum(back.get(k, 0) for k in keys) + sum(
+                    rnd.envy[k].amount for k in keys if k in rnd.envy
+                )
+                if entry.get("side_returned") is not None and entry["side_returned"] != side_got:
+                    mismatches.append(
+                        {
+                            "round_id": rid,
+                            "problem": f"{p.name} saw side wagers return {entry['side_returned']}"
+                            f", replay gives {side_got}",
+                        }
+                    )
+                expected_balance += side_got - sum(side.values())
+                side_wagered += sum(side.values())
+                side_returned += side_got
+                jackpots += sum(
+                    1
+                    for k in keys
+                    if k in rnd.side_results
+                    and rnd.side_results[k].meter != rnd.side_results[k].meter_after
+                )
         r = await api.call("me", "GET", "/api/me", await _login(api, p))
         if r.status_code == 200 and r.json()["balance"] != expected_balance:
             balances_ok = False
@@ -253,6 +284,9 @@ async def _verify(
         "voided": voided,
         "fouls": fouls,
         "timeouts": timeouts,
+        "side_wagered": side_wagered,
+        "side_returned": side_returned,
+        "jackpot_hits": jackpots,
         "ledger_balanced": bool(ledger.get("balanced")) and balances_ok,
         "ledger": ledger,
         "replay_mismatches": len(mismatches),
@@ -286,6 +320,11 @@ def print_report(console: Any, report: dict[str, Any]) -> None:
         console.print(
             f"while every player played ({report['steady_window_s']} s): "
             f"{report['steady_rounds']} rounds, {report['steady_rounds_per_s']} rounds/s"
+        )
+    if report.get("side_wagered"):
+        console.print(
+            f"side wagers: {report['side_wagered']} cents wagered, {report['side_returned']} "
+            f"returned (Envy included); {report['jackpot_hits']} meter pays"
         )
     console.print(
         f"ledger balanced: {report['ledger_balanced']}; replay mismatches: {report['replay_mismatches']}"

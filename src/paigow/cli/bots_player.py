@@ -10,7 +10,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlencode
 
 import aiohttp
@@ -47,6 +47,44 @@ class BotConfig:
     freeze_gc: bool = False
     """Freeze the garbage collector's view of this process once set up (``paigow bots`` does:
     a full collection's pause would show as the server's latency)."""
+    side_wagers: bool = True
+    """The tables offer side wagers (:data:`SIDE_OFFERS`) and the bots place them."""
+    side_rate: float = 0.6
+    """How often a bot places side wagers with its wager (some of them by the separate request)."""
+
+
+BOTS_JACKPOT: Final = """
+name = "bots-jackpot"
+title = "The load client's progressive (meter pays on common hands, so that hits happen)"
+source = "paigow bots: a test pay table, not a casino's"
+target = "player"
+
+[pays]
+seven-card-straight-flush = "100% of meter"
+royal-flush = "50% of meter"
+four-of-a-kind = "10% of meter"
+flush = "1% of meter"
+three-of-a-kind = "$10"
+
+[progressive]
+share = "20%"
+seed = "$500"
+"""
+
+
+def side_offers(bank: str) -> list[dict[str, Any]]:
+    """The side wagers the bots' tables offer: Fortune (pay table A, with Envy) and a
+    progressive whose meter ``bank`` every table of the run shares."""
+    return [
+        {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500},
+        {
+            "name": "jackpot",
+            "paytable_toml": BOTS_JACKPOT,
+            "min_wager": 100,
+            "max_wager": 500,
+            "bank": bank,
+        },
+    ]
 
 
 KEEP_MESSAGES = 500
@@ -282,7 +320,16 @@ class Player:
         cfg, stats = self.cfg, self.api.stats
         amount = self.rng.randrange(cfg.min_wager, cfg.max_wager + 1, 100)
         key = secrets.token_hex(12)
-        body = {"amount": amount, "idempotency_key": key}
+        body: dict[str, Any] = {"amount": amount, "idempotency_key": key}
+        side: dict[str, int] = {}
+        offers = {o["name"]: o for o in self.table.get("side_wagers") or ()}
+        if offers and self.rng.random() < cfg.side_rate:
+            for name, o in sorted(offers.items()):
+                if self.rng.random() < 0.7:
+                    side[name] = self.rng.randrange(o["min_wager"], o["max_wager"] + 1, 100)
+        later = bool(side) and self.rng.random() < 0.3  # by the separate request
+        if side and not later:
+            body["side"] = side
         deadline = time.monotonic() + cfg.step_timeout_s
         if self.rng.random() < cfg.bad_rate:
             await self._bad_requests("betting")
@@ -318,7 +365,16 @@ class Player:
                 )
             else:
                 stats.expected["idempotent-replay"] += 1
-        entry = {"spot": placed["spot"], "wager": amount, "returned": None, "foul": False}
+        if later:
+            side = await self._side_later(side)
+        entry = {
+            "spot": placed["spot"],
+            "wager": amount,
+            "returned": None,
+            "foul": False,
+            "side": side,
+            "side_returned": None,
+        }
         self.log.rounds[rid] = entry
         dealt = await self._wait(
             lambda m: m.get("round_id") == rid and m.get("type") in ("dealt", "voided"),
@@ -334,6 +390,7 @@ class Player:
                 cards = h.json()["cards"]
         if dealt is not None and dealt.get("type") == "voided":
             entry["returned"] = amount
+            entry["side_returned"] = sum(side.values())
             return True
         if cards is None:
             stats.bad("deal", f"{self.name}: no cards for round {rid}")
@@ -388,4 +445,36 @@ class Player:
         entry["returned"] = (
             amount if done["type"] == "voided" else (mine[0]["returned"] if mine else None)
         )
+        # what its side wagers returned, Envy included, as the table was told
+        entry["side_returned"] = (
+            sum(side.values())
+            if done["type"] == "voided"
+            else sum(
+                int(m["returned"] if m["type"] == "side-wager-settled" else m["amount"])
+                for m in self.messages[mark:]
+                if m.get("round_id") == rid
+                and m.get("type") in ("side-wager-settled", "envy-paid")
+                and m.get("spot") == placed["spot"]
+            )
+        )
         return True
+
+    async def _side_later(self, side: dict[str, int]) -> dict[str, int]:
+        """Place ``side`` by the separate request after the main wager (refused once betting has
+        closed: then none); the side wagers placed."""
+        stats = self.api.stats
+        body = {"side": side, "idempotency_key": secrets.token_hex(12)}
+        path = f"/api/tables/{self.tid}/side-wagers"
+        r = await self.api.call("side-wagers", "POST", path, self.token, body)
+        if r.status_code == 409 and r.code() == "not-betting":
+            stats.expected["side-too-late"] += 1
+            return {}
+        if not self.expect("side-wagers", r, 200):
+            return {}
+        if self.rng.random() < self.cfg.retry_rate:  # again: must not move money twice
+            again = await self.api.call("side-retry", "POST", path, self.token, body)
+            if again.status_code != 200 or again.json() != r.json():
+                stats.bad("idempotency", f"{self.name}: side retry gave {again.status_code}")
+            else:
+                stats.expected["idempotent-replay"] += 1
+        return side

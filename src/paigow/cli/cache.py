@@ -130,8 +130,8 @@ def cache_verify(as_json: AnalysisJsonOpt = False) -> None:
 
 @cache_app.command("clear")
 def cache_clear() -> None:
-    """Delete every compiled house way in the cache folder, with the optimal player's structures
-    and the exact-edge checkpoints and results."""
+    """Delete every compiled house way in the cache folder, with the optimal player's structures,
+    the exact-edge checkpoints and results, and the bonus hands' counts."""
     import shutil
 
     from paigow.analysis.compiled import _stamp_path, cache_dir, cached_files
@@ -144,7 +144,11 @@ def cache_clear() -> None:
     others = 0
     folder = cache_dir()
     if folder.exists():
-        for extra in [*folder.glob("edge-*.json*"), *folder.glob("optimal*-*")]:
+        for extra in [
+            *folder.glob("edge-*.json*"),
+            *folder.glob("optimal*-*"),
+            *folder.glob("bonus-*.json*"),
+        ]:
             if extra.is_dir():
                 shutil.rmtree(extra)
             else:

@@ -3,7 +3,8 @@
 - :mod:`paigow.cli.game`: ``hand``, ``deal``, ``play`` (the terminal table, :mod:`paigow.cli.play`);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
   :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
-  :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``);
+  :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
+  :mod:`paigow.cli.bonus` (``bonus``: side wagers' pay tables and their exact returns);
 - :mod:`paigow.cli.service`: ``serve``, ``bots`` (the load client, :mod:`paigow.cli.bots`),
   ``admin``, ``audit``.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import typer
 
 from paigow.cli import analysis, game, service
+from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
 from paigow.cli.report import report_app
@@ -45,6 +47,7 @@ app.command("bots")(service.bots)
 app.add_typer(cache_app, name="cache")
 app.add_typer(strategy_app, name="strategy")
 app.add_typer(report_app, name="report")
+app.add_typer(bonus_app, name="bonus")
 app.add_typer(service.admin_app, name="admin")
 app.add_typer(service.audit_app, name="audit")
 

@@ -37,7 +37,14 @@ from paigow.errors import CardError
 from paigow.events import DealerSet, Event, HandSet, SpotSettled, Voided
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
-from paigow.narrator import hand_names, narrate, push_words, start_line
+from paigow.narrator import (
+    FOUL_LOSES,
+    hand_names,
+    hands_compared,
+    narrate,
+    push_words,
+    start_line,
+)
 from paigow.ranking import best_five
 from paigow.round import Phase, Round
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
@@ -562,7 +569,7 @@ class _Game:
     def show_results(self, rnd: Round) -> None:
         rate = str(self.ruleset.commission)
         table = Table(title=f"Results, spot 1 to 6 (commission {rate} of every win)")
-        for name in ("Spot", "Hand (high / low)", "High", "Low", "Outcome", "Wager"):
+        for name in ("Spot", "Hand (high / low)", "Against the dealer", "Outcome", "Wager"):
             table.add_column(name)
         for name in ("Commission", "Returned", "Net"):
             table.add_column(name, justify="right")
@@ -572,15 +579,10 @@ class _Game:
                 continue
             setting = rnd.settings[s]
             outcome = e.outcome.upper() if e.outcome == "win" else e.outcome
-            if e.reason:
-                outcome += " (push rule)"
-            if e.foul:
-                outcome += " (foul)"
             table.add_row(
                 f"{s} (you)" if s == self.spot else str(s),
                 _setting_str(setting),
-                e.high,
-                e.low,
+                hands_compared(e),
                 outcome,
                 format_money(e.wager),
                 format_money(e.commission) if e.outcome == "win" else "-",
@@ -599,7 +601,7 @@ class _Game:
         elif mine.outcome == "push":
             text = "Push: your wager is returned."
         elif mine.foul:
-            text = f"Your fouled hand loses: {format_net(net)}."
+            text = f"Your hand fouled ({FOUL_LOSES}): {format_net(net)}."
         else:
             text = f"You lose: {format_net(net)}."
         self.say(text, style="bold")
@@ -646,7 +648,7 @@ class _Game:
             table.add_column(name, justify="right")
         for rec in self.history:
             setting = rec.setting if rec.set_by == "you" else f"{rec.setting} ({rec.set_by})"
-            outcome = rec.outcome + (" (foul)" if rec.foul else "")
+            outcome = rec.outcome + (f" ({FOUL_LOSES})" if rec.foul else "")
             table.add_row(
                 rec.round_id,
                 rec.cards,

@@ -1,5 +1,7 @@
 """``paigow report``: the par sheet (the default: ``paigow report --out FILE ...``, also
-``paigow report sheet``) and ``paigow report floor``, the floor's report by gaming day.
+``paigow report sheet``; ``--bonus PAYTABLE|FILE`` adds each side wager offered with its exact
+return, ``--ruleset FILE`` takes a table's ruleset, its side wagers offered included) and
+``paigow report floor``, the floor's report by gaming day.
 
 ``paigow report floor --database URL --from DATE --to DATE --format csv|json|html [--out FILE]``
 writes the floor report, and exits with status 1, naming every difference, when the round records
@@ -12,11 +14,12 @@ import datetime as dt
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
+from paigow.cli.bonus import bonus_counts, load_pay_table
 from paigow.cli.common import (
     ClusterOpt,
     HouseWayOpt,
@@ -27,7 +30,9 @@ from paigow.cli.common import (
     VariantOpt,
     WheelOpt,
     WorkersOpt,
+    fail,
     out_console,
+    parse_commission,
     terminal_err_console,
     variant_rules,
 )
@@ -38,6 +43,10 @@ from paigow.cli.jobs import (
 )
 from paigow.errors import PaigowError
 from paigow.ranking import Wheel
+
+if TYPE_CHECKING:
+    from paigow.bonus import PayTable
+    from paigow.ruleset import Ruleset, SideWagerOffer
 
 
 class ReportGroup(TyperGroup):
@@ -82,6 +91,24 @@ def sheet_command(
         int, typer.Option("--rounds", min=1, help="Rounds to simulate for the edge.")
     ] = 20_000_000,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the simulation.")] = 1,
+    bonus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bonus",
+            metavar="PAYTABLE|FILE",
+            help="A side wager the table offers (repeat for each): its exact return.",
+        ),
+    ] = None,
+    ruleset_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ruleset",
+            metavar="FILE",
+            help="A table's ruleset (JSON, as the service posts it): its commission, wheel, "
+            "house way and side wagers offered (each with its limits); options given beside it "
+            "must agree with it.",
+        ),
+    ] = None,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
@@ -93,10 +120,22 @@ def sheet_command(
     from paigow.analysis.stats import compute_stats
     from paigow.ruleset import Ruleset
 
-    way = load_house_way(house_way)
-    rate, rule, face_up = variant_rules(variant, push, commission, err=terminal_err_console)
-    ruleset = Ruleset(commission=rate, wheel=wheel, house_way=way.name, push=rule, face_up=face_up)
+    if ruleset_file is not None:
+        if variant is not None or push is not None:
+            raise fail(
+                "--ruleset names the table's variant already: leave out --variant and --push"
+            )
+        ruleset = _read_ruleset(ruleset_file, house_way, wheel, commission)
+        way, wheel, rate = load_house_way(ruleset.house_way), ruleset.wheel, ruleset.commission
+    else:
+        way = load_house_way(house_way)
+        rate, rule, face_up = variant_rules(variant, push, commission, err=terminal_err_console)
+        ruleset = Ruleset(
+            commission=rate, wheel=wheel, house_way=way.name, push=rule, face_up=face_up
+        )
     err = terminal_err_console()
+    offers: list[tuple[PayTable, str | None]] = [(o.table, _limits(o)) for o in ruleset.side_wagers]
+    offers += [(load_pay_table(name), None) for name in bonus or []]
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
     err.print(f"par sheet 1/3: the frequencies of all {HANDS:,} hands")
     with progress_bar("counting", HANDS) as advance:
@@ -114,8 +153,55 @@ def sheet_command(
                 costs = CompiledStrategy.open(spec, rate).rule_costs()
         except PaigowError:
             err.print("no compiled strategy: the par sheet leaves out the cost of the house way")
-        write_report(out, render(ruleset, way, stats, sim, exact_edges(way, ruleset), costs))
+        analyses = []
+        if offers:
+            from paigow.analysis.bonus_return import analyze
+
+            counts = bonus_counts(way, wheel, workers)
+            analyses = [analyze(t, counts) for t, _ in offers]
+        edges = exact_edges(way, ruleset)
+        notes = [note for _, note in offers]
+        write_report(out, render(ruleset, way, stats, sim, edges, costs, analyses, notes))
     out_console().print(f"wrote {out}")
+
+
+def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str | None) -> Ruleset:
+    """The ruleset in the JSON file ``path``; an option given beside it (one not at its
+    default) must say the same, or exit with status 2 saying which."""
+    import json
+
+    from paigow.ruleset import Ruleset
+
+    try:
+        ruleset = Ruleset.from_dict(json.loads(path.read_text("utf-8")))
+    except OSError as exc:
+        raise fail(f"--ruleset {path}: {exc.strerror}") from None
+    except ValueError as exc:  # bad JSON
+        raise fail(f"--ruleset {path}: not JSON ({exc})") from None
+    except (PaigowError, TypeError) as exc:
+        raise fail(f"--ruleset {path}: {exc}") from None
+    given: list[tuple[str, str, str | None, str]] = [
+        ("--house-way", house_way, "standard", ruleset.house_way),
+        ("--wheel", wheel.value, Wheel.SECOND.value, ruleset.wheel.value),
+    ]
+    if commission is not None:
+        given.append(
+            ("--commission", str(parse_commission(commission)), None, str(ruleset.commission))
+        )
+    for option, value, default, theirs in given:
+        if value != default and value != theirs:
+            raise fail(f"{option} {value} disagrees with the ruleset in {path} ({theirs})")
+    return ruleset
+
+
+def _limits(offer: SideWagerOffer) -> str:
+    """How the table offers a side wager: its name there, its limits and a meter's bank."""
+    from paigow.money import format_money
+
+    text = f"Offered as {offer.name}: {format_money(offer.min_wager)}"
+    if offer.max_wager != offer.min_wager:
+        text += f" to {format_money(offer.max_wager)}"
+    return text + (f"; meter shared by bank {offer.bank}" if offer.bank is not None else "")
 
 
 @report_app.command("floor")

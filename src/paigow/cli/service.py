@@ -209,10 +209,17 @@ def bots(
     seed: Annotated[
         int | None, typer.Option(help="Seed the bots' choices (not the cards).")
     ] = None,
+    side_wagers: Annotated[
+        bool,
+        typer.Option(
+            help="The tables offer side wagers (Fortune with Envy, and a progressive all the "
+            "run's tables share) and the bots place them."
+        ),
+    ] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
-    check the ledger and every round's result by replaying its log."""
+    check the ledger and every round's result (side wagers included) by replaying its log."""
     import os
     from pathlib import Path
 
@@ -245,6 +252,7 @@ def bots(
         setting_ms=setting_ms,
         seed=seed,
         freeze_gc=True,
+        side_wagers=side_wagers,
     )
     report = run_bots(cfg)
     if as_json:

@@ -6,7 +6,9 @@
 - :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms);
 - :mod:`.rng` and :mod:`.montecarlo`: random numbers and the simulation kernels;
 - :mod:`.colex`: colex indices, combinations and suit classes;
-- :mod:`.optimal` and :mod:`.strategy`: the optimal player.
+- :mod:`.optimal` and :mod:`.strategy`: the optimal player;
+- :mod:`.bonus` and :mod:`.bonus_sim`: the side wagers' bonus hand, counted over every hand and
+  in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone).
 
 A compiled table depends only on :mod:`.keys`, :mod:`.houseway`, :mod:`.table` and :mod:`.colex`
 (:data:`TABLE_SOURCES`): editing the others leaves compiled tables valid.

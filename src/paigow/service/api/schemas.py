@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
+from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
 
 MAX_CENTS = 10**12
 """The largest amount any request may name: ten billion dollars."""
@@ -43,8 +44,26 @@ class SitIn(Strict):
     )
 
 
+SideName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
+SideWagers = Annotated[dict[SideName, Cents], Field(max_length=8)]
+
+
 class WagerIn(Strict):
     amount: Cents = Field(description="The wager in cents, within the table's limits")
+    side: SideWagers | None = Field(
+        default=None,
+        description="Side wagers placed with it, by the offer's name (cents), e.g. "
+        '{"fortune": 500}: all placed or none',
+    )
+    idempotency_key: IdemKey | None = Field(
+        default=None, description="Or the Idempotency-Key header (one is required)"
+    )
+
+
+class SideWagersIn(Strict):
+    side: SideWagers = Field(
+        min_length=1, description='Side wagers by the offer\'s name (cents), e.g. {"fortune": 500}'
+    )
     idempotency_key: IdemKey | None = Field(
         default=None, description="Or the Idempotency-Key header (one is required)"
     )
@@ -78,10 +97,27 @@ class HouseWayParams(Strict):
     ] = Field(max_length=8)
 
 
+class SideOfferIn(Strict):
+    name: SideName = Field(description="The side wager's name at the table, e.g. 'fortune'")
+    paytable: Annotated[str, StringConstraints(max_length=64)] | None = Field(
+        default=None, description="A preset pay table by name (or give paytable_toml)"
+    )
+    paytable_toml: Annotated[str, StringConstraints(max_length=20_000)] | None = Field(
+        default=None, description="A pay table's TOML text (or give paytable)"
+    )
+    min_wager: Cents
+    max_wager: Cents
+    bank: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        default=None,
+        description="A progressive's bank: the tables sharing its meter (default: the pay "
+        "table's name)",
+    )
+
+
 class CreateTableIn(Strict):
     name: Name
-    commission: Annotated[str, StringConstraints(pattern=r"^[0-9./%]{1,12}$")] = Field(
-        default="0.05", description="Posted commission rate, at most 0.05 (5%)"
+    commission: Annotated[str, StringConstraints(pattern=r"^[0-9./% ]{1,12}$")] = Field(
+        default="5%", description="Posted commission rate, 0 to 5%: '5%', '2.5%' or '0.05'"
     )
     house_way: Annotated[str, StringConstraints(max_length=32)] | HouseWayParams = Field(
         default="standard", description="A preset (standard, foxwoods) or operator parameters"
@@ -92,8 +128,11 @@ class CreateTableIn(Strict):
     mode: Literal["casino", "practice"] = "casino"
     min_wager: Cents = 500
     max_wager: Cents = 100_000
-    betting_time_ms: int = Field(default=15_000, strict=True, ge=100, le=3_600_000)
-    setting_time_ms: int = Field(default=60_000, strict=True, ge=100, le=3_600_000)
+    betting_time_ms: int = Field(default=DEFAULT_BETTING_TIME_MS, strict=True, ge=100, le=3_600_000)
+    setting_time_ms: int = Field(default=DEFAULT_SETTING_TIME_MS, strict=True, ge=100, le=3_600_000)
+    side_wagers: list[SideOfferIn] = Field(
+        default_factory=list, max_length=8, description="The side wagers the table offers"
+    )
 
 
 class MoneyIn(Strict):
@@ -130,6 +169,9 @@ class SeatOut(BaseModel):
     table_id: int
     spot: int
     left: bool = False
+    hand_set: bool = Field(
+        default=False, description="True when leaving set your hand in play by the house way"
+    )
 
 
 class MeOut(UserOut):
@@ -170,6 +212,12 @@ class TableOut(BaseModel):
     wheel: str
     min_wager: int
     max_wager: int
+    side_wagers: list[dict[str, Any]] = Field(
+        default_factory=list, description="The side wagers offered, each with its pay table"
+    )
+    meters: dict[str, int] = Field(
+        default_factory=dict, description="The meter of each progressive bank (cents)"
+    )
     betting_time_s: float
     setting_time_s: float
     spots: list[SpotOut]
@@ -182,8 +230,36 @@ class WagerOut(BaseModel):
     round_id: str
     spot: int
     amount: int
+    side: dict[str, int] = Field(default_factory=dict)
     balance: int
     betting_closes_at: float | None
+
+
+class SideWagersOut(BaseModel):
+    table_id: int
+    round_id: str
+    spot: int
+    side: dict[str, int]
+    balance: int
+
+
+class BankIn(Strict):
+    amount: int = Field(strict=True, ge=0, le=MAX_CENTS, description="Cents")
+
+
+class BankOut(BaseModel):
+    bank: str
+    meter_before: int
+    meter: int
+
+
+class BankView(BaseModel):
+    bank: str
+    paytable: str
+    share: str
+    seed: int
+    meter: int
+    tables: list[int]
 
 
 class SetOut(BaseModel):

@@ -20,6 +20,7 @@ from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.books.ledger import check as check_ledger
 from paigow.service.statuses import Phase, WagerStatus
+from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database, RoundEvent, RoundRow, RoundWager, now
 
 
@@ -114,6 +115,9 @@ def replay_round(session: Session, row: RoundRow) -> str | None:
     }
     if {s: w.amount for s, w in wagers.items()} != rnd.wagers:
         return "the recorded wagers differ from the log's"
+    problem = _side_problem(session, row.id, rnd)
+    if problem is not None:
+        return problem
     if rnd.is_over:
         returned = rnd.returned()
         for spot, w in wagers.items():
@@ -131,6 +135,34 @@ def replay_round(session: Session, row: RoundRow) -> str | None:
         for spot, w in wagers.items():
             if w.status != WagerStatus.IN_PLAY:
                 return f"spot {spot}: wager {w.status} in a round still in play"
+    return None
+
+
+def _side_problem(session: Session, round_id: str, rnd: Round) -> str | None:
+    """The round's side-wager records against its log: amounts, and once it is over, what each
+    returned, its Envy and its status."""
+    sides = {
+        (w.spot, w.name): w
+        for w in session.execute(
+            sa.select(RoundSideWager).where(RoundSideWager.round_id == round_id)
+        ).scalars()
+    }
+    if {k: w.amount for k, w in sides.items()} != rnd.side_wagers:
+        return "the recorded side wagers differ from the log's"
+    if not sides:
+        return None
+    if not rnd.is_over:
+        if any(w.status != WagerStatus.IN_PLAY for w in sides.values()):
+            return "a side wager closed in a round still in play"
+        return None
+    returned = rnd.side_returned()
+    want = WagerStatus.SETTLED if rnd.phase is Phase.SETTLED else WagerStatus.RETURNED
+    for (spot, name), w in sides.items():
+        envy = rnd.envy.get((spot, name))
+        if w.returned != returned.get((spot, name), 0) or w.envy != (envy.amount if envy else 0):
+            return f"spot {spot} {name}: recorded return {w.returned} and Envy {w.envy} differ"
+        if w.status != want:
+            return f"spot {spot} {name}: side wager status {w.status!r}, expected {want.value!r}"
     return None
 
 

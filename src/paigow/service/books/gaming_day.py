@@ -41,7 +41,26 @@ class GamingDay:
         return cls(start, tz)
 
     def describe(self) -> str:
-        return f"{self.start.strftime('%H:%M')} to {self.start.strftime('%H:%M')} ({self.tz})"
+        """The rule in words.
+
+        >>> GamingDay().describe()
+        'from 06:00 to 06:00 the next day, UTC'
+        """
+        hm = self.start.strftime("%H:%M")
+        return f"from {hm} to {hm} the next day, {self.tz}"
+
+    def span_text(self, day: dt.date) -> str:
+        """The gaming day ``day`` in words, with the dates it spans.
+
+        >>> GamingDay().span_text(dt.date(2026, 12, 1))
+        'Tuesday 1 December 2026, from 06:00 that day to 06:00 on Wednesday 2 December (UTC)'
+        >>> GamingDay(dt.time(0, 0)).span_text(dt.date(2026, 12, 31))
+        'Thursday 31 December 2026, from 00:00 that day to 00:00 on Friday 1 January 2027 (UTC)'
+        """
+        hm = self.start.strftime("%H:%M")
+        nxt = day + dt.timedelta(days=1)
+        until = f"{nxt:%A} {nxt.day} {nxt:%B}" + (f" {nxt.year}" if nxt.year != day.year else "")
+        return f"{day:%A} {day.day} {day:%B %Y}, from {hm} that day to {hm} on {until} ({self.tz})"
 
     def bounds(self, day: dt.date) -> tuple[float, float]:
         """The gaming day ``day`` as [start, end) epoch seconds."""

@@ -3,7 +3,12 @@
 Accounts: ``wallet:<username>`` (one per user); for each table ``wagers-in-play:table-<id>``
 (reserved wagers), ``house:win:table-<id>`` (what the bank won less what it paid) and
 ``house:commission:table-<id>`` (one set per table, so that tables never wait for each other on a
-shared row, and each table's results can be read apart); and ``operator:credits`` (the source of
+shared row, and each table's results can be read apart); at a table offering side wagers
+``side-wagers-in-play:table-<id>``, ``house:side-win:table-<id>`` (what the house won on side
+wagers less what it paid) and ``house:envy:table-<id>`` (the Envy bonuses paid); for each
+progressive bank ``progressive:meter:<bank>`` (the jackpot: what the house owes the next hit) and
+``progressive:seed:<bank>`` (what the house put into the meter: its seeds and resets); and
+``operator:credits`` (the source of
 every credited cent: its balance is minus what operators credited net of debits). Every movement is
 a pair of entries, one taking ``amount`` from an account and one giving it to another, written with
 the accounts' new balances in the caller's transaction; so at every instant the sum of all accounts
@@ -29,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from paigow.service.errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
+from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
 from paigow.service.store.bus import notify_wallet
 from paigow.service.store.db import (
     Account,
@@ -46,7 +52,13 @@ HOUSE_WIN: Final = "house:win"
 HOUSE_COMMISSION: Final = "house:commission"
 CREDITS: Final = "operator:credits"
 TABLE_KINDS: Final = (WAGERS, HOUSE_WIN, HOUSE_COMMISSION)
-SYSTEM_ACCOUNTS: Final = (*TABLE_KINDS, CREDITS)
+SIDE_WAGERS: Final = "side-wagers-in-play"
+HOUSE_SIDE_WIN: Final = "house:side-win"
+HOUSE_ENVY: Final = "house:envy"
+SIDE_KINDS: Final = (SIDE_WAGERS, HOUSE_SIDE_WIN, HOUSE_ENVY)
+METER: Final = "progressive:meter"
+SEED: Final = "progressive:seed"
+SYSTEM_ACCOUNTS: Final = (*TABLE_KINDS, *SIDE_KINDS, METER, SEED, CREDITS)
 MAX_AMOUNT: Final = 10**13
 """No single movement may exceed this many cents (100 billion): keeps every sum in 64 bits."""
 
@@ -73,16 +85,68 @@ class TableAccounts:
         return cls(*(f"{kind}:table-{table_id}" for kind in TABLE_KINDS))
 
 
+@dataclass(frozen=True)
+class SideAccounts:
+    """The house's side-wager accounts at one table.
+
+    >>> SideAccounts.of(7).envy
+    'house:envy:table-7'
+    """
+
+    wagers: str
+    win: str
+    envy: str
+
+    @classmethod
+    def of(cls, table_id: int) -> SideAccounts:
+        return cls(*(f"{kind}:table-{table_id}" for kind in SIDE_KINDS))
+
+
+@dataclass(frozen=True)
+class BankAccounts:
+    """A progressive bank's accounts: its meter (a liability) and the house's seed.
+
+    >>> BankAccounts.of("fortune").meter
+    'progressive:meter:fortune'
+    """
+
+    meter: str
+    seed: str
+
+    @classmethod
+    def of(cls, bank: str) -> BankAccounts:
+        return cls(f"{METER}:{bank}", f"{SEED}:{bank}")
+
+
 def kind_of(account: str) -> str:
-    """``wagers-in-play:table-7`` -> ``wagers-in-play``; wallets -> ``wallet``."""
+    """``wagers-in-play:table-7`` -> ``wagers-in-play``; wallets -> ``wallet``.
+
+    >>> kind_of("progressive:meter:fortune"), kind_of("house:side-win:table-2")
+    ('progressive:meter', 'house:side-win')
+    """
     if account.startswith("wallet:"):
         return "wallet"
+    if account.startswith("progressive:"):
+        return ":".join(account.split(":", 2)[:2])
     return account.split(":table-", 1)[0]
 
 
-def open_table_accounts(session: Session, table_id: int) -> TableAccounts:
+def open_table_accounts(session: Session, table_id: int, side: bool = False) -> TableAccounts:
+    """Open a new table's accounts (``side``: its side wagers' too)."""
     accounts = TableAccounts.of(table_id)
-    for name in (accounts.wagers, accounts.win, accounts.commission):
+    names = [accounts.wagers, accounts.win, accounts.commission]
+    if side:
+        s = SideAccounts.of(table_id)
+        names += [s.wagers, s.win, s.envy]
+    for name in names:
+        session.add(Account(name=name, kind="system", user_id=None, balance=0))
+    return accounts
+
+
+def open_bank_accounts(session: Session, bank: str) -> BankAccounts:
+    """Open a new progressive bank's accounts."""
+    accounts = BankAccounts.of(bank)
+    for name in (accounts.meter, accounts.seed):
         session.add(Account(name=name, kind="system", user_id=None, balance=0))
     return accounts
 
@@ -315,7 +379,8 @@ def check(session: Session) -> LedgerReport:
     """Check the whole ledger: every pair of entries balances; every account's balance is the
     sum of its entries; no wallet is negative; the sum of all accounts but ``operator:credits``
     equals what operators credited (net of debits, from the transactions' own records) and is
-    minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play."""
+    minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play and
+    ``side-wagers-in-play`` the side wagers; each ``progressive:meter`` equals its bank's meter."""
     report = LedgerReport()
     for name, bal in session.execute(sa.select(Account.name, Account.balance)):
         report.accounts[name] = int(bal)
@@ -389,4 +454,32 @@ def check(session: Session) -> LedgerReport:
     for name in in_play:
         if name not in report.accounts:
             report.problems.append(f"wagers in play at a table without its account {name!r}")
+    side_in_play = {
+        SideAccounts.of(int(table_id)).wagers: int(total or 0)
+        for table_id, total in session.execute(
+            sa.select(RoundRow.table_id, sa.func.sum(RoundSideWager.amount))
+            .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
+            .where(RoundSideWager.status == WagerStatus.IN_PLAY)
+            .group_by(RoundRow.table_id)
+        ).all()
+    }
+    for name, bal in report.accounts.items():
+        if kind_of(name) == SIDE_WAGERS and bal != side_in_play.get(name, 0):
+            report.problems.append(
+                f"{name} holds {bal} but the side wagers in play there are "
+                f"{side_in_play.get(name, 0)}"
+            )
+    for name in side_in_play:
+        if name not in report.accounts:
+            report.problems.append(f"side wagers in play at a table without its account {name!r}")
+    meters = {
+        BankAccounts.of(bank).meter: int(meter)
+        for bank, meter in session.execute(sa.select(ProgressiveBank.bank, ProgressiveBank.meter))
+    }
+    for name, bal in report.accounts.items():
+        if kind_of(name) == METER and meters.get(name) != bal:
+            report.problems.append(f"{name} holds {bal} but its bank's meter is {meters.get(name)}")
+    for name, meter in meters.items():
+        if name not in report.accounts:
+            report.problems.append(f"a progressive bank without its account {name!r} ({meter})")
     return report

@@ -15,12 +15,14 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from fractions import Fraction
+from math import comb
 from pathlib import Path
 from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.analysis.compiled import cache_dir
 from paigow.commission import Commission
 from paigow.service.floor.hold import table_ident
 from paigow.service.floor.totals import check_flag
@@ -31,6 +33,9 @@ from paigow.service.store.floor_models import FloorEdge, FloorTable
 
 log = logging.getLogger("paigow.service.floor.edges")
 
+FULL_DECK: Final = 53
+FULL_DEALS: Final = comb(53, 7) * comb(46, 7)
+"""Every deal of two seven-card hands from the 53 cards: 8,250,459,031,214,400."""
 RETRY_FAILED_S: Final = 600.0
 """A failed computation of an exact edge is tried again by a floor view this much later."""
 
@@ -46,15 +51,70 @@ def compute_edge_counts(house_way_json: str, wheel: str, workers: int = 2) -> di
     from paigow.ranking import Wheel
 
     way = HouseWay.from_dict(json.loads(house_way_json))
+    saved = saved_house_way(cache_dir(), way.to_dict(), wheel)
+    if saved is not None:
+        return saved
     spec = TableSpec.of(way, Wheel(wheel))
     spec.open()
     result = E.house_way_edge(spec, Runner(workers=workers))
+    E.save_result(spec, result)  # the next server (another database) reads it at once
     return {
         "deals": result.deals,
         "win": result.win,
         "push": result.push,
         "loss": result.loss,
         "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel),
+    }
+
+
+def compute_bonus_counts(house_way_json: str, wheel: str, workers: int = 2) -> bool:
+    """In a worker process: count every hand's bonus categories for the house way (compiled if
+    needed) and cache them on disk, where the floor reads them
+    (:func:`paigow.service.floor.side.cached_counts`)."""
+    from paigow.analysis.bonus import open_counts
+    from paigow.house_way import HouseWay
+    from paigow.ranking import Wheel
+
+    open_counts(HouseWay.from_dict(json.loads(house_way_json)), Wheel(wheel), workers=workers)
+    return True
+
+
+def saved_house_way(
+    folder: Path, house_way: Mapping[str, Any], wheel: str
+) -> dict[str, Any] | None:
+    """The exact counts ``paigow edge`` (or an earlier server) saved in ``folder`` for this
+    house way and wheel over the full deck, with the optimal player's saved edges; None when
+    there is no such result, or it is for another house way, wheel or deck, or its counts do
+    not add up (then the worker computes them).
+
+    >>> import tempfile
+    >>> saved_house_way(Path(tempfile.mkdtemp()), {"name": "standard"}, "second") is None
+    True
+    """
+    saved = folder / f"edge-{house_way.get('name')}-{wheel}-house-way.json"
+    if not saved.exists():
+        return None
+    try:
+        data = json.loads(saved.read_text())
+        deals, win, push, loss = (int(data[k]) for k in ("deals", "win", "push", "loss"))
+        if (
+            data.get("house_way") != dict(house_way)
+            or data.get("wheel") != wheel
+            or data.get("player") != "house-way"
+            or data.get("deck", FULL_DECK) != FULL_DECK
+            or deals != FULL_DEALS
+            or min(win, push, loss) < 0
+            or win + push + loss != deals
+        ):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {
+        "deals": deals,
+        "win": win,
+        "push": push,
+        "loss": loss,
+        "optimal": saved_optimal(folder, house_way, wheel),
     }
 
 
@@ -99,16 +159,24 @@ class EdgeWorker:
         with self._lock:
             return ident in self._running
 
-    def ensure(self, db: Database, missing: Mapping[str, tuple[dict[str, Any], str]]) -> None:
+    def ensure(self, db: Database, missing: Mapping[str, tuple[dict[str, Any], str]]) -> list[str]:
         """Start computing every ruleset of ``missing`` not computed yet nor running here (one
-        that failed, again after :data:`RETRY_FAILED_S`)."""
+        that failed, again after :data:`RETRY_FAILED_S`). A ruleset whose exact counts are
+        already saved on disk (by ``paigow edge`` or an earlier server: :func:`saved_house_way`)
+        is stored at once, with no worker; returns those rulesets."""
+        stored: list[str] = []
         for ident, (way, wheel) in missing.items():
             with self._lock:
                 if ident in self._running:
                     continue
+                saved = saved_house_way(cache_dir(), way, wheel)
                 with db.write() as s:
                     edge = s.get(FloorEdge, ident)
                     if edge is not None and edge.status == "ready":
+                        continue
+                    if saved is not None:
+                        store_counts(s, ident, way, wheel, saved)
+                        stored.append(ident)
                         continue
                     if (
                         edge is not None
@@ -135,6 +203,7 @@ class EdgeWorker:
                 )
                 self._running[ident] = fut
             fut.add_done_callback(functools.partial(self._done, db, ident))
+        return stored
 
     def _done(self, db: Database, ident: str, fut: Future[dict[str, Any]]) -> None:
         try:
@@ -159,6 +228,31 @@ class EdgeWorker:
         finally:
             with self._lock:
                 self._running.pop(ident, None)
+
+    def ensure_bonus(self, missing: Mapping[str, tuple[dict[str, Any], str]]) -> None:
+        """Count the bonus hands of every house way of ``missing`` (ident -> (house way,
+        wheel)) not being counted here yet, in the worker process (the side wagers' exact
+        holds); a failed count is logged and tried again by a later look."""
+        for ident, (way, wheel) in missing.items():
+            key = "bonus:" + ident
+            with self._lock:
+                if key in self._running:
+                    continue
+                fut = self._executor().submit(
+                    compute_bonus_counts, json.dumps(way, sort_keys=True), wheel, self.workers
+                )
+                self._running[key] = fut  # type: ignore[assignment]
+            fut.add_done_callback(functools.partial(self._bonus_done, key))
+
+    def _bonus_done(self, key: str, fut: Future[bool]) -> None:
+        try:
+            if not self._closing and fut.exception() is not None:
+                log.warning("bonus counts %s failed: %s", key, fut.exception())
+        except Exception:  # cancelled at shutdown
+            pass
+        finally:
+            with self._lock:
+                self._running.pop(key, None)
 
     def shutdown(self) -> None:
         """Stop the worker process and release the pool (its queues' semaphores among them: a

@@ -16,11 +16,14 @@ rolls back); setting a limit or an exclusion is recorded with it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 from typing import Any, Final
 
 import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
 from paigow.money import format_money
 from paigow.service.accounts.auth import Principal
@@ -28,6 +31,7 @@ from paigow.service.books.audit import record
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import WagerStatus
+from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, RoundRow, RoundWager, User, now
 from paigow.service.store.floor_models import PlayerLimit
 from paigow.service.store.unit import Tx
@@ -59,7 +63,7 @@ def _effective(row: PlayerLimit | None, at: float) -> int | None:
 
 def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None = None) -> int:
     """The player's loss in the gaming day containing ``at`` (negative when ahead), wagers in play
-    counted as lost."""
+    counted as lost, side wagers (and their Envy) included."""
     start, _ = (day or GamingDay.from_env()).bounds((day or GamingDay.from_env()).day_of(at))
     lost = sa.case(
         (RoundWager.status == WagerStatus.IN_PLAY, RoundWager.amount),
@@ -71,7 +75,19 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
         .join(RoundRow, RoundRow.id == RoundWager.round_id)
         .where(RoundWager.user_id == user_id, RoundRow.created_at >= start)
     ).scalar_one()
-    return int(value)
+    side_lost = sa.case(
+        (RoundSideWager.status == WagerStatus.IN_PLAY, RoundSideWager.amount),
+        else_=RoundSideWager.amount
+        - sa.func.coalesce(RoundSideWager.returned, 0)
+        - RoundSideWager.envy,
+    )
+    side = session.execute(
+        sa.select(sa.func.coalesce(sa.func.sum(side_lost), 0))
+        .select_from(RoundSideWager)
+        .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
+        .where(RoundSideWager.user_id == user_id, RoundRow.created_at >= start)
+    ).scalar_one()
+    return int(value) + int(side)
 
 
 def state(session: Session, user_id: int, at: float | None = None) -> dict[str, Any]:
@@ -97,6 +113,7 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
         "excluded_until": row.excluded_until if excluded and row is not None else None,
         "gaming_day": day.day_of(t).isoformat(),
         "gaming_day_hours": day.describe(),
+        "gaming_day_text": day.span_text(day.day_of(t)),
     }
 
 
@@ -247,10 +264,19 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
         )
 
 
+@functools.cache
+def _refusal_engine(url: URL) -> Engine:
+    """A plain (not asyncio) engine on the database at ``url``, for the refusals' records: a
+    step's asyncio connection cannot be used from the thread that writes them."""
+    return sa.create_engine(url, poolclass=NullPool)
+
+
 def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
     """Record a refusal in a transaction of its own once the refused step has rolled back (the
     refusal's own step never commits)."""
     engine = tx.connection.engine
+    if engine.dialect.is_async:  # a PostgreSQL step's connection: write on a plain one
+        engine = _refusal_engine(tx.database)
 
     def write() -> None:
         with Session(engine) as s2, s2.begin():

@@ -1,6 +1,7 @@
 """Reports by gaming day (see :mod:`paigow.service.books.gaming_day`), per table and in total: rounds,
 hands, handle, player wins and losses, commission, house result, voided rounds and the wagers they
-returned, operator credits and debits — every figure in integer cents, computed twice and compared
+returned, operator credits and debits, and each side wager's figures by type
+(:mod:`paigow.service.floor.report_side`) — every figure in integer cents, computed twice and compared
 to the cent:
 
 1. from the **ledger** (entries of the day's transactions on each table's accounts: what left
@@ -36,6 +37,7 @@ from sqlalchemy.orm import Session
 from paigow.money import format_money
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WAGERS
+from paigow.service.floor.report_side import SIDE_FIELDS, SideBooks, by_type
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.db import GameTable, LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 
@@ -107,12 +109,14 @@ def floor_report(
             LedgerTransaction.amount,
             LedgerEntry.account,
             LedgerEntry.amount,
+            LedgerEntry.memo,
         )
         .join(LedgerEntry, LedgerEntry.txn_id == LedgerTransaction.id)
         .where(LedgerTransaction.created_at >= start, LedgerTransaction.created_at < end)
         .order_by(LedgerTransaction.id, LedgerEntry.id)
     )
-    for txn_id, kind, at, ref, txn_amount, account, amount in session.execute(q):
+    sides = SideBooks()
+    for txn_id, kind, at, ref, txn_amount, account, amount, memo in session.execute(q):
         d = txn_day.get(txn_id)
         if d is None:
             d = txn_day[txn_id] = gd.day_of(at).isoformat()
@@ -122,6 +126,8 @@ def floor_report(
             credits["ledger"][(d, kind)] += -amount if kind == "credit" else amount
             continue
         found = _table_of(account)
+        side_kind, side_table = found if found is not None else (None, None)
+        sides.entry(txn_id, kind, d, side_kind, side_table, account, int(amount), memo)
         if found is None:
             continue
         acc_kind, table_id = found
@@ -204,6 +210,9 @@ def floor_report(
                 f"house accounts moved {accounts_net[key]}"
             )
         lines.append({"gaming_day": d, "table_id": table_id, "table": names.get(table_id), **fig})
+    sides.records(session, settled, voided)
+    side_lines, side_problems = sides.lines(names)
+    problems += side_problems
     for k in set(credits["ledger"]) | set(credits["records"]):
         if credits["ledger"][k] != credits["records"][k]:
             problems.append(
@@ -238,6 +247,8 @@ def floor_report(
             "house accounts; credits and debits equal the operator:credits entries"
         ),
         "tables": lines,
+        "side_wagers": side_lines,
+        "side_wagers_by_type": by_type(side_lines),
         "days": [{"gaming_day": d, **f} for d, f in sorted(days.items())],
         "total": total,
         "currency": "cents",
@@ -259,6 +270,18 @@ def to_csv(report: dict[str, Any]) -> str:
     w.writerow(
         [f"{report['from']}..{report['to']}", "", "TOTAL"] + [report["total"][f] for f in FIELDS]
     )
+    if report.get("side_wagers"):
+        w.writerow([])
+        w.writerow(["gaming_day", "table_id", "table", "side_wager", *SIDE_FIELDS])
+        for line in report["side_wagers"]:
+            w.writerow(
+                [line["gaming_day"], line["table_id"], line["table"] or "", line["wager"]]
+                + [line[f] for f in SIDE_FIELDS]
+            )
+        for t in report["side_wagers_by_type"]:
+            w.writerow(
+                [t["gaming_day"], "", "ALL TABLES", t["wager"]] + [t[f] for f in SIDE_FIELDS]
+            )
     w.writerow([f"# reconciled to the ledger to the cent: {str(report['reconciled']).lower()}"])
     return out.getvalue()
 
@@ -282,6 +305,27 @@ def to_html(report: dict[str, Any]) -> str:
     ]
     body += [row([d["gaming_day"], "all tables", *fig(d)]) for d in report["days"]]
     body.append(row([f"{report['from']} to {report['to']}", "total", *fig(report["total"])]))
+    side = ""
+    if report.get("side_wagers"):
+        cells = [
+            row(
+                ["Gaming day", "Table", "Side wager", *[f.replace("_", " ") for f in SIDE_FIELDS]],
+                head=True,
+            )
+        ]
+
+        def sfig(d: dict[str, Any]) -> list[str]:
+            return [str(d[f]) if f == "wagers" else format_money(d[f]) for f in SIDE_FIELDS]
+
+        cells += [
+            row([x["gaming_day"], f"{x['table'] or ''} (#{x['table_id']})", x["wager"], *sfig(x)])
+            for x in report["side_wagers"]
+        ]
+        cells += [
+            row([x["gaming_day"], "all tables", x["wager"], *sfig(x)])
+            for x in report["side_wagers_by_type"]
+        ]
+        side = f"<h2>Side wagers by type</h2><table id='side-wagers'>{''.join(cells)}</table>"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>Floor report {html.escape(report['from'])} to {html.escape(report['to'])}</title>"
@@ -291,7 +335,7 @@ def to_html(report: dict[str, Any]) -> str:
         f"<p>Gaming day: {html.escape(report['gaming_day'])}. Amounts in dollars and cents.</p>"
         f"<p id='reconciled'><strong>Reconciled to the ledger to the cent.</strong> "
         f"{html.escape(report['reconciliation'])}.</p>"
-        f"<table>{''.join(body)}</table></body></html>\n"
+        f"<table>{''.join(body)}</table>{side}</body></html>\n"
     )
 
 

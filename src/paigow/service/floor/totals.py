@@ -16,7 +16,7 @@ from paigow.service.books.audit import record
 from paigow.service.floor.hold import TableLike, band_for, flag_change, result_of, table_ident
 from paigow.service.store.bus import notify
 from paigow.service.store.db import now
-from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable
+from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorSideTotal, FloorTable
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -229,3 +229,80 @@ def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | No
         figures,
     )
     return outside
+
+
+# ------------------------------------------------------------------------------ side wagers
+_FS: Final = cast(sa.Table, FloorSideTotal.__table__)
+_SIDE_COUNTS: Final = ("wagers", "handle", "handle_sq", "round_sq", "returned", "envy")
+_GET_SIDE: Final = Sql(
+    sa.select(_FS.c.name, *(_FS.c[n] for n in _SIDE_COUNTS)).where(
+        _FS.c.table_id == sa.bindparam("tid")
+    )
+)
+_NEW_SIDE: Final = Sql(
+    sa.insert(_FS).values(
+        {
+            "table_id": sa.bindparam("tid"),
+            "name": sa.bindparam("name"),
+            **{n: sa.bindparam(n, type_=_FS.c[n].type) for n in _SIDE_COUNTS},
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+_SET_SIDE: Final = Sql(
+    sa.update(_FS)
+    .where(_FS.c.table_id == sa.bindparam("tid"), _FS.c.name == sa.bindparam("v_name"))
+    .values(
+        {
+            **{n: sa.bindparam(f"v_{n}", type_=_FS.c[n].type) for n in _SIDE_COUNTS},
+            "updated_at": sa.bindparam("at", type_=sa.Float),
+        }
+    )
+)
+
+
+def side_round_totals(
+    settled: Mapping[tuple[int, str], Any], envy: Mapping[tuple[int, str], Any]
+) -> dict[str, dict[str, int]]:
+    """One round's side wagers by name (``settled``: (spot, name) -> an event with ``wager`` and
+    ``returned``; ``envy``: (spot, name) -> an event with ``amount``), as the totals add them.
+
+    >>> from types import SimpleNamespace as E
+    >>> side_round_totals({(1, "f"): E(wager=500, returned=0), (2, "f"): E(wager=300, returned=900)},
+    ...                   {(1, "f"): E(amount=25)})["f"]
+    {'wagers': 2, 'handle': 800, 'handle_sq': 340000, 'round_sq': 640000, 'returned': 900, 'envy': 25}
+    """
+    out: dict[str, dict[str, int]] = {}
+    for (_spot, name), ev in settled.items():
+        f = out.setdefault(name, dict.fromkeys(_SIDE_COUNTS, 0))
+        f["wagers"] += 1
+        f["handle"] += int(ev.wager)
+        f["handle_sq"] += int(ev.wager) ** 2
+        f["returned"] += int(ev.returned)
+    for (_spot, name), ev in envy.items():
+        out.setdefault(name, dict.fromkeys(_SIDE_COUNTS, 0))["envy"] += int(ev.amount)
+    for f in out.values():
+        f["round_sq"] = f["handle"] ** 2
+    return out
+
+
+def record_side_settlement(
+    tx: Tx,
+    table_id: int,
+    settled: Mapping[tuple[int, str], Any],
+    envy: Mapping[tuple[int, str], Any],
+) -> None:
+    """Add a round's settled side wagers to the table's running totals by wager type (in the
+    settlement's transaction: the table's row is locked)."""
+    add = side_round_totals(settled, envy)
+    if not add:
+        return
+    now_ = now()
+    have = {str(r[0]): r[1:] for r in tx.run(_GET_SIDE, {"tid": table_id})}
+    for name, f in sorted(add.items()):
+        old = have.get(name)
+        if old is None:
+            tx.later(_NEW_SIDE, {"tid": table_id, "name": name, **f, "at": now_})
+            continue
+        new = {f"v_{n}": int(v) + f[n] for n, v in zip(_SIDE_COUNTS, old, strict=True)}
+        tx.later(_SET_SIDE, {"tid": table_id, "v_name": name, **new, "at": now_})

@@ -12,6 +12,8 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
+from paigow.house_way import HouseWay
+from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor.hold import (
     Z95,
     Z999,
@@ -22,6 +24,7 @@ from paigow.service.floor.hold import (
     hold_text,
     table_ident,
 )
+from paigow.service.floor.side import meters, offers_of, side_figures, side_totals
 from paigow.service.statuses import TableStatus
 from paigow.service.store.db import GameTable, Seat, User, now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable
@@ -123,12 +126,29 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
     edges = {e.ident: e for e in session.execute(sa.select(FloorEdge)).scalars()}
     out_tables = []
     missing: dict[str, tuple[dict[str, Any], str]] = {}
+    missing_bonus: dict[str, tuple[dict[str, Any], str]] = {}
+    offered = {t.id: offers_of(t.ruleset) for t, _ in tables}
+    sides = side_totals(session, [tid for tid, o in offered.items() if o])
+    meter_now = meters(session) if sides or any(offered.values()) else {}
     for t, row in tables:
         ident = table_ident(t)
         edge = edges.get(ident)
         if edge is None or edge.status != "ready":
             missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
-        out_tables.append(_table_figures(t, row, edge, players.get(t.id, [])))
+        fig = _table_figures(t, row, edge, players.get(t.id, []))
+        fig["side_wagers"] = [
+            side_figures(
+                o,
+                sides.get(t.id, {}).get(o.name),
+                HouseWay.from_dict(dict(t.house_way)),
+                str(t.ruleset["wheel"]),
+                meter_now,
+            )
+            for o in offered[t.id]
+        ]
+        if any(x["theoretical"]["status"] == "computing" for x in fig["side_wagers"]):
+            missing_bonus[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
+        out_tables.append(fig)
     totals: dict[str, Any] = {
         k: sum(int(x[k]) for x in out_tables)
         for k in (
@@ -148,11 +168,13 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
     )
     return {
         "at": now(),
+        "gaming_day": GamingDay.from_env().describe(),
         "tables": out_tables,
         "totals": totals,
         "flagged": [x["id"] for x in out_tables if x["flagged"]],
         "flag_min_hands": flag_min_hands(),
         "_missing_edges": missing,
+        "_missing_bonus": missing_bonus,
     }
 
 

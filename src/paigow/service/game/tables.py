@@ -22,11 +22,12 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from paigow.ranking import Wheel
-from paigow.ruleset import FoulRule, Ruleset, StartMethod
+from paigow.ruleset import FoulRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.service.accounts.auth import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.errors import Conflict, NotFound, Unprocessable
+from paigow.service.game import side
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
@@ -35,7 +36,18 @@ from paigow.service.store.unit import Tx
 
 MODES: Final = tuple(TableMode)
 SPOTS: Final = range(1, 7)
-__all__ = ["ENDED", "MODES", "OPEN_STATUSES", "SPOTS"]
+DEFAULT_BETTING_TIME_MS: Final = 20_000
+"""A new table's betting time (the demo tables' and the operator form's: one source)."""
+DEFAULT_SETTING_TIME_MS: Final = 60_000
+"""A new table's time to set a hand."""
+__all__ = [
+    "DEFAULT_BETTING_TIME_MS",
+    "DEFAULT_SETTING_TIME_MS",
+    "ENDED",
+    "MODES",
+    "OPEN_STATUSES",
+    "SPOTS",
+]
 
 
 def house_way_from(spec: str | Mapping[str, Any]) -> HouseWay:
@@ -65,9 +77,11 @@ def build_ruleset(
     min_wager: int,
     max_wager: int,
     setting_time_ms: int,
+    side_wagers: tuple[SideWagerOffer, ...] = (),
 ) -> Ruleset:
     try:
         return Ruleset(
+            side_wagers=side_wagers,
             commission=Commission(commission),
             house_way=house_way.name,
             start=StartMethod(start),
@@ -110,7 +124,10 @@ def create_table(
     session = tx.session
     session.add(table)
     session.flush()
-    open_table_accounts(session, table.id)
+    open_table_accounts(session, table.id, side=bool(ruleset.side_wagers))
+    if ruleset.side_wagers:
+        session.flush()
+        side.join_banks(tx, table.id, ruleset, operator)
     record(
         session,
         operator,
@@ -231,7 +248,8 @@ def public_state(session: Session, table: GameTable, at: float | None = None) ->
                 .order_by(RoundWager.spot)
             ).all()
         ]
-    return _state_of(table, seats, row, wagers, t)
+    meters = side.meters_of_tables(session, [table.id])[table.id]
+    return _state_of(table, seats, row, wagers, t, meters)
 
 
 def _state_of(
@@ -240,6 +258,7 @@ def _state_of(
     row: RoundRow | _Round | None,
     wagers: list[tuple[int, int]],
     t: float,
+    meters: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     rs = table.ruleset
     round_view: dict[str, Any] | None = None
@@ -265,6 +284,8 @@ def _state_of(
         "wheel": rs["wheel"],
         "min_wager": rs["min_wager"],
         "max_wager": rs["max_wager"],
+        "side_wagers": list(rs.get("side_wagers") or ()),
+        "meters": dict(meters or {}),
         "betting_time_s": table.betting_time_ms / 1000,
         "setting_time_s": table.setting_time_ms / 1000,
         "spots": [{"spot": s, "occupied": s in seats, "player": seats.get(s)} for s in SPOTS],
@@ -421,7 +442,8 @@ def read_state(tx: Tx, table_id: int) -> dict[str, Any] | None:
     if rid is not None:
         current = _Round(str(rid), int(number), str(phase), deadline)
         wagers = [(int(s), int(a)) for s, a in tx.run(_ITS_WAGERS, {"rid": rid})]
-    return _state_of(table, seats, current, wagers, now())
+    meters = side.meters_of_table(tx, table_id) if config.ruleset.get("side_wagers") else {}
+    return _state_of(table, seats, current, wagers, now(), meters)
 
 
 def read_states(
@@ -458,11 +480,17 @@ def read_states(
             .order_by(RoundWager.round_id, RoundWager.spot)
         ):
             wagers[rid].append((spot, amount))
+    meters = side.meters_of_tables(session, [t.id for t in found if t.ruleset.get("side_wagers")])
     t = now()
     states = {}
     for table in found:
         current = rows.get(table.current_round_id) if table.current_round_id else None
         states[table.id] = _state_of(
-            table, seats[table.id], current, wagers.get(current.id, []) if current else [], t
+            table,
+            seats[table.id],
+            current,
+            wagers.get(current.id, []) if current else [],
+            t,
+            meters.get(table.id),
         )
     return ids, states

@@ -54,10 +54,20 @@ def _wheel(log: Sequence[dict[str, Any]]) -> Wheel:
         return Wheel.SECOND
 
 
-def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] | None) -> str:
-    """The narration of event ``i`` for the viewer (None: the complete log)."""
+def _pays(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Each side wager's pays by category, from the round's ruleset (its first event)."""
     try:
-        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots)
+        return {o["name"]: o["table"]["pays"] for o in log[0]["ruleset"].get("side_wagers", ())}
+    except (IndexError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] | None) -> str:
+    """The narration of event ``i`` for the viewer (None: the complete log); a settled side
+    wager says what its hand pays, as the complete log's narration does."""
+    try:
+        pays = _pays(log) if log[i].get("type") == "side-wager-settled" else None
+        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots, pays)
     except (PaigowError, KeyError, TypeError, ValueError):  # an unreadable entry: its type
         return str(log[i].get("type", "event"))
 
@@ -98,6 +108,7 @@ def _shown(
             "foul": rs["foul"],
             "wheel": rs["wheel"],
             "house_way": e["house_way"]["name"],
+            **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
         }
     if kind == "shuffled":
         return {"type": kind, "source": e["source"]}
@@ -122,6 +133,8 @@ def _shown(
         return {"type": kind, "spot": e["spot"], "by": e["by"], "reason": e.get("reason")}
     if kind == "dealer-set":
         return {**_public(e), **_dealer_names(e, log), "settings": _settings_before(log, i)}
+    if kind == "wager-placed":  # who holds the spot is the operator's to read (recall), by id
+        return {k: v for k, v in _public(e).items() if k != "player"}
     return _public(e)
 
 

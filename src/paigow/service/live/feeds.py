@@ -17,11 +17,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
 import sqlalchemy as sa
 
+from paigow.service.game.side import METER_NOTICE, read_meter
 from paigow.service.game.tables import read_state
 from paigow.service.game.visibility import private_spots, view_event
 from paigow.service.runtime import Runtime
@@ -90,7 +92,18 @@ class WalletItem:
         return {"type": "wallet", "balance": self.balance}
 
 
-Item = EventItem | TableItem | WalletItem
+@dataclass(frozen=True)
+class MeterItem:
+    """A progressive bank's meter (cents) after a change: pushed to every table of the bank."""
+
+    bank: str
+    meter: int
+
+    def message(self) -> dict[str, Any]:
+        return {"type": "meter", "bank": self.bank, "meter": self.meter}
+
+
+Item = EventItem | TableItem | WalletItem | MeterItem
 
 
 @dataclass
@@ -115,6 +128,10 @@ class TableFeed:
         self._foreign = False  # a notice of another process's commit (or a resync) came
         self._task: asyncio.Task[None] | None = None
         self._started = False
+        self._meters: dict[str, int] = {}
+        """The version of each bank's meter last pushed (a meter's versions only grow)."""
+        self._meters_to_read: set[str] = set()
+        self._meter_task: asyncio.Task[None] | None = None
 
     # ----------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -132,6 +149,8 @@ class TableFeed:
         self.hub.rt.bus.unsubscribe(0, self._on_any)
         if self._task is not None:
             self._task.cancel()
+        if self._meter_task is not None:
+            self._meter_task.cancel()
         for q in self.subscribers:
             with contextlib.suppress(asyncio.QueueFull):
                 q.put_nowait(None)
@@ -180,6 +199,15 @@ class TableFeed:
             self.on_notice(notice)
 
     def on_notice(self, notice: Notice) -> None:
+        if notice.kind.startswith(METER_NOTICE):
+            bank = notice.kind.removeprefix(METER_NOTICE)
+            if notice.balance is not None and notice.version is not None:
+                self._offer_meter(bank, notice.balance, notice.version)
+            else:  # the meter moved by a delta: read it (once for a burst of notices)
+                self._meters_to_read.add(bank)
+                if self._meter_task is None or self._meter_task.done():
+                    self._meter_task = asyncio.create_task(self._read_meters())
+            return
         if notice.kind in ("round", "due", "resync"):
             self._round_dirty = True
             if notice.origin != self.hub.rt.bus.origin and notice.events is None:
@@ -241,6 +269,19 @@ class TableFeed:
 
     def _state(self, tx: Tx) -> dict[str, Any] | None:
         return read_state(tx, self.table_id)
+
+    def _offer_meter(self, bank: str, meter: int, version: int) -> None:
+        """Push a bank's meter unless a later one was pushed (a meter's versions only grow)."""
+        if version > self._meters.get(bank, -1):
+            self._meters[bank] = version
+            self._broadcast(MeterItem(bank, meter))
+
+    async def _read_meters(self) -> None:
+        await asyncio.sleep(COALESCE_S)
+        while self._meters_to_read:
+            bank = self._meters_to_read.pop()
+            with contextlib.suppress(Exception):  # else the next change reads it again
+                self._offer_meter(bank, *await self.hub.rt.reading(partial(read_meter, bank=bank)))
 
     def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
         out = []
@@ -440,7 +481,7 @@ async def pump(
             if item is None:
                 await websocket.close(code=1013)
                 return
-            if isinstance(item, WalletItem):
+            if isinstance(item, WalletItem | MeterItem):
                 await websocket.send_json(item.message())
                 continue
             if isinstance(item, TableItem):

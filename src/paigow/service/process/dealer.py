@@ -55,8 +55,9 @@ class Dealer:
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
-        # (a round opened, every seated player wagered, every hand set); "table": seats or status
-        if notice.kind != "round":
+        # (a round opened, every seated player wagered, every hand set); "table": seats or status;
+        # "meter:<bank>": a progressive's meter moved (for the feeds)
+        if notice.kind != "round" and not notice.kind.startswith("meter:"):
             self.wake.set()
 
     def _on_any(self, notice: Notice) -> None:

@@ -1,7 +1,8 @@
 """A ready table floor for the first run: ``paigow serve --demo`` makes sure the database has
 an operator (its password written once to a file beside the database, readable by the owner
 only) and, if it has no tables yet, a casino table and a practice table under the Indiana
-rules. An existing floor is left as it is."""
+rules and a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and the
+Fortune progressive. An existing floor is left as it is."""
 
 from __future__ import annotations
 
@@ -11,18 +12,35 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from paigow.bonus.paytable import PayTable
 from paigow.house_way import HouseWay
-from paigow.ruleset import Ruleset
+from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.statuses import Role, TableMode
 from paigow.service.store.db import Database, GameTable, User
 
 OPERATOR = "house"
 
 
+def side_offers() -> tuple[SideWagerOffer, ...]:
+    """The demo's side wagers: Fortune A with Envy ($1 to $25) and the Fortune progressive (its
+    fixed wager; its bank, the pay table's name)."""
+    progressive = PayTable.preset("fortune-progressive")
+    assert progressive.progressive is not None
+    fixed = progressive.progressive.wager or 100
+    return (
+        SideWagerOffer("fortune", PayTable.preset("fortune-a"), 100, 2500),
+        SideWagerOffer("progressive", progressive, fixed, fixed),
+    )
+
+
 def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     """Create what is missing; returns lines saying what was done."""
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.game.tables import create_table
+    from paigow.service.game.tables import (
+        DEFAULT_BETTING_TIME_MS,
+        DEFAULT_SETTING_TIME_MS,
+        create_table,
+    )
     from paigow.service.store.unit import Tx
 
     said: list[str] = []
@@ -45,22 +63,26 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         try:
             with db.write() as s:
                 tx = Tx(s.connection(), s)
-                for name, mode in (
-                    ("Indiana 1", TableMode.CASINO),
-                    ("Practice 1", TableMode.PRACTICE),
+                for name, mode, rules in (
+                    ("Indiana 1", TableMode.CASINO, Ruleset()),
+                    ("Practice 1", TableMode.PRACTICE, Ruleset()),
+                    ("Fortune 1", TableMode.CASINO, Ruleset(side_wagers=side_offers())),
                 ):
                     create_table(
                         tx,
                         operator=OPERATOR,
                         name=name,
-                        ruleset=Ruleset(),
+                        ruleset=rules,
                         house_way=HouseWay.preset("standard"),
                         mode=mode,
-                        betting_time_ms=20_000,
-                        setting_time_ms=60_000,
+                        betting_time_ms=DEFAULT_BETTING_TIME_MS,
+                        setting_time_ms=DEFAULT_SETTING_TIME_MS,
                     )
                 tx.finish()
         finally:
             db.dispose()
-        said.append("tables 'Indiana 1' (casino) and 'Practice 1' (practice) created")
+        said.append(
+            "tables 'Indiana 1' (casino), 'Practice 1' (practice) and 'Fortune 1' (casino, "
+            "with Fortune, Envy and a progressive) created"
+        )
     return said

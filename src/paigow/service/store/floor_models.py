@@ -44,6 +44,24 @@ class FloorTable(Base):
     updated_at: Mapped[float] = mapped_column(sa.Float, default=0.0)
 
 
+class FloorSideTotal(Base):
+    """One side wager's running totals at one table (migration ``0006_floor_side``), updated in
+    the transaction of each settlement that settles it."""
+
+    __tablename__ = "floor_side_totals"
+    table_id: Mapped[int] = mapped_column(sa.ForeignKey("game_tables.id"), primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    wagers: Mapped[int] = mapped_column(sa.Integer, default=0)
+    handle: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    handle_sq: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    round_sq: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    """The sum over rounds of the round's total of this wager, squared."""
+    returned: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    """What the wagers returned (the wager and its win; jackpots included)."""
+    envy: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    updated_at: Mapped[float] = mapped_column(sa.Float, default=0.0)
+
+
 class FloorPoint(Base):
     """The table's cumulative figures after each settled round (the chart's points)."""
 

@@ -27,7 +27,7 @@ async function refreshWho() {
   try {
     const me = await api("GET", "/api/me");
     who.replaceChildren(
-      h("span", {}, `${me.username} (${me.role})`),
+      h("span", {}, me.username, h("span", { class: "role" }, ` (${me.role})`)),
       h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
       h("button", { type: "button", id: "logout", onclick: () => { logout(); location.hash = "#/lobby"; } }, "Log out"),
     );

@@ -11,20 +11,31 @@ export function countPath(total) {
   return out;
 }
 
+/** The round's one name, the table's round number: "Round 12" (its id is for the API). */
+export function roundName(number) {
+  return number ? `Round ${number}` : "The round";
+}
+
 /** An event in words: the server's narration (``text``, from paigow.narrator, as this viewer may
- * read it), as a sentence. */
-export function describe(e) {
-  const text = e.text || e.type;
+ * read it), as a sentence; the round named by its number when ``number`` is known (the
+ * narration names it by its id). */
+export function describe(e, number = null) {
+  let text = e.text || e.type;
+  if (e.type === "round-started" && number) text = text.replace(/^round \S+ opens/, `${roundName(number)} opens`);
   return text.charAt(0).toUpperCase() + text.slice(1) + ".";
 }
 
 /** The round's state after ``events`` (as a viewer saw them). */
 export function derive(events) {
-  const st = { wagers: {}, settings: {}, results: [], start: null, dealt: null, dealer: null, totals: null, voided: null, started: null };
+  const st = { wagers: {}, settings: {}, results: [], start: null, dealt: null, dealer: null, totals: null, voided: null, started: null,
+    sides: {}, sideResults: [], envy: [] };
   for (const e of events) {
     switch (e.type) {
       case "round-started": st.started = e; break;
       case "wager-placed": st.wagers[e.spot] = e.amount; break;
+      case "side-wager-placed": (st.sides[e.spot] ||= {})[e.name] = e.amount; break;
+      case "side-wager-settled": st.sideResults.push(e); break;
+      case "envy-paid": st.envy.push(e); break;
       case "start-chosen": st.start = e; break;
       case "dealt": st.dealt = e; break;
       case "hand-set": st.settings[e.spot] = { ...(st.settings[e.spot] || {}), ...e }; break;

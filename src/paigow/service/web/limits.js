@@ -23,7 +23,8 @@ export async function limitsView(root, shell) {
         st.daily_loss_limit === null ? "No daily loss limit." : `Daily loss limit: ${money(st.daily_loss_limit)}; lost today ${money(Math.max(0, st.loss_today))}; ${money(st.left_today)} left.`),
       st.pending ? h("p", {}, `From ${when(st.pending.from)}: ${st.pending.daily_loss_limit === null ? "no limit" : money(st.pending.daily_loss_limit)} (a higher limit waits 24 hours).`) : "",
       h("p", { id: "exclusion-now" }, st.excluded ? `You have excluded yourself from play until ${when(st.excluded_until)}. It cannot be lifted before then.` : "You are not excluded from play."),
-      h("p", { class: "hint" }, `Gaming day ${st.gaming_day} (${st.gaming_day_hours}).`));
+      h("p", { class: "hint", id: "gaming-day", "data-day": st.gaming_day },
+        `Today's gaming day is ${st.gaming_day_text}: your daily loss limit counts the wagers of that day.`));
     root.dataset.ready = "1";
   }
   const amount = h("input", { id: "loss-limit", inputmode: "decimal", placeholder: "e.g. 50.00", autocomplete: "off" });

@@ -1,6 +1,21 @@
 // The operator's page: create and close tables, credit wallets, read and export the audit log.
 import { api, session, key, money, parseCents } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
+import { auditSection } from "./audit.js";
+
+/** A commission as an operator types it ("5%", "2.5", "0 %") -> its percentage as text, or null
+ * when it is not a number from 0 to 5 (the most 68 IAC 10-9-1(f) allows). */
+export function parsePercent(text, max = 5) {
+  const m = /^\s*(\d{1,2}(?:\.\d{1,4})?)\s*%?\s*$/.exec(String(text));
+  if (!m || Number(m[1]) > max) return null;
+  return m[1];
+}
+
+/** "3/20" -> 0.15 (display only). */
+function eval_fraction(text) {
+  const [n, dd] = String(text).split("/");
+  return Number(n) / Number(dd || 1);
+}
 
 export async function operatorView(root, shell) {
   root.append(h("h1", {}, "Operator"));
@@ -11,45 +26,128 @@ export async function operatorView(root, shell) {
   }
   const msg = h("p", { id: "op-msg", role: "status", "aria-live": "polite" });
   const field = (label, input) => h("label", {}, label, input);
+  // the defaults come from the server: the same as the demo tables' and the API's
+  const d = await api("GET", "/api/admin/table-defaults");
   const f = {
     name: h("input", { id: "t-name", required: true, maxlength: 64, value: "Table" }),
-    commission: h("input", { id: "t-commission", value: "0.05", pattern: "[0-9./%]{1,12}" }),
-    min: h("input", { id: "t-min", inputmode: "decimal", value: "5.00", required: true }),
-    max: h("input", { id: "t-max", inputmode: "decimal", value: "1000.00", required: true }),
-    house: h("select", { id: "t-house" }, h("option", { value: "standard" }, "standard"), h("option", { value: "foxwoods" }, "foxwoods")),
+    commission: h("input", { id: "t-commission", value: d.commission, inputmode: "decimal", "aria-describedby": "t-commission-hint" }),
+    min: h("input", { id: "t-min", inputmode: "decimal", value: (d.min_wager / 100).toFixed(2), required: true }),
+    max: h("input", { id: "t-max", inputmode: "decimal", value: (d.max_wager / 100).toFixed(2), required: true }),
+    house: h("select", { id: "t-house" }, d.house_ways.map((w) => h("option", { value: w }, w))),
     start: h("select", { id: "t-start" }, h("option", { value: "dice" }, "three dice"), h("option", { value: "rng" }, "random number")),
     mode: h("select", { id: "t-mode" }, h("option", { value: "casino" }, "casino"), h("option", { value: "practice" }, "practice")),
-    betting: h("input", { id: "t-betting", type: "number", min: 0.1, step: 0.1, value: 15 }),
-    setting: h("input", { id: "t-setting", type: "number", min: 0.1, step: 0.1, value: 60 }),
+    betting: h("input", { id: "t-betting", type: "number", min: 0.1, step: 0.1, value: d.betting_time_ms / 1000 }),
+    setting: h("input", { id: "t-setting", type: "number", min: 0.1, step: 0.1, value: d.setting_time_ms / 1000 }),
+  };
+  // the side wagers the table offers: each preset pay table, its limits, a progressive's bank
+  const sideRows = d.side_wager_presets.map((p) => {
+    const fixed = p.progressive && p.progressive.wager;
+    const id = `sw-${p.name}`;
+    const row = {
+      p,
+      on: h("input", { type: "checkbox", id: `${id}-on`, "data-preset": p.name }),
+      min: h("input", { id: `${id}-min`, inputmode: "decimal", value: ((fixed || 100) / 100).toFixed(2), size: 7, disabled: !!fixed }),
+      max: h("input", { id: `${id}-max`, inputmode: "decimal", value: ((fixed || 2500) / 100).toFixed(2), size: 7, disabled: !!fixed }),
+      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9-]{0,39}" }) : null,
+    };
+    const what = [p.target === "player" ? "player's hand" : p.target === "dealer" ? "dealer's hand" : "dealer's low hand",
+      p.envy ? "with Envy" : "", p.progressive ? `progressive: ${Math.round(Number(eval_fraction(p.progressive.share)) * 100)}% of each wager to the meter, seed ${money(p.progressive.seed)}` : ""].filter(Boolean).join("; ");
+    row.el = h("fieldset", { class: "side-offer", "data-preset": p.name },
+      h("legend", {}, h("label", { class: "check" }, row.on, h("span", {}, p.title))),
+      h("p", { class: "hint" }, what),
+      h("div", { class: "row" }, field("Minimum ($)", row.min), field("Maximum ($)", row.max), row.bank ? field("Progressive bank", row.bank) : ""));
+    return row;
+  });
+  const sidePanel = h("details", { class: "side-wagers", id: "t-side" },
+    h("summary", {}, "Side wagers (none by default)"),
+    h("p", { class: "hint" }, "Each one is offered beside the main wager, with its posted pay table; tables naming the same bank share its meter."),
+    sideRows.map((r) => r.el));
+  const fail = (text, input) => {
+    msg.className = "error";
+    msg.textContent = text;
+    if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
   };
   const create = h("form", {
     class: "panel", id: "create-table",
     onsubmit: async (ev) => {
       ev.preventDefault();
+      for (const input of Object.values(f)) input.removeAttribute("aria-invalid");
+      const rate = parsePercent(f.commission.value);
+      if (rate === null) {
+        fail(`The commission is a percentage from 0 to ${d.max_commission}, like 5% or 2.5%: "${f.commission.value}" is not.`, f.commission);
+        return;
+      }
       const minC = parseCents(f.min.value);
       const maxC = parseCents(f.max.value);
       if (!Number.isFinite(minC) || !Number.isFinite(maxC) || minC < 1 || maxC < minC) {
-        msg.className = "error";
-        msg.textContent = "Type the limits in dollars (like 5 or 12.50), the maximum at least the minimum.";
+        fail("Type the limits in dollars (like 5 or 12.50), the maximum at least the minimum.", Number.isFinite(minC) && minC >= 1 ? f.max : f.min);
         return;
+      }
+      const side = [];
+      for (const r of sideRows.filter((x) => x.on.checked)) {
+        const lo = parseCents(r.min.value), hi = parseCents(r.max.value);
+        if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 1 || hi < lo) {
+          fail(`${r.p.title}: type its limits in dollars, the maximum at least the minimum.`, r.min);
+          return;
+        }
+        side.push({ name: r.p.name, paytable: r.p.name, min_wager: lo, max_wager: hi, ...(r.bank ? { bank: r.bank.value.trim() } : {}) });
       }
       try {
         const t = await api("POST", "/api/admin/tables", {
-          name: f.name.value, commission: f.commission.value, house_way: f.house.value, start: f.start.value,
+          side_wagers: side,
+          name: f.name.value, commission: `${rate}%`, house_way: f.house.value, start: f.start.value,
           mode: f.mode.value, min_wager: minC, max_wager: maxC,
           betting_time_ms: Math.round(Number(f.betting.value) * 1000), setting_time_ms: Math.round(Number(f.setting.value) * 1000),
         });
         msg.className = "ok";
-        msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted.`;
+        msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
+          (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
         announce(msg.textContent);
         await loadTables();
+        await loadBanks();
       } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
     },
   }, h("h2", {}, "Open a table"),
-  h("div", { class: "row" }, field("Name", f.name), field("Commission (at most 0.05)", f.commission),
+  h("div", { class: "row" }, field("Name", f.name),
+    h("label", {}, `Commission (0 to ${d.max_commission})`, f.commission, h("span", { id: "t-commission-hint", class: "sr-only" }, "A percentage of each win, like 5%")),
     field("Minimum wager ($)", f.min), field("Maximum wager ($)", f.max), field("House way", f.house),
     field("Starting position", f.start), field("Mode", f.mode), field("Betting time (s)", f.betting),
-    field("Time to set (s)", f.setting), h("button", { type: "submit", class: "primary" }, "Open table")));
+    field("Time to set (s)", f.setting)), sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
+
+  // the progressive banks: meter, seed, reset
+  const banksBox = h("div", { id: "banks-box" });
+  const bankAmount = h("input", { id: "bank-amount", inputmode: "decimal", value: "100.00", size: 10 });
+  async function loadBanks() {
+    const banks = await api("GET", "/api/admin/progressives");
+    const cols = ["Bank", "Pay table", "Share", "Seed", "Meter", "Tables", "Action"];
+    const cell = (i, ...content) => h("td", { "data-label": cols[i] }, h("span", {}, ...content));
+    const act = (b, kind) => h("button", {
+      type: "button", id: `${kind}-${b.bank}`,
+      onclick: async () => {
+        const cents = parseCents(bankAmount.value);
+        if (!Number.isFinite(cents)) { fail("Type the amount in dollars, like 100 or 12.50.", bankAmount); return; }
+        try {
+          const r = await api("POST", `/api/admin/progressives/${encodeURIComponent(b.bank)}/${kind}`, { amount: cents });
+          msg.className = "ok";
+          msg.textContent = `Bank ${r.bank}: meter ${money(r.meter_before)} → ${money(r.meter)} (${kind === "seed" ? "seeded" : "reset"}; recorded in the audit log).`;
+          announce(msg.textContent);
+          await loadBanks();
+        } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
+      },
+    }, kind === "seed" ? `Add to ${b.bank}` : `Reset ${b.bank}`);
+    banksBox.replaceChildren(banks.length ? h("table", { class: "list stack", id: "banks" },
+      h("caption", { class: "sr-only" }, "Progressive banks (amounts in dollars)"),
+      h("thead", {}, h("tr", {}, cols.map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, banks.map((b) => h("tr", { "data-bank": b.bank },
+        cell(0, b.bank), cell(1, b.paytable), cell(2, `${+(Number(eval_fraction(b.share)) * 100).toFixed(2)}%`),
+        cell(3, money(b.seed)), h("td", { "data-label": "Meter", "data-field": "meter", "data-cents": b.meter }, h("span", {}, money(b.meter))),
+        cell(5, b.tables.map((t) => `#${t}`).join(", ") || "—"),
+        cell(6, h("span", { class: "row" }, act(b, "seed"), act(b, "reset")))))))
+      : h("p", {}, "No progressive bank yet: open a table with a progressive side wager."));
+  }
+  const banksPanel = h("section", { class: "panel", "aria-labelledby": "banks-title" }, h("h2", { id: "banks-title" }, "Progressive banks"),
+    h("p", { class: "hint" }, "Add to a bank's meter, or reset it to an amount: the house's money, moved on the ledger and recorded in the audit log."),
+    h("div", { class: "row" }, field("Amount ($)", bankAmount)), banksBox);
 
   const cUser = h("input", { id: "c-user", required: true });
   const cAmount = h("input", { id: "c-amount", inputmode: "decimal", required: true, value: "100.00" });
@@ -76,21 +174,24 @@ export async function operatorView(root, shell) {
   }, h("h2", {}, "Credit or debit a wallet"), h("div", { class: "row" }, field("Username", cUser), field("Amount ($)", cAmount),
     h("button", { type: "submit", class: "primary" }, "Credit"), h("button", { type: "button", id: "debit-btn", onclick: move("debit") }, "Debit")));
 
-  const tablesBox = h("div", { class: "scroll" });
+  const tablesBox = h("div", { id: "op-tables-box" });
   async function loadTables() {
     const list = await api("GET", "/api/tables?include_closed=true");
     const sig = JSON.stringify(list.map((t) => ({ ...t, round: t.round && { ...t.round, deadline: 0, time_left_s: 0 } })));
     if (tablesBox.dataset.sig === sig) return;
     tablesBox.dataset.sig = sig;
-    tablesBox.replaceChildren(h("table", { class: "list", id: "op-tables" },
-      h("thead", {}, h("tr", {}, ["Table", "Status", "Now", "Players", "Limits", "Commission", "Rounds", ""].map((t) => h("th", { scope: "col" }, t)))),
+    const cols = ["Table", "Status", "Now", "Players", "Limits", "Commission", "Rounds", "Action"];
+    const cell = (i, ...content) => h("td", { "data-label": cols[i] }, h("span", {}, ...content));
+    tablesBox.replaceChildren(h("table", { class: "list stack", id: "op-tables" },
+      h("caption", { class: "sr-only" }, "Every table (amounts in dollars)"),
+      h("thead", {}, h("tr", {}, cols.map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, list.map((t) => h("tr", { "data-table": t.id },
-        h("td", {}, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`), h("td", {}, t.status),
-        h("td", {}, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
-        h("td", {}, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
-        h("td", {}, `${money(t.min_wager)} – ${money(t.max_wager)}`), h("td", {}, t.commission_posted),
-        h("td", {}, String(t.rounds_played)),
-        h("td", {}, t.status === "open" ? h("button", {
+        cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`), cell(1, t.status),
+        cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
+        cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
+        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted),
+        cell(6, String(t.rounds_played)),
+        cell(7, t.status === "open" ? h("button", {
           type: "button", class: "danger", id: `close-${t.id}`,
           onclick: async () => {
             try { await api("POST", `/api/admin/tables/${t.id}/close`); announce(`Table ${t.id} closing`); await loadTables(); } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
@@ -98,29 +199,22 @@ export async function operatorView(root, shell) {
         }, `Close table ${t.id}`) : ""))))));
   }
 
-  const auditBox = h("pre", { id: "audit", class: "scroll", tabindex: 0, role: "region", "aria-label": "audit log" });
-  const exportLink = h("a", { id: "audit-export", hidden: true, download: "paigow-audit.jsonl" }, "Download the audit log (JSON lines)");
-  const audit = h("section", { class: "panel" }, h("h2", {}, "Audit log"),
+  const log = auditSection();
+  const audit = h("section", { class: "panel", "aria-labelledby": "audit-title" }, h("h2", { id: "audit-title" }, "Audit log"),
     h("div", { class: "row" }, h("button", {
       type: "button", id: "load-audit",
       onclick: async () => {
         try {
-          const text = await api("GET", "/api/admin/audit", undefined, { text: true });
-          const lines = text.trim() ? text.trim().split("\n") : [];
-          auditBox.textContent = lines.slice(-50).map((l) => {
-            const r = JSON.parse(l);
-            return `#${r.id} ${typeof r.at === "number" ? new Date(r.at * 1000).toISOString() : r.at} ${r.actor} ${r.action} ${r.target} ${JSON.stringify(r.details)}`;
-          }).join("\n") || "(empty)";
-          exportLink.href = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
-          exportLink.hidden = false;
-          announce(`${lines.length} audit records`);
-        } catch (err) { auditBox.textContent = errorText(err); }
+          const n = await log.load(() => api("GET", "/api/admin/audit", undefined, { text: true }));
+          announce(`${n} audit records`);
+        } catch (err) { log.box.textContent = errorText(err); }
       },
-    }, "Load the audit log"), exportLink), auditBox);
+    }, "Load the audit log"), log.exportLink), log.status, log.box);
 
   root.append(msg, h("div", { class: "grid2" }, create, credit),
-    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox), audit);
+    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox), banksPanel, audit);
   await loadTables();
+  try { await loadBanks(); } catch (err) { banksBox.textContent = errorText(err); }
   const live = setInterval(() => { loadTables().catch(() => {}); }, 3000);
   return () => clearInterval(live);
 }

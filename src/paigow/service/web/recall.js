@@ -2,7 +2,7 @@
 import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow } from "./cards.js";
-import { describe, derive } from "./describe.js";
+import { describe, derive, roundName } from "./describe.js";
 
 export async function recallView(root, shell, id) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
@@ -20,7 +20,7 @@ export async function recallView(root, shell, id) {
   if (!rounds.length) { listBox.append(h("p", {}, "No rounds yet.")); return null; }
   listBox.append(h("ul", { id: "rounds" }, rounds.map((r) => h("li", {},
     h("button", { type: "button", id: `round-${r.number}`, "data-round": r.id, onclick: () => open(r) },
-      `Round ${r.number}: ${r.phase}, ${Object.entries(r.players).map(([s, n]) => `spot ${s} ${n}`).join(", ") || "no players"}${r.ended_at ? `, ${new Date(r.ended_at * 1000).toLocaleString()}` : ""}`)))));
+      `${roundName(r.number)}: ${r.phase}, ${Object.entries(r.players).map(([s, n]) => `spot ${s} ${n}`).join(", ") || "no players"}${r.ended_at ? `, ${new Date(r.ended_at * 1000).toLocaleString()}` : ""}`)))));
 
   let timer = null;
   function open(r) {
@@ -32,8 +32,11 @@ export async function recallView(root, shell, id) {
     const state = h("div", { class: "replay-state", id: "replay-state" });
     const btn = (label, bid, fn) => h("button", { type: "button", id: bid, onclick: fn }, label);
     const show = () => {
-      stepText.textContent = `Step ${step} of ${events.length}${step ? `: ${describe(events[step - 1])}` : ""}`;
-      steps.replaceChildren(...events.slice(0, step).map((e, i) => h("li", { class: i === step - 1 ? "step current" : "step" }, describe(e))));
+      stepText.textContent = `Step ${step} of ${events.length}${step ? `: ${describe(events[step - 1], r.number)}` : ""}`;
+      steps.replaceChildren(...events.slice(0, step).map((e, i) => h("li", { class: i === step - 1 ? "step current" : "step", "aria-current": i === step - 1 ? "step" : null }, describe(e, r.number))));
+      // the list shows the step the counter names: scrolled inside itself to the current step
+      const current = steps.querySelector(".current");
+      if (current) steps.scrollTop = Math.max(0, current.offsetTop - steps.offsetTop - steps.clientHeight + current.offsetHeight + 4);
       const s = derive(events.slice(0, step));
       state.replaceChildren(
         h("div", {}, h("h3", {}, "Dealer"), s.dealer ? h("div", {}, cardRow(s.dealer.high, { small: true }), " / ", cardRow(s.dealer.low, { small: true }), h("p", {}, `${s.dealer.high_name} / ${s.dealer.low_name} (rule ${s.dealer.rule})`)) : h("p", {}, s.dealt ? "Dealt, face down" : "—")),
@@ -43,18 +46,18 @@ export async function recallView(root, shell, id) {
           const cards = s.dealt && s.dealt.your_cards && s.dealt.your_cards[spot];
           return h("div", {}, h("h3", {}, `Spot ${spot} (${r.players[spot] || "?"}) — ${money(s.wagers[spot])}`),
             set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
-            res ? h("p", {}, h("strong", {}, res.outcome.toUpperCase()), ` returned ${money(res.returned)}, commission ${money(res.commission)}`) : null);
+            res ? h("p", { class: "recall-result" }, h("strong", {}, res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
         }));
     };
     const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };
-    replayBox.replaceChildren(h("h2", { id: "replay-title" }, `Round ${r.number} (${r.id})`),
+    replayBox.replaceChildren(h("h2", { id: "replay-title", "data-round": r.id }, roundName(r.number)),
       h("div", { class: "row", role: "toolbar", "aria-label": "Replay" },
         btn("First", "step-first", () => go(0)), btn("Previous step", "step-prev", () => go(step - 1)),
         btn("Next step", "step-next", () => go(step + 1)), btn("Last", "step-last", () => go(events.length)),
         btn("Play", "step-play", () => { clearInterval(timer); timer = setInterval(() => { if (step >= events.length) clearInterval(timer); else go(step + 1); }, 700); })),
       stepText, state, steps);
     go(0);
-    announce(`Round ${r.number} loaded: ${events.length} steps`);
+    announce(`${roundName(r.number)} loaded: ${events.length} steps`);
     document.getElementById("step-next").focus();
   }
   return () => clearInterval(timer);

@@ -1,8 +1,17 @@
-// A table: the dealer across from six spots, chips, the deal, setting a hand, the reveal, results.
+// A table on one screen: the status bar, the felt (the dealer across from six spots) and your
+// seat (the wager, your seven cards, your result) always in view; the posted rules, the round's
+// results, your wallet, the practice help and the events in a side panel (a drawer on a phone).
+// A table with side wagers adds a bonus circle beside the main wager, its pay tables in the side
+// panel, the live meter and the showdown's bonus hands and Envy and jackpot news on the felt.
 import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
-import { cardEl, cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
-import { describe, derive, countPath, positionName } from "./describe.js";
+import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
+import { describe, derive, countPath, positionName, roundName } from "./describe.js";
+import { DENOMINATIONS, chip, chipButton } from "./chips.js";
+import { handView } from "./hand.js";
+import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideSummary, sideWords } from "./side.js";
+
+export { chipLabel } from "./chips.js";
 
 const PHASE_TEXT = {
   betting: "Betting is open", shuffled: "Shuffling", starting: "Choosing the starting position",
@@ -11,6 +20,7 @@ const PHASE_TEXT = {
 };
 const OUTCOME = { win: "WIN", push: "PUSH", loss: "LOSS" };
 const BACKOFF_S = [0.5, 1, 2, 4, 8];
+const MONEY_ERRORS = ["no-money", "insufficient-funds"];
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 /** Replace ``el``'s children by ``build()`` only when ``k`` differs from what it shows now. */
@@ -22,18 +32,16 @@ function patch(el, k, build) {
   return true;
 }
 
-/** A chip's face: "$5", "$250", "$1K", "$2.5K", "$12.50" (the exact amount is its name). */
-export function chipLabel(cents) {
-  if (cents % 100) return money(cents);
-  const whole = cents / 100;
-  if (whole < 1000) return `$${whole}`;
-  const k = Math.floor(whole / 100);
-  return `$${Math.floor(k / 10)}${k % 10 ? `.${k % 10}` : ""}${whole % 100 ? "+" : ""}K`;
-}
-
-function chip(cents, id) {
-  const label = chipLabel(cents);
-  return h("span", { class: `chip${label.length > 5 ? " long" : ""}`, id, role: "img", "aria-label": `wager ${money(cents)}` }, h("span", { "aria-hidden": "true" }, label));
+/** A settled spot's money in words: "won $10.00, commission $0.50, returned $19.50",
+ * "push, $10.00 returned", "lost $10.00"; why, in the server's words ("high win, low loss",
+ * "foul: loses", from paigow.narrator) from the event's narration. */
+function settledWords(r) {
+  const text = r.text || "";
+  const m = /^spot \d+: (.*)$/.exec(text);
+  if (m) return m[1];
+  if (r.outcome === "win") return `won ${money(r.win)}, commission ${money(r.commission)}, returned ${money(r.returned)}`;
+  if (r.outcome === "push") return `push, ${money(r.returned)} returned`;
+  return `lost ${money(r.wager)}`;
 }
 
 export async function tableView(root, shell, id) {
@@ -42,14 +50,12 @@ export async function tableView(root, shell, id) {
   let table = await api("GET", `/api/tables/${id}`);
   const me = session.token ? await shell.refreshWho() : null;
   const username = me ? me.username : null;
+  if (me && wallet.balance === null) setBalance(me.balance);
   const wagerKey = `paigow.wager.${id}`;
   let events = [];
   let roundId = null;
   let roundNumber = null;
   let players = {}; // spot -> who wagered there in the round shown (as far as known)
-  let low = []; // the cards in your low hand
-  let handKey = null;
-  let evaluation = null;
   let evPromise = null;
   let evFor = null;
   let skew = 0;
@@ -60,42 +66,65 @@ export async function tableView(root, shell, id) {
   let fetchTimer = null;
   let walletTimer = null;
   let connected = false;
+  let leaving = false; // the mid-round leave question is open
+  let leftMidRound = null; // the round you left with a wager in play (your spot shows it as yours)
+  document.body.classList.add("at-table");
 
   // ------------------------------------------------------------------ skeleton
-  const posted = h("div", { class: "posted", id: "posted", role: "region", "aria-label": "Posted at this table" });
   const phaseText = h("span", { id: "phase" });
   const countdown = h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" });
   const conn = h("span", { id: "conn", class: "conn", role: "status" });
   const statusMsg = h("p", { id: "status-msg", role: "alert" });
+  const infoBtn = h("button", { type: "button", id: "info-btn", class: "info-btn", "aria-controls": "side", "aria-expanded": "false", onclick: () => openSide(!side.classList.contains("open")) },
+    (table.side_wagers || []).length ? "Info & pays" : "Table info");
   const status = h("section", { class: "statusbar", id: "status", "aria-label": "Round status" },
-    h("div", { class: "status-line" }, phaseText, countdown, conn), statusMsg);
+    h("div", { class: "status-line" }, h("h1", { class: "table-name" }, `Table ${table.id}: ${table.name}`), phaseText, countdown, conn, infoBtn), statusMsg);
   const dealerBox = h("div", { class: "dealer", id: "dealer", "data-position": 1, role: "group", "aria-label": "Dealer, position 1, the bank" });
   const diceBox = h("div", { id: "dice", class: "dice-box", "aria-live": "polite" });
+  const meterBox = h("div", { id: "meters", class: "meters", role: "group", "aria-label": "Progressive meters, live" });
+  const newsBox = h("div", { id: "side-news", class: "side-news", role: "status", "aria-live": "polite" });
+  const corner = h("div", { class: "felt-corner", id: "felt-corner" }, meterBox, diceBox, newsBox);
   const spotsBox = h("div", { class: "spots", id: "spots" });
   const spotEls = {};
   for (let n = 1; n <= 6; n++) {
     spotEls[n] = h("div", { class: "spot", id: `spot-${n}`, "data-position": n + 1, role: "group", "aria-label": `Spot ${n}${n === 1 ? ", at the dealer's far right" : ""}` });
     spotsBox.append(spotEls[n]);
   }
-  const felt = h("section", { class: "felt", id: "felt", "aria-label": "The table: the dealer across from six spots, spot 1 at the dealer's far right" }, dealerBox, diceBox, spotsBox);
-  const handPanel = h("section", { class: "panel hand-panel", id: "hand-panel", "aria-labelledby": "hand-title", hidden: true });
+  const felt = h("section", { class: "felt", id: "felt", "aria-label": "The table: the dealer across from six spots, spot 1 at the dealer's far right" }, dealerBox, corner, spotsBox);
+  const controls = h("div", { id: "controls", role: "group", "aria-labelledby": "controls-title" });
+  const handPanel = h("div", { class: "hand-panel", id: "hand-panel", role: "group", "aria-labelledby": "hand-title", hidden: true });
+  const myResult = h("p", { id: "my-result", "aria-live": "polite", hidden: true });
+  const seat = h("section", { class: "seat", id: "seat", "aria-label": "Your spot" }, controls, handPanel, myResult);
+
+  const posted = h("div", { class: "posted", id: "posted", role: "region", "aria-label": "Posted at this table" });
+  const offers = () => table.side_wagers || [];
+  const payPanel = offers().length ? h("section", { class: "panel pay-tables", id: "pay-tables", "aria-labelledby": "pay-tables-title" }) : null;
+  let returns = null; // a practice table's exact returns of its side wagers (the server's answer)
+  let returnsTimer = null;
+  let sideBet = {}; // the side wagers being built: name -> cents
+  try { sideBet = JSON.parse(localStorage.getItem(`paigow.side.${id}`) || "{}") || {}; } catch { sideBet = {}; }
   const practicePanel = table.mode === "practice" ? h("section", { class: "panel", id: "practice", "aria-labelledby": "practice-title" }) : null;
   const resultsPanel = h("section", { class: "panel", id: "results-panel", "aria-labelledby": "results-title" });
-  const controls = h("section", { class: "panel", id: "controls", "aria-labelledby": "controls-title" });
   const walletPanel = h("section", { class: "panel", id: "wallet", "aria-labelledby": "wallet-title" });
   const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "Table events, oldest first" });
   const logPanel = h("section", { class: "panel", id: "log-panel", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Table events"),
     h("div", { "aria-live": "polite", "aria-relevant": "additions", id: "log-live" }, logList));
   const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: "#/rules", id: "rules-link" }, "How to play (the rules)"));
+  const closeSide = h("button", { type: "button", id: "side-close", class: "side-close", onclick: () => { openSide(false); infoBtn.focus(); } }, "Close");
+  const side = h("aside", { class: "side", id: "side", "aria-label": "Table info: the posted rules, results, your wallet and the events" },
+    h("div", { class: "side-head" }, h("h2", {}, "Table info"), closeSide),
+    posted, payPanel, resultsPanel, practicePanel, walletPanel, logPanel, links);
 
-  root.append(
-    h("h1", {}, `Table ${table.id}: ${table.name}`),
-    posted,
-    status,
-    h("div", { class: "table-page" },
-      h("div", { class: "col-main" }, felt, handPanel, practicePanel, resultsPanel),
-      h("div", { class: "col-side" }, controls, walletPanel, logPanel, links)),
-  );
+  root.append(h("div", { class: "table-app", id: "table-app" }, status, h("div", { class: "game", id: "game" }, felt, seat), side));
+
+  /** Open (or close) the side panel; on a wide screen it is a column and always open. */
+  function openSide(open) {
+    side.classList.toggle("open", open);
+    infoBtn.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) closeSide.focus();
+  }
+  const onKey = (ev) => { if (ev.key === "Escape" && side.classList.contains("open")) { openSide(false); infoBtn.focus(); } };
+  document.addEventListener("keydown", onKey);
 
   const st = () => derive(events);
   const seatOf = (n) => table.spots.find((x) => x.spot === n) || { spot: n, player: null, occupied: false };
@@ -107,14 +136,26 @@ export async function tableView(root, shell, id) {
     const d = st().dealt;
     if (!d || !d.your_cards) return null;
     const spots = Object.keys(d.your_cards).map(Number);
-    const seat = mySeat();
-    return spots.includes(seat) ? seat : spots[0];
+    const seated = mySeat();
+    return spots.includes(seated) ? seated : spots[0];
   };
   const myCards = () => {
     const spot = myDealtSpot();
     return spot ? sortCards(st().dealt.your_cards[String(spot)]) : null;
   };
   const ended = (s) => !!(s.totals || s.voided);
+  /** The spot you wagered on in the round shown (seated or not). */
+  const myWagerSpot = () => {
+    const s = st();
+    const d = myDealtSpot();
+    if (d) return d;
+    const seated = mySeat();
+    if (seated !== null && s.wagers[seated] && players[seated] === username) return seated;
+    const found = Object.keys(s.wagers).map(Number).find((n) => players[n] === username && username);
+    return found ?? null;
+  };
+  /** A spot with a wager in play this round but nobody seated: its player left mid-round. */
+  const inPlayWithoutPlayer = (n, s) => !ended(s) && !!s.wagers[n] && !seatOf(n).occupied;
   /** Whether spot ``n`` shows the round on display: not after a settled round it did not play. */
   const showsRound = (n, s) => {
     if (!ended(s)) return true;
@@ -124,9 +165,16 @@ export async function tableView(root, shell, id) {
   const limitsText = () => `${money(table.min_wager)} to ${money(table.max_wager)}`;
   const fail = (err, ctx = {}) => {
     statusMsg.className = "error";
+    statusMsg.dataset.code = (err && err.code) || "";
     statusMsg.textContent = errorText(err, { balance: wallet.balance === null ? undefined : money(wallet.balance), limits: limitsText(), minimum: money(table.min_wager), ...ctx });
   };
-  const clearMsg = () => { statusMsg.textContent = ""; statusMsg.className = ""; };
+  const clearMsg = () => { statusMsg.textContent = ""; statusMsg.className = ""; statusMsg.dataset.code = ""; };
+  /** The wallet changed: a "too little money" error is stale once the wallet covers the minimum. */
+  const onBalance = () => {
+    if (MONEY_ERRORS.includes(statusMsg.dataset.code) && wallet.balance !== null && wallet.balance >= table.min_wager) clearMsg();
+    renderControls();
+  };
+  document.addEventListener("paigow:balance", onBalance);
 
   // ------------------------------------------------------------------ posted
   function renderPosted() {
@@ -136,36 +184,77 @@ export async function tableView(root, shell, id) {
       h("span", {}, `House way: ${table.house_way}`),
       h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
       h("span", { id: "posted-mode" }, table.mode === "practice" ? "Practice table" : "Casino table"),
+      table.mode === "practice" ? h("span", { id: "posted-money" }, "Wagers here are real money from your wallet; only the help is extra") : null,
       h("span", {}, table.foul === "loses" ? "A foul hand loses" : "A foul is reset by the house way"),
+      offers().length ? h("span", { id: "posted-side" }, `Side wagers: ${offers().map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")} (pay tables below)`) : null,
       table.status !== "open" ? h("span", { class: "error" }, `Table ${table.status}`) : null,
     ]);
+    renderPays();
+  }
+
+  /** The pay tables in the side panel (a practice table's exact returns among them). */
+  function renderPays() {
+    if (!payPanel) return;
+    patch(payPanel, [table.side_wagers, table.meters, table.mode, returns], () => payTables(table, returns));
+  }
+
+  /** A practice table asks the server for its side wagers' exact returns (again while the
+   * house way's bonus hands are being counted, and when a meter moves). */
+  async function fetchReturns() {
+    if (!payPanel || table.mode !== "practice" || closed) return;
+    clearTimeout(returnsTimer);
+    try {
+      returns = await api("GET", `/api/web/tables/${table.id}/side-returns`);
+    } catch { returns = null; }
+    renderPays();
+    if (!returns || returns.status !== "ready") returnsTimer = setTimeout(fetchReturns, 3000);
+  }
+
+  /** The live meters on the felt. */
+  function renderMeters() {
+    patch(meterBox, [table.meters, offers().map((o) => o.bank)], () => meterLines(table));
+  }
+
+  /** A progressive's meter moved (the WebSocket's ``meter`` message): the felt and the pay table. */
+  function onMeter(msg) {
+    if (!offers().some((o) => o.bank === msg.bank)) return;
+    table = { ...table, meters: { ...(table.meters || {}), [msg.bank]: msg.meter } };
+    renderMeters(); renderPays();
+    if (returns && table.mode === "practice") { clearTimeout(returnsTimer); returnsTimer = setTimeout(fetchReturns, 500); }
+  }
+
+  /** The showdown's Envy and jackpot news, on the felt and to a screen reader. */
+  function renderNews() {
+    const s = st();
+    const news = [...s.envy, ...s.sideResults].map((e) => sideNews(e, table)).filter(Boolean);
+    patch(newsBox, [roundId, news], () => news.map((t) => h("p", { class: t.startsWith("JACKPOT") ? "news jackpot" : "news envy" }, t)));
   }
 
   // ------------------------------------------------------------------ the felt
   function renderDealer() {
     const s = st();
     const d = s.dealer;
-    const k = [roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.start ? s.start.position : null, s.voided ? 1 : 0];
+    const k = [roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.voided ? 1 : 0];
     patch(dealerBox, k, () => {
       const out = [h("h2", { class: "seat-name" }, "Dealer")];
       if (d) {
         out.push(h("div", { class: "hands", id: "dealer-hand" },
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", {}, d.high_name)),
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", {}, d.low_name))),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", { class: "hname" }, d.high_name)),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", { class: "hname" }, d.low_name))),
         h("p", { id: "dealer-rule", class: "rule" }, `Set by the house way (${table.house_way}), rule ${d.rule}`));
       } else if (s.dealt && !s.voided) {
-        out.push(backs(7), h("p", { class: "rule" }, "Face down until every player has set"));
+        out.push(backs(7), h("p", { class: "rule" }, "Face down until all have set"));
       } else {
         out.push(h("p", { class: "muted" }, "The bank: the house"));
       }
       return out;
     });
-    dealerBox.classList.toggle("start", !!(s.start && s.start.position === 1));
+    dealerBox.classList.toggle("start", !!(s.start && s.start.position === 1 && !ended(s)));
   }
 
   function renderDice() {
     const s = st();
-    const e = s.start;
+    const e = ended(s) ? null : s.start;
     patch(diceBox, e ? [roundId, e.number, e.position] : null, () => {
       if (!e) return [];
       const path = countPath(e.number);
@@ -173,44 +262,74 @@ export async function tableView(root, shell, id) {
         h("div", { class: "dice", id: "dice-shown" },
           e.method === "dice" ? e.dice.map((d) => h("span", { class: "die", role: "img", "aria-label": `die ${d}` }, String(d))) : h("span", { class: "die", role: "img", "aria-label": `random number ${e.number}` }, String(e.number)),
           h("strong", {}, e.method === "dice" ? ` = ${e.number}` : " (random number)")),
-        h("p", { class: "count", id: "count" }, "Counting from the dealer: ",
-          path.map((p, i) => h("span", { class: i === path.length - 1 ? "hit" : "" }, `${i + 1}:${p === 1 ? "D" : p - 1}${i < path.length - 1 ? " → " : ""}`)),
-          h("span", {}, ` — first packet to ${positionName(e.position)}`)),
+        h("p", { class: "count", id: "count" }, h("span", { class: "count-path" }, "Counting from the dealer: ",
+          path.map((p, i) => h("span", { class: i === path.length - 1 ? "hit" : "" }, `${i + 1}:${p === 1 ? "D" : p - 1}${i < path.length - 1 ? " → " : ""}`)), " — "),
+          h("span", {}, `first packet to ${positionName(e.position)}`)),
       ];
     });
   }
 
   function spotContent(n, s) {
-    const seat = seatOf(n);
+    const seated = seatOf(n);
     const mine = myDealtSpot();
-    const you = seat.player && seat.player === username;
+    const you = seated.player && seated.player === username;
     const show = showsRound(n, s);
     const wager = show ? s.wagers[n] : undefined;
+    const sides = show ? s.sides[n] : undefined;
+    const sideRes = show ? s.sideResults.filter((e) => e.spot === n) : [];
     const dealt = show && s.dealt && s.dealt.spots.includes(n);
     const set = dealt ? s.settings[n] : null;
     const result = show ? s.results.find((x) => x.spot === n) : null;
     const cards = dealt && n === mine ? myCards() : null;
-    const k = [seat.player, you, wager, dealt, set ? [set.high, set.low, set.by, set.foul] : null, cards, result ? result.outcome : null,
-      !seat.occupied && !!session.token && mySeat() === null && table.status === "open", s.start ? s.start.position === n + 1 : false];
+    const gone = inPlayWithoutPlayer(n, s);
+    const who = players[n] || null;
+    const canSit = !seated.occupied && !gone && !!session.token && mySeat() === null && table.status === "open";
+    const isStart = !!(s.start && s.start.position === n + 1 && !ended(s));
+    const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.text] : null,
+      canSit, isStart, gone, who, ended(s)];
     return [k, () => {
-      const out = [h("h2", { class: "seat-name" }, `Spot ${n}`)];
-      out.push(h("p", { class: "player" }, seat.player ? (you ? `${seat.player} (you)` : seat.player) : "empty"));
-      if (wager) out.push(chip(wager, `chip-${n}`));
+      const out = [h("h2", { class: "seat-name" }, `Spot ${n}`, isStart ? h("span", { class: "start-badge", title: "The first packet of cards goes here" }, "1st") : null)];
+      let name = "empty";
+      if (seated.player) name = you ? `${seated.player} (you)` : seated.player;
+      else if (gone) name = who ? `${who === username ? "you" : who} (left; in play)` : "in play (player left)";
+      out.push(h("p", { class: "player", title: name }, name));
+      if (wager) {
+        const chips = h("span", { class: "spot-chips" }, chip(wager, `chip-${n}`));
+        if (sides) {
+          const c = chip(Object.values(sides).reduce((a, b) => a + b, 0), `side-chip-${n}`);
+          c.classList.add("side-chip");
+          c.setAttribute("aria-label", `side wagers: ${Object.entries(sides).map(([name, a]) => `${offerTitle(name)} ${money(a)}`).join(", ")}`);
+          chips.prepend(c);
+        }
+        out.push(chips);
+      }
       if (dealt) {
         if (set && set.high) {
-          out.push(h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(set.high, { small: true, fan: true })),
-            h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(set.low, { small: true, fan: true })));
+          out.push(h("div", { class: "set-hands" },
+            h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(set.high, { small: true, fan: true })),
+            h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(set.low, { small: true, fan: true }))));
         } else if (cards) {
           out.push(cardRow(cards, { small: true, fan: true }));
         } else {
           out.push(backs(7));
         }
-        if (set) out.push(h("p", { class: "set-by" }, set.foul ? h("strong", { class: "foul-tag" }, "FOUL ") : "", set.by === "player" ? "set" : `set by the house way${set.reason ? ` (${set.reason})` : ""}`));
+        if (set) {
+          const by = set.by === "player" ? "set" : `house way${set.reason ? ` (${set.reason === "left" ? "left" : set.reason})` : ""}`;
+          out.push(h("p", { class: "set-by" }, set.foul ? h("strong", { class: "foul-tag" }, "FOUL ") : "", by));
+        }
       }
-      if (result) out.push(h("p", { class: `result ${result.outcome}` }, OUTCOME[result.outcome] + (result.foul ? " (foul)" : "")));
-      if (!seat.occupied && session.token && mySeat() === null && table.status === "open") {
-        out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => sit(n) }, `Sit at spot ${n}`));
+      if (result) {
+        out.push(h("p", { class: `result ${result.outcome}`, title: settledWords(result) },
+          ended(s) ? h("span", { class: "past-tag" }, "last round: ") : null, OUTCOME[result.outcome] + (result.foul ? " (foul)" : "")));
       }
+      if (sideRes.length) {
+        const won = sideRes.some((e) => e.returned > 0);
+        const hand = sideRes.find((e) => e.hand)?.hand;
+        out.push(h("p", { class: `side-res${won ? " won" : ""}`, id: `side-res-${n}`, title: sideRes.map(sideWords).join("; ") },
+          hand ? [h("span", { class: "sr-only" }, "Bonus hand: "), categoryLabel(hand)] : [h("span", { class: "sr-only" }, "Bonus hand: none"), h("span", { "aria-hidden": "true" }, "no bonus")],
+          won ? h("span", { class: "amt" }, ` +${money(sideRes.reduce((a, e) => a + e.win, 0))}`) : ""));
+      }
+      if (canSit) out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => sit(n) }, `Sit at spot ${n}`));
       return out;
     }];
   }
@@ -223,8 +342,9 @@ export async function tableView(root, shell, id) {
       const [k, build] = spotContent(n, s);
       patch(el, k, build);
       el.classList.toggle("mine", n === seated);
-      el.classList.toggle("start", !!(s.start && s.start.position === n + 1));
+      el.classList.toggle("start", !!(s.start && s.start.position === n + 1 && !ended(s)));
     }
+    felt.classList.toggle("past", ended(s));
   }
 
   // ------------------------------------------------------------------ status and countdown
@@ -246,10 +366,10 @@ export async function tableView(root, shell, id) {
     const s = st();
     const r = table.round;
     const phase = livePhase();
-    if (phase && !ended(s)) return `Round ${roundNumber ?? (r ? r.number : "")}: ${PHASE_TEXT[phase] || phase}.`;
-    if (r && r.id !== roundId) return `Round ${r.number}: ${PHASE_TEXT[r.phase] || r.phase}.`;
-    if (s.voided) return `Round ${roundNumber ?? ""} void: every wager was returned. The next round opens with the first wager.`;
-    if (s.totals) return `Round ${roundNumber ?? ""} settled: results below. The next round opens with the first wager.`;
+    if (phase && !ended(s)) return `${roundName(roundNumber ?? (r ? r.number : null))}: ${PHASE_TEXT[phase] || phase}.`;
+    if (r && r.id !== roundId) return `${roundName(r.number)}: ${PHASE_TEXT[r.phase] || r.phase}.`;
+    if (s.voided) return `${roundName(roundNumber)} void: every wager returned; a wager opens the next round.`;
+    if (s.totals) return `${roundName(roundNumber)} settled; a wager opens the next round.`;
     if (table.status !== "open") return `This table is ${table.status}.`;
     return "Waiting for the first wager: a wager opens the round.";
   }
@@ -275,67 +395,188 @@ export async function tableView(root, shell, id) {
   }
   const ticker = setInterval(tick, 250);
 
-  // ------------------------------------------------------------------ controls
+  // ------------------------------------------------------------------ your spot: sit, wager, leave
+  function betForm(leaveBtn) {
+    const remembered = Number(localStorage.getItem(wagerKey));
+    const start = remembered >= table.min_wager && remembered <= table.max_wager ? remembered : table.min_wager;
+    let fromChips = false; // the first chip replaces the suggested amount: chips count from zero
+    const amount = h("input", { id: "wager-amount", inputmode: "decimal", autocomplete: "off", value: (start / 100).toFixed(2), required: true, "aria-describedby": "wager-limits" });
+    const sideOffers = offers();
+    let target = "main"; // where the rack's chips go: the main wager or a side wager's name
+    for (const name of Object.keys(sideBet)) if (!sideOffers.some((o) => o.name === name)) delete sideBet[name];
+    const circle = sideOffers.length
+      ? h("button", { type: "button", class: "bet-circle main", id: "bet-main", "aria-pressed": "true", onclick: () => aim("main") })
+      : h("div", { class: "bet-circle main", id: "bet-main", "aria-hidden": "true" });
+    const sideCircles = sideOffers.map((o) => h("button", { type: "button", class: "bet-circle bonus", id: `bet-side-${o.name}`, "data-name": o.name, "aria-pressed": "false", onclick: () => aim(o.name) }));
+    const showCircle = () => {
+      const cents = parseCents(amount.value);
+      circle.replaceChildren(Number.isFinite(cents) && cents > 0 ? chip(cents) : h("span", { class: "bet-word" }, "Bet"));
+      if (sideOffers.length) circle.setAttribute("aria-label", `Main wager ${Number.isFinite(cents) && cents > 0 ? money(cents) : "none"}${target === "main" ? "; the chips go here" : ""}`);
+      sideOffers.forEach((o, i) => {
+        const c = sideCircles[i];
+        const a = sideBet[o.name] || 0;
+        const word = offerTitle(o.name);
+        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
+          h("span", { class: "word-short" }, word.length > 7 ? `${word.slice(0, 4)}.` : word), h("span", { class: "circle-cap" }, offerLimits(o, true))));
+        c.title = `${offerTitle(o.name)} side wager, ${offerLimits(o)}`;
+        c.setAttribute("aria-pressed", target === o.name ? "true" : "false");
+        c.setAttribute("aria-label", `${offerTitle(o.name)} side wager ${a ? money(a) : "none"} (${offerLimits(o)})${target === o.name ? "; the chips go here" : ""}`);
+        c.dataset.cents = a;
+      });
+      if (sideOffers.length) circle.setAttribute("aria-pressed", target === "main" ? "true" : "false");
+    };
+    /** Chips go to ``name`` from now on; a fixed side wager (its one amount) is put on or taken off. */
+    const aim = (name) => {
+      const o = sideOffers.find((x) => x.name === name);
+      if (o && o.min_wager === o.max_wager) {
+        sideBet[name] = target === name && sideBet[name] ? 0 : o.min_wager;
+      }
+      target = name;
+      showCircle();
+    };
+    amount.addEventListener("input", () => { fromChips = true; target = "main"; showCircle(); });
+    const setAmount = (cents) => { amount.value = cents ? `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}` : ""; showCircle(); };
+    const addChip = (d) => {
+      const o = sideOffers.find((x) => x.name === target);
+      if (o) { sideBet[o.name] = Math.min(o.max_wager, (sideBet[o.name] || 0) + d); showCircle(); return; }
+      const now = fromChips ? parseCents(amount.value) : 0;
+      fromChips = true;
+      setAmount(Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d));
+    };
+    showCircle();
+    return h("form", {
+      id: "wager-form", class: "bet",
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const cents = parseCents(amount.value);
+        if (!Number.isFinite(cents)) { fail(new Error(`Type the wager in dollars, like 10 or 12.50 (${limitsText()}).`)); return; }
+        if (cents < table.min_wager || cents > table.max_wager) { fail({ code: "outside-limits" }); return; }
+        const side = {};
+        for (const o of sideOffers) {
+          const a = sideBet[o.name] || 0;
+          if (!a) continue;
+          if (a < o.min_wager || a > o.max_wager) { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}: ${money(a)} is outside it.`)); return; }
+          side[o.name] = a;
+        }
+        const sideTotal = Object.values(side).reduce((x, y) => x + y, 0);
+        try {
+          const body = { amount: cents, idempotency_key: key() };
+          if (sideTotal) body.side = side;
+          const r = await api("POST", `/api/tables/${table.id}/wager`, body);
+          localStorage.setItem(wagerKey, String(cents));
+          localStorage.setItem(`paigow.side.${table.id}`, JSON.stringify(side));
+          setBalance(r.balance);
+          const sideWords = Object.entries(r.side || {}).map(([n, a]) => ` and ${offerTitle(n)} ${money(a)}`).join("");
+          announce(`Wager of ${money(r.amount)}${sideWords} accepted; balance ${money(r.balance)}`);
+          clearMsg();
+          scheduleFetch();
+        } catch (err) {
+          if (err.code === "insufficient-funds") { try { setBalance((await api("GET", "/api/me")).balance); } catch { /* keep the last */ } }
+          if (err.code === "outside-limits" && sideTotal) { fail(new Error(`Side wagers at this table: ${sideOffers.map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")}.`)); return; }
+          fail(err, { amount: money(cents + sideTotal) });
+        }
+      },
+    },
+    h("div", { class: "bet-row" },
+      h("div", { class: "bet-circles", role: sideOffers.length ? "group" : null, "aria-label": sideOffers.length ? "Your wagers: choose a circle, then add chips" : null }, circle, sideCircles),
+      h("label", { class: "bet-amount" }, h("span", {}, "Wager ", h("span", { id: "wager-limits", class: "muted" }, `(${money(table.min_wager)}–${money(table.max_wager)})`)), amount),
+      h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
+    h("div", { class: "chip-rack", role: "group", "aria-label": "Chips: each adds its value to the bet" },
+      DENOMINATIONS.filter((d) => d <= table.max_wager).map((d) => chipButton(d, () => addChip(d))),
+      h("button", { type: "button", id: "wager-clear", class: "small", onclick: () => { fromChips = true; sideBet = {}; target = "main"; setAmount(0); amount.focus(); } }, "Clear bet")),
+    h("div", { class: "row seat-actions" },
+      h("button", { type: "button", id: "wager-min", class: "small", onclick: () => { fromChips = true; setAmount(table.min_wager); } }, "Minimum"), leaveBtn));
+  }
+
+  /** A side wager placed after the main wager, while betting is open (idempotent). */
+  async function lateSide(o, cents) {
+    try {
+      const r = await api("POST", `/api/tables/${table.id}/side-wagers`, { side: { [o.name]: cents }, idempotency_key: key() });
+      setBalance(r.balance);
+      announce(`${offerTitle(o.name)} side wager of ${money(cents)} accepted; balance ${money(r.balance)}`);
+      clearMsg();
+      scheduleFetch();
+    } catch (err) {
+      if (err.code === "outside-limits") { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}.`)); return; }
+      fail(err, { amount: money(cents) });
+    }
+  }
+
+  function leaveButton(inPlay) {
+    if (!inPlay) {
+      return h("button", { type: "button", id: "leave-btn", class: "small", onclick: () => leave() }, "Leave the spot");
+    }
+    if (!leaving) {
+      return h("button", { type: "button", id: "leave-btn", class: "small", onclick: () => { leaving = true; renderControls(); document.getElementById("leave-confirm")?.focus(); } }, "Leave the spot…");
+    }
+    const s = st();
+    const spot = myWagerSpot();
+    const set = spot && s.settings[spot];
+    return h("div", { class: "leave-ask", id: "leave-ask", role: "alertdialog", "aria-labelledby": "leave-q" },
+      h("p", { id: "leave-q" }, `Your ${money(s.wagers[spot] || 0)} wager stays in play: `,
+        set ? "your hand is set; " : "the house way sets your hand at once; ", "the result goes to your wallet. Leave now?"),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "danger small", id: "leave-confirm", onclick: () => leave() }, "Leave; play it out"),
+        h("button", { type: "button", class: "small", id: "leave-cancel", onclick: () => { leaving = false; renderControls(); document.getElementById("leave-btn")?.focus(); } }, "Stay")));
+  }
+
+  async function leave() {
+    const s = st();
+    const spot = mySeat();
+    const inPlay = spot !== null && !!s.wagers[spot] && !ended(s);
+    try {
+      const r = await api("POST", `/api/tables/${table.id}/leave`);
+      leaving = false;
+      if (inPlay) { leftMidRound = roundId; players[spot] = username; }
+      announce(r.hand_set ? "You left the spot; the house way set your hand" : "You left the spot");
+      clearMsg();
+      await fetchTable();
+    } catch (err) { fail(err); }
+  }
+
   function renderControls() {
     const seated = mySeat();
     const s = st();
     const phase = ended(s) ? (table.round && table.round.id !== roundId ? table.round.phase : null) : livePhase();
     const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
-    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, canWager, table.min_wager, table.max_wager];
+    const poor = wallet.balance !== null && wallet.balance < table.min_wager;
+    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
     patch(controls, k, () => {
-      const out = [h("h2", { id: "controls-title" }, "Your spot")];
+      const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.token) {
         out.push(h("p", {}, "Watching. ", h("a", { href: "#/lobby" }, "Log in"), " to play."));
         return out;
       }
       if (seated === null) {
-        out.push(h("p", {}, "Choose a free spot on the table to sit."));
+        if (leftMidRound === roundId && !ended(s)) out.push(h("p", { id: "left-note" }, "You left the spot: your wager plays out and its result goes to your wallet."));
+        if (poor) {
+          out.push(h("p", { id: "wallet-hint", class: "hint-money" }, `Your wallet has ${money(wallet.balance)}: this table's minimum wager is ${money(table.min_wager)}. Ask the operator to credit your wallet, then sit.`));
+        } else {
+          out.push(h("p", {}, "Choose a free spot on the table to sit."));
+        }
         return out;
       }
-      out.push(h("p", {}, `You sit at spot ${seated}.`));
       if (canWager) {
-        const remembered = Number(localStorage.getItem(wagerKey));
-        const start = remembered >= table.min_wager && remembered <= table.max_wager ? remembered : table.min_wager;
-        const amount = h("input", { id: "wager-amount", inputmode: "decimal", autocomplete: "off", value: (start / 100).toFixed(2), required: true, "aria-describedby": "wager-limits" });
-        out.push(h("form", {
-          id: "wager-form",
-          onsubmit: async (ev) => {
-            ev.preventDefault();
-            const cents = parseCents(amount.value);
-            if (!Number.isFinite(cents)) { fail(new Error(`Type the wager in dollars, like 10 or 12.50 (${limitsText()}).`)); return; }
-            if (cents < table.min_wager || cents > table.max_wager) { fail({ code: "outside-limits" }); return; }
-            try {
-              const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: cents, idempotency_key: key() });
-              localStorage.setItem(wagerKey, String(cents));
-              setBalance(r.balance);
-              announce(`Wager of ${money(r.amount)} accepted; balance ${money(r.balance)}`);
-              clearMsg();
-              scheduleFetch();
-            } catch (err) {
-              if (err.code === "insufficient-funds") { try { setBalance((await api("GET", "/api/me")).balance); } catch { /* keep the last */ } }
-              fail(err, { amount: money(cents) });
-            }
-          },
-        }, h("div", { class: "row" },
-          h("label", {}, "Wager in dollars", amount, h("span", { id: "wager-limits", class: "muted" }, limitsText())),
-          h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
-        h("div", { class: "chip-rack", role: "group", "aria-label": "Add chips to the wager" },
-          [500, 2500, 10000, 50000].filter((d) => d <= table.max_wager).map((d) => h("button", {
-            type: "button", class: "chip chip-btn", id: `add-${d}`, "aria-label": `Add ${money(d)}`,
-            onclick: () => {
-              const now = parseCents(amount.value);
-              const next = Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d);
-              amount.value = `${Math.floor(next / 100)}.${String(next % 100).padStart(2, "0")}`;
-            },
-          }, chipLabel(d))),
-          h("button", { type: "button", id: "wager-min", onclick: () => { amount.value = (table.min_wager / 100).toFixed(2); } }, "Minimum"))));
+        if (table.mode === "practice") out.push(h("p", { class: "practice-note", id: "practice-money" }, "Practice table: free help, real money from your wallet."));
+        out.push(betForm(leaveButton(false)));
       } else if (wagered) {
-        out.push(h("p", { id: "my-wager" }, "Your wager: ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`));
+        const mySides = Object.entries(s.sides[seated] || {});
+        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
+          mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
+            ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
+        const late = phase === "betting" ? offers().filter((o) => !(s.sides[seated] || {})[o.name]) : [];
+        if (late.length) {
+          out.push(h("div", { class: "row late-side", id: "late-side", role: "group", "aria-labelledby": "late-side-q" },
+            h("span", { id: "late-side-q" }, "Add a side wager before betting closes:"),
+            late.map((o) => {
+              const a = Math.min(o.max_wager, Math.max(o.min_wager, sideBet[o.name] || 0));
+              return h("button", { type: "button", class: "small", id: `late-side-${o.name}`, onclick: () => lateSide(o, a) }, `${offerTitle(o.name)} ${money(a)}`);
+            })));
+        }
+      } else {
+        out.push(h("div", { class: "row seat-actions" }, h("p", {}, `Spot ${seated}: a round is in play; you can wager when it is over.`), leaveButton(false)));
       }
-      out.push(h("button", { type: "button", id: "leave-btn", onclick: async () => {
-        try { await api("POST", `/api/tables/${table.id}/leave`); announce("You left the spot"); clearMsg(); await fetchTable(); } catch (err) { fail(err); }
-      } }, "Leave the spot"));
       return out;
     });
   }
@@ -347,177 +588,28 @@ export async function tableView(root, shell, id) {
       clearMsg();
       await fetchTable();
       const f = document.getElementById("wager-amount");
-      if (f) f.focus();
+      if (f) f.focus({ preventScroll: true });
     } catch (err) { fail(err); }
   }
 
   // ------------------------------------------------------------------ your hand
-  function renderHand(force = false) {
-    const cards = myCards();
+  /** Who is still setting (other than you), in words: "spot 4 (bob)", or "" when nobody is. */
+  function stillSetting() {
     const s = st();
-    const spot = myDealtSpot();
-    const mySet = spot ? s.settings[spot] : null;
-    const k = cards ? `${roundId}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}` : "open"}` : null;
-    if (!force && k === handKey) return;
-    const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
-    handKey = k;
-    if (!cards) {
-      handPanel.hidden = true;
-      handPanel.replaceChildren();
-      low = []; evaluation = null;
-      return;
-    }
-    handPanel.hidden = false;
-    if (fresh) { low = low.filter((c) => cards.includes(c)); evaluation = null; }
-    handPanel.replaceChildren(h("h2", { id: "hand-title" }, `Your hand, spot ${spot}`));
-    if (mySet && mySet.high) {
-      const highName = h("strong", { id: "my-high-name" });
-      const lowName = h("strong", { id: "my-low-name" });
-      api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: table.wheel })
-        .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
-      handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High hand"), cardRow(sortCards(mySet.high)), highName),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low hand"), cardRow(sortCards(mySet.low)), lowName),
-        h("p", {}, mySet.by === "player" ? `You set this hand${s.dealer ? "." : "; waiting for the dealer."}` : `The house way set this hand${mySet.reason ? ` (${mySet.reason})` : ""}.`,
-          mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
-      return;
-    }
-    const highBox = h("div", { class: "slots", id: "high-slots", "data-box": "high" });
-    const lowBox = h("div", { class: "slots", id: "low-slots", "data-box": "low" });
-    const box = (which, title, slots) => h("div", { class: `box ${which}`, id: `${which}-box` },
-      h("h3", {}, title, " ", h("strong", { id: `${which}-name`, class: "hand-name" }), h("span", { id: `${which}-count`, class: "muted" })), slots);
-    const group = h("div", { id: "my-cards", role: "group", "aria-label": "Your seven cards: the high hand and the low hand", "aria-describedby": "hand-help" },
-      box("high", "High hand (five cards)", highBox), box("low", "Low hand (two cards)", lowBox));
-    cards.forEach((c, i) => {
-      const b = cardEl(c, { button: true });
-      b.id = `card-${c}`;
-      b.draggable = true;
-      b.setAttribute("aria-label", `${cardName(c)}, card ${i + 1}`);
-      b.addEventListener("click", () => toggle(c));
-      b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", c); ev.dataTransfer.effectAllowed = "move"; });
-      b.addEventListener("keydown", (ev) => {
-        if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
-          const all = [...group.querySelectorAll("button.card")];
-          const j = all.indexOf(b) + (ev.key === "ArrowRight" ? 1 : -1);
-          if (all[j]) { ev.preventDefault(); all[j].focus(); }
-        } else if (ev.key === "ArrowDown" && !low.includes(c)) { ev.preventDefault(); toggle(c); }
-        else if (ev.key === "ArrowUp" && low.includes(c)) { ev.preventDefault(); toggle(c); }
-      });
-      highBox.append(b);
-    });
-    for (const [el, which] of [[highBox, "high"], [lowBox, "low"]]) {
-      el.parentElement.addEventListener("dragover", (ev) => { ev.preventDefault(); el.parentElement.classList.add("over"); });
-      el.parentElement.addEventListener("dragleave", () => el.parentElement.classList.remove("over"));
-      el.parentElement.addEventListener("drop", (ev) => {
-        ev.preventDefault();
-        el.parentElement.classList.remove("over");
-        const c = ev.dataTransfer.getData("text/plain");
-        if (!cards.includes(c)) return;
-        if (which === "low" && !low.includes(c)) { low = low.length >= 2 ? [low[1], c] : [...low, c]; updateSelection(); }
-        if (which === "high" && low.includes(c)) { low = low.filter((x) => x !== c); updateSelection(); }
-      });
-    }
-    group.addEventListener("keydown", (ev) => {
-      const n = Number(ev.key);
-      if (n >= 1 && n <= 7) { ev.preventDefault(); toggle(cards[n - 1]); document.getElementById(`card-${cards[n - 1]}`)?.focus(); }
-    });
-    const foulBox = h("div", { id: "foul-box" });
-    const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
-    handPanel.append(
-      h("p", { id: "hand-help", class: "muted" }, "Move two cards to the low hand: click or tap a card, drag it, or Tab to it and press Space (keys 1–7 pick a card by place; arrows move). The other five are the high hand."),
-      group, h("div", { id: "live-eval", "aria-live": "polite", class: "sr-only" }), foulBox, h("div", { class: "row" }, setBtn));
-    updateSelection();
-    if (fresh) {
-      const target = handPanel;
-      requestAnimationFrame(() => {
-        const r = target.getBoundingClientRect();
-        if (r.top < 0 || r.bottom > window.innerHeight) target.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
-      });
-    }
+    if (!s.dealt || s.dealer || ended(s)) return "";
+    const mine = myDealtSpot();
+    const waiting = s.dealt.spots.filter((n) => n !== mine && !s.settings[n]);
+    return waiting.map((n) => {
+      const who = seatOf(n).player || players[n];
+      return `spot ${n}${who ? ` (${who})` : ""}`;
+    }).join(", ");
   }
 
-  function toggle(c) {
-    if (low.includes(c)) low = low.filter((x) => x !== c);
-    else if (low.length < 2) low = [...low, c];
-    else { announce("The low hand has two cards: move one back first"); return; }
-    updateSelection();
-    document.getElementById(`card-${c}`)?.focus();
-  }
-
-  async function updateSelection() {
-    const cards = myCards();
-    const highBox = document.getElementById("high-slots");
-    const lowBox = document.getElementById("low-slots");
-    if (!highBox || !cards) return;
-    const focused = document.activeElement;
-    for (const c of cards) {
-      const b = document.getElementById(`card-${c}`);
-      const inLow = low.includes(c);
-      b.setAttribute("aria-pressed", inLow ? "true" : "false");
-      const want = inLow ? lowBox : highBox;
-      if (b.parentElement !== want) want.append(b);
-    }
-    // keep each box in sorted order
-    for (const boxEl of [highBox, lowBox]) {
-      const bs = [...boxEl.children].sort((a, b) => cards.indexOf(a.dataset.card) - cards.indexOf(b.dataset.card));
-      bs.forEach((b) => boxEl.append(b));
-    }
-    if (focused && focused.id && focused.id.startsWith("card-")) focused.focus();
-    const highName = document.getElementById("high-name");
-    const lowName = document.getElementById("low-name");
-    document.getElementById("high-count").textContent = low.length === 2 ? "" : ` ${7 - low.length} cards: move ${2 - low.length} to the low hand`;
-    document.getElementById("low-count").textContent = low.length === 2 ? "" : ` ${low.length} of 2`;
-    const foulBox = document.getElementById("foul-box");
-    const setBtn = document.getElementById("set-btn");
-    const live = document.getElementById("live-eval");
-    foulBox.replaceChildren();
-    evaluation = null;
-    setBtn.disabled = low.length !== 2;
-    setBtn.textContent = "Set hand";
-    if (low.length !== 2) {
-      highName.textContent = ""; lowName.textContent = "";
-      live.textContent = `Low hand: ${low.length} of 2 cards${low.length ? ` (${cardsText(low)})` : ""}.`;
-      return;
-    }
-    const want = low.join(",");
-    highName.textContent = "…"; lowName.textContent = "…";
-    try {
-      const r = await api("POST", "/api/web/evaluate", { cards, low, wheel: table.wheel });
-      if (low.join(",") !== want) return;
-      evaluation = r;
-      highName.textContent = r.high_name;
-      lowName.textContent = r.low_name;
-      live.textContent = `High hand ${r.high_name}; low hand ${r.low_name}${r.foul ? "; a foul" : ""}.`;
-      if (r.foul) {
-        foulBox.replaceChildren(h("div", { class: "foul", id: "foul-warning", role: "alert" },
-          h("strong", {}, "Foul: "), "the low hand outranks the high hand. ", table.foul === "loses" ? "Under Indiana's rule (68 IAC 10-9-13(a)) a foul hand loses." : "The house way will set it instead."));
-        setBtn.textContent = "Set hand (foul)…";
-      }
-    } catch (err) { fail(err); }
-  }
-
-  function askFoul() {
-    const foulBox = document.getElementById("foul-box");
-    foulBox.replaceChildren(h("div", { class: "foul", id: "foul-confirm", role: "alertdialog", "aria-labelledby": "foul-q" },
-      h("p", { id: "foul-q" }, h("strong", {}, "This setting is a foul"), table.foul === "loses" ? " and loses your wager. Play it anyway?" : ". The house way will set your hand instead. Continue?"),
-      h("div", { class: "row" },
-        h("button", { type: "button", class: "danger", id: "confirm-foul", onclick: () => submit(true) }, "Play the foul hand"),
-        h("button", { type: "button", id: "cancel-foul", onclick: () => { updateSelection(); document.querySelector("#my-cards button")?.focus(); } }, "Choose again"))));
-    document.getElementById("confirm-foul").focus();
-  }
-
-  async function submit(confirmFoul) {
-    if (low.length !== 2) return;
-    if (!confirmFoul && evaluation && evaluation.foul) { askFoul(); return; }
-    try {
-      const r = await api("POST", `/api/tables/${table.id}/set`, { low, confirm_foul: confirmFoul, round_id: roundId });
-      announce(`Hand set: ${cardsText(r.high)} / ${cardsText(r.low)}${r.foul ? ", a foul" : ""}`);
-      clearMsg();
-    } catch (err) {
-      if (err.status === 409 && /foul/i.test(`${err.code} ${err.message}`)) { askFoul(); return; }
-      fail(err);
-    }
-  }
+  const hand = handView(handPanel, {
+    table: () => table, roundId: () => roundId, cards: myCards, spot: myDealtSpot, state: st, ended,
+    stillSetting, practice: !!practicePanel, showEv: () => showEv(), fail: (err) => fail(err), clearMsg,
+    onSetting: (open) => seat.classList.toggle("setting", open),
+  });
 
   // ------------------------------------------------------------------ practice help
   function fetchEv() {
@@ -534,66 +626,74 @@ export async function tableView(root, shell, id) {
       h("caption", {}, `Exact EV per unit wagered over all ${n(a.dealer_hands)} dealer hands (commission ${table.commission_posted} of each win)`),
       h("thead", {}, h("tr", {}, ["High", "Low", "EV", "Win / push / loss", ""].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map((s) => h("tr", { class: s.i === a.optimal ? "best" : "" },
-        h("td", {}, cardsText(sortCards(s.high))), h("td", {}, cardsText(sortCards(s.low))),
+        h("td", { class: "cards-text" }, cardsText(sortCards(s.high))), h("td", { class: "cards-text" }, cardsText(sortCards(s.low))),
         h("td", { class: "num" }, (s.ev >= 0 ? "+" : "−") + Math.abs(s.ev).toFixed(4)),
-        h("td", { class: "num" }, `${n(s.win)} / ${n(s.push)} / ${n(s.loss)}`),
+        h("td", { class: "num wpl" }, h("span", {}, n(s.win)), h("span", {}, ` / ${n(s.push)}`), h("span", {}, ` / ${n(s.loss)}`)),
         h("td", {}, [s.i === a.optimal ? "best" : "", s.i === a.house_way ? "house way" : "", s.foul ? "foul" : ""].filter(Boolean).join(", "))))));
+  }
+
+  async function showEv() {
+    const evBox = document.getElementById("ev");
+    openSide(true);
+    practicePanel.scrollIntoView({ block: "start" });
+    const started = Date.now();
+    const progress = h("p", { id: "ev-progress", role: "status" }, h("progress", { "aria-label": "Computing the exact EV" }), " Computing the exact EV over every dealer hand…");
+    evBox.replaceChildren(progress);
+    const t = setInterval(() => { progress.lastChild.textContent = ` Computing the exact EV over every dealer hand… ${Math.round((Date.now() - started) / 1000)} s`; }, 1000);
+    const { r, err } = await fetchEv();
+    clearInterval(t);
+    if (err) { evFor = null; evPromise = null; evBox.replaceChildren(h("p", { class: "error" }, errorText(err))); return; }
+    if (!r.available) { evBox.replaceChildren(h("p", { id: "ev-unavailable" }, "The exact EV is not available: the analysis table is not compiled on this server.")); return; }
+    evBox.replaceChildren(evTable(r.analysis));
   }
 
   function renderPractice() {
     if (!practicePanel) return;
-    const hintBox = h("div", { id: "hint", "aria-live": "polite" });
-    const evBox = h("div", { id: "ev", "aria-live": "polite", class: "scroll" });
     practicePanel.replaceChildren(h("h2", { id: "practice-title" }, "Practice help"),
-      h("p", {}, "Practice table: help with setting is offered here (never at a casino table)."),
-      h("div", { class: "row" },
-        h("button", { type: "button", id: "hint-btn", onclick: async () => {
-          try {
-            const r = await api("GET", `/api/tables/${table.id}/hint`);
-            hintBox.replaceChildren(h("div", { class: "hint" }, h("p", {}, `House way (${r.house_way}, rule ${r.rule}):`),
-              h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(sortCards(r.high), { small: true }), h("strong", {}, r.high_name)),
-              h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(sortCards(r.low), { small: true }), h("strong", {}, r.low_name)),
-              h("button", { type: "button", id: "use-hint", onclick: () => { low = [...r.low]; updateSelection(); } }, "Use this setting")));
-          } catch (err) { hintBox.replaceChildren(h("p", { class: "error" }, errorText(err))); }
-        } }, "House way suggestion"),
-        h("button", { type: "button", id: "ev-btn", onclick: async () => {
-          const started = Date.now();
-          const progress = h("p", { id: "ev-progress", role: "status" }, h("progress", { "aria-label": "Computing the exact EV" }), " Computing the exact EV over every dealer hand…");
-          evBox.replaceChildren(progress);
-          const t = setInterval(() => { progress.lastChild.textContent = ` Computing the exact EV over every dealer hand… ${Math.round((Date.now() - started) / 1000)} s`; }, 1000);
-          const { r, err } = await fetchEv();
-          clearInterval(t);
-          if (err) { evFor = null; evPromise = null; evBox.replaceChildren(h("p", { class: "error" }, errorText(err))); return; }
-          if (!r.available) { evBox.replaceChildren(h("p", { id: "ev-unavailable" }, "The exact EV is not available: the analysis table is not compiled on this server.")); return; }
-          evBox.replaceChildren(evTable(r.analysis));
-        } }, "Exact EV of every setting")),
-      hintBox, evBox);
+      h("p", {}, "Practice table: help with setting is offered (never at a casino table). The wagers are real money from your wallet: a practice table differs from a casino table only by its help."),
+      h("div", { id: "ev", "aria-live": "polite" }));
   }
 
   // ------------------------------------------------------------------ results and wallet
-  function resultLine(r, mine) {
+  function resultLine(r, mine, sides) {
     const who = `Spot ${r.spot}${r.spot === mine ? " (you)" : ""}`;
-    let money_ = "";
-    if (r.outcome === "win") money_ = `won ${money(r.win)}, commission ${money(r.commission)}, returned ${money(r.returned)}`;
-    else if (r.outcome === "push") money_ = `push, returned ${money(r.returned)}`;
-    else money_ = `lost ${money(r.wager)}${r.foul ? " (foul)" : ""}`;
     return h("li", { id: `result-${r.spot}`, class: r.outcome, "data-outcome": r.outcome, "data-returned": r.returned },
-      h("strong", {}, `${who}: ${OUTCOME[r.outcome]}`), ` — ${money_}. `, h("span", { class: "muted" }, `High ${r.high}, low ${r.low}; wager ${money(r.wager)}.`));
+      h("strong", {}, `${who}: ${OUTCOME[r.outcome]}`), ` — ${settledWords(r)}. `, h("span", { class: "muted" }, `Wager ${money(r.wager)}.`),
+      sides.map((e) => h("span", { class: "side-line", "data-name": e.name, "data-returned": e.returned }, ` ${sideWords(e)}.`)));
   }
 
   function renderResults() {
     const s = st();
-    const mine = myDealtSpot();
-    patch(resultsPanel, [roundId, s.results.length, !!s.totals, !!s.voided, mine], () => {
-      const out = [h("h2", { id: "results-title" }, "Results")];
+    const mine = myWagerSpot();
+    patch(resultsPanel, [roundId, roundNumber, s.results.length, s.sideResults.length, s.envy.length, !!s.totals, !!s.voided, mine], () => {
+      const out = [h("h2", { id: "results-title" }, roundNumber ? `Results, ${roundName(roundNumber).toLowerCase()}` : "Results")];
       if (s.voided) out.push(h("p", {}, describe(s.voided)));
       else if (!s.results.length) out.push(h("p", { class: "muted" }, "Spot by spot from spot 1, once the dealer has set."));
       else {
-        out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine))));
+        out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine, s.sideResults.filter((e) => e.spot === r.spot)))));
+        if (s.envy.length) out.push(h("ul", { class: "results", id: "envy-results" }, s.envy.map((e) => h("li", { class: "win" }, describe(e)))));
         if (s.totals) out.push(h("p", { class: "muted" }, describe(s.totals)));
       }
       return out;
     });
+    const r = mine ? s.results.find((x) => x.spot === mine) : null;
+    const mySide = r ? s.sideResults.filter((e) => e.spot === mine) : [];
+    const myEnvy = r ? s.envy.filter((e) => e.spot === mine) : [];
+    patch(myResult, [roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length], () => {
+      if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
+      if (!r) return [];
+      const sideNet = mySide.reduce((a, e) => a + e.returned - e.wager, 0) + myEnvy.reduce((a, e) => a + e.amount, 0);
+      const net = r.returned - r.wager + sideNet;
+      const words = settledWords(r);
+      const cut = words.lastIndexOf(" (");
+      return [h("strong", { class: `result ${r.outcome}` }, OUTCOME[r.outcome]), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
+        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
+        mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
+        myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
+        "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
+    });
+    myResult.hidden = !myResult.childNodes.length;
+    myResult.className = r ? `my-result ${r.outcome}` : "my-result";
   }
 
   function entryLabel(e, i, group) {
@@ -608,6 +708,7 @@ export async function tableView(root, shell, id) {
   }
 
   async function renderWallet() {
+    walletPanel.hidden = !session.token; // watching, logged out: no wallet (nor its label)
     if (!session.token) { walletPanel.replaceChildren(); return; }
     try {
       const l = await api("GET", "/api/web/ledger");
@@ -619,9 +720,9 @@ export async function tableView(root, shell, id) {
       walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"),
         h("p", {}, "Balance: ", h("strong", { id: "wallet-balance", "data-balance": "", "data-cents": l.balance }, money(l.balance))));
       if (entries.length) {
-        walletPanel.append(h("p", {}, `This round (${roundNumber ? `round ${roundNumber}` : "the last"}):`),
+        walletPanel.append(h("p", {}, `${roundName(roundNumber)}:`),
           h("ul", { id: "ledger", "data-net": net }, entries.map((e) => h("li", { "data-amount": e.amount },
-            `${signed(e.amount)} ${entryLabel(e, 0, groups[e.transaction_id])}${e.memo ? ` (${e.memo.replace(/ (win|push|loss)( commission)?$/, "")})` : ""}`))),
+            `${signed(e.amount)} ${entryLabel(e, 0, groups[e.transaction_id])}${e.memo ? ` (${e.memo.replace(/ (win|push|loss)( commission)?$/, "").replace(/^round \S+/, roundName(roundNumber).toLowerCase())})` : ""}`))),
           h("p", {}, `Net this round: ${signed(net)}`));
       }
     } catch (err) { walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"), h("p", { class: "error" }, errorText(err))); }
@@ -644,14 +745,14 @@ export async function tableView(root, shell, id) {
   }
 
   function renderTableState() {
-    renderPosted(); renderStatus(); renderSpots(); renderControls(); tick();
+    renderPosted(); renderMeters(); renderStatus(); renderSpots(); renderControls(); hand.render(); tick();
   }
   function renderAll() {
-    renderPosted(); renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
+    renderPosted(); renderMeters(); renderStatus(); renderDealer(); renderDice(); renderNews(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
   }
 
   function log(msg) {
-    logList.append(h("li", {}, msg.text || describe(msg)));
+    logList.append(h("li", {}, describe(msg, roundNumber)));
     while (logList.children.length > 80) logList.firstChild.remove();
     logList.scrollTop = logList.scrollHeight;
   }
@@ -674,8 +775,8 @@ export async function tableView(root, shell, id) {
   }
 
   function newRound(msg) {
-    roundId = msg.round_id; roundNumber = msg.round_number ?? null; events = []; low = []; evaluation = null; players = {};
-    evPromise = null; evFor = null;
+    roundId = msg.round_id; roundNumber = msg.round_number ?? null; events = []; hand.newRound(); players = {};
+    evPromise = null; evFor = null; leaving = false;
     logList.replaceChildren();
     renderPractice();
   }
@@ -687,7 +788,9 @@ export async function tableView(root, shell, id) {
     if (msg.type === "wager-placed" && live) players[msg.spot] = seatOf(msg.spot).player || undefined;
     log(msg);
     if (!live) return;
-    renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); renderHand(); renderResults(); tick();
+    renderStatus(); renderDealer(); renderDice(); renderNews(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
+    const news = sideNews(msg, table);
+    if (news) announce(news);
     if (msg.type === "dealt") {
       animateDeal(msg);
       const cards = myCards();
@@ -722,7 +825,7 @@ export async function tableView(root, shell, id) {
         attempt = 0; connected = true; showConn("");
         root.dataset.live = "1";
         table = msg.table;
-        const keepLow = low;
+        const keepLow = hand.chosen();
         const prevRound = roundId;
         events = []; roundId = null; roundNumber = null; players = {};
         logList.replaceChildren();
@@ -732,8 +835,7 @@ export async function tableView(root, shell, id) {
           for (const [spot, who] of Object.entries(msg.round.players || {})) players[spot] = who;
           for (const e of msg.round.log) onEvent({ ...e, round_id: msg.round.id, round_number: msg.round.number }, false);
         }
-        if (roundId === prevRound) low = keepLow;
-        handKey = null;
+        hand.resync(roundId === prevRound ? keepLow : []);
         renderAll(); renderPractice(); renderWallet();
         root.dataset.ready = "1";
         if (window.paigowReadyMs === undefined) window.paigowReadyMs = performance.now() - navStart;
@@ -752,6 +854,8 @@ export async function tableView(root, shell, id) {
         scheduleWallet();
       } else if (msg.type === "error") {
         fail(msg);
+      } else if (msg.type === "meter") {
+        onMeter(msg); // a progressive bank's live meter: not one of the round's events
       } else if (msg.type !== "pong") {
         onEvent(msg, true);
       }
@@ -771,6 +875,7 @@ export async function tableView(root, shell, id) {
 
   renderAll();
   renderPractice();
+  fetchReturns();
   connect();
 
   return () => {
@@ -779,7 +884,11 @@ export async function tableView(root, shell, id) {
     clearTimeout(fetchTimer);
     clearTimeout(walletTimer);
     clearTimeout(retryTimer);
+    clearTimeout(returnsTimer);
     window.removeEventListener("online", online);
+    document.removeEventListener("keydown", onKey);
+    document.removeEventListener("paigow:balance", onBalance);
+    document.body.classList.remove("at-table");
     if (ws) ws.close();
   };
 }

@@ -8,9 +8,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 
+from paigow.bonus.paytable import BONUS_PRESETS, PayTable
+from paigow.commission import MAX_RATE, Commission
+from paigow.house_way import BUILTIN_PRESETS
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.deps import (
     IdemHeader,
@@ -23,6 +26,9 @@ from paigow.service.api.deps import (
     key_of,
 )
 from paigow.service.api.schemas import (
+    BankIn,
+    BankOut,
+    BankView,
     CloseOut,
     CreateTableIn,
     LedgerOut,
@@ -32,12 +38,13 @@ from paigow.service.api.schemas import (
 )
 from paigow.service.books import audit, ledger
 from paigow.service.errors import NotFound
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, side, tables
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
 
 router = APIRouter()
+BankPath = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="A bank's name")]
 
 
 @router.post(
@@ -53,6 +60,12 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     way = tables.house_way_from(
         body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
     )
+    offers = side.build_offers(
+        [
+            side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)
+            for o in body.side_wagers
+        ]
+    )
     ruleset = tables.build_ruleset(
         commission=body.commission,
         house_way=way,
@@ -62,6 +75,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         min_wager=body.min_wager,
         max_wager=body.max_wager,
         setting_time_ms=body.setting_time_ms,
+        side_wagers=offers,
     )
 
     def step(tx: Tx) -> dict[str, Any]:
@@ -78,6 +92,40 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         return tables.public_state(tx.session, t)
 
     return await rt.step(step)
+
+
+@router.get(
+    "/api/admin/progressives",
+    tags=["admin"],
+    response_model=list[BankView],
+    responses=error_responses(401, 403),
+)
+async def progressives(user: Operator, rt: RuntimeDep) -> list[dict[str, Any]]:
+    """Every progressive bank: its pay table, share, seed, meter and tables."""
+    return await rt.reading(side.banks)
+
+
+@router.post(
+    "/api/admin/progressives/{bank}/seed",
+    tags=["admin"],
+    response_model=BankOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def seed_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
+    """Add ``amount`` cents of the house's money to a bank's meter (audited)."""
+    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "seed"))
+
+
+@router.post(
+    "/api/admin/progressives/{bank}/reset",
+    tags=["admin"],
+    response_model=BankOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def reset_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
+    """Set a bank's meter to ``amount`` cents (the difference to or from the house's seed
+    account; audited)."""
+    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "reset"))
 
 
 @router.post(
@@ -189,3 +237,36 @@ async def move_money(
         }
 
     return await idempotent(rt, user, key, f"{kind}/{username}", {"amount": body.amount}, action)
+
+
+@router.get("/api/admin/table-defaults", tags=["admin"], responses=error_responses(401, 403))
+async def table_defaults(user: Operator) -> dict[str, Any]:
+    """What a new table gets when the form leaves a field as it is (the same defaults as the
+    demo tables' and ``POST /api/admin/tables``'s): commission posted as a percentage, limits in
+    cents, time limits in milliseconds, the house ways."""
+    fields = CreateTableIn.model_fields
+    return {
+        "commission": str(Commission(str(fields["commission"].default))),
+        "max_commission": str(Commission(MAX_RATE)),
+        "min_wager": fields["min_wager"].default,
+        "max_wager": fields["max_wager"].default,
+        "betting_time_ms": fields["betting_time_ms"].default,
+        "setting_time_ms": fields["setting_time_ms"].default,
+        "house_ways": list(BUILTIN_PRESETS),
+        "side_wager_presets": [_preset(name) for name in BONUS_PRESETS],
+    }
+
+
+def _preset(name: str) -> dict[str, Any]:
+    """A side wager's preset pay table as the form offers it."""
+    t = PayTable.preset(name)
+    prog = t.progressive
+    return {
+        "name": t.name,
+        "title": t.title,
+        "target": t.target.value,
+        "envy": t.envy is not None,
+        "progressive": None
+        if prog is None
+        else {"share": str(prog.share), "seed": prog.seed, "wager": prog.wager},
+    }

@@ -55,8 +55,14 @@ def get_floor(
     with rt.db.read() as s:
         view = floor_view(s, include_closed)
     missing = view.pop("_missing_edges")
-    if missing:
-        edge_worker().ensure(rt.db, missing)
+    bonus = view.pop("_missing_bonus")
+    if missing and edge_worker().ensure(rt.db, missing):
+        with rt.db.read() as s:  # a saved exact edge was just stored: shown at once
+            view = floor_view(s, include_closed)
+        view.pop("_missing_edges")
+        bonus = view.pop("_missing_bonus")
+    if bonus:
+        edge_worker().ensure_bonus(bonus)
     return view
 
 

@@ -25,6 +25,8 @@ from paigow.service.api.schemas import (
     SeatOut,
     SetIn,
     SetOut,
+    SideWagersIn,
+    SideWagersOut,
     SitIn,
     TableOut,
     WagerIn,
@@ -85,9 +87,9 @@ async def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> R
     responses=error_responses(401, 404, 409, 422),
 )
 async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
-    """Leave your spot. A wager in play stays in play (its hand is set by the house way at
-    the time limit unless you set it) and its result goes to your wallet."""
-    return json_response(await rt.step(lambda tx: tables.leave(tx, table_id, user)))
+    """Leave your spot. A wager in play stays in play and its result goes to your wallet; a
+    hand you have not set is set by the house way at once (or as soon as it is dealt)."""
+    return json_response(await rt.step(lambda tx: rounds.leave(tx, table_id, user)))
 
 
 @router.post(
@@ -107,14 +109,45 @@ async def wager(
     your wallet at once. The first wager opens a round; betting closes when every seated
     player has wagered or the betting time has passed since the first wager."""
     key = key_of(body.idempotency_key, idempotency_key, required=True)
+    request: dict[str, Any] = {"amount": body.amount}
+    if body.side:
+        request["side"] = body.side
     placed = await idempotent(
         rt,
         user,
         key,
         f"wager/{table_id}",
-        {"amount": body.amount},
-        lambda tx: rounds.place_wager(tx, table_id, user, body.amount),
+        request,
+        lambda tx: rounds.place_wager(tx, table_id, user, body.amount, body.side),
         lambda tx: rounds.wager_ahead(tx, table_id, user),
+    )
+    return json_response(placed)
+
+
+@router.post(
+    "/api/tables/{table_id}/side-wagers",
+    tags=["tables"],
+    response_model=SideWagersOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+async def side_wagers(
+    table_id: TableId,
+    body: SideWagersIn,
+    user: Player,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> Response:
+    """Side wagers (cents, by the offer's name) on the spot of your main wager while betting
+    is open: never without a main wager, each within its limits, all placed or none."""
+    key = key_of(body.idempotency_key, idempotency_key, required=True)
+    placed = await idempotent(
+        rt,
+        user,
+        key,
+        f"side/{table_id}",
+        {"side": body.side},
+        lambda tx: rounds.place_side_wagers(tx, table_id, user, body.side),
+        lambda tx: rounds.set_ahead(tx, table_id, user),
     )
     return json_response(placed)
 

@@ -22,7 +22,9 @@ steps) and :mod:`.recall` (game recall); callers use the names re-exported here
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound, load_events, load_round
 from paigow.service.game.rounds.players import (
     hint,
+    leave,
     my_hand,
+    place_side_wagers,
     place_wager,
     set_ahead,
     set_hand,
@@ -51,11 +53,13 @@ __all__ = [
     "finish_close",
     "hint",
     "last_rounds",
+    "leave",
     "load_events",
     "load_round",
     "my_hand",
     "next_step",
     "peek",
+    "place_side_wagers",
     "place_wager",
     "round_view",
     "set_ahead",

@@ -3,7 +3,7 @@ own hand and, at practice tables, the house way's hint."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
 import sqlalchemy as sa
@@ -18,8 +18,10 @@ from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
+from paigow.service.game import tables
 from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
+from paigow.service.game.rounds.side import check_side, place_side
 from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
@@ -86,9 +88,17 @@ def set_ahead(tx: Tx, table_id: int, user: Principal) -> None:
     tx.ahead(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
 
 
-def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str, Any]:
+def place_wager(
+    tx: Tx,
+    table_id: int,
+    user: Principal,
+    amount: int,
+    side_wagers: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
-    with the first wager)."""
+    with the first wager), with the side wagers ``side_wagers`` (name -> cents) in the same
+    step: all of them or nothing."""
+    side_wagers = dict(side_wagers or {})
     wager_ahead(tx, table_id, user)  # the seat read goes with the lock (if not sent already)
     head = lock_head(tx, table_id)
     if head.status != TableStatus.OPEN:
@@ -99,8 +109,6 @@ def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str
     if found is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
     spot, mine, idle, limited = found
-    if limited:
-        player_limits.check_wager(tx, user, amount)  # self-exclusion, daily loss limit
     lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
     if not lo <= amount <= hi:
         raise Unprocessable(
@@ -108,6 +116,10 @@ def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str
             f"{format_money(hi)}",
             code="outside-limits",
         )
+    if side_wagers:
+        check_side(head.table.rules, side_wagers)
+    if limited:  # self-exclusion, daily loss limit (the side wagers count too)
+        player_limits.check_wager(tx, user, amount + sum(side_wagers.values()))
     if current is None:
         row, rnd = new_round(tx, head)
     elif current.phase != Phase.BETTING.value:
@@ -124,21 +136,19 @@ def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str
             )
     if spot in rnd.wagers:
         raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
-    new = rnd.wager(spot, amount)
-    ledger.post(
-        tx,
-        "wager",
-        [
-            Movement(
-                wallet(user.username),
-                TableAccounts.of(table_id).wagers,
-                amount,
-                memo=f"spot {spot}",
-            )
-        ],
-        reference=row.id,
-        actor=user.username,
-    )
+    # who holds the spot (an opaque id: Envy never pays a player for their own hands)
+    player = str(user.id) if head.table.rules.side_wagers else None
+    new = list(rnd.wager(spot, amount, player=player))
+    movements = [
+        Movement(wallet(user.username), TableAccounts.of(table_id).wagers, amount, f"spot {spot}")
+    ]
+    if side_wagers:
+        events, moved = place_side(
+            tx, rnd, row.id, spot, user.id, user.username, table_id, side_wagers
+        )
+        new += events
+        movements += moved
+    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
     tx.later(
         INSERT_WAGER,
         {
@@ -159,9 +169,55 @@ def place_wager(tx: Tx, table_id: int, user: Principal, amount: int) -> dict[str
         "round_id": row.id,
         "spot": spot,
         "amount": amount,
+        "side": side_wagers,
         "balance": ledger.balance(tx, wallet(user.username)),
         "betting_closes_at": row.deadline,
     }
+
+
+def place_side_wagers(
+    tx: Tx, table_id: int, user: Principal, side_wagers: Mapping[str, int]
+) -> dict[str, Any]:
+    """Side wagers (name -> cents) on the spot of the player's main wager in the current round,
+    while betting is open (never without a main wager): all of them or nothing."""
+    if not side_wagers:
+        raise Unprocessable("name at least one side wager", code="bad-side-wager")
+    set_ahead(tx, table_id, user)
+    head = lock_head(tx, table_id)
+    row = head.round
+    if row is None or row.phase != Phase.BETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(
+            f"side wagers go with a main wager while betting is open ({phase})",
+            code="not-betting",
+        )
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
+    if spot is None:
+        raise Conflict(
+            "place your main wager first: a side wager goes with one", code="no-main-wager"
+        )
+    check_side(head.table.rules, side_wagers)
+    if tx.first(_HAS_LIMITS, {"uid": user.id}) is not None:
+        player_limits.check_wager(tx, user, sum(side_wagers.values()))
+    rnd = load_round(tx, row)
+    new, movements = place_side(
+        tx, rnd, row.id, int(spot), user.id, user.username, table_id, side_wagers
+    )
+    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "round")
+    return {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": int(spot),
+        "side": dict(side_wagers),
+        "balance": ledger.balance(tx, wallet(user.username)),
+    }
+
+
+_HAS_LIMITS: Final = Sql(
+    sa.select(_LIMITS.c.user_id).where(_LIMITS.c.user_id == sa.bindparam("uid"))
+)
 
 
 _MY_WAGER: Final = Sql(
@@ -231,6 +287,26 @@ def set_hand(
         "by": e["by"],
         "reason": e.get("reason"),
     }
+
+
+def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+    """Leave the seat. A wager in play stays in play and its result goes to the player's
+    wallet; a dealt hand not yet set is set by the house way at once (``left``), as a casino's
+    dealer sets an abandoned hand, so the table does not wait the setting time for a player who
+    is gone (a hand not dealt yet is set the same way when the cards go out)."""
+    out = tables.leave(tx, table_id, user)
+    row = lock_head(tx, table_id).round
+    if row is None or row.phase != Phase.SETTING.value:
+        return out
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
+    if spot is None:
+        return out
+    rnd = load_round(tx, row)
+    if spot not in rnd.spots_to_set():
+        return out
+    append(tx, row, rnd, rnd.left(spot))
+    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")
+    return {**out, "hand_set": True}
 
 
 def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:

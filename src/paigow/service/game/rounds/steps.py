@@ -15,7 +15,7 @@ from paigow.round import Phase
 from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor.totals import record_settlement, record_void
+from paigow.service.floor.totals import record_settlement, record_side_settlement, record_void
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
 from paigow.service.game.rounds.log import (
     SYSTEM,
@@ -25,6 +25,7 @@ from paigow.service.game.rounds.log import (
     insert_events,
     load_round,
 )
+from paigow.service.game.rounds.side import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.tables import ENDED, lock_table
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
@@ -155,6 +156,21 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
     )  # shuffled / starting: a step that cannot have been committed alone
 
 
+_GONE: Final = (
+    sa.select(RoundWager.spot)
+    .where(
+        RoundWager.round_id == sa.bindparam("rid"),
+        ~sa.exists().where(
+            Seat.table_id == sa.bindparam("tid"),
+            Seat.user_id == RoundWager.user_id,
+            Seat.spot == RoundWager.spot,
+        ),
+    )
+    .order_by(RoundWager.spot)
+)
+"""The spots of a round whose players no longer sit there (they wagered, then left)."""
+
+
 def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
     """Close betting and deal: shuffle (the OS CSPRNG), the starting position, the packets."""
     head = lock_head(tx, table_id)
@@ -162,7 +178,10 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     if row is None or row.id != round_id or row.phase != Phase.BETTING.value:
         return False
     rnd = load_round(tx, row)
-    new = rnd.deal(rng if rng is not None else random.SystemRandom())
+    new = list(rnd.deal(rng if rng is not None else random.SystemRandom()))
+    if rnd.phase is Phase.SETTING:
+        for spot in tx.session.execute(_GONE, {"rid": row.id, "tid": table_id}).scalars():
+            new += rnd.left(spot)  # wagered, then left before the deal: set at once
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
@@ -224,8 +243,13 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
         return False
     rnd = load_round(tx, row)
-    new = rnd.settle()
+    rules = head.table.rules
     wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
+    sides = side_rows(tx, row.id) if rnd.side_wagers else {}
+    # the progressive banks' rows are locked from here to the commit: what the step reads
+    # is read above
+    meters = meters_for(tx, rules, rnd) if rnd.side_wagers else None
+    new = rnd.settle({b: m for b, (m, _v) in meters.items()}) if meters else rnd.settle()
     movements: list[Movement] = []
     closed: list[dict[str, Any]] = []
     house = TableAccounts.of(table_id)
@@ -257,8 +281,15 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         )
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
+    if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
+        notify(tx, table_id)  # first: the table's notice carries the events, not its meter's
+        movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
+            0
+        ]
     ledger.post(tx, "settlement", movements, reference=row.id)
     record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    if rnd.side_results:  # and by side wager
+        record_side_settlement(tx, table_id, rnd.side_results, rnd.envy)
     append(tx, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
@@ -305,10 +336,15 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         total += w.amount
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
+    side_movements, side_total = refund_side(tx, head.id, row.id)
+    if movements or side_movements:
+        ledger.post(tx, "void-refund", movements + side_movements, reference=row.id)
     if movements:
-        ledger.post(tx, "void-refund", movements, reference=row.id)
         record_void(tx, head.table, total)
-    _end(tx, head, row, {"void": reason, "returned_total": total})
+    result: dict[str, Any] = {"void": reason, "returned_total": total}
+    if side_total:
+        result["side_returned_total"] = side_total
+    _end(tx, head, row, result)
     return total
 
 
@@ -327,6 +363,9 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         reason = f"{reason}; the log cannot be replayed: {exc}"
         returned = [[r[0], r[3]] for r in tx.run(_ROUND_WAGERS, {"rid": row.id})]
         event = {"type": "voided", "reason": reason, "returned": returned}
+        sides = [[k[0], k[1], r.amount] for k, r in side_rows(tx, row.id).items()]
+        if sides:
+            event["side_returned"] = sides
         insert_events(tx, row.id, row.event_count, [event])
         row.set(tx, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
     total = _refund_all(tx, head, row, reason)

@@ -1,0 +1,406 @@
+"""The operator's pages at 1366x768 and 375x812 (issue 22, items 10-12), in Debian's Chromium:
+the floor's columns all on screen at 1366 and one card a table on the phone; the operator page's
+live tables and their Close buttons on the phone; a saved exact edge shown at once; charts with one
+to three hands drawn (dots and bars, "1 hand"); the audit log in dollars with the raw record on
+demand; the table form's commission as a percentage (0 to 5%) and its defaults the demo tables';
+the limits page's gaming day in words. axe-core finds no violation on any of them."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from paigow.house_way import HouseWay
+
+pytestmark = pytest.mark.slow
+
+WAIT = 30_000
+VIEWPORTS = {"desktop": (1366, 768), "phone": (375, 812)}
+OPERATOR = ("boss", "operator-password")
+LONG_NAME = "Baccarat Pit Seven Annex"
+
+
+def log_in(page: Page, url: str, username: str, password: str) -> None:
+    page.goto(url + "/#/lobby")
+    page.fill("#login-username", username)
+    page.fill("#login-password", password)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
+
+
+def size(page: Page, viewport: str) -> int:
+    w, hgt = VIEWPORTS[viewport]
+    page.set_viewport_size({"width": w, "height": hgt})
+    return w
+
+
+def check_a11y(page: Page) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+    width = page.evaluate("window.innerWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, "scrolls sideways"
+
+
+def inside(page: Page, selector: str, width: int) -> None:
+    """Every element ``selector`` is visible and wholly inside the viewport's width."""
+    boxes = page.locator(selector)
+    assert boxes.count() > 0, selector
+    for i in range(boxes.count()):
+        expect(boxes.nth(i)).to_be_visible()
+        b = boxes.nth(i).bounding_box()
+        assert b is not None and b["x"] >= 0 and b["x"] + b["width"] <= width + 0.5, (selector, b)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A cache folder holding the exact counts ``paigow edge`` saves for the standard house way
+    (so the server needs no worker: item 11)."""
+    folder = tmp_path_factory.mktemp("cache")
+    deals = comb(53, 7) * comb(46, 7)
+    win, push = 2358120164000604, 3427552624666108
+    saved = {
+        "player": "house-way",
+        "deals": deals,
+        "win": win,
+        "push": push,
+        "loss": deals - win - push,
+        "house_way": HouseWay.preset("standard").to_dict(),
+        "wheel": "second",
+        "deck": 53,
+    }
+    (folder / "edge-standard-second-house-way.json").write_text(json.dumps(saved))
+    before = os.environ.get("PAIGOW_CACHE_DIR")
+    os.environ["PAIGOW_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("PAIGOW_CACHE_DIR", None)
+    else:
+        os.environ["PAIGOW_CACHE_DIR"] = before
+
+
+@pytest.fixture(scope="module")
+def floor(cache: Path, site_class: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A server whose floor shows three tables with large figures (one flagged, one with one
+    hand, one with three), written straight into the floor's running totals."""
+    from paigow.service.store.db import Database
+    from paigow.service.store.floor_models import FloorPoint, FloorTable
+
+    folder = tmp_path_factory.mktemp("opweb")
+    url = f"sqlite:///{folder / 'tables.sqlite3'}"
+    site = site_class(url)
+    ids = [site.table(name=f"{LONG_NAME} {i}") for i in range(3)]
+    for spot in range(1, 5):  # players with long names at the flagged table
+        _, _, api = site.player()
+        api.call("POST", f"/api/tables/{ids[0]}/sit", {"spot": spot})
+    db = Database(url)
+    try:
+        with db.write() as s:
+            big = dict(
+                rounds=123_456,
+                hands=654_321,
+                handle=98_765_432_100,
+                handle_sq=10**18,
+                round_sq=10**18,
+                player_wins=45_678_901_234,
+                player_losses=51_234_567_890,
+                commission=2_283_945_061,
+                flagged=True,
+                flag={
+                    "band_999": ["0.01000000", "0.04000000"],
+                    "theoretical_hold": {"exact": "1/37", "decimal": "0.02721934"},
+                },
+            )
+            s.merge(FloorTable(table_id=ids[0], **big))
+            for tid, results in ((ids[1], [-1000]), (ids[2], [1000, -500, 1500])):
+                total = handle = sq = 0
+                for seq, r in enumerate(results, start=1):
+                    total, handle, sq = total + r, handle + 1000, sq + 10**6
+                    s.merge(
+                        FloorPoint(
+                            table_id=tid,
+                            seq=seq,
+                            hands=seq,
+                            handle=handle,
+                            handle_sq=sq,
+                            round_sq=sq,
+                            result=total,
+                        )
+                    )
+                s.merge(
+                    FloorTable(
+                        table_id=tid,
+                        rounds=len(results),
+                        hands=len(results),
+                        handle=handle,
+                        handle_sq=sq,
+                        round_sq=sq,
+                        player_wins=max(0, -total),
+                        player_losses=max(0, total),
+                    )
+                )
+    finally:
+        db.dispose()
+    site.ids = ids  # type: ignore[attr-defined]
+    try:
+        yield site
+    finally:
+        site.stop()
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_floors_columns_are_on_screen(floor: Any, page: Page, shot: Any, viewport: str) -> None:
+    """Item 10: at 1366 every column, the band and the status included, is inside the screen
+    and the table does not scroll; on the phone each table is a card, nothing off screen. Item
+    11: the saved exact edge is shown (never "computing"); charts of one and three hands are
+    drawn (dots, a band bar) and say "1 hand"."""
+    width = size(page, viewport)
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/floor")
+    first = page.locator(f"#floor-tables tr[data-table='{floor.ids[0]}']")
+    expect(first).to_have_attribute("data-flagged", "1", timeout=WAIT)
+    expect(first.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(1)
+    expect(page.locator("#floor-tables")).not_to_contain_text("computing")
+    shot(page, f"-{viewport}")
+    for field in ("band", "status", "house_result", "theoretical"):
+        inside(page, f"#floor-tables [data-field={field}]", width)
+    scroll = page.locator("#floor-scroll")
+    assert scroll.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the table scrolls"
+    expect(page.locator("#floor-scroll-hint")).to_be_hidden()
+    # charts with one and three hands: dots and bands, not empty boxes
+    one, three = (page.locator(f"#chart-{t} svg.chart") for t in floor.ids[1:])
+    expect(one).to_have_attribute("data-points", "1", timeout=WAIT)
+    expect(three).to_have_attribute("data-points", "3", timeout=WAIT)
+    assert one.locator("circle.point").count() == 1 and three.locator("circle.point").count() == 3
+    assert one.locator(".band").count() == 2  # the 95% and 99.9% bars
+    b = one.locator("circle.point").bounding_box()
+    assert b is not None and b["width"] > 4
+    assert "1 hand" in one.inner_html() and "1 hands" not in one.inner_html()
+    assert "3 hands" in three.inner_html()
+    expect(page.locator("#report-day")).to_contain_text("from 06:00 to 06:00 the next day, UTC")
+    check_a11y(page)
+    shot(page, f"-{viewport}")
+
+
+def test_a_table_too_wide_for_its_box_says_it_scrolls(floor: Any, page: Page) -> None:
+    """Item 10: where the floor's table must scroll (a window between the phone's cards and
+    the desktop's columns), a visible line says so."""
+    page.set_viewport_size({"width": 800, "height": 700})
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/floor")
+    expect(page.locator(f"#floor-tables tr[data-table='{floor.ids[0]}']")).to_be_visible(
+        timeout=WAIT
+    )
+    overflows = page.locator("#floor-scroll").evaluate("e => e.scrollWidth > e.clientWidth + 1")
+    if overflows:
+        expect(page.locator("#floor-scroll-hint")).to_be_visible()
+    else:
+        expect(page.locator("#floor-scroll-hint")).to_be_hidden()
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_operator_page_shows_every_live_table_and_its_close_button(
+    floor: Any, page: Page, shot: Any, viewport: str
+) -> None:
+    """Item 10: on the phone the live tables and their Close buttons are on screen."""
+    width = size(page, viewport)
+    tid = floor.table(name=f"Closing on the {viewport}")
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/operator")
+    expect(page.locator(f"#close-{tid}")).to_be_visible(timeout=WAIT)
+    inside(page, "#op-tables button[id^=close-]", width)
+    inside(page, "#op-tables td[data-label=Commission]", width)
+    page.click(f"#close-{tid}")
+    expect(page.locator(f"#op-tables tr[data-table='{tid}']")).to_contain_text("clos", timeout=WAIT)
+    check_a11y(page)
+    shot(page, f"-{viewport}")
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_audit_log_reads_in_dollars_with_the_raw_record_on_demand(
+    floor: Any, page: Page, shot: Any, viewport: str
+) -> None:
+    """Item 12: the audit log is a table in dollars; the raw record (cents) opens on demand."""
+    width = size(page, viewport)
+    name, _, _ = floor.player(credit=12_345)
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/operator")
+    page.click("#load-audit")
+    row = page.locator(f"#audit-table tr[data-action=credit]:has-text('wallet:{name}')")
+    expect(row).to_have_count(1, timeout=WAIT)
+    said = row.locator(".said")
+    expect(said).to_contain_text("amount $123.45")
+    assert "12345" not in said.inner_text()
+    raw = row.locator("details.raw pre")
+    expect(raw).to_be_hidden()
+    row.locator("details.raw summary").click()
+    expect(raw).to_be_visible()
+    assert json.loads(raw.inner_text())["details"]["amount"] == 12_345
+    created = page.locator("#audit-table tr[data-action=table-created]").first
+    expect(created.locator(".said")).to_contain_text("commission 5%")
+    expect(created.locator(".said")).to_contain_text("betting time 30 s")
+    inside(page, "#audit-table tr[data-action=credit] .said", width)
+    expect(page.locator("#audit-export")).to_be_visible()
+    check_a11y(page)
+    shot(page, f"-{viewport}")
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_table_form_takes_commission_as_a_percentage_with_the_demo_defaults(
+    floor: Any, page: Page, shot: Any, viewport: str
+) -> None:
+    """Item 12: commission typed as tables post it ("5%"), 0 to 5% or a clear error; the
+    betting time the demo tables' (20 s)."""
+    size(page, viewport)
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/operator")
+    expect(page.locator("#t-commission")).to_have_value("5%", timeout=WAIT)
+    expect(page.locator("#t-betting")).to_have_value("20")
+    expect(page.locator("label:has(#t-commission)")).to_contain_text("0 to 5%")
+    before = len(floor.op.call("GET", "/api/tables"))
+    for bad in ("6%", "5.5", "-1%", "0.05.1", "five"):
+        page.fill("#t-commission", bad)
+        page.click("#create-table button[type=submit]")
+        expect(page.locator("#op-msg")).to_contain_text("percentage from 0 to 5%")
+        expect(page.locator("#t-commission")).to_have_attribute("aria-invalid", "true")
+    assert len(floor.op.call("GET", "/api/tables")) == before
+    page.fill("#t-name", f"Two and a half {viewport}")
+    page.fill("#t-commission", "2.5%")
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("2.5% posted", timeout=WAIT)
+    made = [t for t in floor.op.call("GET", "/api/tables") if t["name"].endswith(viewport)]
+    assert [(t["commission"], t["betting_time_s"]) for t in made] == [("0.025", 20.0)]
+    check_a11y(page)
+    shot(page, f"-{viewport}")
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_limits_page_says_the_gaming_day_in_words(
+    floor: Any, page: Page, shot: Any, viewport: str
+) -> None:
+    """Item 12: "Today's gaming day is Tuesday 1 December 2026, from 06:00 that day to 06:00 on
+    Wednesday 2 December (UTC)", never "(06:00 to 06:00 (UTC))"."""
+    size(page, viewport)
+    name, password, _ = floor.player()
+    log_in(page, floor.url, name, password)
+    page.goto(floor.url + "/#/limits")
+    day = page.locator("#gaming-day")
+    expect(day).to_contain_text("from 06:00 that day to 06:00 on", timeout=WAIT)
+    expect(day).to_contain_text("Today's gaming day is")
+    assert "(UTC))" not in day.inner_text()
+    check_a11y(page)
+    shot(page, f"-{viewport}")
+
+
+def _copy_bonus_counts(cache: Path) -> bool:
+    """The standard house way's bonus counts, copied into the test's cache from a cache that has
+    them (the server then shows the side wagers' exact holds at once); False if none has."""
+    import shutil
+
+    from paigow.analysis.bonus import counts_path
+    from paigow.ranking import Wheel
+
+    way = HouseWay.preset("standard")
+    target = counts_path(way, Wheel.SECOND, cache)
+    for folder in (
+        Path.home() / ".cache" / "paigow",
+        Path(__file__).parents[2] / ".cache" / "tables",
+    ):
+        source = counts_path(way, Wheel.SECOND, folder)
+        if source.exists():
+            shutil.copyfile(source, target)
+            return True
+    return False
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
+    floor: Any, cache: Path, page: Page, shot: Any, viewport: str
+) -> None:
+    """Issue 20, part 5: the form offers the preset side wagers (limits, a progressive's bank);
+    the progressive's bank shows its meter, and seeding it moves the meter; a round with side
+    wagers shows on the floor by wager type, to the cent, beside the exact theoretical hold."""
+    import time
+
+    width = size(page, viewport)
+    counted = _copy_bonus_counts(cache)
+    bank = f"browser-{viewport}"
+    log_in(page, floor.url, *OPERATOR)
+    page.goto(floor.url + "/#/operator")
+    page.fill("#t-name", f"Side {viewport}")
+    page.fill("#t-betting", "1")
+    page.fill("#t-setting", "0.2")
+    page.click("#t-side summary")
+    page.check("#sw-fortune-a-on")
+    page.fill("#sw-fortune-a-min", "1")
+    page.fill("#sw-fortune-a-max", "25")
+    page.check("#sw-fortune-progressive-on")
+    expect(page.locator("#sw-fortune-progressive-min")).to_be_disabled()  # a fixed $1 wager
+    page.fill("#sw-fortune-progressive-bank", bank)
+    inside(page, "#t-side fieldset.side-offer", width)
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text(
+        "side wagers fortune-a, fortune-progressive", timeout=WAIT
+    )
+    made = next(t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Side {viewport}")
+    offers = {o["name"]: o for o in made["side_wagers"]}
+    assert (offers["fortune-a"]["min_wager"], offers["fortune-a"]["max_wager"]) == (100, 2500)
+    assert offers["fortune-progressive"]["bank"] == bank
+    row = page.locator(f"#banks tr[data-bank='{bank}']")
+    expect(row.locator("[data-field=meter]")).to_have_attribute(
+        "data-cents", "1000000", timeout=WAIT
+    )
+    page.fill("#bank-amount", "50")
+    page.click(f"#seed-{bank}")
+    expect(row.locator("[data-field=meter]")).to_have_attribute(
+        "data-cents", "1005000", timeout=WAIT
+    )
+    inside(page, f"#seed-{bank}", width)
+    check_a11y(page)
+    shot(page, f"-{viewport}-form")
+
+    # a round with side wagers, then the floor by wager type
+    _, _, player = floor.player(credit=100_000)
+    player.call("POST", f"/api/tables/{made['id']}/sit", {"spot": 1})
+    player.call(
+        "POST",
+        f"/api/tables/{made['id']}/wager",
+        {
+            "amount": 1000,
+            "side": {"fortune-a": 500, "fortune-progressive": 100},
+            "idempotency_key": f"s{viewport}",
+        },
+    )
+    deadline = time.time() + 30
+    while player.call("GET", f"/api/tables/{made['id']}")["rounds_played"] < 1:
+        assert time.time() < deadline, "the round did not settle"
+        time.sleep(0.1)
+    page.goto(floor.url + "/#/floor")
+    fa = page.locator(f"#floor-types tr[data-table='{made['id']}'][data-wager='fortune-a']")
+    expect(fa.locator("[data-field=handle]")).to_have_attribute("data-cents", "500", timeout=WAIT)
+    view = floor.op.call("GET", "/api/admin/floor")
+    mine = next(t for t in view["tables"] if t["id"] == made["id"])
+    line = {w["name"]: w for w in mine["side_wagers"]}
+    expect(fa.locator("[data-field=house_result]")).to_have_attribute(
+        "data-cents", str(line["fortune-a"]["house_result"])
+    )
+    assert line["fortune-a"]["house_result"] == 500 - line["fortune-a"]["returned"]
+    prog = page.locator(
+        f"#floor-types tr[data-table='{made['id']}'][data-wager='fortune-progressive']"
+    )
+    expect(prog).to_contain_text("meter $10,0")
+    if counted:
+        expect(fa.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(
+            1, timeout=WAIT
+        )
+    inside(page, f"#floor-types tr[data-table='{made['id']}'] [data-field=band]", width)
+    check_a11y(page)
+    shot(page, f"-{viewport}-floor")
