@@ -166,7 +166,7 @@ def test_statements_per_request_and_step(
         "first wager": 16 + step if sqlite else 18,
         "wager": 12 + step if sqlite else 15,
         "peek": 1 + read,  # one statement: the dealer looks often
-        "deal": 4 + pg,
+        "deal": 5 + pg,  # with the spots whose players wagered and then left (set at once)
         "set": 5 + pg + step,
         "dealer sets": 4 + pg,
         # a fixed part (the table and its round, the wagers read and closed, the ledger's

@@ -156,17 +156,19 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
     )  # shuffled / starting: a step that cannot have been committed alone
 
 
-_GONE: Final = (
-    sa.select(RoundWager.spot)
+_WAGERED: Final = cast(sa.Table, RoundWager.__table__)
+_S: Final = cast(sa.Table, Seat.__table__)
+_GONE: Final = Sql(
+    sa.select(_WAGERED.c.spot)
     .where(
-        RoundWager.round_id == sa.bindparam("rid"),
+        _WAGERED.c.round_id == sa.bindparam("rid"),
         ~sa.exists().where(
-            Seat.table_id == sa.bindparam("tid"),
-            Seat.user_id == RoundWager.user_id,
-            Seat.spot == RoundWager.spot,
+            _S.c.table_id == sa.bindparam("tid"),
+            _S.c.user_id == _WAGERED.c.user_id,
+            _S.c.spot == _WAGERED.c.spot,
         ),
     )
-    .order_by(RoundWager.spot)
+    .order_by(_WAGERED.c.spot)
 )
 """The spots of a round whose players no longer sit there (they wagered, then left)."""
 
@@ -180,8 +182,8 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     rnd = load_round(tx, row)
     new = list(rnd.deal(rng if rng is not None else random.SystemRandom()))
     if rnd.phase is Phase.SETTING:
-        for spot in tx.session.execute(_GONE, {"rid": row.id, "tid": table_id}).scalars():
-            new += rnd.left(spot)  # wagered, then left before the deal: set at once
+        for (spot,) in tx.run(_GONE, {"rid": row.id, "tid": table_id}):
+            new += rnd.left(int(spot))  # wagered, then left before the deal: set at once
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
