@@ -23,6 +23,7 @@ from paigow.service.floor.hold import (
     flag_min_hands,
     hold_text,
     table_ident,
+    table_push,
 )
 from paigow.service.floor.side import meters, offers_of, side_figures, side_totals
 from paigow.service.statuses import TableStatus
@@ -125,7 +126,7 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         players.setdefault(table_id, []).append(name)
     edges = {e.ident: e for e in session.execute(sa.select(FloorEdge)).scalars()}
     out_tables = []
-    missing: dict[str, tuple[dict[str, Any], str]] = {}
+    missing: dict[str, tuple[dict[str, Any], str, str]] = {}
     missing_bonus: dict[str, tuple[dict[str, Any], str]] = {}
     offered = {t.id: offers_of(t.ruleset) for t, _ in tables}
     sides = side_totals(session, [tid for tid, o in offered.items() if o])
@@ -134,7 +135,7 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         ident = table_ident(t)
         edge = edges.get(ident)
         if edge is None or edge.status != "ready":
-            missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
+            missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]), table_push(t))
         fig = _table_figures(t, row, edge, players.get(t.id, []))
         fig["side_wagers"] = [
             side_figures(

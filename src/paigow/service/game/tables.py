@@ -22,7 +22,7 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from paigow.ranking import Wheel
-from paigow.ruleset import FoulRule, Ruleset, SideWagerOffer, StartMethod
+from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.service.accounts.auth import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
@@ -67,6 +67,23 @@ def house_way_from(spec: str | Mapping[str, Any]) -> HouseWay:
         raise Unprocessable(str(exc), code="bad-house-way") from None
 
 
+def variant_settings(name: str | None) -> dict[str, Any]:
+    """The commission (as posted), push rule and face up of a named variant (None: Indiana's).
+
+    >>> variant_settings("ez")
+    {'commission': '0%', 'push': 'queen-high-pai-gow', 'face_up': False}
+    >>> variant_settings("vegas")
+    Traceback (most recent call last):
+    ...
+    paigow.service.errors.Unprocessable: no variant 'vegas' (variants: indiana, ez, commission-free, face-up)
+    """
+    try:
+        rs = Ruleset.preset(name or "indiana")
+    except PaigowError as exc:
+        raise Unprocessable(str(exc), code="bad-variant") from None
+    return {"commission": str(rs.commission), "push": rs.push.value, "face_up": rs.face_up}
+
+
 def build_ruleset(
     *,
     commission: str,
@@ -78,10 +95,14 @@ def build_ruleset(
     max_wager: int,
     setting_time_ms: int,
     side_wagers: tuple[SideWagerOffer, ...] = (),
+    push: str = "none",
+    face_up: bool = False,
 ) -> Ruleset:
     try:
         return Ruleset(
             side_wagers=side_wagers,
+            push=PushRule(push),
+            face_up=face_up,
             commission=Commission(commission),
             house_way=house_way.name,
             start=StartMethod(start),
@@ -93,6 +114,20 @@ def build_ruleset(
         )
     except PaigowError as exc:
         raise Unprocessable(str(exc), code="bad-ruleset") from None
+
+
+def posted_variant(rs: Mapping[str, Any]) -> dict[str, Any]:
+    """The variant a table posts beside its commission: its push rule (the rule's value and the
+    words posted) and whether the dealer's hand is dealt face up.
+
+    >>> posted_variant({"push": "queen-high-pai-gow"})["push_posted"]
+    "dealer's queen-high pai gow: every wager pushes"
+    >>> posted_variant({})
+    {'push': 'none', 'push_posted': None, 'face_up': False}
+    """
+    push = PushRule(rs.get("push", PushRule.NONE.value))
+    posted = None if push is PushRule.NONE else f"{push.words}: every wager pushes"
+    return {"push": push.value, "push_posted": posted, "face_up": bool(rs.get("face_up", False))}
 
 
 def create_table(
@@ -278,6 +313,7 @@ def _state_of(
         "mode": table.mode,
         "commission": rs["commission"],
         "commission_posted": str(Commission(rs["commission"])),
+        **posted_variant(rs),
         "house_way": table.house_way["name"],
         "start": rs["start"],
         "foul": rs["foul"],
