@@ -1,12 +1,10 @@
-"""Tables: their configuration (ruleset with the posted commission, house way, start method,
-limits, time limits, mode), seats, and the public view of a table.
-
-Modes: ``casino`` (players set without help, 9-13(a)) and ``practice`` (house-way hints allowed).
-Time limits are the service's own (the core ruleset keeps the setting limit in whole seconds and
-has no betting limit): ``betting_time_ms`` runs from the first wager of a round, and betting closes
-early once every seated player has wagered; ``setting_time_ms`` runs from the deal, and a hand not
-set in time is set by the house way.
-"""
+"""Tables: their configuration (ruleset with the posted commission and variant, house way, start
+method, limits, time limits, mode), seats, and the public view of a table. Modes: ``casino``
+(players set without help, 9-13(a)) and ``practice`` (house-way hints allowed). Time limits are
+the service's own (the core ruleset keeps the setting limit in whole seconds and has no betting
+limit): ``betting_time_ms`` runs from the first wager of a round, and betting closes early once
+every seated player has wagered; ``setting_time_ms`` runs from the deal, and a hand not set in
+time is set by the house way."""
 
 from __future__ import annotations
 
@@ -28,6 +26,7 @@ from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.game import side
+from paigow.service.game.variants import posted_variant
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
@@ -67,23 +66,6 @@ def house_way_from(spec: str | Mapping[str, Any]) -> HouseWay:
         raise Unprocessable(str(exc), code="bad-house-way") from None
 
 
-def variant_settings(name: str | None) -> dict[str, Any]:
-    """The commission (as posted), push rule and face up of a named variant (None: Indiana's).
-
-    >>> variant_settings("ez")
-    {'commission': '0%', 'push': 'queen-high-pai-gow', 'face_up': False}
-    >>> variant_settings("vegas")
-    Traceback (most recent call last):
-    ...
-    paigow.service.errors.Unprocessable: no variant 'vegas' (variants: indiana, ez, commission-free, face-up)
-    """
-    try:
-        rs = Ruleset.preset(name or "indiana")
-    except PaigowError as exc:
-        raise Unprocessable(str(exc), code="bad-variant") from None
-    return {"commission": str(rs.commission), "push": rs.push.value, "face_up": rs.face_up}
-
-
 def build_ruleset(
     *,
     commission: str,
@@ -114,20 +96,6 @@ def build_ruleset(
         )
     except PaigowError as exc:
         raise Unprocessable(str(exc), code="bad-ruleset") from None
-
-
-def posted_variant(rs: Mapping[str, Any]) -> dict[str, Any]:
-    """The variant a table posts beside its commission: its push rule (the rule's value and the
-    words posted) and whether the dealer's hand is dealt face up.
-
-    >>> posted_variant({"push": "queen-high-pai-gow"})["push_posted"]
-    "dealer's queen-high pai gow: every wager pushes"
-    >>> posted_variant({})
-    {'push': 'none', 'push_posted': None, 'face_up': False}
-    """
-    push = PushRule(rs.get("push", PushRule.NONE.value))
-    posted = None if push is PushRule.NONE else f"{push.words}: every wager pushes"
-    return {"push": push.value, "push_posted": posted, "face_up": bool(rs.get("face_up", False))}
 
 
 def create_table(

@@ -40,6 +40,7 @@ from paigow.service.api.schemas import (
 from paigow.service.books import audit, ledger
 from paigow.service.errors import NotFound
 from paigow.service.game import rounds, side, tables
+from paigow.service.game.variants import variant_settings
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
@@ -68,7 +69,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
             for o in body.side_wagers
         ]
     )
-    variant = tables.variant_settings(body.variant)
+    variant = variant_settings(body.variant)
     given = body.model_fields_set
     ruleset = tables.build_ruleset(
         commission=body.commission if "commission" in given else variant["commission"],
