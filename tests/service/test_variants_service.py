@@ -368,3 +368,44 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
         assert ident != edge_ident(HW.to_dict(), "second")
     finally:
         rt.db.dispose()
+
+
+def test_the_floors_worker_counts_under_the_tables_push_rule(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background worker's computation takes the push rule to the exact count (on the
+    full deck it takes minutes: here the count itself is stood in for) and saves it where
+    ``paigow edge`` does, so a second server reads it."""
+    from paigow.analysis import edge as E
+    from paigow.analysis.compiled import cache_dir
+    from paigow.ruleset import PushRule
+
+    for compiled in cache_dir().glob("houseway-standard-second-*.bin*"):  # compiled once, shared
+        if not compiled.name.endswith(".lock"):
+            (tmp_path / compiled.name).symlink_to(compiled)
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    asked: list[PushRule] = []
+    deals = comb(53, 7) * comb(46, 7)
+
+    def counted(spec: Any, runner: Any, *, push: PushRule = PushRule.NONE, **_: Any) -> Any:
+        asked.append(push)
+        extra = {"deck": 53, "push_rule": push.value} if push is not PushRule.NONE else {}
+        return E.EdgeResult(
+            "house-way",
+            deals,
+            EZ_COUNTS["win"],
+            EZ_COUNTS["push"],
+            EZ_COUNTS["loss"],
+            Commission("0"),
+            1.0,
+            extra,
+        )
+
+    monkeypatch.setattr(E, "house_way_edge", counted)
+    way = json.dumps(HW.to_dict(), sort_keys=True)
+    got = edges.compute_edge_counts(way, "second", 1, "queen-high-pai-gow")
+    assert asked == [PushRule.QUEEN_HIGH_PAI_GOW]
+    assert (got["win"], got["push"], got["loss"]) == tuple(EZ_COUNTS.values())
+    assert (tmp_path / "edge-standard-second-house-way-queen-high-pai-gow.json").exists()
+    again = edges.compute_edge_counts(way, "second", 1, "queen-high-pai-gow")
+    assert again["push"] == EZ_COUNTS["push"] and len(asked) == 1  # read back, not recounted
