@@ -354,6 +354,8 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
         assert rows[ez]["theoretical"]["status"] == "ready", rows[ez]["theoretical"]
         assert rows[ez]["theoretical"]["house_way_hold"]["exact"] == EZ_EDGE
         assert rows[ez]["theoretical"]["house_way_hold"]["decimal"] == "0.02810584"
+        assert rows[ez]["push_posted"] == "dealer's queen-high pai gow: every wager pushes"
+        assert rows[indiana]["push"] == "none" and rows[indiana]["push_posted"] is None
         # the same house way at 0% without the push rule holds less
         indiana_hold = rows[indiana]["theoretical"]["house_way_hold"]["decimal"]
         assert indiana_hold != "0.02810584" and float(indiana_hold) < 0.0281

@@ -143,4 +143,10 @@ def test_the_operators_form_opens_an_ez_table(site: Any, browser: Browser) -> No
     )
     expect(page.locator("#op-tables")).to_contain_text("EZ from the form")
     assert axe_problems(page) == []
+    tid = page.locator("#op-msg").inner_text().split()[1]
+    # the floor names the variant beside the table (its hold is the push rule's)
+    page.goto(site.url + "/#/floor")
+    variant = page.locator(f"tr[data-table='{tid}'] [data-field=variant]")
+    expect(variant).to_contain_text("commission 0%; dealer's queen-high pai gow", timeout=WAIT)
+    assert axe_problems(page) == []
     page.context.close()

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
+from paigow.ruleset import PushRule
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor.hold import (
     Z95,
@@ -44,6 +45,7 @@ def _table_figures(
         handle_sq, round_sq = row.handle_sq, row.round_sq
         flagged, flag = row.flagged, row.flag
     result = losses - wins + commission
+    push = PushRule(table_push(t))
     out: dict[str, Any] = {
         "id": t.id,
         "name": t.name,
@@ -53,6 +55,9 @@ def _table_figures(
         "wheel": t.ruleset["wheel"],
         "commission": t.ruleset["commission"],
         "commission_posted": str(Commission(t.ruleset["commission"])),
+        "push": table_push(t),
+        "push_posted": None if push is PushRule.NONE else f"{push.words}: every wager pushes",
+        "face_up": bool(t.ruleset.get("face_up", False)),
         "players": list(players),
         "rounds": rounds,
         "hands": hands,
