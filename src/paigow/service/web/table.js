@@ -191,12 +191,13 @@ export async function tableView(root, shell, id) {
     patch(dealerBox, k, () => {
       const out = [h("h2", { class: "seat-name" }, "Dealer")];
       if (d) {
+        const pushed = s.results.find((x) => x.reason);
         out.push(h("div", { class: "hands", id: "dealer-hand" },
           h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", { class: "hname" }, d.high_name)),
           h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", { class: "hname" }, d.low_name))),
-        h("p", { id: "dealer-rule", class: "rule" }, `${faceUp() ? "Face up, set" : "Set"} by the house way (${table.house_way}), rule ${d.rule}`));
-        const pushed = s.results.find((x) => x.reason);
-        if (pushed) out.push(h("p", { id: "dealer-push", class: "rule push-rule" }, settledWords(pushed).replace(/^.*\((.*)\)$/, "$1")));
+        // a push by the rule, once settled, in the rule's line (the box keeps its height)
+        pushed ? h("p", { id: "dealer-push", class: "rule push-rule" }, settledWords(pushed).replace(/^.*\((.*)\)$/, "$1"))
+          : h("p", { id: "dealer-rule", class: "rule" }, `${faceUp() ? "Face up, set" : "Set"} by the house way (${table.house_way}), rule ${d.rule}`));
       } else if (s.dealt && !s.voided) {
         out.push(backs(7), h("p", { class: "rule" }, "Face down until all have set"));
       } else {
