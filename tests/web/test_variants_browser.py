@@ -6,10 +6,14 @@ hand in the browser is not covered here."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+
+from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
 
 pytestmark = pytest.mark.slow
 
@@ -149,4 +153,68 @@ def test_the_operators_form_opens_an_ez_table(site: Any, browser: Browser) -> No
     variant = page.locator(f"tr[data-table='{tid}'] [data-field=variant]")
     expect(variant).to_contain_text("commission 0%; dealer's queen-high pai gow", timeout=WAIT)
     assert axe_problems(page) == []
+    page.context.close()
+
+
+RULE_PUSH = "dealer's queen-high pai gow: all wagers push"
+
+
+def as_rule_push(message: str | bytes) -> str | bytes:
+    """A spot's settlement from the server as a push by the EZ rule would be (the rule's
+    trigger is the server's, tested there; here: how the page shows one)."""
+    if not isinstance(message, str) or '"spot-settled"' not in message:
+        return message
+    m = json.loads(message)
+    if m.get("type") != "spot-settled":
+        return message
+    m.update(outcome="push", win=0, commission=0, returned=m["wager"], reason="queen-high-pai-gow")
+    m["text"] = f"spot {m['spot']}: push, ${m['wager'] / 100:.2f} returned ({RULE_PUSH})"
+    return json.dumps(m)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_push_by_the_rule_is_its_own_outcome_on_the_page(
+    site: Any, browser: Browser, shot: Any, size: dict[str, int]
+) -> None:
+    table = site.table(name="EZ", variant="ez")
+    name, password, _ = site.player()
+    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda message: ws.send(as_rule_push(message)))
+
+    page.route_web_socket("**/ws/**", relay)
+    log_in(page, site.url, name, password)
+    page.goto(site.url + f"/#/table/{table}")
+    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    expect(page.locator("#posted-commission")).to_have_text("No commission (posted, 9-1(f))")
+    expect(page.locator("#posted-push")).to_have_text(
+        "The dealer's queen-high pai gow pushes every wager"
+    )
+    page.click("#sit-4")
+    page.fill("#wager-amount", "10")
+    page.click("#wager-btn")
+    buttons = page.locator("#my-cards button.card")
+    expect(buttons).to_have_count(7, timeout=WAIT)
+    expect(page.locator("#dealer-hand")).to_have_count(0)  # face down until all have set
+    cards = parse_cards([str(buttons.nth(i).get_attribute("data-card")) for i in range(7)])
+    for card in HouseWay.preset("standard").set_hand(cards).setting.low:
+        page.click(f"#my-cards button[data-card='{card.code}']")
+    expect(page.locator("#set-btn")).to_be_enabled()
+    page.click("#set-btn")
+    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    expect(page.locator("#result-4")).to_contain_text("PUSH BY RULE", timeout=WAIT)
+    expect(page.locator("#result-4")).to_have_attribute("data-reason", "queen-high-pai-gow")
+    expect(page.locator("#spot-4 .result")).to_contain_text("PUSH BY RULE")
+    expect(page.locator("#my-result")).to_contain_text("PUSH BY RULE")
+    expect(page.locator("#dealer-push")).to_have_text(RULE_PUSH)
+    shot(page, f"-{size['width']}x{size['height']}-rule-push")
+    problems = off_screen(page, ["#dealer", "#dealer-hand", "#dealer-push", "#my-result"])
+    problems += page.evaluate(
+        """() => [...document.querySelectorAll('.dealer, .spot')].filter((el) =>
+          el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+          .map((el) => `${el.id || el.className} cuts off its content`)"""
+    )
+    assert problems == [] and axe_problems(page) == []
     page.context.close()
