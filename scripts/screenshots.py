@@ -22,6 +22,7 @@ DOCS = {
     "docs/table.png": f"{TEST}-1366x768-results.png",
     "docs/table-phone.png": f"{TEST}-375x812-setting.png",
     "docs/table-phone-landscape.png": f"{TEST}-812x375-results.png",
+    "docs/table-side.png": f"{TEST}-1366x768-side-results.png",
 }
 
 

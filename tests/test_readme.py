@@ -43,3 +43,21 @@ def test_readme_deal_example_is_the_real_output() -> None:
     printed = [line.rstrip() for line in result.output.splitlines()]
     assert shown == printed[: len(shown)]
     assert len(shown) == 15 and shown[-1].startswith("14 round settled")
+
+
+def test_the_readme_is_what_a_newcomer_needs() -> None:
+    """The README opens with the two commands, says what you see and where to go next, and leaves
+    the reference to the docs/ pages it links (it had grown to 58 KB of reference material)."""
+    text = README.read_text()
+    assert len(text.encode()) < 16_000, f"the README is {len(text.encode()):,} bytes"
+    first = re.search(r"```sh\n(.*?)```", text, flags=re.S)
+    assert first is not None and text.index(first.group(0)) < 20
+    commands = [line for line in first.group(1).splitlines() if line.strip()]
+    assert [c.split("#")[0].split() for c in commands] == [
+        ["bash", "scripts/serve.sh"],
+        ["bash", "scripts/test.sh"],
+    ]
+    headings = re.findall(r"(?m)^## (.+)$", text)
+    assert headings[:2] == ["What you see", "Where to go next"]
+    linked = set(re.findall(r"\]\((docs/[^)#\s]+\.md)", text))
+    assert {f"docs/{p.name}" for p in DOCS} <= linked, "every docs page is linked from the README"

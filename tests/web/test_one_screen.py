@@ -28,6 +28,20 @@ SIZES = [
     # a practice table adds its help (the hint and EV buttons, a line on real money)
     pytest.param({"width": 375, "height": 812}, "practice", id="375x812-practice"),
     pytest.param({"width": 812, "height": 375}, "practice", id="812x375-practice"),
+    # a table with side wagers adds its bonus circles, the live meter and the bonus hands
+    pytest.param({"width": 1366, "height": 768}, "side", id="1366x768-side"),
+    pytest.param({"width": 375, "height": 812}, "side", id="375x812-side"),
+    pytest.param({"width": 812, "height": 375}, "side", id="812x375-side"),
+]
+SIDE_OFFERS = [
+    {"name": "fortune", "paytable": "fortune-a", "min_wager": 500, "max_wager": 2_500},
+    {
+        "name": "progressive",
+        "paytable": "fortune-progressive",
+        "min_wager": 100,
+        "max_wager": 100,
+        "bank": "one-screen",
+    },
 ]
 SPOTS = [f"#spot-{n}" for n in range(1, 7)]
 
@@ -35,7 +49,10 @@ SPOTS = [f"#spot-{n}" for n in range(1, 7)]
 PHASES: dict[str, list[str]] = {
     "seated": ["#phase", "#wager-amount", "#wager-btn", "#bet-main", "#add-500", "#wager-clear"],
     "betting": ["#phase", "#countdown", "#wager-amount", "#wager-btn", "#bet-main", "#add-500"],
-    "betting-bonus": ["#countdown", "#wager-amount", "#wager-btn", "#bet-main", "#bet-bonus"],
+    "betting-bonus": [
+        *("#countdown", "#wager-amount", "#wager-btn", "#bet-main"),
+        *("#bet-side-fortune", "#bet-side-progressive"),
+    ],
     "setting": ["#countdown", "#dealer .cards", "#high-box", "#low-box", "#set-btn"]
     + [f"#my-cards button.card >> nth={i}" for i in range(7)],
     "foul": ["#dealer .cards", "#high-box", "#low-box", "#foul-confirm", "#confirm-foul"]
@@ -47,23 +64,17 @@ PHASES: dict[str, list[str]] = {
     + [f"#my-setting .card >> nth={i}" for i in range(7)],
 }
 
-BONUS_JS = """() => {
-  const main = document.getElementById('bet-main');
-  const bonus = main.cloneNode(true);
-  bonus.id = 'bet-bonus';
-  bonus.className = 'bet-circle bonus';
-  main.after(bonus);
-  const pay = document.createElement('section');
-  pay.id = 'pay-tables'; pay.className = 'panel';
-  pay.innerHTML = '<h2>Pay tables</h2><table class="list"><tr><td>Five aces</td><td>400 to 1</td></tr>'
-    + '<tr><td>Royal flush</td><td>150 to 1</td></tr><tr><td>Progressive</td><td>$12,345.67</td></tr></table>';
-  document.getElementById('posted').after(pay);
-}"""
-
 # and at a practice table, its help
 PRACTICE: dict[str, list[str]] = {
     "seated": ["#practice-money"],
     "setting": ["#hint-btn", "#ev-btn"],
+}
+# and at a table with side wagers, the meter on the felt in every phase, the bonus hands at the
+# showdown
+SIDE: dict[str, list[str]] = {
+    **{phase: ["#meter-progressive"] for phase in PHASES},
+    "waiting": ["#meter-progressive", "#my-side"],
+    "results": ["#meter-progressive", "#side-res-2", "#side-res-5", "#my-side-result"],
 }
 
 ONE_SCREEN_JS = """(selectors) => {
@@ -159,17 +170,21 @@ def test_every_phase_fits_one_screen(
     site: Any, browser: Browser, shot: Any, size: dict[str, int], mode: str
 ) -> None:
     table = site.table(
-        name="One screen", mode=mode, betting_time_ms=60_000, setting_time_ms=120_000
+        name="One screen",
+        mode="casino" if mode == "side" else mode,
+        betting_time_ms=60_000,
+        setting_time_ms=120_000,
+        **({"side_wagers": SIDE_OFFERS} if mode == "side" else {}),
     )
     name, password, _ = site.player()
     _, _, other = site.player()
     page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
-    tag = f"-{size['width']}x{size['height']}" + ("-practice" if mode == "practice" else "")
+    tag = f"-{size['width']}x{size['height']}" + ("" if mode == "casino" else f"-{mode}")
     found: dict[str, list[str]] = {}
 
     def check(phase: str) -> None:
         page.wait_for_timeout(150)
-        extra = PRACTICE.get(phase, []) if mode == "practice" else []
+        extra = {"practice": PRACTICE, "side": SIDE}.get(mode, {}).get(phase, [])
         problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
         problems += page.evaluate(FELT_JS)
         if problems:
@@ -186,16 +201,17 @@ def test_every_phase_fits_one_screen(
     other.call(
         "POST",
         f"/api/tables/{table}/wager",
-        {"amount": 2_500, "idempotency_key": secrets.token_hex(8)},
+        {"amount": 2_500, "idempotency_key": secrets.token_hex(8)}
+        | ({"side": {"fortune": 500}} if mode == "side" else {}),
     )
     expect(page.locator("#countdown")).to_contain_text("Betting closes in", timeout=WAIT)
     page.click("#add-10000")
     check("betting")
-    # room for a side wager: a bonus circle beside the main one and a pay-table panel in the
-    # side panel (as the side wagers will add them) keep the game on one screen
-    page.evaluate(BONUS_JS)
-    check("betting-bonus")
-    page.evaluate("document.querySelectorAll('#bet-bonus, #pay-tables').forEach((e) => e.remove())")
+    if mode == "side":  # the bonus circles, a chip on each
+        page.click("#bet-side-fortune")
+        page.click("#add-500")
+        page.click("#bet-side-progressive")
+        check("betting-bonus")
     page.click("#wager-btn")
     cards = my_cards(page)
     expect(page.locator("#countdown")).to_contain_text("Time to set", timeout=WAIT)

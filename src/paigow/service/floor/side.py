@@ -232,3 +232,55 @@ def side_figures(
         out["band_95"] = [decimal_text(lo), decimal_text(hi)]
         out["inside_95"] = bool(lo <= as_decimal(Fraction(t.own_result, t.handle)) <= hi)
     return out
+
+
+# ------------------------------------------------------------------------------ posted returns
+_analyses: dict[tuple[str, int, int | None, int], Any] = {}
+
+
+def offer_returns(
+    offers: Iterable[SideWagerOffer], way: HouseWay, wheel: str, meter_now: Mapping[str, int]
+) -> list[dict[str, Any]] | None:
+    """Each offer's exact return per unit wagered, as a practice table posts it beside the pay
+    table: at the offer's smallest wager (and a progressive's meter now), with Envy's value per
+    other player and a progressive's break-even meter; None while the house way's bonus counts
+    are not on disk (:meth:`paigow.service.floor.edges.EdgeWorker.ensure_bonus` counts them).
+    Each analysis is made once (milliseconds from the counts) and kept."""
+    from paigow.analysis.bonus_return import analyze
+
+    counts = cached_counts(way, wheel)
+    if counts is None:
+        return None
+    out = []
+    for offer in offers:
+        meter = meter_now.get(offer.bank) if offer.bank is not None else None
+        key = (
+            json.dumps(offer.table.to_dict(), sort_keys=True),
+            offer.min_wager,
+            meter,
+            id(counts),
+        )
+        with _counts_lock:
+            a = _analyses.get(key)
+        if a is None:
+            a = analyze(offer.table, counts, wager=offer.min_wager, meter=meter)
+            with _counts_lock:
+                if len(_analyses) >= _MAX_THEORIES:
+                    _analyses.clear()
+                _analyses[key] = a
+        line: dict[str, Any] = {
+            "name": offer.name,
+            "paytable": offer.table.name,
+            "at_wager": offer.min_wager,
+            "at_meter": meter,
+            "return": hold_text(a.paid_return),
+            "house_edge": hold_text(-a.paid_return),
+            "envy_per_other": None,
+            "break_even_meter": None,
+        }
+        if a.envy_per_other is not None:
+            line["envy_per_other"] = hold_text(a.envy_per_other)
+        if a.break_even is not None:
+            line["break_even_meter"] = int(-(-a.break_even // 1))
+        out.append(line)
+    return out

@@ -64,10 +64,20 @@ def _wheel(log: Sequence[dict[str, Any]]) -> Wheel:
         return Wheel.SECOND
 
 
-def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] | None) -> str:
-    """The narration of event ``i`` for the viewer (None: the complete log)."""
+def _pays(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Each side wager's pays by category, from the round's ruleset (its first event)."""
     try:
-        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots)
+        return {o["name"]: o["table"]["pays"] for o in log[0]["ruleset"].get("side_wagers", ())}
+    except (IndexError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] | None) -> str:
+    """The narration of event ``i`` for the viewer (None: the complete log); a settled side
+    wager says what its hand pays, as the complete log's narration does."""
+    try:
+        pays = _pays(log) if log[i].get("type") == "side-wager-settled" else None
+        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots, pays)
     except (PaigowError, KeyError, TypeError, ValueError):  # an unreadable entry: its type
         return str(log[i].get("type", "event"))
 

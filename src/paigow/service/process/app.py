@@ -212,7 +212,10 @@ def create_app(
             hub.stop()
             presence.stop()
             rt.hash_pool.shutdown()
-            await asyncio.to_thread(shutdown_edge_worker)
+            try:
+                await asyncio.to_thread(shutdown_edge_worker)
+            except RuntimeError:  # the loop's threads are gone already: stop it from here
+                shutdown_edge_worker()
             if supervisor is not None:
                 await supervisor.stop()
             await rt.writer.aclose()

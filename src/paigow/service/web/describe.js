@@ -35,11 +35,15 @@ export function describe(e, number = null) {
 
 /** The round's state after ``events`` (as a viewer saw them). */
 export function derive(events) {
-  const st = { wagers: {}, settings: {}, results: [], start: null, dealt: null, dealer: null, totals: null, voided: null, started: null };
+  const st = { wagers: {}, settings: {}, results: [], start: null, dealt: null, dealer: null, totals: null, voided: null, started: null,
+    sides: {}, sideResults: [], envy: [] };
   for (const e of events) {
     switch (e.type) {
       case "round-started": st.started = e; break;
       case "wager-placed": st.wagers[e.spot] = e.amount; break;
+      case "side-wager-placed": (st.sides[e.spot] ||= {})[e.name] = e.amount; break;
+      case "side-wager-settled": st.sideResults.push(e); break;
+      case "envy-paid": st.envy.push(e); break;
       case "start-chosen": st.start = e; break;
       case "dealt": st.dealt = e; break;
       case "hand-set": st.settings[e.spot] = { ...(st.settings[e.spot] || {}), ...e }; break;

@@ -30,6 +30,7 @@ const MESSAGES = {
   "outside-limits": (c) => `Wagers at this table are ${c.limits || "within the posted limits"}: choose an amount in that range.`,
   "round-in-play": () => "A round is in play: you can wager as soon as it is over.",
   "already-wagered": () => "You already have a wager on this round.",
+  "not-betting": () => "Betting is closed: a side wager goes with your next wager.",
   "table-closed": () => "This table is closed: no new wagers or seats.",
   "spot-taken": () => "Someone just took that spot: choose another.",
   "spot-busy": () => "That spot still has a wager in play: choose another or wait for the round to end.",

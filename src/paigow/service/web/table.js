@@ -1,12 +1,15 @@
 // A table on one screen: the status bar, the felt (the dealer across from six spots) and your
 // seat (the wager, your seven cards, your result) always in view; the posted rules, the round's
 // results, your wallet, the practice help and the events in a side panel (a drawer on a phone).
+// A table with side wagers adds a bonus circle beside the main wager, its pay tables in the side
+// panel, the live meter and the showdown's bonus hands and Envy and jackpot news on the felt.
 import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, positionName, pushPosted, roundName } from "./describe.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
 import { handView } from "./hand.js";
+import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideSummary, sideWords } from "./side.js";
 
 export { chipLabel } from "./chips.js";
 
@@ -75,24 +78,34 @@ export async function tableView(root, shell, id) {
   const countdown = h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" });
   const conn = h("span", { id: "conn", class: "conn", role: "status" });
   const statusMsg = h("p", { id: "status-msg", role: "alert" });
-  const infoBtn = h("button", { type: "button", id: "info-btn", class: "info-btn", "aria-controls": "side", "aria-expanded": "false", onclick: () => openSide(!side.classList.contains("open")) }, "Table info");
+  const infoBtn = h("button", { type: "button", id: "info-btn", class: "info-btn", "aria-controls": "side", "aria-expanded": "false", onclick: () => openSide(!side.classList.contains("open")) },
+    (table.side_wagers || []).length ? "Info & pays" : "Table info");
   const status = h("section", { class: "statusbar", id: "status", "aria-label": "Round status" },
     h("div", { class: "status-line" }, h("h1", { class: "table-name" }, `Table ${table.id}: ${table.name}`), phaseText, countdown, conn, infoBtn), statusMsg);
   const dealerBox = h("div", { class: "dealer", id: "dealer", "data-position": 1, role: "group", "aria-label": "Dealer, position 1, the bank" });
   const diceBox = h("div", { id: "dice", class: "dice-box", "aria-live": "polite" });
+  const meterBox = h("div", { id: "meters", class: "meters", role: "group", "aria-label": "Progressive meters, live" });
+  const newsBox = h("div", { id: "side-news", class: "side-news", role: "status", "aria-live": "polite" });
+  const corner = h("div", { class: "felt-corner", id: "felt-corner" }, meterBox, diceBox, newsBox);
   const spotsBox = h("div", { class: "spots", id: "spots" });
   const spotEls = {};
   for (let n = 1; n <= 6; n++) {
     spotEls[n] = h("div", { class: "spot", id: `spot-${n}`, "data-position": n + 1, role: "group", "aria-label": `Spot ${n}${n === 1 ? ", at the dealer's far right" : ""}` });
     spotsBox.append(spotEls[n]);
   }
-  const felt = h("section", { class: "felt", id: "felt", "aria-label": "The table: the dealer across from six spots, spot 1 at the dealer's far right" }, dealerBox, diceBox, spotsBox);
+  const felt = h("section", { class: "felt", id: "felt", "aria-label": "The table: the dealer across from six spots, spot 1 at the dealer's far right" }, dealerBox, corner, spotsBox);
   const controls = h("div", { id: "controls", role: "group", "aria-labelledby": "controls-title" });
   const handPanel = h("div", { class: "hand-panel", id: "hand-panel", role: "group", "aria-labelledby": "hand-title", hidden: true });
   const myResult = h("p", { id: "my-result", "aria-live": "polite", hidden: true });
   const seat = h("section", { class: "seat", id: "seat", "aria-label": "Your spot" }, controls, handPanel, myResult);
 
   const posted = h("div", { class: "posted", id: "posted", role: "region", "aria-label": "Posted at this table" });
+  const offers = () => table.side_wagers || [];
+  const payPanel = offers().length ? h("section", { class: "panel pay-tables", id: "pay-tables", "aria-labelledby": "pay-tables-title" }) : null;
+  let returns = null; // a practice table's exact returns of its side wagers (the server's answer)
+  let returnsTimer = null;
+  let sideBet = {}; // the side wagers being built: name -> cents
+  try { sideBet = JSON.parse(localStorage.getItem(`paigow.side.${id}`) || "{}") || {}; } catch { sideBet = {}; }
   const practicePanel = table.mode === "practice" ? h("section", { class: "panel", id: "practice", "aria-labelledby": "practice-title" }) : null;
   const resultsPanel = h("section", { class: "panel", id: "results-panel", "aria-labelledby": "results-title" });
   const walletPanel = h("section", { class: "panel", id: "wallet", "aria-labelledby": "wallet-title" });
@@ -103,7 +116,7 @@ export async function tableView(root, shell, id) {
   const closeSide = h("button", { type: "button", id: "side-close", class: "side-close", onclick: () => { openSide(false); infoBtn.focus(); } }, "Close");
   const side = h("aside", { class: "side", id: "side", "aria-label": "Table info: the posted rules, results, your wallet and the events" },
     h("div", { class: "side-head" }, h("h2", {}, "Table info"), closeSide),
-    posted, resultsPanel, practicePanel, walletPanel, logPanel, links);
+    posted, payPanel, resultsPanel, practicePanel, walletPanel, logPanel, links);
 
   root.append(h("div", { class: "table-app", id: "table-app" }, status, h("div", { class: "game", id: "game" }, felt, seat), side));
 
@@ -179,8 +192,48 @@ export async function tableView(root, shell, id) {
       h("span", { id: "posted-mode" }, table.mode === "practice" ? "Practice table" : "Casino table"),
       table.mode === "practice" ? h("span", { id: "posted-money" }, "Wagers here are real money from your wallet; only the help is extra") : null,
       h("span", {}, table.foul === "loses" ? "A foul hand loses" : "A foul is reset by the house way"),
+      offers().length ? h("span", { id: "posted-side" }, `Side wagers: ${offers().map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")} (pay tables below)`) : null,
       table.status !== "open" ? h("span", { class: "error" }, `Table ${table.status}`) : null,
     ]);
+    renderPays();
+  }
+
+  /** The pay tables in the side panel (a practice table's exact returns among them). */
+  function renderPays() {
+    if (!payPanel) return;
+    patch(payPanel, [table.side_wagers, table.meters, table.mode, returns], () => payTables(table, returns));
+  }
+
+  /** A practice table asks the server for its side wagers' exact returns (again while the
+   * house way's bonus hands are being counted, and when a meter moves). */
+  async function fetchReturns() {
+    if (!payPanel || table.mode !== "practice" || closed) return;
+    clearTimeout(returnsTimer);
+    try {
+      returns = await api("GET", `/api/web/tables/${table.id}/side-returns`);
+    } catch { returns = null; }
+    renderPays();
+    if (!returns || returns.status !== "ready") returnsTimer = setTimeout(fetchReturns, 3000);
+  }
+
+  /** The live meters on the felt. */
+  function renderMeters() {
+    patch(meterBox, [table.meters, offers().map((o) => o.bank)], () => meterLines(table));
+  }
+
+  /** A progressive's meter moved (the WebSocket's ``meter`` message): the felt and the pay table. */
+  function onMeter(msg) {
+    if (!offers().some((o) => o.bank === msg.bank)) return;
+    table = { ...table, meters: { ...(table.meters || {}), [msg.bank]: msg.meter } };
+    renderMeters(); renderPays();
+    if (returns && table.mode === "practice") { clearTimeout(returnsTimer); returnsTimer = setTimeout(fetchReturns, 500); }
+  }
+
+  /** The showdown's Envy and jackpot news, on the felt and to a screen reader. */
+  function renderNews() {
+    const s = st();
+    const news = [...s.envy, ...s.sideResults].map((e) => sideNews(e, table)).filter(Boolean);
+    patch(newsBox, [roundId, news], () => news.map((t) => h("p", { class: t.startsWith("JACKPOT") ? "news jackpot" : "news envy" }, t)));
   }
 
   // ------------------------------------------------------------------ the felt
@@ -231,6 +284,8 @@ export async function tableView(root, shell, id) {
     const you = seated.player && seated.player === username;
     const show = showsRound(n, s);
     const wager = show ? s.wagers[n] : undefined;
+    const sides = show ? s.sides[n] : undefined;
+    const sideRes = show ? s.sideResults.filter((e) => e.spot === n) : [];
     const dealt = show && s.dealt && s.dealt.spots.includes(n);
     const set = dealt ? s.settings[n] : null;
     const result = show ? s.results.find((x) => x.spot === n) : null;
@@ -239,7 +294,7 @@ export async function tableView(root, shell, id) {
     const who = players[n] || null;
     const canSit = !seated.occupied && !gone && !!session.token && mySeat() === null && table.status === "open";
     const isStart = !!(s.start && s.start.position === n + 1 && !ended(s));
-    const k = [seated.player, you, wager, dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.reason, result.text] : null,
+    const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.reason, result.text] : null,
       canSit, isStart, gone, who, ended(s)];
     return [k, () => {
       const out = [h("h2", { class: "seat-name" }, `Spot ${n}`, isStart ? h("span", { class: "start-badge", title: "The first packet of cards goes here" }, "1st") : null)];
@@ -247,7 +302,16 @@ export async function tableView(root, shell, id) {
       if (seated.player) name = you ? `${seated.player} (you)` : seated.player;
       else if (gone) name = who ? `${who === username ? "you" : who} (left; in play)` : "in play (player left)";
       out.push(h("p", { class: "player", title: name }, name));
-      if (wager) out.push(chip(wager, `chip-${n}`));
+      if (wager) {
+        const chips = h("span", { class: "spot-chips" }, chip(wager, `chip-${n}`));
+        if (sides) {
+          const c = chip(Object.values(sides).reduce((a, b) => a + b, 0), `side-chip-${n}`);
+          c.classList.add("side-chip");
+          c.setAttribute("aria-label", `side wagers: ${Object.entries(sides).map(([name, a]) => `${offerTitle(name)} ${money(a)}`).join(", ")}`);
+          chips.prepend(c);
+        }
+        out.push(chips);
+      }
       if (dealt) {
         if (set && set.high) {
           out.push(h("div", { class: "set-hands" },
@@ -266,6 +330,13 @@ export async function tableView(root, shell, id) {
       if (result) {
         out.push(h("p", { class: `result ${result.outcome}`, title: settledWords(result) },
           ended(s) ? h("span", { class: "past-tag" }, "last round: ") : null, outcomeWord(result) + (result.foul ? " (foul)" : "")));
+      }
+      if (sideRes.length) {
+        const won = sideRes.some((e) => e.returned > 0);
+        const hand = sideRes.find((e) => e.hand)?.hand;
+        out.push(h("p", { class: `side-res${won ? " won" : ""}`, id: `side-res-${n}`, title: sideRes.map(sideWords).join("; ") },
+          hand ? [h("span", { class: "sr-only" }, "Bonus hand: "), categoryLabel(hand)] : [h("span", { class: "sr-only" }, "Bonus hand: none"), h("span", { "aria-hidden": "true" }, "no bonus")],
+          won ? h("span", { class: "amt" }, ` +${money(sideRes.reduce((a, e) => a + e.win, 0))}`) : ""));
       }
       if (canSit) out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => sit(n) }, `Sit at spot ${n}`));
       return out;
@@ -340,13 +411,48 @@ export async function tableView(root, shell, id) {
     const start = remembered >= table.min_wager && remembered <= table.max_wager ? remembered : table.min_wager;
     let fromChips = false; // the first chip replaces the suggested amount: chips count from zero
     const amount = h("input", { id: "wager-amount", inputmode: "decimal", autocomplete: "off", value: (start / 100).toFixed(2), required: true, "aria-describedby": "wager-limits" });
-    const circle = h("div", { class: "bet-circle main", id: "bet-main", "aria-hidden": "true" });
+    const sideOffers = offers();
+    let target = "main"; // where the rack's chips go: the main wager or a side wager's name
+    for (const name of Object.keys(sideBet)) if (!sideOffers.some((o) => o.name === name)) delete sideBet[name];
+    const circle = sideOffers.length
+      ? h("button", { type: "button", class: "bet-circle main", id: "bet-main", "aria-pressed": "true", onclick: () => aim("main") })
+      : h("div", { class: "bet-circle main", id: "bet-main", "aria-hidden": "true" });
+    const sideCircles = sideOffers.map((o) => h("button", { type: "button", class: "bet-circle bonus", id: `bet-side-${o.name}`, "data-name": o.name, "aria-pressed": "false", onclick: () => aim(o.name) }));
     const showCircle = () => {
       const cents = parseCents(amount.value);
       circle.replaceChildren(Number.isFinite(cents) && cents > 0 ? chip(cents) : h("span", { class: "bet-word" }, "Bet"));
+      if (sideOffers.length) circle.setAttribute("aria-label", `Main wager ${Number.isFinite(cents) && cents > 0 ? money(cents) : "none"}${target === "main" ? "; the chips go here" : ""}`);
+      sideOffers.forEach((o, i) => {
+        const c = sideCircles[i];
+        const a = sideBet[o.name] || 0;
+        const word = offerTitle(o.name);
+        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
+          h("span", { class: "word-short" }, word.length > 7 ? `${word.slice(0, 4)}.` : word), h("span", { class: "circle-cap" }, offerLimits(o, true))));
+        c.title = `${offerTitle(o.name)} side wager, ${offerLimits(o)}`;
+        c.setAttribute("aria-pressed", target === o.name ? "true" : "false");
+        c.setAttribute("aria-label", `${offerTitle(o.name)} side wager ${a ? money(a) : "none"} (${offerLimits(o)})${target === o.name ? "; the chips go here" : ""}`);
+        c.dataset.cents = a;
+      });
+      if (sideOffers.length) circle.setAttribute("aria-pressed", target === "main" ? "true" : "false");
     };
-    amount.addEventListener("input", () => { fromChips = true; showCircle(); });
+    /** Chips go to ``name`` from now on; a fixed side wager (its one amount) is put on or taken off. */
+    const aim = (name) => {
+      const o = sideOffers.find((x) => x.name === name);
+      if (o && o.min_wager === o.max_wager) {
+        sideBet[name] = target === name && sideBet[name] ? 0 : o.min_wager;
+      }
+      target = name;
+      showCircle();
+    };
+    amount.addEventListener("input", () => { fromChips = true; target = "main"; showCircle(); });
     const setAmount = (cents) => { amount.value = cents ? `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}` : ""; showCircle(); };
+    const addChip = (d) => {
+      const o = sideOffers.find((x) => x.name === target);
+      if (o) { sideBet[o.name] = Math.min(o.max_wager, (sideBet[o.name] || 0) + d); showCircle(); return; }
+      const now = fromChips ? parseCents(amount.value) : 0;
+      fromChips = true;
+      setAmount(Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d));
+    };
     showCircle();
     return h("form", {
       id: "wager-form", class: "bet",
@@ -355,32 +461,55 @@ export async function tableView(root, shell, id) {
         const cents = parseCents(amount.value);
         if (!Number.isFinite(cents)) { fail(new Error(`Type the wager in dollars, like 10 or 12.50 (${limitsText()}).`)); return; }
         if (cents < table.min_wager || cents > table.max_wager) { fail({ code: "outside-limits" }); return; }
+        const side = {};
+        for (const o of sideOffers) {
+          const a = sideBet[o.name] || 0;
+          if (!a) continue;
+          if (a < o.min_wager || a > o.max_wager) { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}: ${money(a)} is outside it.`)); return; }
+          side[o.name] = a;
+        }
+        const sideTotal = Object.values(side).reduce((x, y) => x + y, 0);
         try {
-          const r = await api("POST", `/api/tables/${table.id}/wager`, { amount: cents, idempotency_key: key() });
+          const body = { amount: cents, idempotency_key: key() };
+          if (sideTotal) body.side = side;
+          const r = await api("POST", `/api/tables/${table.id}/wager`, body);
           localStorage.setItem(wagerKey, String(cents));
+          localStorage.setItem(`paigow.side.${table.id}`, JSON.stringify(side));
           setBalance(r.balance);
-          announce(`Wager of ${money(r.amount)} accepted; balance ${money(r.balance)}`);
+          const sideWords = Object.entries(r.side || {}).map(([n, a]) => ` and ${offerTitle(n)} ${money(a)}`).join("");
+          announce(`Wager of ${money(r.amount)}${sideWords} accepted; balance ${money(r.balance)}`);
           clearMsg();
           scheduleFetch();
         } catch (err) {
           if (err.code === "insufficient-funds") { try { setBalance((await api("GET", "/api/me")).balance); } catch { /* keep the last */ } }
-          fail(err, { amount: money(cents) });
+          if (err.code === "outside-limits" && sideTotal) { fail(new Error(`Side wagers at this table: ${sideOffers.map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")}.`)); return; }
+          fail(err, { amount: money(cents + sideTotal) });
         }
       },
     },
     h("div", { class: "bet-row" },
-      h("div", { class: "bet-circles" }, circle),
+      h("div", { class: "bet-circles", role: sideOffers.length ? "group" : null, "aria-label": sideOffers.length ? "Your wagers: choose a circle, then add chips" : null }, circle, sideCircles),
       h("label", { class: "bet-amount" }, h("span", {}, "Wager ", h("span", { id: "wager-limits", class: "muted" }, `(${money(table.min_wager)}–${money(table.max_wager)})`)), amount),
       h("button", { type: "submit", class: "primary", id: "wager-btn" }, "Place wager")),
     h("div", { class: "chip-rack", role: "group", "aria-label": "Chips: each adds its value to the bet" },
-      DENOMINATIONS.filter((d) => d <= table.max_wager).map((d) => chipButton(d, () => {
-        const now = fromChips ? parseCents(amount.value) : 0;
-        fromChips = true;
-        setAmount(Math.min(table.max_wager, (Number.isFinite(now) ? now : 0) + d));
-      })),
-      h("button", { type: "button", id: "wager-clear", class: "small", onclick: () => { fromChips = true; setAmount(0); amount.focus(); } }, "Clear bet")),
+      DENOMINATIONS.filter((d) => d <= table.max_wager).map((d) => chipButton(d, () => addChip(d))),
+      h("button", { type: "button", id: "wager-clear", class: "small", onclick: () => { fromChips = true; sideBet = {}; target = "main"; setAmount(0); amount.focus(); } }, "Clear bet")),
     h("div", { class: "row seat-actions" },
       h("button", { type: "button", id: "wager-min", class: "small", onclick: () => { fromChips = true; setAmount(table.min_wager); } }, "Minimum"), leaveBtn));
+  }
+
+  /** A side wager placed after the main wager, while betting is open (idempotent). */
+  async function lateSide(o, cents) {
+    try {
+      const r = await api("POST", `/api/tables/${table.id}/side-wagers`, { side: { [o.name]: cents }, idempotency_key: key() });
+      setBalance(r.balance);
+      announce(`${offerTitle(o.name)} side wager of ${money(cents)} accepted; balance ${money(r.balance)}`);
+      clearMsg();
+      scheduleFetch();
+    } catch (err) {
+      if (err.code === "outside-limits") { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}.`)); return; }
+      fail(err, { amount: money(cents) });
+    }
   }
 
   function leaveButton(inPlay) {
@@ -422,7 +551,7 @@ export async function tableView(root, shell, id) {
     const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
-    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
+    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.token) {
@@ -442,7 +571,19 @@ export async function tableView(root, shell, id) {
         if (table.mode === "practice") out.push(h("p", { class: "practice-note", id: "practice-money" }, "Practice table: free help, real money from your wallet."));
         out.push(betForm(leaveButton(false)));
       } else if (wagered) {
-        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`), leaveButton(true)));
+        const mySides = Object.entries(s.sides[seated] || {});
+        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
+          mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
+            ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
+        const late = phase === "betting" ? offers().filter((o) => !(s.sides[seated] || {})[o.name]) : [];
+        if (late.length) {
+          out.push(h("div", { class: "row late-side", id: "late-side", role: "group", "aria-labelledby": "late-side-q" },
+            h("span", { id: "late-side-q" }, "Add a side wager before betting closes:"),
+            late.map((o) => {
+              const a = Math.min(o.max_wager, Math.max(o.min_wager, sideBet[o.name] || 0));
+              return h("button", { type: "button", class: "small", id: `late-side-${o.name}`, onclick: () => lateSide(o, a) }, `${offerTitle(o.name)} ${money(a)}`);
+            })));
+        }
       } else {
         out.push(h("div", { class: "row seat-actions" }, h("p", {}, `Spot ${seated}: a round is in play; you can wager when it is over.`), leaveButton(false)));
       }
@@ -524,34 +665,42 @@ export async function tableView(root, shell, id) {
   }
 
   // ------------------------------------------------------------------ results and wallet
-  function resultLine(r, mine) {
+  function resultLine(r, mine, sides) {
     const who = `Spot ${r.spot}${r.spot === mine ? " (you)" : ""}`;
     return h("li", { id: `result-${r.spot}`, class: r.outcome, "data-outcome": r.outcome, "data-reason": r.reason || "", "data-returned": r.returned },
-      h("strong", {}, `${who}: ${outcomeWord(r)}`), ` — ${settledWords(r)}. `, h("span", { class: "muted" }, `Wager ${money(r.wager)}.`));
+      h("strong", {}, `${who}: ${outcomeWord(r)}`), ` — ${settledWords(r)}. `, h("span", { class: "muted" }, `Wager ${money(r.wager)}.`),
+      sides.map((e) => h("span", { class: "side-line", "data-name": e.name, "data-returned": e.returned }, ` ${sideWords(e)}.`)));
   }
 
   function renderResults() {
     const s = st();
     const mine = myWagerSpot();
-    patch(resultsPanel, [roundId, roundNumber, s.results.length, !!s.totals, !!s.voided, mine], () => {
+    patch(resultsPanel, [roundId, roundNumber, s.results.length, s.sideResults.length, s.envy.length, !!s.totals, !!s.voided, mine], () => {
       const out = [h("h2", { id: "results-title" }, roundNumber ? `Results, ${roundName(roundNumber).toLowerCase()}` : "Results")];
       if (s.voided) out.push(h("p", {}, describe(s.voided)));
       else if (!s.results.length) out.push(h("p", { class: "muted" }, "Spot by spot from spot 1, once the dealer has set."));
       else {
-        out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine))));
+        out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine, s.sideResults.filter((e) => e.spot === r.spot)))));
+        if (s.envy.length) out.push(h("ul", { class: "results", id: "envy-results" }, s.envy.map((e) => h("li", { class: "win" }, describe(e)))));
         if (s.totals) out.push(h("p", { class: "muted" }, describe(s.totals)));
       }
       return out;
     });
     const r = mine ? s.results.find((x) => x.spot === mine) : null;
-    patch(myResult, [roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0], () => {
+    const mySide = r ? s.sideResults.filter((e) => e.spot === mine) : [];
+    const myEnvy = r ? s.envy.filter((e) => e.spot === mine) : [];
+    patch(myResult, [roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length], () => {
       if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
       if (!r) return [];
-      const net = r.returned - r.wager;
+      const sideNet = mySide.reduce((a, e) => a + e.returned - e.wager, 0) + myEnvy.reduce((a, e) => a + e.amount, 0);
+      const net = r.returned - r.wager + sideNet;
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
       return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
-        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null, "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
+        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
+        mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
+        myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
+        "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
     });
     myResult.hidden = !myResult.childNodes.length;
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";
@@ -569,6 +718,7 @@ export async function tableView(root, shell, id) {
   }
 
   async function renderWallet() {
+    walletPanel.hidden = !session.token; // watching, logged out: no wallet (nor its label)
     if (!session.token) { walletPanel.replaceChildren(); return; }
     try {
       const l = await api("GET", "/api/web/ledger");
@@ -605,10 +755,10 @@ export async function tableView(root, shell, id) {
   }
 
   function renderTableState() {
-    renderPosted(); renderStatus(); renderSpots(); renderControls(); hand.render(); tick();
+    renderPosted(); renderMeters(); renderStatus(); renderSpots(); renderControls(); hand.render(); tick();
   }
   function renderAll() {
-    renderPosted(); renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
+    renderPosted(); renderMeters(); renderStatus(); renderDealer(); renderDice(); renderNews(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
   }
 
   function log(msg) {
@@ -648,7 +798,9 @@ export async function tableView(root, shell, id) {
     if (msg.type === "wager-placed" && live) players[msg.spot] = seatOf(msg.spot).player || undefined;
     log(msg);
     if (!live) return;
-    renderStatus(); renderDealer(); renderDice(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
+    renderStatus(); renderDealer(); renderDice(); renderNews(); renderSpots(); renderControls(); hand.render(); renderResults(); tick();
+    const news = sideNews(msg, table);
+    if (news) announce(news);
     if (msg.type === "dealt") {
       animateDeal(msg);
       const cards = myCards();
@@ -713,8 +865,7 @@ export async function tableView(root, shell, id) {
       } else if (msg.type === "error") {
         fail(msg);
       } else if (msg.type === "meter") {
-        // a progressive bank's live meter: not one of the round's events (the page's meter
-        // display is the browser's side-wager work, still to come)
+        onMeter(msg); // a progressive bank's live meter: not one of the round's events
       } else if (msg.type !== "pong") {
         onEvent(msg, true);
       }
@@ -734,6 +885,7 @@ export async function tableView(root, shell, id) {
 
   renderAll();
   renderPractice();
+  fetchReturns();
   connect();
 
   return () => {
@@ -742,6 +894,7 @@ export async function tableView(root, shell, id) {
     clearTimeout(fetchTimer);
     clearTimeout(walletTimer);
     clearTimeout(retryTimer);
+    clearTimeout(returnsTimer);
     window.removeEventListener("online", online);
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("paigow:balance", onBalance);

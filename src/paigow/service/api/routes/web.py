@@ -10,7 +10,11 @@ page's files (:data:`WEB_DIR`) at ``/static/*``.
 - ``GET /api/web/ledger``: the caller's own latest ledger entries (their wallet only);
 - ``GET /api/web/tables/{id}/ev``: practice tables only (403 at a casino table), the exact EV of
   every setting of the caller's own current hand, when the compiled house way already exists on
-  this server (never built on demand).
+  this server (never built on demand);
+- ``GET /api/web/tables/{id}/side-returns``: practice tables only, each offered side wager's exact
+  return (house edge) per unit wagered, as its posted pay table reads: ``status`` ``ready``, or
+  ``computing`` while the house way's bonus hands are counted in the background (once per house
+  way, seconds; then every pay table answers in milliseconds, kept).
 
 None of them changes anything.
 """
@@ -33,7 +37,7 @@ from paigow.service.api.deps import Player, RuntimeDep
 from paigow.service.api.schemas import CardCode, Strict
 from paigow.service.books import ledger
 from paigow.service.errors import BadRequest, NotFound
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, side, tables
 from paigow.service.game.rounds.players import practice_table
 from paigow.service.store.db import LedgerEntry, LedgerTransaction
 from paigow.service.store.unit import Tx
@@ -156,6 +160,29 @@ def web_ledger(user: Player, rt: RuntimeDep) -> dict[str, Any]:
             for eid, amount, memo, tid, kind, ref, at in rows
         ],
     }
+
+
+@router.get("/api/web/tables/{table_id}/side-returns", include_in_schema=False)
+def web_side_returns(
+    table_id: Annotated[int, PathParam(ge=1, le=2**31 - 1)], rt: RuntimeDep
+) -> dict[str, Any]:
+    from paigow.service.floor.edges import edge_worker
+    from paigow.service.floor.hold import table_ident
+    from paigow.service.floor.side import offer_returns, offers_of
+
+    with rt.read() as tx:
+        table = practice_table(tx, table_id, "the side wagers' exact returns are")
+        way = tables.table_house_way(table)
+        wheel = str(table.ruleset["wheel"])
+        offers = offers_of(table.ruleset)
+        meters = side.meters_of_table(tx, table_id) if offers else {}
+    if not offers:
+        return {"status": "ready", "offers": []}
+    found = offer_returns(offers, way, wheel, meters)
+    if found is None:
+        edge_worker().ensure_bonus({table_ident(table): (dict(table.house_way), wheel)})
+        return {"status": "computing", "offers": []}
+    return {"status": "ready", "offers": found}
 
 
 @router.get("/api/web/tables/{table_id}/ev", include_in_schema=False)
