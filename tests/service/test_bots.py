@@ -41,3 +41,51 @@ def test_a_player_keeps_only_its_last_rounds_messages(
     assert report["rounds"] >= 12
     # each round brings a player a dozen messages and more: 24 rounds' worth without the trim
     assert len(held) == 24 and max(held) <= 2 * 8 + 40 < 12 * 12
+
+
+@pytest.mark.slow
+def test_bots_play_the_variants_and_the_check_covers_them(
+    helpers: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``paigow bots --variant``: an EZ table and a face-up table (whose bots play the best
+    setting against the exposed dealer half the time); the end-of-run ledger and replay checks
+    cover their rounds."""
+    from paigow.cli import bots_player
+
+    seen: list[bool] = []
+    original = bots_player.Player._setting
+
+    def watched(self: Any, seven: Any, rid: str, mark: int) -> Any:
+        shown = any(
+            m.get("round_id") == rid and m.get("type") == "dealer-set" for m in self.messages
+        )
+        seen.append(bool(self.table.get("face_up")) and shown)
+        return original(self, seven, rid, mark)
+
+    monkeypatch.setattr(bots_player.Player, "_setting", watched)
+    svc = helpers.Service(db_url)
+    try:
+        report = helpers.run_bots(
+            svc.url,
+            tables=2,
+            players=2,
+            rounds=6,
+            variants=("ez", "face-up"),
+            side_wagers=False,
+            bad_rate=0.0,
+            retry_rate=0.0,
+            foul_rate=0.0,
+        )
+        variants = {
+            (t["push"], t["face_up"])
+            for t in svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
+            if t["name"].startswith("bots")
+        }
+    finally:
+        svc.stop()
+    assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
+    assert not report["errors"]["unexpected"], report["errors"]
+    assert report["rounds"] >= 12
+    assert variants == {("queen-high-pai-gow", False), ("ace-high-pai-gow", True)}
+    # at the face-up table every bot set its hand with the dealer's setting already in view
+    assert seen.count(True) >= 2 * 6

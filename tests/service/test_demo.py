@@ -29,9 +29,19 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
             ops = s.scalars(sa.select(User).where(User.role == "operator")).all()
     finally:
         db.dispose()
-    assert sorted(t.mode for t in tables) == ["casino", "casino", "practice"]
+    assert sorted(t.mode for t in tables) == ["casino", "casino", "casino", "practice", "practice"]
     assert [u.username for u in ops] == ["house"]
-    assert all(t.ruleset["commission"] == "0.05" for t in tables)
+    variants = {t.name: t.ruleset for t in tables if t.ruleset.get("push")}
+    assert variants == {
+        "EZ 1": {**variants["EZ 1"], "commission": "0", "push": "queen-high-pai-gow"},
+        "Face Up practice": {
+            **variants["Face Up practice"],
+            "commission": "0",
+            "push": "ace-high-pai-gow",
+            "face_up": True,
+        },
+    }
+    assert all(t.ruleset["commission"] == "0.05" for t in tables if t.name not in variants)
     (fortune,) = [t for t in tables if t.ruleset.get("side_wagers")]
     offers = {o["name"]: o for o in fortune.ruleset["side_wagers"]}
     assert offers["fortune"]["table"]["envy"]  # Fortune with its Envy bonus

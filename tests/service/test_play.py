@@ -3,6 +3,7 @@ may and may not do; fouls, time-outs, hints, closing a table."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -115,6 +116,15 @@ def test_players_see_only_their_own_cards(svc: Any) -> None:
         full = svc.op.ok(svc.op.get(f"/api/rounds/{rid}"))
         shuffled = next(e for e in full["events"] if e["type"] == "shuffled")
         dealt = next(e for e in full["events"] if e["type"] == "dealt")
+        # no card of the dealer's before its time: nothing before the showdown names one
+        dealer_cards = {c for p in dealt["packets"] if p["spot"] is None for c in p["cards"]}
+        assert len(dealer_cards) == 7
+        assert not set(_strings(view_b)) & dealer_cards
+        for ws in (wa, wb, spectator):
+            before = list(itertools.takewhile(lambda m: m["type"] != "dealer-set", ws.messages))
+            assert any(m["type"] == "hand-set" for m in before)  # the players set first
+            for m in before:
+                assert not set(_strings(m)) & dealer_cards, m
         leftover = set(dealt["leftover"])
         discarded = {c for p in dealt["discarded"] for c in p["cards"]}
         assert len(shuffled["deck"]) == 53 and len(leftover) == 4 and len(discarded) == 28

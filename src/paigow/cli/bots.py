@@ -68,6 +68,8 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 "betting_time_ms": cfg.betting_ms,
                 "setting_time_ms": cfg.setting_ms,
             }
+            if cfg.variants:
+                body["variant"] = cfg.variants[i % len(cfg.variants)]
             if cfg.side_wagers:  # one progressive bank for the whole run
                 body["side_wagers"] = side_offers(f"bots-{run_id}")
             r = await api.call("create-table", "POST", "/api/admin/tables", op, body)

@@ -9,6 +9,7 @@ import contextlib
 import random
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlencode
@@ -16,13 +17,14 @@ from urllib.parse import urlencode
 import aiohttp
 import orjson
 
-from paigow.cards import parse_cards
+from paigow.cards import Card, parse_cards
 from paigow.cli.bots_http import (
     Api,
     Response,
 )
 from paigow.house_way import HouseWay
-from paigow.setting import all_settings
+from paigow.setting import Setting, all_settings
+from paigow.variants import best_against
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class BotConfig:
     side_wagers: bool = True
     """The tables offer side wagers (:data:`SIDE_OFFERS`) and the bots place them."""
     side_rate: float = 0.6
+    variants: tuple[str, ...] = ()
+    """The variants the tables deal in turn (table ``i`` the ``i % len``-th: ``indiana``, ``ez``,
+    ``commission-free``, ``face-up``); none: every table under the Indiana rules."""
     """How often a bot places side wagers with its wager (some of them by the separate request)."""
 
 
@@ -405,7 +410,7 @@ class Player:
             body2: dict[str, Any] = {"low": low, "confirm_foul": True}
             entry["foul"] = True
         else:
-            low = [c.code for c in self.way.set_hand(seven).setting.low]
+            low = [c.code for c in self._setting(seven, rid, mark).low]
             body2 = {"low": low}
         body2["idempotency_key"] = secrets.token_hex(12)
         body2["round_id"] = rid
@@ -458,6 +463,21 @@ class Player:
             )
         )
         return True
+
+    def _setting(self, seven: Sequence[Card], rid: str, mark: int) -> Setting:
+        """The house way's setting; at a face-up table, half the time the setting that does
+        best against the dealer's, set face up before the players (its message seen)."""
+        if self.table.get("face_up") and self.rng.random() < 0.5:
+            shown = [
+                m
+                for m in self.messages[mark:]
+                if m.get("round_id") == rid and m.get("type") == "dealer-set"
+            ]
+            if shown:
+                d = shown[0]
+                dealer = Setting(tuple(parse_cards(d["high"])), tuple(parse_cards(d["low"])))
+                return best_against(seven, dealer, self.way).best
+        return self.way.set_hand(seven).setting
 
     async def _side_later(self, side: dict[str, int]) -> dict[str, int]:
         """Place ``side`` by the separate request after the main wager (refused once betting has

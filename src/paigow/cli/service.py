@@ -216,6 +216,14 @@ def bots(
             "run's tables share) and the bots place them."
         ),
     ] = True,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME",
+            help="A variant the tables deal in turn (indiana, ez, commission-free, face-up); "
+            "repeat for several.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
@@ -253,6 +261,7 @@ def bots(
         seed=seed,
         freeze_gc=True,
         side_wagers=side_wagers,
+        variants=tuple(variant or ()),
     )
     report = run_bots(cfg)
     if as_json:

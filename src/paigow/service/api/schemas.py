@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
 from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
@@ -133,6 +133,18 @@ class CreateTableIn(Strict):
     side_wagers: list[SideOfferIn] = Field(
         default_factory=list, max_length=8, description="The side wagers the table offers"
     )
+    variant: Literal["indiana", "ez", "commission-free", "face-up"] | None = Field(
+        default=None,
+        description="A named variant: its commission, push rule and face up, unless given here",
+    )
+    push: Literal["none", "queen-high-pai-gow", "nine-high-low", "ace-high-pai-gow"] | None = Field(
+        default=None,
+        description="The dealer's hand on which every wager pushes (default: the variant's)",
+    )
+    face_up: StrictBool | None = Field(
+        default=None,
+        description="The dealer's seven cards dealt face up and set before the players set",
+    )
 
 
 class MoneyIn(Strict):
@@ -206,6 +218,9 @@ class TableOut(BaseModel):
     mode: Literal["casino", "practice"]
     commission: str = Field(description="The posted commission rate, exact (e.g. '0.05')")
     commission_posted: str = Field(description="The posted commission as shown (e.g. '5%')")
+    push: str = Field(default="none", description="The push rule (a PushRule value)")
+    push_posted: str | None = Field(default=None, description="The push rule as posted")
+    face_up: bool = Field(default=False, description="The dealer's hand is dealt face up")
     house_way: str
     start: Literal["dice", "rng"]
     foul: str
@@ -292,6 +307,15 @@ class HandOut(BaseModel):
     deadline: float | None
 
 
+class BestOut(BaseModel):
+    high: list[str]
+    low: list[str]
+    high_name: str
+    low_name: str
+    outcome: Literal["win", "push", "loss"]
+    pushed_by_rule: bool = Field(description="The dealer's hand triggers the push rule")
+
+
 class HintOut(BaseModel):
     house_way: str
     rule: str
@@ -299,6 +323,10 @@ class HintOut(BaseModel):
     low: list[str]
     high_name: str
     low_name: str
+    best: BestOut | None = Field(
+        default=None,
+        description="Face-up tables: the setting that does best against the dealer's, shown",
+    )
 
 
 class RoundOut(BaseModel):

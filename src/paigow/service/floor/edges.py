@@ -1,5 +1,5 @@
-"""The exact edges of the floor, computed in the background: a ruleset's (house way, wheel)
-counts of house way against house way over every deal, in one worker process per server
+"""The exact edges of the floor, computed in the background: a ruleset's (house way, wheel, push
+rule) counts of house way against house way over every deal, in one worker process per server
 (:class:`EdgeWorker`), kept in ``floor_edges``; when they become known the flags of the ruleset's
 tables are checked again."""
 
@@ -36,34 +36,41 @@ log = logging.getLogger("paigow.service.floor.edges")
 FULL_DECK: Final = 53
 FULL_DEALS: Final = comb(53, 7) * comb(46, 7)
 """Every deal of two seven-card hands from the 53 cards: 8,250,459,031,214,400."""
+EdgeKey = tuple[dict[str, Any], str, str]
+"""What the exact counts of a ruleset depend on: its house way, wheel and push rule."""
 RETRY_FAILED_S: Final = 600.0
 """A failed computation of an exact edge is tried again by a floor view this much later."""
 
 
-def compute_edge_counts(house_way_json: str, wheel: str, workers: int = 2) -> dict[str, Any]:
+def compute_edge_counts(
+    house_way_json: str, wheel: str, workers: int = 2, push: str = "none"
+) -> dict[str, Any]:
     """In a worker process: compile the house way if needed and count house way against house
-    way over every deal exactly (:func:`paigow.analysis.edge.house_way_edge`); add the optimal
-    player's saved edges (by commission rate) when ``paigow edge --player optimal`` left them."""
+    way over every deal exactly under the push rule ``push``
+    (:func:`paigow.analysis.edge.house_way_edge`; minutes on the full deck with a push rule,
+    checkpointed); add the optimal player's saved edges (by commission rate) when ``paigow
+    edge --player optimal`` left them."""
     from paigow.analysis import edge as E
     from paigow.analysis.compiled import cache_dir
     from paigow.analysis.runner import Runner, TableSpec
     from paigow.house_way import HouseWay
     from paigow.ranking import Wheel
+    from paigow.ruleset import PushRule
 
     way = HouseWay.from_dict(json.loads(house_way_json))
-    saved = saved_house_way(cache_dir(), way.to_dict(), wheel)
+    saved = saved_house_way(cache_dir(), way.to_dict(), wheel, push)
     if saved is not None:
         return saved
     spec = TableSpec.of(way, Wheel(wheel))
     spec.open()
-    result = E.house_way_edge(spec, Runner(workers=workers))
+    result = E.house_way_edge(spec, Runner(workers=workers), push=PushRule(push))
     E.save_result(spec, result)  # the next server (another database) reads it at once
     return {
         "deals": result.deals,
         "win": result.win,
         "push": result.push,
         "loss": result.loss,
-        "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel),
+        "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel, push),
     }
 
 
@@ -79,32 +86,38 @@ def compute_bonus_counts(house_way_json: str, wheel: str, workers: int = 2) -> b
     return True
 
 
+def _suffix(push: str) -> str:
+    """What ``paigow edge`` adds to a saved result's name for a push rule."""
+    return "" if push == "none" else f"-{push}"
+
+
 def saved_house_way(
-    folder: Path, house_way: Mapping[str, Any], wheel: str
+    folder: Path, house_way: Mapping[str, Any], wheel: str, push: str = "none"
 ) -> dict[str, Any] | None:
     """The exact counts ``paigow edge`` (or an earlier server) saved in ``folder`` for this
-    house way and wheel over the full deck, with the optimal player's saved edges; None when
-    there is no such result, or it is for another house way, wheel or deck, or its counts do
-    not add up (then the worker computes them).
+    house way, wheel and push rule over the full deck, with the optimal player's saved edges;
+    None when there is no such result, or it is for another house way, wheel, push rule or
+    deck, or its counts do not add up (then the worker computes them).
 
     >>> import tempfile
     >>> saved_house_way(Path(tempfile.mkdtemp()), {"name": "standard"}, "second") is None
     True
     """
-    saved = folder / f"edge-{house_way.get('name')}-{wheel}-house-way.json"
+    saved = folder / f"edge-{house_way.get('name')}-{wheel}-house-way{_suffix(push)}.json"
     if not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())
-        deals, win, push, loss = (int(data[k]) for k in ("deals", "win", "push", "loss"))
+        deals, win, pushes, loss = (int(data[k]) for k in ("deals", "win", "push", "loss"))
         if (
             data.get("house_way") != dict(house_way)
             or data.get("wheel") != wheel
+            or data.get("push_rule", "none") != push
             or data.get("player") != "house-way"
             or data.get("deck", FULL_DECK) != FULL_DECK
             or deals != FULL_DEALS
-            or min(win, push, loss) < 0
-            or win + push + loss != deals
+            or min(win, pushes, loss) < 0
+            or win + pushes + loss != deals
         ):
             return None
     except (OSError, ValueError, KeyError, TypeError):
@@ -112,21 +125,28 @@ def saved_house_way(
     return {
         "deals": deals,
         "win": win,
-        "push": push,
+        "push": pushes,
         "loss": loss,
-        "optimal": saved_optimal(folder, house_way, wheel),
+        "optimal": saved_optimal(folder, house_way, wheel, push),
     }
 
 
-def saved_optimal(folder: Path, house_way: Mapping[str, Any], wheel: str) -> dict[str, str] | None:
+def saved_optimal(
+    folder: Path, house_way: Mapping[str, Any], wheel: str, push: str = "none"
+) -> dict[str, str] | None:
     """The optimal player's exact edge by commission rate, from the result ``paigow edge
-    --player optimal`` saved in ``folder`` for this house way and wheel (None if there is none)."""
-    saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal.json"
+    --player optimal`` saved in ``folder`` for this house way, wheel and push rule (None if
+    there is none)."""
+    saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal{_suffix(push)}.json"
     if not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())
-        if data.get("house_way") != dict(house_way) or data.get("wheel") != wheel:
+        if (
+            data.get("house_way") != dict(house_way)
+            or data.get("wheel") != wheel
+            or data.get("push_rule", "none") != push
+        ):
             return None
         return {str(Commission(data["commission"]).rate): str(Fraction(data["house_edge_exact"]))}
     except (ValueError, KeyError, TypeError, ArithmeticError):
@@ -159,17 +179,18 @@ class EdgeWorker:
         with self._lock:
             return ident in self._running
 
-    def ensure(self, db: Database, missing: Mapping[str, tuple[dict[str, Any], str]]) -> list[str]:
-        """Start computing every ruleset of ``missing`` not computed yet nor running here (one
-        that failed, again after :data:`RETRY_FAILED_S`). A ruleset whose exact counts are
-        already saved on disk (by ``paigow edge`` or an earlier server: :func:`saved_house_way`)
-        is stored at once, with no worker; returns those rulesets."""
+    def ensure(self, db: Database, missing: Mapping[str, EdgeKey]) -> list[str]:
+        """Start computing every ruleset of ``missing`` (ident -> (house way, wheel, push
+        rule)) not computed yet nor running here (one that failed, again after
+        :data:`RETRY_FAILED_S`). A ruleset whose exact counts are already saved on disk (by
+        ``paigow edge`` or an earlier server: :func:`saved_house_way`) is stored at once, with
+        no worker; returns those rulesets."""
         stored: list[str] = []
-        for ident, (way, wheel) in missing.items():
+        for ident, (way, wheel, push) in missing.items():
             with self._lock:
                 if ident in self._running:
                     continue
-                saved = saved_house_way(cache_dir(), way, wheel)
+                saved = saved_house_way(cache_dir(), way, wheel, push)
                 with db.write() as s:
                     edge = s.get(FloorEdge, ident)
                     if edge is not None and edge.status == "ready":
@@ -199,7 +220,11 @@ class EdgeWorker:
                     else:
                         edge.started_at = now()
                 fut = self._executor().submit(
-                    compute_edge_counts, json.dumps(way, sort_keys=True), wheel, self.workers
+                    compute_edge_counts,
+                    json.dumps(way, sort_keys=True),
+                    wheel,
+                    self.workers,
+                    push,
                 )
                 self._running[ident] = fut
             fut.add_done_callback(functools.partial(self._done, db, ident))

@@ -10,7 +10,9 @@ actual hold ``= result / handle``.
 
 **Theoretical hold** of a table's ruleset for house-way play: from the exact counts of house way
 against house way over all 8,250,459,031,214,400 deals (:mod:`paigow.analysis.edge`; they depend on
-the house way and the wheel only), at the table's commission rate ``c``: with ``pW, pP, pL`` the
+the house way, the wheel and the push rule only: a push rule's counts are the exact ones of
+:func:`paigow.analysis.edge.house_way_edge` with it, the deals it pushes among the pushes), at
+the table's commission rate ``c``: with ``pW, pP, pL`` the
 exact win, push and loss probabilities, the house's gain per unit wagered on one hand is ``X = +1``
 (loss), ``0`` (push) or ``-(1 - c)`` (win), so
 
@@ -126,13 +128,21 @@ def decimal_text(x: Decimal) -> str:
 
 
 # ------------------------------------------------------------------------------ ruleset identity
-def edge_ident(house_way: Mapping[str, Any], wheel: str) -> str:
-    """The identity of the exact counts a table needs: its house way's parameters and wheel.
+def edge_ident(house_way: Mapping[str, Any], wheel: str, push: str = "none") -> str:
+    """The identity of the exact counts a table needs: its house way's parameters, wheel and
+    push rule (a table without one keeps the identity it had before push rules existed).
 
     >>> len(edge_ident({"name": "standard"}, "second"))
     32
+    >>> edge_ident({"name": "standard"}, "second") == edge_ident({"name": "standard"}, "second", "none")
+    True
+    >>> edge_ident({"name": "standard"}, "second") == edge_ident({"name": "standard"}, "second", "nine-high-low")
+    False
     """
-    text = json.dumps({"house_way": house_way, "wheel": wheel}, sort_keys=True)
+    key: dict[str, Any] = {"house_way": house_way, "wheel": wheel}
+    if push != "none":
+        key["push"] = push
+    text = json.dumps(key, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -148,8 +158,13 @@ class TableLike(Protocol):
     def house_way(self) -> Any: ...
 
 
+def table_push(table: TableLike) -> str:
+    """The table's push rule (a :class:`paigow.ruleset.PushRule` value; ``none`` without one)."""
+    return str(table.ruleset.get("push", "none"))
+
+
 def table_ident(table: TableLike) -> str:
-    return edge_ident(table.house_way, str(table.ruleset["wheel"]))
+    return edge_ident(table.house_way, str(table.ruleset["wheel"]), table_push(table))
 
 
 # ------------------------------------------------------------------------------ the band and the flag

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
+from paigow.ruleset import PushRule
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor.hold import (
     Z95,
@@ -23,6 +24,7 @@ from paigow.service.floor.hold import (
     flag_min_hands,
     hold_text,
     table_ident,
+    table_push,
 )
 from paigow.service.floor.side import meters, offers_of, side_figures, side_totals
 from paigow.service.statuses import TableStatus
@@ -43,6 +45,7 @@ def _table_figures(
         handle_sq, round_sq = row.handle_sq, row.round_sq
         flagged, flag = row.flagged, row.flag
     result = losses - wins + commission
+    push = PushRule(table_push(t))
     out: dict[str, Any] = {
         "id": t.id,
         "name": t.name,
@@ -52,6 +55,9 @@ def _table_figures(
         "wheel": t.ruleset["wheel"],
         "commission": t.ruleset["commission"],
         "commission_posted": str(Commission(t.ruleset["commission"])),
+        "push": table_push(t),
+        "push_posted": None if push is PushRule.NONE else f"{push.words}: every wager pushes",
+        "face_up": bool(t.ruleset.get("face_up", False)),
         "players": list(players),
         "rounds": rounds,
         "hands": hands,
@@ -125,7 +131,7 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         players.setdefault(table_id, []).append(name)
     edges = {e.ident: e for e in session.execute(sa.select(FloorEdge)).scalars()}
     out_tables = []
-    missing: dict[str, tuple[dict[str, Any], str]] = {}
+    missing: dict[str, tuple[dict[str, Any], str, str]] = {}
     missing_bonus: dict[str, tuple[dict[str, Any], str]] = {}
     offered = {t.id: offers_of(t.ruleset) for t, _ in tables}
     sides = side_totals(session, [tid for tid, o in offered.items() if o])
@@ -134,7 +140,7 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         ident = table_ident(t)
         edge = edges.get(ident)
         if edge is None or edge.status != "ready":
-            missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
+            missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]), table_push(t))
         fig = _table_figures(t, row, edge, players.get(t.id, []))
         fig["side_wagers"] = [
             side_figures(

@@ -1,12 +1,10 @@
-"""Tables: their configuration (ruleset with the posted commission, house way, start method,
-limits, time limits, mode), seats, and the public view of a table.
-
-Modes: ``casino`` (players set without help, 9-13(a)) and ``practice`` (house-way hints allowed).
-Time limits are the service's own (the core ruleset keeps the setting limit in whole seconds and
-has no betting limit): ``betting_time_ms`` runs from the first wager of a round, and betting closes
-early once every seated player has wagered; ``setting_time_ms`` runs from the deal, and a hand not
-set in time is set by the house way.
-"""
+"""Tables: their configuration (ruleset with the posted commission and variant, house way, start
+method, limits, time limits, mode), seats, and the public view of a table. Modes: ``casino``
+(players set without help, 9-13(a)) and ``practice`` (house-way hints allowed). Time limits are
+the service's own (the core ruleset keeps the setting limit in whole seconds and has no betting
+limit): ``betting_time_ms`` runs from the first wager of a round, and betting closes early once
+every seated player has wagered; ``setting_time_ms`` runs from the deal, and a hand not set in
+time is set by the house way."""
 
 from __future__ import annotations
 
@@ -22,12 +20,13 @@ from paigow.commission import Commission
 from paigow.errors import PaigowError
 from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from paigow.ranking import Wheel
-from paigow.ruleset import FoulRule, Ruleset, SideWagerOffer, StartMethod
+from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.service.accounts.auth import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.game import side
+from paigow.service.game.variants import posted_variant
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
@@ -78,10 +77,14 @@ def build_ruleset(
     max_wager: int,
     setting_time_ms: int,
     side_wagers: tuple[SideWagerOffer, ...] = (),
+    push: str = "none",
+    face_up: bool = False,
 ) -> Ruleset:
     try:
         return Ruleset(
             side_wagers=side_wagers,
+            push=PushRule(push),
+            face_up=face_up,
             commission=Commission(commission),
             house_way=house_way.name,
             start=StartMethod(start),
@@ -278,6 +281,7 @@ def _state_of(
         "mode": table.mode,
         "commission": rs["commission"],
         "commission_posted": str(Commission(rs["commission"])),
+        **posted_variant(rs),
         "house_way": table.house_way["name"],
         "start": rs["start"],
         "foul": rs["foul"],

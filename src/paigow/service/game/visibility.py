@@ -3,7 +3,9 @@
 A player sees their own seven cards and their own setting as soon as they exist; everyone sees the
 public events (wagers, the dice or RNG number, which positions got packets, who has set, the
 dealer's hand with its house-way rule, results and commission); at the showdown (when the dealer
-sets) every player's setting becomes public. The deck order, the four leftover cards and the
+sets) every player's setting becomes public. At a face-up table the dealer sets right after the
+deal, so its seven cards and setting are public before any player sets, and each player's
+setting becomes public with that spot's settlement. The deck order, the four leftover cards and the
 packets discarded on empty spots are never shown (operators read the complete log, for game recall,
 once the round is over).
 
@@ -45,6 +47,14 @@ def _settings_before(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any]:
                 "rule": e.get("rule"),
             }
     return out
+
+
+def _face_up(log: Sequence[dict[str, Any]]) -> bool:
+    """Whether the round's dealer set face up right after the deal (before any player)."""
+    try:
+        return bool(log[0]["ruleset"].get("face_up"))
+    except (IndexError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def _wheel(log: Sequence[dict[str, Any]]) -> Wheel:
@@ -109,6 +119,8 @@ def _shown(
             "wheel": rs["wheel"],
             "house_way": e["house_way"]["name"],
             **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
+            **({"push": rs["push"]} if rs.get("push", "none") != "none" else {}),
+            **({"face_up": True} if rs.get("face_up") else {}),
         }
     if kind == "shuffled":
         return {"type": kind, "source": e["source"]}
@@ -133,6 +145,9 @@ def _shown(
         return {"type": kind, "spot": e["spot"], "by": e["by"], "reason": e.get("reason")}
     if kind == "dealer-set":
         return {**_public(e), **_dealer_names(e, log), "settings": _settings_before(log, i)}
+    if kind == "spot-settled" and _face_up(log):  # a face-up table's showdown is settlement
+        setting = _settings_before(log, i).get(str(e["spot"]))
+        return {**_public(e), **({"setting": setting} if setting else {})}
     if kind == "wager-placed":  # who holds the spot is the operator's to read (recall), by id
         return {k: v for k, v in _public(e).items() if k != "player"}
     return _public(e)

@@ -1,8 +1,9 @@
 """A ready table floor for the first run: ``paigow serve --demo`` makes sure the database has
 an operator (its password written once to a file beside the database, readable by the owner
 only) and, if it has no tables yet, a casino table and a practice table under the Indiana
-rules and a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and the
-Fortune progressive. An existing floor is left as it is."""
+rules, a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and the
+Fortune progressive, an EZ pai gow table (no commission; the dealer's queen-high pai gow pushes
+every wager) and a Face Up practice table. An existing floor is left as it is."""
 
 from __future__ import annotations
 
@@ -67,6 +68,8 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
                     ("Indiana 1", TableMode.CASINO, Ruleset()),
                     ("Practice 1", TableMode.PRACTICE, Ruleset()),
                     ("Fortune 1", TableMode.CASINO, Ruleset(side_wagers=side_offers())),
+                    ("EZ 1", TableMode.CASINO, Ruleset.preset("ez")),
+                    ("Face Up practice", TableMode.PRACTICE, Ruleset.preset("face-up")),
                 ):
                     create_table(
                         tx,
@@ -82,7 +85,9 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         finally:
             db.dispose()
         said.append(
-            "tables 'Indiana 1' (casino), 'Practice 1' (practice) and 'Fortune 1' (casino, "
-            "with Fortune, Envy and a progressive) created"
+            "tables 'Indiana 1' (casino), 'Practice 1' (practice), 'Fortune 1' (casino, "
+            "with Fortune, Envy and a progressive), 'EZ 1' (casino, no commission, the dealer's "
+            "queen-high pai gow pushes) and 'Face Up practice' (practice, the dealer's hand "
+            "face up) created"
         )
     return said

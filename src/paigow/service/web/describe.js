@@ -11,6 +11,14 @@ export function countPath(total) {
   return out;
 }
 
+/** The push rule as posted: "dealer's queen-high pai gow: every wager pushes" -> "The dealer's
+ * queen-high pai gow pushes every wager". */
+export function pushPosted(posted) {
+  const m = /^(.*): every wager pushes$/.exec(posted || "");
+  const words = m ? `the ${m[1]} pushes every wager` : posted || "";
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** The round's one name, the table's round number: "Round 12" (its id is for the API). */
 export function roundName(number) {
   return number ? `Round ${number}` : "The round";
@@ -43,7 +51,10 @@ export function derive(events) {
         st.dealer = e;
         for (const [spot, s] of Object.entries(e.settings || {})) st.settings[spot] = { ...s, spot: Number(spot) };
         break;
-      case "spot-settled": st.results.push(e); break;
+      case "spot-settled": // a face-up table's showdown: the spot's setting comes with its result
+        st.results.push(e);
+        if (e.setting) st.settings[e.spot] = { ...(st.settings[e.spot] || {}), ...e.setting, spot: e.spot };
+        break;
       case "round-settled": st.totals = e; break;
       case "voided": st.voided = e; break;
       default: break;

@@ -1,7 +1,8 @@
 // Your hand: the seven cards dealt to you moved between the high and the low box (a click or a
 // tap, a drag, or keys), both hands named as you go, a foul warned and confirmed, the setting
 // sent; once set, your two hands and whom the table still waits for; at a practice table, the
-// house way's suggestion.
+// house way's suggestion (at a face-up table also the setting that does best against the
+// dealer's, shown before you set).
 import { api } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardEl, cardRow, cardsText, cardName, sortCards } from "./cards.js";
@@ -18,7 +19,7 @@ export function handView(handPanel, ctx) {
 
   function mySettingLine(mySet, s) {
     if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${mySet.reason === "left" ? "you left" : mySet.reason})` : ""}.`;
-    if (s.dealer || ctx.ended(s)) return "You set this hand.";
+    if ((s.dealer && !ctx.table().face_up) || ctx.ended(s)) return "You set this hand.";
     const others = ctx.stillSetting();
     return others ? `You set this hand; waiting for ${others} to set.` : "You set this hand; waiting for the dealer.";
   }
@@ -28,7 +29,7 @@ export function handView(handPanel, ctx) {
     const s = ctx.state();
     const spot = ctx.spot();
     const mySet = spot ? s.settings[spot] : null;
-    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}:${ctx.stillSetting()}` : "open"}` : null;
+    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}${ctx.ended(s) ? "-ended" : ""}:${ctx.stillSetting()}` : "open"}` : null;
     if (!force && k === handKey) return;
     const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
     handKey = k;
@@ -197,7 +198,10 @@ export function handView(handPanel, ctx) {
       const r = await api("GET", `/api/tables/${ctx.table().id}/hint`);
       hintBox.replaceChildren(h("div", { class: "hint" },
         h("p", {}, `House way (${r.house_way}, rule ${r.rule}): high `, h("strong", {}, cardsText(sortCards(r.high))), ` (${r.high_name}), low `, h("strong", {}, cardsText(sortCards(r.low))), ` (${r.low_name})`),
-        h("button", { type: "button", id: "use-hint", class: "small", onclick: () => { low = [...r.low]; hintBox.replaceChildren(); updateSelection(); } }, "Use this setting")));
+        h("button", { type: "button", id: "use-hint", class: "small", onclick: () => { low = [...r.low]; hintBox.replaceChildren(); updateSelection(); } }, "Use this setting"),
+        r.best ? h("p", { id: "best-hint" }, `Best against the dealer's setting (a certain ${r.best.outcome}${r.best.pushed_by_rule ? ", the dealer's hand pushes every wager" : ""}): `,
+          h("strong", {}, `${cardsText(sortCards(r.best.high))} / ${cardsText(sortCards(r.best.low))}`), " ",
+          h("button", { type: "button", id: "use-best", class: "small", onclick: () => { low = [...r.best.low]; hintBox.replaceChildren(); updateSelection(); } }, "Use the best")) : null));
     } catch (err) { hintBox.replaceChildren(h("p", { class: "error" }, errorText(err))); }
   }
 

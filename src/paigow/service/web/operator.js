@@ -11,6 +11,8 @@ export function parsePercent(text, max = 5) {
   return m[1];
 }
 
+const VARIANT_NAMES = { indiana: "Indiana (commission, no push rule)", ez: "EZ pai gow", "commission-free": "Commission-free", "face-up": "Face Up pai gow" };
+
 /** "3/20" -> 0.15 (display only). */
 function eval_fraction(text) {
   const [n, dd] = String(text).split("/");
@@ -38,7 +40,21 @@ export async function operatorView(root, shell) {
     mode: h("select", { id: "t-mode" }, h("option", { value: "casino" }, "casino"), h("option", { value: "practice" }, "practice")),
     betting: h("input", { id: "t-betting", type: "number", min: 0.1, step: 0.1, value: d.betting_time_ms / 1000 }),
     setting: h("input", { id: "t-setting", type: "number", min: 0.1, step: 0.1, value: d.setting_time_ms / 1000 }),
+    variant: h("select", { id: "t-variant", "aria-describedby": "t-variant-hint" }, d.variants.map((v) => h("option", { value: v.name }, VARIANT_NAMES[v.name] || v.name))),
+    push: h("select", { id: "t-push" }, d.push_rules.map((p) => h("option", { value: p.value }, p.value === "none" ? "none" : p.words))),
+    faceUp: h("input", { id: "t-face-up", type: "checkbox" }),
   };
+  // a variant fills in its commission, push rule and face up; each can then be changed
+  const variantHint = h("span", { id: "t-variant-hint", class: "hint" });
+  const applyVariant = () => {
+    const v = d.variants.find((x) => x.name === f.variant.value);
+    if (!v) return;
+    f.commission.value = v.commission;
+    f.push.value = v.push;
+    f.faceUp.checked = v.face_up;
+    variantHint.textContent = v.posted ? `No commission; the ${v.posted.replace(/: every wager pushes$/, "")} pushes every wager${v.face_up ? "; the dealer's cards face up" : ""}.` : "";
+  };
+  f.variant.addEventListener("change", applyVariant);
   // the side wagers the table offers: each preset pay table, its limits, a progressive's bank
   const sideRows = d.side_wager_presets.map((p) => {
     const fixed = p.progressive && p.progressive.wager;
@@ -96,11 +112,12 @@ export async function operatorView(root, shell) {
         const t = await api("POST", "/api/admin/tables", {
           side_wagers: side,
           name: f.name.value, commission: `${rate}%`, house_way: f.house.value, start: f.start.value,
-          mode: f.mode.value, min_wager: minC, max_wager: maxC,
+          mode: f.mode.value, min_wager: minC, max_wager: maxC, push: f.push.value, face_up: f.faceUp.checked,
           betting_time_ms: Math.round(Number(f.betting.value) * 1000), setting_time_ms: Math.round(Number(f.setting.value) * 1000),
         });
         msg.className = "ok";
         msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
+          (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") +
           (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
         announce(msg.textContent);
         await loadTables();
@@ -112,7 +129,10 @@ export async function operatorView(root, shell) {
     h("label", {}, `Commission (0 to ${d.max_commission})`, f.commission, h("span", { id: "t-commission-hint", class: "sr-only" }, "A percentage of each win, like 5%")),
     field("Minimum wager ($)", f.min), field("Maximum wager ($)", f.max), field("House way", f.house),
     field("Starting position", f.start), field("Mode", f.mode), field("Betting time (s)", f.betting),
-    field("Time to set (s)", f.setting)), sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
+    field("Time to set (s)", f.setting)),
+  h("fieldset", { class: "row variant", id: "t-variants" }, h("legend", {}, "Variant"),
+    field("Game", f.variant), field("Push rule", f.push), h("label", { class: "check" }, f.faceUp, h("span", {}, "Dealer's cards face up")), variantHint),
+  sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
 
   // the progressive banks: meter, seed, reset
   const banksBox = h("div", { id: "banks-box" });
@@ -189,7 +209,7 @@ export async function operatorView(root, shell) {
         cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`), cell(1, t.status),
         cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
         cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
-        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted),
+        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : ""),
         cell(6, String(t.rounds_played)),
         cell(7, t.status === "open" ? h("button", {
           type: "button", class: "danger", id: `close-${t.id}`,

@@ -2,7 +2,7 @@
 import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow } from "./cards.js";
-import { describe, derive, roundName } from "./describe.js";
+import { describe, derive, pushPosted, roundName } from "./describe.js";
 
 export async function recallView(root, shell, id) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
@@ -12,7 +12,8 @@ export async function recallView(root, shell, id) {
     return null;
   }
   const table = await api("GET", `/api/tables/${id}`);
-  root.append(h("div", { class: "posted" }, `Commission ${table.commission_posted} (posted)`, " · ", `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
+  root.append(h("div", { class: "posted" }, `Commission ${table.commission_posted} (posted)`, " · ",
+    ...(table.push_posted ? [pushPosted(table.push_posted), " · "] : []), ...(table.face_up ? ["Dealer face up", " · "] : []), `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
   const rounds = await api("GET", `/api/tables/${id}/rounds`);
   const listBox = h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h2", { id: "rounds-title" }, "The last ten rounds"));
   const replayBox = h("section", { class: "panel", id: "replay", "aria-labelledby": "replay-title" });
@@ -46,7 +47,7 @@ export async function recallView(root, shell, id) {
           const cards = s.dealt && s.dealt.your_cards && s.dealt.your_cards[spot];
           return h("div", {}, h("h3", {}, `Spot ${spot} (${r.players[spot] || "?"}) — ${money(s.wagers[spot])}`),
             set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
-            res ? h("p", { class: "recall-result" }, h("strong", {}, res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
+            res ? h("p", { class: "recall-result" }, h("strong", { "data-reason": res.reason || "" }, res.reason ? "PUSH BY RULE" : res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
         }));
     };
     const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };

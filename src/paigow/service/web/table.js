@@ -6,7 +6,7 @@
 import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
-import { describe, derive, countPath, positionName, roundName } from "./describe.js";
+import { describe, derive, countPath, positionName, pushPosted, roundName } from "./describe.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
 import { handView } from "./hand.js";
 import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideSummary, sideWords } from "./side.js";
@@ -19,6 +19,9 @@ const PHASE_TEXT = {
   settled: "Settled", voided: "Void",
 };
 const OUTCOME = { win: "WIN", push: "PUSH", loss: "LOSS" };
+/** A settled spot's outcome in one word; a push by the table's push rule is its own ("PUSH BY
+ * RULE": the dealer's hand pushed every wager, whatever the hands). */
+const outcomeWord = (r) => (r.outcome === "push" && r.reason ? "PUSH BY RULE" : OUTCOME[r.outcome]);
 const BACKOFF_S = [0.5, 1, 2, 4, 8];
 const MONEY_ERRORS = ["no-money", "insufficient-funds"];
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -144,6 +147,7 @@ export async function tableView(root, shell, id) {
     return spot ? sortCards(st().dealt.your_cards[String(spot)]) : null;
   };
   const ended = (s) => !!(s.totals || s.voided);
+  const faceUp = () => !!table.face_up;
   /** The spot you wagered on in the round shown (seated or not). */
   const myWagerSpot = () => {
     const s = st();
@@ -178,8 +182,10 @@ export async function tableView(root, shell, id) {
 
   // ------------------------------------------------------------------ posted
   function renderPosted() {
-    patch(posted, [table.commission_posted, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
-      h("span", { id: "posted-commission" }, `Commission ${table.commission_posted} of each win (posted, 9-1(f))`),
+    patch(posted, [table.commission_posted, table.push_posted, table.face_up, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
+      h("span", { id: "posted-commission" }, table.commission === "0" ? "No commission (posted, 9-1(f))" : `Commission ${table.commission_posted} of each win (posted, 9-1(f))`),
+      table.push_posted ? h("span", { id: "posted-push", class: "variant" }, pushPosted(table.push_posted)) : null,
+      table.face_up ? h("span", { id: "posted-face-up", class: "variant" }, "Face up: the dealer's cards are shown and set before you set") : null,
       h("span", { id: "posted-limits" }, `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`),
       h("span", {}, `House way: ${table.house_way}`),
       h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
@@ -234,14 +240,17 @@ export async function tableView(root, shell, id) {
   function renderDealer() {
     const s = st();
     const d = s.dealer;
-    const k = [roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.voided ? 1 : 0];
+    const k = [roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.voided ? 1 : 0, s.results.some((x) => x.reason)];
     patch(dealerBox, k, () => {
       const out = [h("h2", { class: "seat-name" }, "Dealer")];
       if (d) {
+        const pushed = s.results.find((x) => x.reason);
         out.push(h("div", { class: "hands", id: "dealer-hand" },
           h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", { class: "hname" }, d.high_name)),
           h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", { class: "hname" }, d.low_name))),
-        h("p", { id: "dealer-rule", class: "rule" }, `Set by the house way (${table.house_way}), rule ${d.rule}`));
+        // a push by the rule, once settled, in the rule's line (the box keeps its height)
+        pushed ? h("p", { id: "dealer-push", class: "rule push-rule" }, settledWords(pushed).replace(/^.*\((.*)\)$/, "$1"))
+          : h("p", { id: "dealer-rule", class: "rule" }, `${faceUp() ? "Face up, set" : "Set"} by the house way (${table.house_way}), rule ${d.rule}`));
       } else if (s.dealt && !s.voided) {
         out.push(backs(7), h("p", { class: "rule" }, "Face down until all have set"));
       } else {
@@ -254,7 +263,7 @@ export async function tableView(root, shell, id) {
 
   function renderDice() {
     const s = st();
-    const e = ended(s) ? null : s.start;
+    const e = ended(s) || (faceUp() && s.dealer) ? null : s.start; // a face-up dealer's hand takes its room
     patch(diceBox, e ? [roundId, e.number, e.position] : null, () => {
       if (!e) return [];
       const path = countPath(e.number);
@@ -285,7 +294,7 @@ export async function tableView(root, shell, id) {
     const who = players[n] || null;
     const canSit = !seated.occupied && !gone && !!session.token && mySeat() === null && table.status === "open";
     const isStart = !!(s.start && s.start.position === n + 1 && !ended(s));
-    const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.text] : null,
+    const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.reason, result.text] : null,
       canSit, isStart, gone, who, ended(s)];
     return [k, () => {
       const out = [h("h2", { class: "seat-name" }, `Spot ${n}`, isStart ? h("span", { class: "start-badge", title: "The first packet of cards goes here" }, "1st") : null)];
@@ -320,7 +329,7 @@ export async function tableView(root, shell, id) {
       }
       if (result) {
         out.push(h("p", { class: `result ${result.outcome}`, title: settledWords(result) },
-          ended(s) ? h("span", { class: "past-tag" }, "last round: ") : null, OUTCOME[result.outcome] + (result.foul ? " (foul)" : "")));
+          ended(s) ? h("span", { class: "past-tag" }, "last round: ") : null, outcomeWord(result) + (result.foul ? " (foul)" : "")));
       }
       if (sideRes.length) {
         const won = sideRes.some((e) => e.returned > 0);
@@ -354,7 +363,8 @@ export async function tableView(root, shell, id) {
     if (s.voided) return "voided";
     if (s.totals) return "settled";
     if (roundId && events.length) {
-      const own = s.dealer ? "dealer" : s.dealt ? "setting" : s.start ? "starting" : "betting";
+      // a face-up dealer sets right after the deal: the players set after it
+      const own = s.dealer && !faceUp() ? "dealer" : s.dealt ? "setting" : s.start ? "starting" : "betting";
       const order = ["betting", "shuffled", "starting", "setting", "dealer"];
       const r = table.round;
       if (r && r.id === roundId && order.indexOf(r.phase) > order.indexOf(own)) return r.phase;
@@ -596,7 +606,7 @@ export async function tableView(root, shell, id) {
   /** Who is still setting (other than you), in words: "spot 4 (bob)", or "" when nobody is. */
   function stillSetting() {
     const s = st();
-    if (!s.dealt || s.dealer || ended(s)) return "";
+    if (!s.dealt || (s.dealer && !faceUp()) || ended(s)) return "";
     const mine = myDealtSpot();
     const waiting = s.dealt.spots.filter((n) => n !== mine && !s.settings[n]);
     return waiting.map((n) => {
@@ -657,8 +667,8 @@ export async function tableView(root, shell, id) {
   // ------------------------------------------------------------------ results and wallet
   function resultLine(r, mine, sides) {
     const who = `Spot ${r.spot}${r.spot === mine ? " (you)" : ""}`;
-    return h("li", { id: `result-${r.spot}`, class: r.outcome, "data-outcome": r.outcome, "data-returned": r.returned },
-      h("strong", {}, `${who}: ${OUTCOME[r.outcome]}`), ` — ${settledWords(r)}. `, h("span", { class: "muted" }, `Wager ${money(r.wager)}.`),
+    return h("li", { id: `result-${r.spot}`, class: r.outcome, "data-outcome": r.outcome, "data-reason": r.reason || "", "data-returned": r.returned },
+      h("strong", {}, `${who}: ${outcomeWord(r)}`), ` — ${settledWords(r)}. `, h("span", { class: "muted" }, `Wager ${money(r.wager)}.`),
       sides.map((e) => h("span", { class: "side-line", "data-name": e.name, "data-returned": e.returned }, ` ${sideWords(e)}.`)));
   }
 
@@ -686,7 +696,7 @@ export async function tableView(root, shell, id) {
       const net = r.returned - r.wager + sideNet;
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
-      return [h("strong", { class: `result ${r.outcome}` }, OUTCOME[r.outcome]), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
+      return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
         cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,

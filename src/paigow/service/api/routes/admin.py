@@ -14,6 +14,7 @@ from fastapi.responses import StreamingResponse
 from paigow.bonus.paytable import BONUS_PRESETS, PayTable
 from paigow.commission import MAX_RATE, Commission
 from paigow.house_way import BUILTIN_PRESETS
+from paigow.ruleset import VARIANTS, PushRule, Ruleset
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.deps import (
     IdemHeader,
@@ -39,6 +40,7 @@ from paigow.service.api.schemas import (
 from paigow.service.books import audit, ledger
 from paigow.service.errors import NotFound
 from paigow.service.game import rounds, side, tables
+from paigow.service.game.variants import variant_settings
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
@@ -56,7 +58,8 @@ BankPath = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description
 )
 async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
     """Open a table with its ruleset (commission at most 5%, posted), house way, start
-    method, limits, time limits and mode."""
+    method, limits, time limits and mode; a ``variant`` (ez, commission-free, face-up) sets
+    the commission, push rule and face up that the body does not give."""
     way = tables.house_way_from(
         body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
     )
@@ -66,8 +69,12 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
             for o in body.side_wagers
         ]
     )
+    variant = variant_settings(body.variant)
+    given = body.model_fields_set
     ruleset = tables.build_ruleset(
-        commission=body.commission,
+        commission=body.commission if "commission" in given else variant["commission"],
+        push=body.push if body.push is not None else variant["push"],
+        face_up=body.face_up if body.face_up is not None else variant["face_up"],
         house_way=way,
         start=body.start,
         foul=body.foul,
@@ -243,7 +250,7 @@ async def move_money(
 async def table_defaults(user: Operator) -> dict[str, Any]:
     """What a new table gets when the form leaves a field as it is (the same defaults as the
     demo tables' and ``POST /api/admin/tables``'s): commission posted as a percentage, limits in
-    cents, time limits in milliseconds, the house ways."""
+    cents, time limits in milliseconds, the house ways, the named variants and the push rules."""
     fields = CreateTableIn.model_fields
     return {
         "commission": str(Commission(str(fields["commission"].default))),
@@ -254,6 +261,20 @@ async def table_defaults(user: Operator) -> dict[str, Any]:
         "setting_time_ms": fields["setting_time_ms"].default,
         "house_ways": list(BUILTIN_PRESETS),
         "side_wager_presets": [_preset(name) for name in BONUS_PRESETS],
+        "variants": [_variant(name) for name in VARIANTS],
+        "push_rules": [{"value": p.value, "words": p.words} for p in PushRule],
+    }
+
+
+def _variant(name: str) -> dict[str, Any]:
+    """A named variant as the form offers it: the commission, push rule and face up it sets."""
+    rs = Ruleset.preset(name)
+    return {
+        "name": name,
+        "commission": str(rs.commission),
+        "push": rs.push.value,
+        "face_up": rs.face_up,
+        "posted": rs.posted_push(),
     }
 
 

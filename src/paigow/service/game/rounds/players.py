@@ -1,5 +1,6 @@
 """Player commands: a wager (which opens a round if none is open), setting a hand, the player's
-own hand and, at practice tables, the house way's hint."""
+own hand and, at practice tables, the house way's hint (at a face-up table with the setting
+that does best against the dealer's exposed setting)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
-from paigow.cards import parse_cards
+from paigow.cards import Card, parse_cards
 from paigow.errors import PaigowError
 from paigow.events import HandSet
 from paigow.money import format_money
-from paigow.round import Phase
+from paigow.round import Phase, Round
 from paigow.service.accounts.auth import Principal
 from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
@@ -30,6 +31,7 @@ from paigow.service.store.floor_models import PlayerLimit
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 from paigow.setting import Setting
+from paigow.variants import best_against, push_triggered
 
 _SEATS: Final = cast(sa.Table, Seat.__table__)
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
@@ -369,11 +371,35 @@ def hint(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     wheel = table_ruleset(table).wheel
     hw = way.set_hand(parse_cards(hand["cards"]), wheel)
     value = hw.setting.value(wheel)
-    return {
+    out: dict[str, Any] = {
         "house_way": way.name,
         "rule": hw.rule,
         "high": [c.code for c in hw.setting.high],
         "low": [c.code for c in hw.setting.low],
         "high_name": value.high.name,
         "low_name": value.low.name,
+    }
+    row = current_row(tx, table)
+    if row is not None and table_ruleset(table).face_up:
+        out["best"] = _best_against_dealer(load_round(tx, row), parse_cards(hand["cards"]))
+    return out
+
+
+def _best_against_dealer(rnd: Round, cards: Sequence[Card]) -> dict[str, Any] | None:
+    """The setting of ``cards`` that does best against the dealer's setting shown face up
+    (:func:`paigow.variants.best_against`), its certain outcome and whether the push rule
+    holds; None before the dealer has set."""
+    if rnd.dealer_setting is None or rnd.dealer_cards is None:
+        return None
+    rules = rnd.ruleset
+    pushes = push_triggered(rules.push, rnd.dealer_cards, rnd.dealer_setting)
+    choice = best_against(cards, rnd.dealer_setting, rnd.house_way, rules.wheel, pushes=pushes)
+    value = choice.best.value(rules.wheel)
+    return {
+        "high": [c.code for c in choice.best.high],
+        "low": [c.code for c in choice.best.low],
+        "high_name": value.high.name,
+        "low_name": value.low.name,
+        "outcome": choice.settlement.outcome.value,
+        "pushed_by_rule": pushes,
     }

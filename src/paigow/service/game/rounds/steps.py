@@ -194,7 +194,8 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
 
 
 def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
-    """Late hands are set by the house way (time-outs); the dealer sets the bank's hand."""
+    """Late hands are set by the house way (time-outs); the dealer sets the bank's hand (at a
+    face-up table it did at the deal: only the late hands are set, settlement follows)."""
     row = lock_head(tx, table_id).round
     if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
         return False
@@ -205,6 +206,11 @@ def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
     new: list[Event] = []
     for spot in waiting:
         new += rnd.time_out(spot)
+    if rnd.ruleset.face_up:  # the dealer set face up at the deal: settlement is next
+        if new:
+            append(tx, row, rnd, new)
+            notify(tx, table_id)
+        return True
     new += rnd.set_dealer()
     append(tx, row, rnd, new)
     row.set(tx, deadline=None)
@@ -238,13 +244,19 @@ _CLOSE_WAGER: Final = Sql(
 )
 
 
+_SETTLES_FROM: Final = (Phase.DEALER.value, Phase.SETTING.value)
+
+
 def settle(tx: Tx, table_id: int, round_id: str) -> bool:
-    """Settle every spot and move the money, in one transaction with the events."""
+    """Settle every spot and move the money, in one transaction with the events (a face-up
+    round from ``setting``: its dealer set at the deal)."""
     head = lock_head(tx, table_id)
     row = head.round
-    if row is None or row.id != round_id or row.phase != Phase.DEALER.value:
+    if row is None or row.id != round_id or row.phase not in _SETTLES_FROM:
         return False
     rnd = load_round(tx, row)
+    if rnd.phase is Phase.SETTING and (not rnd.ruleset.face_up or rnd.spots_to_set()):
+        return False  # only a face-up round settles from setting, once every hand is set
     rules = head.table.rules
     wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     sides = side_rows(tx, row.id) if rnd.side_wagers else {}
