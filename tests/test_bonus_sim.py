@@ -16,6 +16,7 @@ from paigow.analysis import kernels as K
 from paigow.analysis.bonus import BonusCounts
 from paigow.analysis.bonus_sim import BonusSimChunk, bonus_sim_chunk, simulate_bonus
 from paigow.analysis.compiled import CompiledHouseWay
+from paigow.analysis.edge import push_mask
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.bonus import PayTable, bonus_hand, low_hand_category
 from paigow.cards import Card
@@ -52,10 +53,13 @@ def test_the_kernel_deals_the_main_simulation_rounds(compiled: CompiledHouseWay)
         dh, dl = compiled.dealer_ranks(dealer)
         outcome[0 if ph > dh and pl > dl else 2 if ph <= dh and pl <= dl else 1] += 1
     fixed = np.zeros(0, dtype=np.int64)
-    main = K.simulate_chunk(seed, rounds, compiled.table, K.BINOM, fixed, 0, 0)
-    assert list(main) == list(outcome)
-    # and the bonus kernel counts each hand as the Python classifier and house way do
     spec = TableSpec.of(compiled.way, compiled.wheel, compiled.path.parent)
+    mode, bits, low_trig = push_mask(spec, "none")  # no push rule: [w, p, l, 0]
+    main = K.simulate_chunk(
+        seed, rounds, compiled.table, K.BINOM, fixed, 0, 0, mode, bits, low_trig
+    )
+    assert list(main) == [*outcome, 0]
+    # and the bonus kernel counts each hand as the Python classifier and house way do
     player, dealer = bonus_sim_chunk(BonusSimChunk(spec, seed, rounds))
     keys = compiled.tables.two_keys
     for arr, who in ((player, 0), (dealer, 1)):

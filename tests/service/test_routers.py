@@ -56,6 +56,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("POST", "/api/web/evaluate"): WEB,
     ("GET", "/api/web/ledger"): WEB,
     ("GET", "/api/web/tables/{table_id}/ev"): WEB,
+    ("GET", "/api/web/tables/{table_id}/side-returns"): WEB,
     ("GET", "/api/admin/floor"): FLOOR,
     ("GET", "/api/admin/floor/tables/{table_id}/chart"): FLOOR,
     ("GET", "/api/admin/floor/report"): FLOOR,

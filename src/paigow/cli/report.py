@@ -127,6 +127,7 @@ def sheet_command(
             )
         ruleset = _read_ruleset(ruleset_file, house_way, wheel, commission)
         way, wheel, rate = load_house_way(ruleset.house_way), ruleset.wheel, ruleset.commission
+        rule = ruleset.push
     else:
         way = load_house_way(house_way)
         rate, rule, face_up = variant_rules(variant, push, commission, err=terminal_err_console)

@@ -696,7 +696,7 @@ export async function tableView(root, shell, id) {
       const net = r.returned - r.wager + sideNet;
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
-      return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), ` You ${cut > 0 ? words.slice(0, cut) : words}`,
+      return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), h("span", { class: "words" }, ` You ${cut > 0 ? words.slice(0, cut) : words}`),
         cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
