@@ -383,7 +383,8 @@ class ServerProcess:
         self.lines: list[str] = []
         self.url = ""
         assert self.proc.stdout is not None
-        deadline = time.time() + 60
+        # a cold start compiles the kernels (numba's cache is empty in a fresh clone) on busy cores
+        deadline = time.time() + 180
         while time.time() < deadline:
             line = self.proc.stdout.readline()
             if not line:
