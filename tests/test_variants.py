@@ -362,6 +362,36 @@ def test_every_seat_declines_the_dragon() -> None:
     _replays(r)
 
 
+def test_a_table_declines_for_a_player_on_a_timeout_or_a_leave() -> None:
+    r = _dragon_round()
+    r.offer_dragon()
+    with pytest.raises(RoundError, match="'timeout' or 'left'"):
+        r.decline_dragon(3, "bored")
+    (late,) = r.decline_dragon(3, "timeout")
+    assert late.to_dict() == {"type": "dragon-declined", "spot": 3, "reason": "timeout"}
+    (gone,) = r.decline_dragon(4, "left")
+    (own,) = r.decline_dragon(1)
+    assert own.to_dict() == {"type": "dragon-declined", "spot": 1}  # no reason: the player's
+    lines = narrate_log(r.events)
+    assert "spot 3 declines the dragon hand (no answer in time)" in lines
+    assert "spot 4 declines the dragon hand (the player left)" in lines
+    assert gone.reason == "left" and not r.dragon_pending
+    for spot in r.spots_to_set():
+        r.set_house_way(spot)
+    r.finish()
+    _replays(r)
+
+
+def test_the_dragon_hand_is_narrated_face_down_to_a_viewer() -> None:
+    r = _dragon_round()
+    r.offer_dragon()
+    (_, dragon_set) = r.accept_dragon(3, 1000)
+    shown = narrate_log([dragon_set])[0]
+    assert "Tc" in shown or "Td" in shown
+    hidden = narrate_log([dragon_set], viewer={3})[0]
+    assert hidden == "the dragon hand (spot 5's packet) is set by the house way, face down"
+
+
 def test_no_dragon_when_every_spot_wagers_or_the_table_does_not_deal_it() -> None:
     r = _round(Ruleset(dragon=True), dict.fromkeys(range(1, 7), 1000), [])
     assert r.dragon_spot is None and not r.dragon_pending

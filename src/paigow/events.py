@@ -217,12 +217,16 @@ class DragonOffered(Event):
     order: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DragonDeclined(Event):
-    """The player on ``spot``, whose turn it was, declines the dragon hand."""
+    """The player on ``spot``, whose turn it was, declines the dragon hand; ``reason`` when the
+    table declined for the player: ``timeout`` (no answer within the turn's time) or ``left``
+    (the player left the table); None (left out of the log): the player's own answer."""
 
     type: ClassVar[str] = "dragon-declined"
+    optional: ClassVar[frozenset[str]] = frozenset({"reason"})
     spot: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True)

@@ -363,8 +363,11 @@ def narrate(
                 f"the dragon hand (the packet of spot {spot}) is offered, in turn, to spot"
                 f"{'s' if len(order) > 1 else ''} {', '.join(map(str, order))}"
             )
-        case DragonDeclined(spot=spot):
-            return f"spot {spot} declines the dragon hand"
+        case DragonDeclined(spot=spot, reason=reason):
+            why = {"timeout": " (no answer in time)", "left": " (the player left)"}
+            return f"spot {spot} declines the dragon hand{why.get(reason or '', '')}"
+        case DragonSet(spot=spot) if viewer is not None:  # face down until the showdown
+            return f"the dragon hand (spot {spot}'s packet) is set by the house way, face down"
         case DragonAccepted(spot=spot, amount=amount):
             return f"spot {spot} wagers {format_money(amount)} on the dragon hand"
         case DragonSet(spot=spot, high=high, low=low, rule=rule):

@@ -426,11 +426,14 @@ class Round:
         if spot != turn:
             raise RoundError(f"the dragon hand is offered to spot {turn}, not spot {spot}")
 
-    def decline_dragon(self, spot: int) -> Events:
-        """The player on ``spot``, whose turn it is, declines the dragon hand."""
+    def decline_dragon(self, spot: int, reason: str | None = None) -> Events:
+        """The player on ``spot``, whose turn it is, declines the dragon hand (``reason``: the
+        table declines for the player, ``timeout`` or ``left``)."""
         self._dragon_turn_of(spot)
+        if reason not in (None, "timeout", "left"):
+            raise RoundError(f"a dragon hand is declined for 'timeout' or 'left', not {reason!r}")
         self.dragon_declined.append(spot)
-        event = DragonDeclined(spot)
+        event = DragonDeclined(spot, reason)
         self._emit(event)
         return (event,)
 
@@ -842,8 +845,8 @@ class Round:
                 self.set_dealer()
             case DragonOffered():
                 self.offer_dragon()
-            case DragonDeclined(spot=spot):
-                self.decline_dragon(spot)
+            case DragonDeclined(spot=spot, reason=reason):
+                self.decline_dragon(spot, reason)
             case DragonAccepted(spot=spot, amount=amount):
                 self.accept_dragon(spot, amount)
             case SpotSettled() | DragonSettled() | SideWagerSettled() | EnvyPaid() | RoundSettled():

@@ -2,7 +2,7 @@
 up; clear 422s), what is posted, a face-up round's order of events and views over HTTP and
 WebSocket, a push by the rule settled to the cent on a staged deck, and the floor's theoretical
 hold of an EZ table (docs/rulebook.md#push-rules-face-up-and-the-dragon-hand). The dragon hand at
-the service is not covered here."""
+the service: tests/service/test_dragon_service.py."""
 
 from __future__ import annotations
 
@@ -73,7 +73,10 @@ def test_the_operators_form_takes_a_variant_a_push_rule_and_face_up(svc: Any) ->
         ({"variant": "vegas"}, "variant"),
         ({"push": "king-high"}, "push"),
         ({"face_up": "yes"}, "face_up"),
-        ({"dragon": True}, "dragon"),  # not offered by the service yet
+        (
+            {"dragon": 1},
+            "dragon",
+        ),  # a boolean (the dragon hand: tests/service/test_dragon_service.py)
     ):
         r = op.post("/api/admin/tables", {"name": "bad", **bad})
         assert r.status_code == 422, (bad, r.text)

@@ -21,6 +21,7 @@ __all__ = [
     "ENDED",
     "OPEN_STATUSES",
     "DealerStep",
+    "DragonStatus",
     "Phase",
     "Role",
     "TableMode",
@@ -53,6 +54,14 @@ class WagerStatus(StrEnum):
     RETURNED = "returned"
 
 
+class DragonStatus(StrEnum):
+    """A round's dragon hand before (or without) a wager on it; once wagered on, its wager's
+    :class:`WagerStatus`."""
+
+    OFFERED = "offered"
+    DECLINED = "declined"
+
+
 class Role(StrEnum):
     """An account's role."""
 
@@ -65,6 +74,7 @@ class DealerStep(StrEnum):
 
     DEAL = "deal"
     DEALER = "dealer"  # late hands set by the house way, then the bank's hand
+    DRAGON = "dragon"  # the dragon hand's turn ran out: that player declines (a timeout)
     SETTLE = "settle"
     VOID = "void"
     CLOSE = "close"  # a closing table whose round is over is closed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
 from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
 from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
@@ -145,6 +145,36 @@ class CreateTableIn(Strict):
         default=None,
         description="The dealer's seven cards dealt face up and set before the players set",
     )
+    dragon: StrictBool = Field(
+        default=False,
+        description="Offer the dragon hand: one empty spot's packet, offered in turn to the "
+        "players from the starting position (off by default: the packets of empty spots are "
+        "discarded)",
+    )
+
+
+class DragonIn(Strict):
+    accept: StrictBool = Field(description="True: wager on the dragon hand; false: decline it")
+    amount: Cents | None = Field(
+        default=None,
+        description="The dragon wager in cents (accepting only): between the table minimum and "
+        "your own wager",
+    )
+    round_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,32}$")] | None = Field(
+        default=None,
+        description="The round you answer for (recommended): refused with 409 if not current",
+    )
+    idempotency_key: IdemKey | None = Field(
+        default=None, description="Or the Idempotency-Key header (one is required)"
+    )
+
+    @model_validator(mode="after")
+    def _amount_with_accept(self) -> DragonIn:
+        if self.accept and self.amount is None:
+            raise ValueError("accepting the dragon hand needs an amount (cents)")
+        if not self.accept and self.amount is not None:
+            raise ValueError("a refusal of the dragon hand takes no amount")
+        return self
 
 
 class MoneyIn(Strict):
@@ -221,6 +251,7 @@ class TableOut(BaseModel):
     push: str = Field(default="none", description="The push rule (a PushRule value)")
     push_posted: str | None = Field(default=None, description="The push rule as posted")
     face_up: bool = Field(default=False, description="The dealer's hand is dealt face up")
+    dragon: bool = Field(default=False, description="The dragon hand is offered")
     house_way: str
     start: Literal["dice", "rng"]
     foul: str
@@ -275,6 +306,17 @@ class BankView(BaseModel):
     seed: int
     meter: int
     tables: list[int]
+
+
+class DragonOut(BaseModel):
+    table_id: int
+    round_id: str
+    spot: int = Field(description="Your spot")
+    dragon_spot: int = Field(description="The spot whose packet is the dragon hand")
+    accepted: bool
+    amount: int | None = Field(description="Your dragon wager (cents) when accepted")
+    balance: int | None = Field(default=None, description="Your wallet after the wager")
+    turn: int | None = Field(description="The spot the offer goes to next (None: closed)")
 
 
 class SetOut(BaseModel):

@@ -19,9 +19,10 @@ from sqlalchemy.orm import Session
 from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.books.ledger import check as check_ledger
-from paigow.service.statuses import Phase, WagerStatus
+from paigow.service.statuses import DragonStatus, Phase, WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database, RoundEvent, RoundRow, RoundWager, now
+from paigow.service.store.dragon_models import RoundDragon
 
 
 def record(
@@ -115,7 +116,7 @@ def replay_round(session: Session, row: RoundRow) -> str | None:
     }
     if {s: w.amount for s, w in wagers.items()} != rnd.wagers:
         return "the recorded wagers differ from the log's"
-    problem = _side_problem(session, row.id, rnd)
+    problem = _side_problem(session, row.id, rnd) or _dragon_problem(session, row.id, rnd)
     if problem is not None:
         return problem
     if rnd.is_over:
@@ -163,6 +164,36 @@ def _side_problem(session: Session, round_id: str, rnd: Round) -> str | None:
             return f"spot {spot} {name}: recorded return {w.returned} and Envy {w.envy} differ"
         if w.status != want:
             return f"spot {spot} {name}: side wager status {w.status!r}, expected {want.value!r}"
+    return None
+
+
+def _dragon_problem(session: Session, round_id: str, rnd: Round) -> str | None:
+    """The round's dragon-hand record against its log: the packet, who wagered and how much,
+    and once the round is over what it returned and its status."""
+    found = session.get(RoundDragon, round_id)
+    if found is None:
+        offered = rnd.dragon_order is not None
+        return "the log offers a dragon hand the records do not hold" if offered else None
+    if found.spot != rnd.dragon_spot or rnd.dragon_order is None:
+        return f"the dragon hand recorded (spot {found.spot}) differs from the log's"
+    if (found.by_spot, found.amount) != (rnd.dragon_by, rnd.dragon_wager):
+        return (
+            f"the dragon wager recorded (spot {found.by_spot}, {found.amount}) differs from the "
+            f"log's (spot {rnd.dragon_by}, {rnd.dragon_wager})"
+        )
+    back = rnd.dragon_returned() if rnd.is_over else None
+    want: str
+    if back is None:
+        open_ = rnd.dragon_pending and not rnd.is_over  # a void closes an open offer
+        want = DragonStatus.OFFERED if open_ else DragonStatus.DECLINED
+        if rnd.dragon_by is not None:
+            want = WagerStatus.IN_PLAY
+    else:
+        want = WagerStatus.SETTLED if rnd.phase is Phase.SETTLED else WagerStatus.RETURNED
+        if found.returned != back[1]:
+            return f"the dragon wager: recorded return {found.returned}, replay gives {back[1]}"
+    if found.status != want:
+        return f"the dragon hand's status {found.status!r}, expected {str(want)!r}"
     return None
 
 

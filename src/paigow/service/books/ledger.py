@@ -44,6 +44,7 @@ from paigow.service.store.db import (
     RoundWager,
     now,
 )
+from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -379,7 +380,8 @@ def check(session: Session) -> LedgerReport:
     """Check the whole ledger: every pair of entries balances; every account's balance is the
     sum of its entries; no wallet is negative; the sum of all accounts but ``operator:credits``
     equals what operators credited (net of debits, from the transactions' own records) and is
-    minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play and
+    minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play (the
+    dragon hand's among them) and
     ``side-wagers-in-play`` the side wagers; each ``progressive:meter`` equals its bank's meter."""
     report = LedgerReport()
     for name, bal in session.execute(sa.select(Account.name, Account.balance)):
@@ -437,15 +439,15 @@ def check(session: Session) -> LedgerReport:
         report.problems.append(
             f"operator:credits is {report.accounts.get(CREDITS, 0)}, credited {report.credited}"
         )
-    in_play = {
-        TableAccounts.of(int(table_id)).wagers: int(total or 0)
-        for table_id, total in session.execute(
-            sa.select(RoundRow.table_id, sa.func.sum(RoundWager.amount))
-            .join(RoundRow, RoundRow.id == RoundWager.round_id)
-            .where(RoundWager.status == WagerStatus.IN_PLAY)
+    in_play: dict[str, int] = defaultdict(int)
+    for model in (RoundWager, RoundDragon):  # a dragon wager is held there as a main wager is
+        for table_id, held in session.execute(
+            sa.select(RoundRow.table_id, sa.func.sum(model.amount))
+            .join(RoundRow, RoundRow.id == model.round_id)
+            .where(model.status == WagerStatus.IN_PLAY)
             .group_by(RoundRow.table_id)
-        ).all()
-    }
+        ).all():
+            in_play[TableAccounts.of(int(table_id)).wagers] += int(held or 0)
     for name, bal in report.accounts.items():
         if kind_of(name) == WAGERS and bal != in_play.get(name, 0):
             report.problems.append(

@@ -33,6 +33,7 @@ from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, RoundRow, RoundWager, User, now
+from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import PlayerLimit
 from paigow.service.store.unit import Tx
 
@@ -63,7 +64,7 @@ def _effective(row: PlayerLimit | None, at: float) -> int | None:
 
 def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None = None) -> int:
     """The player's loss in the gaming day containing ``at`` (negative when ahead), wagers in play
-    counted as lost, side wagers (and their Envy) included."""
+    counted as lost, side wagers (and their Envy) and dragon-hand wagers included."""
     start, _ = (day or GamingDay.from_env()).bounds((day or GamingDay.from_env()).day_of(at))
     lost = sa.case(
         (RoundWager.status == WagerStatus.IN_PLAY, RoundWager.amount),
@@ -87,7 +88,21 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
         .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
         .where(RoundSideWager.user_id == user_id, RoundRow.created_at >= start)
     ).scalar_one()
-    return int(value) + int(side)
+    dragon_lost = sa.case(
+        (RoundDragon.status == WagerStatus.IN_PLAY, RoundDragon.amount),
+        else_=RoundDragon.amount - sa.func.coalesce(RoundDragon.returned, 0),
+    )
+    dragon = session.execute(
+        sa.select(sa.func.coalesce(sa.func.sum(dragon_lost), 0))
+        .select_from(RoundDragon)
+        .join(RoundRow, RoundRow.id == RoundDragon.round_id)
+        .where(
+            RoundDragon.user_id == user_id,
+            RoundDragon.amount.is_not(None),
+            RoundRow.created_at >= start,
+        )
+    ).scalar_one()
+    return int(value) + int(side) + int(dragon)
 
 
 def state(session: Session, user_id: int, at: float | None = None) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from paigow.service.books.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WA
 from paigow.service.floor.report_side import SIDE_FIELDS, SideBooks, by_type
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.db import GameTable, LedgerEntry, LedgerTransaction, RoundRow, RoundWager
+from paigow.service.store.dragon_models import RoundDragon
 
 FIELDS: Final = (
     "rounds",
@@ -163,7 +164,16 @@ def floor_report(
             for rid, amount, returned, status in session.execute(
                 sa.select(
                     RoundWager.round_id, RoundWager.amount, RoundWager.returned, RoundWager.status
-                ).where(RoundWager.round_id.in_(chunk))
+                )
+                .where(RoundWager.round_id.in_(chunk))
+                .union_all(  # a dragon hand's wager: a hand of the player who wagered on it
+                    sa.select(
+                        RoundDragon.round_id,
+                        RoundDragon.amount,
+                        RoundDragon.returned,
+                        RoundDragon.status,
+                    ).where(RoundDragon.round_id.in_(chunk), RoundDragon.amount.is_not(None))
+                )
             ):
                 wagers[rid].append(
                     (int(amount), None if returned is None else int(returned), status)
@@ -173,7 +183,9 @@ def floor_report(
                 fig = rounds[key]
                 if target == "settled":
                     fig["rounds"] += 1
-                    commission = int(((result or {}).get("totals") or {}).get("commission", 0))
+                    totals = (result or {}).get("totals") or {}
+                    commission = int(totals.get("commission", 0))
+                    commission += int(totals.get("dragon_commission", 0))
                     fig["commission"] += commission
                     gain = 0
                     for amount, returned, _status in wagers[rid]:

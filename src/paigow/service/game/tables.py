@@ -79,12 +79,14 @@ def build_ruleset(
     side_wagers: tuple[SideWagerOffer, ...] = (),
     push: str = "none",
     face_up: bool = False,
+    dragon: bool = False,
 ) -> Ruleset:
     try:
         return Ruleset(
             side_wagers=side_wagers,
             push=PushRule(push),
             face_up=face_up,
+            dragon=dragon,
             commission=Commission(commission),
             house_way=house_way.name,
             start=StartMethod(start),

@@ -1,5 +1,6 @@
 """A table's variant (docs/rulebook.md#push-rules-face-up-and-the-dragon-hand): the settings a named
-variant gives a new table, and the push rule and face up a table posts beside its commission."""
+variant gives a new table, and the push rule, face up and the dragon hand a table posts beside its
+commission."""
 
 from __future__ import annotations
 
@@ -32,13 +33,19 @@ def variant_settings(name: str | None) -> dict[str, Any]:
 
 def posted_variant(rs: Mapping[str, Any]) -> dict[str, Any]:
     """The variant a table posts beside its commission: its push rule (the rule's value and the
-    words posted) and whether the dealer's hand is dealt face up.
+    words posted), whether the dealer's hand is dealt face up and whether the dragon hand (an
+    empty spot's packet) is offered.
 
     >>> posted_variant({"push": "queen-high-pai-gow"})["push_posted"]
     "dealer's queen-high pai gow: every wager pushes"
     >>> posted_variant({})
-    {'push': 'none', 'push_posted': None, 'face_up': False}
+    {'push': 'none', 'push_posted': None, 'face_up': False, 'dragon': False}
     """
     push = PushRule(rs.get("push", PushRule.NONE.value))
     posted = None if push is PushRule.NONE else f"{push.words}: every wager pushes"
-    return {"push": push.value, "push_posted": posted, "face_up": bool(rs.get("face_up", False))}
+    return {
+        "push": push.value,
+        "push_posted": posted,
+        "face_up": bool(rs.get("face_up", False)),
+        "dragon": bool(rs.get("dragon", False)),
+    }

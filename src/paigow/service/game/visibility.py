@@ -2,10 +2,12 @@
 
 A player sees their own seven cards and their own setting as soon as they exist; everyone sees the
 public events (wagers, the dice or RNG number, which positions got packets, who has set, the
-dealer's hand with its house-way rule, results and commission); at the showdown (when the dealer
-sets) every player's setting becomes public. At a face-up table the dealer sets right after the
-deal, so its seven cards and setting are public before any player sets, and each player's
-setting becomes public with that spot's settlement. The deck order, the four leftover cards and the
+dragon hand's offer, each answer and its wager, the dealer's hand with its house-way rule, results
+and commission); at the showdown (when the dealer sets) every player's setting and the dragon
+hand's (set by the house way when it is accepted, face down until then) become public. At a
+face-up table the dealer sets right after the deal, so its seven cards and setting are public
+before any player sets, and each player's setting, and the dragon hand's, becomes public with
+that spot's settlement. The deck order, the four leftover cards and the
 packets discarded on empty spots are never shown (operators read the complete log, for game recall,
 once the round is over).
 
@@ -47,6 +49,15 @@ def _settings_before(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any]:
                 "rule": e.get("rule"),
             }
     return out
+
+
+def _dragon_before(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any] | None:
+    """The dragon hand's setting, if it was set before event ``i`` (its packet's spot, its
+    hands and the house way's rule)."""
+    for e in log[:i]:
+        if e.get("type") == "dragon-set":
+            return {"spot": e["spot"], "high": e["high"], "low": e["low"], "rule": e.get("rule")}
+    return None
 
 
 def _face_up(log: Sequence[dict[str, Any]]) -> bool:
@@ -121,6 +132,7 @@ def _shown(
             **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
             **({"push": rs["push"]} if rs.get("push", "none") != "none" else {}),
             **({"face_up": True} if rs.get("face_up") else {}),
+            **({"dragon": True} if rs.get("dragon") else {}),
         }
     if kind == "shuffled":
         return {"type": kind, "source": e["source"]}
@@ -144,10 +156,21 @@ def _shown(
             return dict(e)
         return {"type": kind, "spot": e["spot"], "by": e["by"], "reason": e.get("reason")}
     if kind == "dealer-set":
-        return {**_public(e), **_dealer_names(e, log), "settings": _settings_before(log, i)}
+        dragon = _dragon_before(log, i)
+        return {
+            **_public(e),
+            **_dealer_names(e, log),
+            "settings": _settings_before(log, i),
+            **({"dragon": dragon} if dragon is not None and not _face_up(log) else {}),
+        }
     if kind == "spot-settled" and _face_up(log):  # a face-up table's showdown is settlement
         setting = _settings_before(log, i).get(str(e["spot"]))
         return {**_public(e), **({"setting": setting} if setting else {})}
+    if kind == "dragon-set":  # face down, like a spot's setting, until the showdown
+        return {"type": kind, "spot": e["spot"]}
+    if kind == "dragon-settled" and _face_up(log):  # shown with its settlement
+        dragon = _dragon_before(log, i)
+        return {**_public(e), **({"setting": dragon} if dragon else {})}
     if kind == "wager-placed":  # who holds the spot is the operator's to read (recall), by id
         return {k: v for k, v in _public(e).items() if k != "player"}
     return _public(e)

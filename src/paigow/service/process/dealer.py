@@ -2,7 +2,8 @@
 dealer lock, conducting each round by the rules (docs/rulebook.md#a-round).
 
 The dealer reads the table's state from the database, takes the step that is due (deal when betting
-closes; set the bank's hand once every player has set or the time limit has passed, late hands set
+closes; decline the dragon hand for a player whose turn ran out; set the bank's hand once every
+player has set and the dragon hand's offer is closed, or the time limit has passed, late hands set
 by the house way; settle), each step one transaction (see :mod:`paigow.service.game.rounds`), and
 otherwise waits for a table notice or the next deadline. Because every step starts from what is
 committed, recovery needs nothing special: a process that takes a table over (at startup, or when
@@ -191,6 +192,8 @@ class Dealer:
             return rounds.deal(tx, self.table_id, rid)
         if step is DealerStep.DEALER and rid is not None:
             return rounds.dealer_sets(tx, self.table_id, rid)
+        if step is DealerStep.DRAGON and rid is not None:
+            return rounds.dragon_time_out(tx, self.table_id, rid)
         if step is DealerStep.SETTLE and rid is not None:
             return rounds.settle(tx, self.table_id, rid)
         if step is DealerStep.VOID and rid is not None:

@@ -59,7 +59,8 @@ BankPath = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description
 async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
     """Open a table with its ruleset (commission at most 5%, posted), house way, start
     method, limits, time limits and mode; a ``variant`` (ez, commission-free, face-up) sets
-    the commission, push rule and face up that the body does not give."""
+    the commission, push rule and face up that the body does not give; ``dragon`` offers the
+    dragon hand (off by default)."""
     way = tables.house_way_from(
         body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
     )
@@ -75,6 +76,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         commission=body.commission if "commission" in given else variant["commission"],
         push=body.push if body.push is not None else variant["push"],
         face_up=body.face_up if body.face_up is not None else variant["face_up"],
+        dragon=body.dragon,
         house_way=way,
         start=body.start,
         foul=body.foul,

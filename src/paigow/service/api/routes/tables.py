@@ -1,5 +1,5 @@
 """Tables, seats, wagers and hands: ``GET /api/tables``, ``GET /api/tables/{id}``, and a player's
-``sit``, ``leave``, ``wager``, ``hand``, ``set`` and ``hint`` at a table."""
+``sit``, ``leave``, ``wager``, ``hand``, ``set``, ``dragon`` and ``hint`` at a table."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from paigow.service.api.deps import (
     key_of,
 )
 from paigow.service.api.schemas import (
+    DragonIn,
+    DragonOut,
     HandOut,
     HintOut,
     SeatOut,
@@ -189,6 +191,37 @@ async def set_hand(
         {"low": body.low, "confirm_foul": body.confirm_foul, "round_id": body.round_id},
         lambda tx: rounds.set_hand(tx, table_id, user, body.low, body.confirm_foul, body.round_id),
         lambda tx: rounds.set_ahead(tx, table_id, user),
+    )
+    return json_response(done)
+
+
+@router.post(
+    "/api/tables/{table_id}/dragon",
+    tags=["tables"],
+    response_model=DragonOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+async def dragon(
+    table_id: TableId,
+    body: DragonIn,
+    user: Player,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> Response:
+    """Answer the dragon hand's offer when it is your turn: ``accept`` with an ``amount``
+    (cents, between the table minimum and your own wager; taken from your wallet at once,
+    within your limits) or decline. The offer goes, in order from the starting position, to
+    each player with a wager; a turn not answered in time is declined for you."""
+    key = key_of(body.idempotency_key, idempotency_key, required=True)
+    amount = body.amount if body.accept else None
+    done = await idempotent(
+        rt,
+        user,
+        key,
+        f"dragon/{table_id}",
+        {"accept": body.accept, "amount": amount, "round_id": body.round_id},
+        lambda tx: rounds.answer_dragon(tx, table_id, user, amount, body.round_id),
+        lambda tx: rounds.dragon_ahead(tx, table_id, user),
     )
     return json_response(done)
 

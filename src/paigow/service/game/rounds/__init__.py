@@ -14,11 +14,15 @@ or the time limit has passed, the late hands set by the house way (``dealer``), 
 (``settled``). A round that cannot go on is voided and every wager returned.
 
 The package: :mod:`.head` (the table and its round as a step locks, reads and writes them),
-:mod:`.log` (the round's log), :mod:`.players` (player commands), :mod:`.steps` (the dealer's
-steps) and :mod:`.recall` (game recall); callers use the names re-exported here
+:mod:`.log` (the round's log), :mod:`.players` (player commands), :mod:`.dragon` (the dragon
+hand: its offer, the players' answers, its money), :mod:`.steps` (the dealer's steps) and
+:mod:`.recall` (game recall); callers use the names re-exported here
 (``rounds.settle``), so a wrapper set on this package is the one the dealer calls.
 """
 
+from paigow.service.game.rounds.dragon import answer as answer_dragon
+from paigow.service.game.rounds.dragon import answer_ahead as dragon_ahead
+from paigow.service.game.rounds.dragon import time_out as dragon_time_out
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound, load_events, load_round
 from paigow.service.game.rounds.players import (
     hint,
@@ -47,9 +51,12 @@ __all__ = [
     "SYSTEM",
     "InconsistentRound",
     "TableView",
+    "answer_dragon",
     "close_table",
     "deal",
     "dealer_sets",
+    "dragon_ahead",
+    "dragon_time_out",
     "finish_close",
     "hint",
     "last_rounds",

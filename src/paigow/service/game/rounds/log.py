@@ -14,7 +14,7 @@ from paigow.round import Round
 from paigow.service.game.rounds.cache import RoundCache
 from paigow.service.game.rounds.head import Head, RoundHead, set_current
 from paigow.service.store.bus import appended
-from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, User, now
+from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -159,3 +159,24 @@ _OWNERS: Final = Sql(
 def spot_owners(tx: Tx, round_id: str) -> dict[int, tuple[int, str]]:
     """spot -> (user id, username) of the round's wagers."""
     return {spot: (uid, name) for spot, uid, name in tx.run(_OWNERS, {"rid": round_id})}
+
+
+_SEATS: Final = cast(sa.Table, Seat.__table__)
+_GONE: Final = Sql(
+    sa.select(_WAGERS.c.spot)
+    .where(
+        _WAGERS.c.round_id == sa.bindparam("rid"),
+        ~sa.exists().where(
+            _SEATS.c.table_id == sa.bindparam("tid"),
+            _SEATS.c.user_id == _WAGERS.c.user_id,
+            _SEATS.c.spot == _WAGERS.c.spot,
+        ),
+    )
+    .order_by(_WAGERS.c.spot)
+)
+"""The spots of a round whose players no longer sit there (they wagered, then left)."""
+
+
+def gone_spots(tx: Tx, round_id: str, table_id: int) -> set[int]:
+    """The spots of the round whose players have left them (one statement)."""
+    return {int(spot) for (spot,) in tx.run(_GONE, {"rid": round_id, "tid": table_id})}

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from paigow.cards import Card, parse_cards
 from paigow.errors import PaigowError
-from paigow.events import HandSet
+from paigow.events import Event, HandSet
 from paigow.money import format_money
 from paigow.round import Phase, Round
 from paigow.service.accounts.auth import Principal
@@ -20,6 +20,7 @@ from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
 from paigow.service.game import tables
+from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.rounds.side import check_side, place_side
@@ -295,20 +296,29 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     """Leave the seat. A wager in play stays in play and its result goes to the player's
     wallet; a dealt hand not yet set is set by the house way at once (``left``), as a casino's
     dealer sets an abandoned hand, so the table does not wait the setting time for a player who
-    is gone (a hand not dealt yet is set the same way when the cards go out)."""
+    is gone (a hand not dealt yet is set the same way when the cards go out); the dragon hand
+    offered to the player is declined (``left``), as it is when their turn comes later."""
     out = tables.leave(tx, table_id, user)
-    row = lock_head(tx, table_id).round
+    head = lock_head(tx, table_id)
+    row = head.round
     if row is None or row.phase != Phase.SETTING.value:
         return out
     spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})
     if spot is None:
         return out
     rnd = load_round(tx, row)
-    if spot not in rnd.spots_to_set():
+    new: list[Event] = []
+    if spot in rnd.spots_to_set():
+        new += rnd.left(spot)
+        out = {**out, "hand_set": True}
+    if rnd.dragon_turn == spot:
+        new += decline_left(tx, row, rnd, table_id, head.table.setting_time_ms)
+        out = {**out, "dragon_declined": True}
+    if not new:
         return out
-    append(tx, row, rnd, rnd.left(spot))
-    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")
-    return {**out, "hand_set": True}
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "round" if rnd.spots_to_set() or rnd.dragon_pending else "due")
+    return out
 
 
 def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:

@@ -16,12 +16,20 @@ from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor.totals import record_settlement, record_side_settlement, record_void
+from paigow.service.game.rounds.dragon import (
+    close_offer,
+    offer_at_deal,
+    refund_dragon,
+    settle_dragon,
+    voided_dragon,
+)
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
 from paigow.service.game.rounds.log import (
     SYSTEM,
     InconsistentRound,
     append,
     current_row,
+    gone_spots,
     insert_events,
     load_round,
 )
@@ -30,6 +38,7 @@ from paigow.service.game.tables import ENDED, lock_table
 from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
+from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -46,6 +55,8 @@ class TableView:
     wagers: int
     seated_without_wager: int
     hands_set: int
+    dragon_deadline: float | None = None
+    """When the dragon hand's open turn ends (None: no offer open)."""
 
 
 def _peek_statement() -> sa.Select[Any]:
@@ -78,6 +89,10 @@ def _peek_statement() -> sa.Select[Any]:
         .where(events.c.round_id == current, events.c.type == "hand-set")
         .scalar_subquery()
     )
+    dragons = cast(sa.Table, RoundDragon.__table__)
+    turn = (  # the dragon hand's open turn, if any
+        sa.select(dragons.c.turn_deadline).where(dragons.c.round_id == current).scalar_subquery()
+    )
     return (
         sa.select(
             tables.c.status,
@@ -87,6 +102,7 @@ def _peek_statement() -> sa.Select[Any]:
             n_wagers,
             idle,
             hands_set,
+            turn,
         )
         .select_from(tables.outerjoin(round_rows, round_rows.c.id == current))
         .where(tables.c.id == sa.bindparam("tid"))
@@ -101,9 +117,10 @@ def peek(tx: Tx, table_id: int) -> TableView | None:
     head = tx.first(_PEEK, {"tid": table_id})
     if head is None:
         return None
-    status, round_id, phase, deadline, n_wagers, n_idle, n_set = head
+    status, round_id, phase, deadline, n_wagers, n_idle, n_set, turn = head
     if round_id is None:
         return TableView(table_id, status, None, None, None, 0, 0, 0)
+    setting = phase == Phase.SETTING.value
     return TableView(
         table_id,
         status,
@@ -112,7 +129,8 @@ def peek(tx: Tx, table_id: int) -> TableView | None:
         deadline,
         int(n_wagers),
         int(n_idle),
-        int(n_set) if phase == Phase.SETTING.value else 0,
+        int(n_set) if setting else 0,
+        float(turn) if setting and turn is not None else None,
     )
 
 
@@ -128,6 +146,14 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
     >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2), 50.0)[0] == "dealer"
     True
     >>> next_step(TableView(1, "open", "r", "dealer", None, 2, 0, 2), 50.0)[0] == "settle"
+    True
+
+    The dragon hand's offer open: a turn that has run out is the dealer's to decline; the
+    dealer's hand waits for the offer to close.
+
+    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2, 60.0), 50.0)
+    (None, 10.0)
+    >>> next_step(TableView(1, "open", "r", "setting", 100.0, 2, 0, 2, 60.0), 60.0)[0] == "dragon"
     True
     """
     if view.status == TableStatus.CLOSED:
@@ -145,7 +171,14 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
             return DealerStep.DEAL, None
         return None, left
     if phase == Phase.SETTING:
-        if view.hands_set >= view.wagers or (left is not None and left <= 0):
+        if left is not None and left <= 0:
+            return DealerStep.DEALER, None  # the setting time is up (a dragon offer with it)
+        turn = view.dragon_deadline
+        if turn is not None:
+            if turn <= at:
+                return DealerStep.DRAGON, None
+            return None, turn - at if left is None else min(left, turn - at)
+        if view.hands_set >= view.wagers:
             return DealerStep.DEALER, None
         return None, left
     if phase == Phase.DEALER:
@@ -154,23 +187,6 @@ def next_step(view: TableView, at: float) -> tuple[DealerStep | None, float | No
         DealerStep.VOID,
         None,
     )  # shuffled / starting: a step that cannot have been committed alone
-
-
-_WAGERED: Final = cast(sa.Table, RoundWager.__table__)
-_S: Final = cast(sa.Table, Seat.__table__)
-_GONE: Final = Sql(
-    sa.select(_WAGERED.c.spot)
-    .where(
-        _WAGERED.c.round_id == sa.bindparam("rid"),
-        ~sa.exists().where(
-            _S.c.table_id == sa.bindparam("tid"),
-            _S.c.user_id == _WAGERED.c.user_id,
-            _S.c.spot == _WAGERED.c.spot,
-        ),
-    )
-    .order_by(_WAGERED.c.spot)
-)
-"""The spots of a round whose players no longer sit there (they wagered, then left)."""
 
 
 def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None) -> bool:
@@ -182,13 +198,15 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     rnd = load_round(tx, row)
     new = list(rnd.deal(rng if rng is not None else random.SystemRandom()))
     if rnd.phase is Phase.SETTING:
-        for (spot,) in tx.run(_GONE, {"rid": row.id, "tid": table_id}):
-            new += rnd.left(int(spot))  # wagered, then left before the deal: set at once
+        gone = gone_spots(tx, row.id, table_id)
+        for spot in sorted(gone):
+            new += rnd.left(spot)  # wagered, then left before the deal: set at once
+        row.set(tx, deadline=now() + head.table.setting_time_ms / 1000)
+        # the dragon hand offered with the deal (a table that deals it, an empty spot dealt)
+        new += offer_at_deal(tx, row, rnd, gone, head.table.setting_time_ms)
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
-    else:
-        row.set(tx, deadline=now() + head.table.setting_time_ms / 1000)
     notify(tx, table_id)
     return True
 
@@ -201,9 +219,9 @@ def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
         return False
     rnd = load_round(tx, row)
     waiting = rnd.spots_to_set()
-    if waiting and row.deadline is not None and now() < row.deadline:
-        return False  # not due yet (a hand may still come)
-    new: list[Event] = []
+    if (waiting or rnd.dragon_pending) and row.deadline is not None and now() < row.deadline:
+        return False  # not due yet (a hand, or an answer to the dragon hand, may still come)
+    new: list[Event] = close_offer(tx, row, rnd, table_id)  # the dragon's turns left time out
     for spot in waiting:
         new += rnd.time_out(spot)
     if rnd.ruleset.face_up:  # the dealer set face up at the deal: settlement is next
@@ -255,7 +273,9 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if row is None or row.id != round_id or row.phase not in _SETTLES_FROM:
         return False
     rnd = load_round(tx, row)
-    if rnd.phase is Phase.SETTING and (not rnd.ruleset.face_up or rnd.spots_to_set()):
+    if rnd.phase is Phase.SETTING and (
+        not rnd.ruleset.face_up or rnd.spots_to_set() or rnd.dragon_pending
+    ):
         return False  # only a face-up round settles from setting, once every hand is set
     rules = head.table.rules
     wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
@@ -295,13 +315,18 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         )
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
+    if rnd.ruleset.dragon:  # the dragon hand's wager: in the same ledger transaction
+        movements += settle_dragon(tx, table_id, row.id, rnd)
     if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
         notify(tx, table_id)  # first: the table's notice carries the events, not its meter's
         movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
             0
         ]
     ledger.post(tx, "settlement", movements, reference=row.id)
-    record_settlement(tx, head.table, rnd.results)  # the floor's running totals
+    hands: dict[int, Any] = dict(rnd.results)
+    if rnd.dragon_result is not None:  # a hand of the player who wagered on it
+        hands[-rnd.dragon_result.spot] = rnd.dragon_result
+    record_settlement(tx, head.table, hands)  # the floor's running totals
     if rnd.side_results:  # and by side wager
         record_side_settlement(tx, table_id, rnd.side_results, rnd.envy)
     append(tx, row, rnd, new)
@@ -311,6 +336,14 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         "totals": totals,
         "returned": {str(s): r.returned for s, r in rnd.results.items()},
     }
+    if rnd.dragon_result is not None:
+        d = rnd.dragon_result
+        result_doc["dragon"] = {
+            "spot": d.spot,
+            "by": d.by,
+            "wager": d.wager,
+            "returned": d.returned,
+        }
     _end(tx, head, row, result_doc)
     notify(tx, table_id)
     return True
@@ -350,6 +383,10 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         total += w.amount
     if closed:
         tx.many(_CLOSE_WAGER, closed, later=True)
+    if head.table.rules.dragon:  # the dragon wager, returned like a main wager
+        dragon_movements, dragon_total = refund_dragon(tx, head.id, row.id)
+        movements += dragon_movements
+        total += dragon_total
     side_movements, side_total = refund_side(tx, head.id, row.id)
     if movements or side_movements:
         ledger.post(tx, "void-refund", movements + side_movements, reference=row.id)
@@ -376,10 +413,13 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
     except PaigowError as exc:  # an unreadable log: record the void by hand
         reason = f"{reason}; the log cannot be replayed: {exc}"
         returned = [[r[0], r[3]] for r in tx.run(_ROUND_WAGERS, {"rid": row.id})]
-        event = {"type": "voided", "reason": reason, "returned": returned}
+        event: dict[str, Any] = {"type": "voided", "reason": reason, "returned": returned}
         sides = [[k[0], k[1], r.amount] for k, r in side_rows(tx, row.id).items()]
         if sides:
             event["side_returned"] = sides
+        dragon = voided_dragon(tx, row.id) if head.table.rules.dragon else None
+        if dragon is not None:
+            event["dragon"] = dragon
         insert_events(tx, row.id, row.event_count, [event])
         row.set(tx, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
     total = _refund_all(tx, head, row, reason)

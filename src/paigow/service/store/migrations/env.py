@@ -7,6 +7,7 @@ from __future__ import annotations
 from alembic import context
 
 from paigow.service.store import bonus_models as bonus_db  # noqa: F401  (side wagers: 0005)
+from paigow.service.store import dragon_models as dragon_db  # noqa: F401  (the dragon hand: 0007)
 from paigow.service.store import floor_models as floor_db  # noqa: F401  (the floor's models: 0003_floor)
 from paigow.service.store.db import Base
 

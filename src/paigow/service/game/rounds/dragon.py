@@ -1,0 +1,364 @@
+"""The dragon hand at a table (docs/rulebook.md#the-dragon-hand-at-a-table): the offer made with
+the deal, each player's answer in turn, the turn that runs out, its wager's money at settlement
+and its refund on a void.
+
+The offer runs alongside setting (both in the round's ``setting`` phase): the deal's step offers
+the packet of the first empty spot in dealing order to the spots with a wager, in order from the
+starting position. The player whose turn it is accepts (a wager between the table minimum and
+their own wager, from their wallet, checked against their limits as a main wager is) or declines;
+each turn lasts an equal share of the setting time, ``setting time / (players offered + 1)``, and
+ends by the setting time at the latest; a turn that runs out is declined for the player
+(``timeout``), and a player who has left declines when the turn comes (``left``). The dealer sets
+its own hand only once the offer is closed and every hand is set.
+
+Money: accepted, the wager moves from the player's wallet to the table's ``wagers-in-play``
+account (as a main wager); at settlement it is settled like a spot in the settlement's own ledger
+transaction (a loss to ``house:win``; a win returned with its win from ``house:win``, the
+commission to ``house:commission``); a void returns it. The record
+(:class:`paigow.service.store.dragon_models.RoundDragon`) moves with its money, so nothing is paid
+twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+
+from paigow.errors import PaigowError
+from paigow.events import Event
+from paigow.money import format_money
+from paigow.round import Phase, Round
+from paigow.service.accounts.auth import Principal
+from paigow.service.books import ledger
+from paigow.service.books.ledger import Movement, TableAccounts, wallet
+from paigow.service.errors import Conflict, Unprocessable
+from paigow.service.floor import player_limits
+from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
+from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
+from paigow.service.statuses import DragonStatus, WagerStatus
+from paigow.service.store.bus import notify
+from paigow.service.store.db import RoundWager, User, now
+from paigow.service.store.dragon_models import RoundDragon
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
+
+_D: Final = cast(sa.Table, RoundDragon.__table__)
+_U: Final = cast(sa.Table, User.__table__)
+_W: Final = cast(sa.Table, RoundWager.__table__)
+_MY_SPOT: Final = Sql(
+    sa.select(_W.c.spot).where(
+        _W.c.round_id == sa.bindparam("rid"), _W.c.user_id == sa.bindparam("uid")
+    )
+)
+_COLUMNS: Final = ("spot", "status", "turn_deadline", "by_spot", "user_id", "amount", "returned")
+_INSERT: Final = Sql(
+    sa.insert(_D).values({n: sa.bindparam(n, type_=_D.c[n].type) for n in ("round_id", *_COLUMNS)})
+)
+_READ: Final = Sql(
+    sa.select(*(_D.c[n] for n in _COLUMNS), _U.c.username)
+    .select_from(_D.outerjoin(_U, _U.c.id == _D.c.user_id))
+    .where(_D.c.round_id == sa.bindparam("rid"))
+)
+_TURN: Final = Sql(
+    sa.update(_D)
+    .where(_D.c.round_id == sa.bindparam("rid"))
+    .values(
+        status=sa.bindparam("d_status", type_=sa.String),
+        turn_deadline=sa.bindparam("d_deadline", type_=sa.Float),
+    )
+)
+_ACCEPT: Final = Sql(
+    sa.update(_D)
+    .where(_D.c.round_id == sa.bindparam("rid"))
+    .values(
+        status=WagerStatus.IN_PLAY.value,
+        turn_deadline=None,
+        by_spot=sa.bindparam("d_by", type_=sa.Integer),
+        user_id=sa.bindparam("d_user", type_=sa.Integer),
+        amount=sa.bindparam("d_amount", type_=sa.BigInteger),
+    )
+)
+_CLOSE: Final = Sql(
+    sa.update(_D)
+    .where(_D.c.round_id == sa.bindparam("rid"))
+    .values(
+        status=sa.bindparam("d_status", type_=sa.String),
+        returned=sa.bindparam("d_returned", type_=sa.BigInteger),
+    )
+)
+
+
+@dataclass(frozen=True)
+class DragonRow:
+    """A round's dragon-hand record (:class:`RoundDragon`) with the wagering player's name."""
+
+    spot: int
+    status: str
+    turn_deadline: float | None
+    by_spot: int | None
+    user_id: int | None
+    amount: int | None
+    returned: int | None
+    username: str | None
+
+
+def dragon_row(tx: Tx, round_id: str) -> DragonRow | None:
+    """The round's dragon hand as recorded (None: no dragon hand was offered)."""
+    row = tx.first(_READ, {"rid": round_id})
+    return None if row is None else DragonRow(*row)
+
+
+def turn_time_s(setting_time_ms: int, offered: int) -> float:
+    """Each turn's share of the setting time: ``setting time / (players offered + 1)`` (the
+    last share is left to set after the last turn).
+
+    >>> turn_time_s(60_000, 3)
+    15.0
+    """
+    return setting_time_ms / 1000 / (offered + 1)
+
+
+def _decline_gone(rnd: Round, gone: Collection[int]) -> list[Event]:
+    """Each player who has left declines as their turn comes (``left``)."""
+    out: list[Event] = []
+    while rnd.dragon_turn is not None and rnd.dragon_turn in gone:
+        out += rnd.decline_dragon(rnd.dragon_turn, "left")
+    return out
+
+
+def _turn_values(rnd: Round, row: RoundHead, setting_time_ms: int) -> dict[str, Any]:
+    """The record's status and turn deadline as the offer stands now."""
+    if rnd.dragon_by is not None:
+        return {"d_status": WagerStatus.IN_PLAY.value, "d_deadline": None}
+    if rnd.dragon_turn is None:
+        return {"d_status": DragonStatus.DECLINED.value, "d_deadline": None}
+    share = turn_time_s(setting_time_ms, len(rnd.dragon_order or ()))
+    deadline = now() + share
+    if row.deadline is not None:
+        deadline = min(deadline, row.deadline)  # every turn ends by the setting time
+    return {"d_status": DragonStatus.OFFERED.value, "d_deadline": deadline}
+
+
+def offer_at_deal(
+    tx: Tx, row: RoundHead, rnd: Round, gone: Collection[int], setting_time_ms: int
+) -> list[Event]:
+    """In the deal's step, once the round's setting deadline is set: offer the dragon hand (a
+    table that deals it, an empty spot dealt) and write its record."""
+    if rnd.dragon_spot is None or rnd.phase is not Phase.SETTING:
+        return []
+    new = list(rnd.offer_dragon()) + _decline_gone(rnd, gone)
+    values = _turn_values(rnd, row, setting_time_ms)
+    tx.later(
+        _INSERT,
+        {
+            "round_id": row.id,
+            "spot": rnd.dragon_spot,
+            "status": values["d_status"],
+            "turn_deadline": values["d_deadline"],
+            "by_spot": None,
+            "user_id": None,
+            "amount": None,
+            "returned": None,
+        },
+    )
+    return new
+
+
+def close_offer(tx: Tx, row: RoundHead, rnd: Round, table_id: int) -> list[Event]:
+    """At the setting time: every turn left is declined (``timeout``, or ``left`` for a player
+    who has gone) and the record closed."""
+    if not rnd.dragon_pending:
+        return []
+    new: list[Event] = []
+    if rnd.dragon_order is None:  # never offered (a round dealt before the offer): offer it now
+        new += rnd.offer_dragon()
+    gone = gone_spots(tx, row.id, table_id)
+    while rnd.dragon_turn is not None:
+        turn = rnd.dragon_turn
+        new += rnd.decline_dragon(turn, "left" if turn in gone else "timeout")
+    tx.later(_TURN, {"rid": row.id, "d_status": DragonStatus.DECLINED.value, "d_deadline": None})
+    return new
+
+
+def decline_left(
+    tx: Tx, row: RoundHead, rnd: Round, table_id: int, setting_time_ms: int
+) -> list[Event]:
+    """The player whose turn it is has just left: they decline (``left``), and so does each
+    next player who has gone; the next turn starts."""
+    gone = gone_spots(tx, row.id, table_id)
+    if rnd.dragon_turn is not None:
+        gone.add(rnd.dragon_turn)
+    new = _decline_gone(rnd, gone)
+    tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, setting_time_ms)})
+    return new
+
+
+def time_out(tx: Tx, table_id: int, round_id: str) -> bool:
+    """The dealer's step when a turn runs out: that player declines (``timeout``), the next
+    turn starts (a player who has left declines at once)."""
+    head = lock_head(tx, table_id)
+    row = head.round
+    if row is None or row.id != round_id or row.phase != Phase.SETTING.value:
+        return False
+    found = dragon_row(tx, row.id)
+    if found is None or found.turn_deadline is None or now() < found.turn_deadline:
+        return False
+    rnd = load_round(tx, row)
+    turn = rnd.dragon_turn
+    if turn is None:
+        raise InconsistentRound(f"round {row.id}: a dragon turn recorded, none in the log")
+    new = list(rnd.decline_dragon(turn, "timeout"))
+    new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
+    tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "due")
+    return True
+
+
+def answer_ahead(tx: Tx, table_id: int, user: Principal) -> None:
+    """Send what an answer reads first (the table's lock, its round) with the step's next
+    statement (:meth:`Tx.ahead`)."""
+    lock_ahead(tx, table_id)
+
+
+def answer(
+    tx: Tx,
+    table_id: int,
+    user: Principal,
+    amount: int | None,
+    round_id: str | None = None,
+) -> dict[str, Any]:
+    """The player whose turn it is answers the dragon hand's offer: a wager of ``amount`` cents
+    (between the table minimum and their own wager; from their wallet, within their limits) or,
+    with ``amount`` None, a refusal."""
+    answer_ahead(tx, table_id, user)
+    head = lock_head(tx, table_id)
+    rules = head.table.rules
+    if not rules.dragon:
+        raise Unprocessable("this table does not deal the dragon hand", code="no-dragon")
+    row = head.round
+    if round_id is not None and (row is None or row.id != round_id):
+        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
+    if row is None or row.phase != Phase.SETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(f"no dragon hand is on offer now ({phase})", code="no-dragon-offer")
+    mine = tx.scalar(_MY_SPOT, {"rid": row.id, "uid": user.id})
+    if mine is None:
+        raise Conflict("you have no wager in this round", code="no-hand")
+    spot = int(mine)
+    rnd = load_round(tx, row)
+    turn = rnd.dragon_turn
+    if turn is None:
+        raise Conflict("no dragon hand is on offer now", code="no-dragon-offer")
+    if turn != spot:
+        raise Conflict(
+            f"the dragon hand is offered to spot {turn} now, not to your spot {spot}",
+            code="not-your-turn",
+        )
+    out: dict[str, Any] = {
+        "table_id": table_id,
+        "round_id": row.id,
+        "spot": spot,
+        "dragon_spot": rnd.dragon_spot,
+        "accepted": amount is not None,
+        "amount": amount,
+    }
+    if amount is None:
+        new = list(rnd.decline_dragon(spot))
+        new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
+        tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
+    else:
+        lo, hi = rules.min_wager, rnd.wagers[spot]
+        if not lo <= amount <= hi:
+            raise Unprocessable(
+                f"a dragon wager of {format_money(amount)} is outside {format_money(lo)} (the "
+                f"table minimum) to {format_money(hi)} (your wager)",
+                code="outside-limits",
+            )
+        player_limits.check_wager(tx, user, amount)  # self-exclusion, the daily loss limit
+        try:
+            new = list(rnd.accept_dragon(spot, amount))
+        except PaigowError as exc:  # never: checked above
+            raise Unprocessable(str(exc), code="bad-dragon-wager") from None
+        account = TableAccounts.of(table_id).wagers
+        memo = f"spot {spot} dragon"
+        ledger.post(
+            tx, "wager", [Movement(wallet(user.username), account, amount, memo)], reference=row.id
+        )
+        tx.later(_ACCEPT, {"rid": row.id, "d_by": spot, "d_user": user.id, "d_amount": amount})
+        out["balance"] = ledger.balance(tx, wallet(user.username))
+    append(tx, row, rnd, new)
+    notify(tx, table_id, "due")
+    out["turn"] = rnd.dragon_turn
+    return out
+
+
+def settle_dragon(tx: Tx, table_id: int, round_id: str, rnd: Round) -> list[Movement]:
+    """The dragon wager's money for a settlement (``rnd`` just settled), its record closed; the
+    movements go in the settlement's own ledger transaction."""
+    found = dragon_row(tx, round_id)
+    result = rnd.dragon_result
+    if result is None:
+        if found is not None and found.status == WagerStatus.IN_PLAY:
+            raise InconsistentRound(f"round {round_id}: a dragon wager the log never settled")
+        return []
+    if (
+        found is None
+        or found.status != WagerStatus.IN_PLAY
+        or found.amount != result.wager
+        or found.by_spot != result.by
+        or found.username is None
+    ):
+        raise InconsistentRound(f"round {round_id}: the dragon wager's record does not match")
+    house = TableAccounts.of(table_id)
+    name = wallet(found.username)
+    memo = f"spot {result.by} dragon {result.outcome}"
+    movements = []
+    if result.returned == 0:
+        movements.append(Movement(house.wagers, house.win, result.wager, memo))
+    else:
+        movements.append(Movement(house.wagers, name, result.wager, memo))
+        if result.win:
+            movements.append(Movement(house.win, name, result.win, memo))
+        if result.commission:
+            movements.append(
+                Movement(name, house.commission, result.commission, memo + " commission")
+            )
+    tx.later(
+        _CLOSE,
+        {"rid": round_id, "d_status": WagerStatus.SETTLED.value, "d_returned": result.returned},
+    )
+    return movements
+
+
+def refund_dragon(tx: Tx, table_id: int, round_id: str) -> tuple[list[Movement], int]:
+    """A void: the dragon wager, if one is in play, returned (exactly once: its record moves to
+    ``returned`` in the same transaction); an offer still open is closed."""
+    found = dragon_row(tx, round_id)
+    if found is None:
+        return [], 0
+    if found.status == DragonStatus.OFFERED:
+        tx.later(
+            _TURN, {"rid": round_id, "d_status": DragonStatus.DECLINED.value, "d_deadline": None}
+        )
+        return [], 0
+    if found.status != WagerStatus.IN_PLAY or found.amount is None or found.username is None:
+        return [], 0
+    tx.later(
+        _CLOSE,
+        {"rid": round_id, "d_status": WagerStatus.RETURNED.value, "d_returned": found.amount},
+    )
+    memo = f"spot {found.by_spot} dragon void"
+    account = TableAccounts.of(table_id).wagers
+    return [Movement(account, wallet(found.username), found.amount, memo)], found.amount
+
+
+def voided_dragon(tx: Tx, round_id: str) -> list[int] | None:
+    """The dragon wager a void returns, ``[spot, amount]`` (for a void recorded by hand)."""
+    found = dragon_row(tx, round_id)
+    if found is None or found.status != WagerStatus.IN_PLAY or found.amount is None:
+        return None
+    return [int(found.by_spot or 0), found.amount]
