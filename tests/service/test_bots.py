@@ -89,3 +89,40 @@ def test_bots_play_the_variants_and_the_check_covers_them(
     assert variants == {("queen-high-pai-gow", False), ("ace-high-pai-gow", True)}
     # at the face-up table every bot set its hand with the dealer's setting already in view
     assert seen.count(True) >= 2 * 6
+
+
+@pytest.mark.slow
+def test_bots_answer_the_dragon_hand_and_the_check_covers_it(helpers: Any, db_url: str) -> None:
+    """``paigow bots --dragon``: three bots at each of an Indiana and a face-up table (three
+    empty spots: a dragon hand every round) wager on it, decline it or let their turn run out,
+    some answers sent twice and some refused; the end-of-run check holds every dragon wager
+    against the replayed rounds and the bots' wallets, and the ledger balances."""
+    svc = helpers.Service(db_url)
+    try:
+        report = helpers.run_bots(
+            svc.url,
+            tables=2,
+            players=3,
+            rounds=6,
+            variants=("indiana", "face-up"),
+            dragon=True,
+            side_wagers=False,
+            setting_ms=4000,
+            bad_rate=0.2,
+            retry_rate=0.3,
+            foul_rate=0.0,
+            seed=11,
+        )
+        offered = [
+            t["dragon"]
+            for t in svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
+            if t["name"].startswith("bots")
+        ]
+    finally:
+        svc.stop()
+    assert report["ledger_balanced"] and report["replay_mismatches"] == 0, report
+    assert not report["errors"]["unexpected"], report["errors"]
+    assert offered == [True, True] and report["rounds"] >= 12
+    assert report["dragon_wagers"] >= 1 and report["dragon_declined"] >= 1, report
+    expected = report["errors"]["expected"]
+    assert expected.get("HTTP 422", 0) >= 1  # a dragon wager above the bot's own wager

@@ -32,6 +32,10 @@ SIZES = [
     pytest.param({"width": 1366, "height": 768}, "side", id="1366x768-side"),
     pytest.param({"width": 375, "height": 812}, "side", id="375x812-side"),
     pytest.param({"width": 812, "height": 375}, "side", id="812x375-side"),
+    # a table offering the dragon hand adds the offer in your seat and the dragon's spot
+    pytest.param({"width": 1366, "height": 768}, "dragon", id="1366x768-dragon"),
+    pytest.param({"width": 375, "height": 812}, "dragon", id="375x812-dragon"),
+    pytest.param({"width": 812, "height": 375}, "dragon", id="812x375-dragon"),
 ]
 SIDE_OFFERS = [
     {"name": "fortune", "paytable": "fortune-a", "min_wager": 500, "max_wager": 2_500},
@@ -57,6 +61,9 @@ PHASES: dict[str, list[str]] = {
     + [f"#my-cards button.card >> nth={i}" for i in range(7)],
     "foul": ["#dealer .cards", "#high-box", "#low-box", "#foul-confirm", "#confirm-foul"]
     + [f"#my-cards button.card >> nth={i}" for i in range(7)],
+    "dragon": ["#countdown", "#dealer .cards", "#high-box", "#low-box", "#set-btn"]
+    + ["#dragon-offer", "#dragon-amount", "#dragon-accept", "#dragon-decline", ".spot.dragon"]
+    + [f"#my-cards button.card >> nth={i}" for i in range(7)],
     "waiting": ["#countdown", "#dealer .cards", "#my-setting", "#my-set-line"]
     + [f"#my-setting .card >> nth={i}" for i in range(7)],
     "results": ["#phase", "#dealer-hand", "#my-result", "#wager-amount", "#wager-btn"]
@@ -68,6 +75,14 @@ PHASES: dict[str, list[str]] = {
 PRACTICE: dict[str, list[str]] = {
     "seated": ["#practice-money"],
     "setting": ["#hint-btn", "#ev-btn"],
+}
+# and at a table offering the dragon hand, its spot on the felt: face down once you wagered on it,
+# its cards and result at the showdown
+DRAGON: dict[str, list[str]] = {
+    "setting": [".spot.dragon", "#dragon-state", "#dragon-chip"],
+    "waiting": [".spot.dragon", "#dragon-state"],
+    "results": [".spot.dragon", "#dragon-result", "#my-dragon"]
+    + [f"#dragon-hands .card >> nth={i}" for i in range(7)],
 }
 # and at a table with side wagers, the meter on the felt in every phase, the bonus hands at the
 # showdown
@@ -171,10 +186,11 @@ def test_every_phase_fits_one_screen(
 ) -> None:
     table = site.table(
         name="One screen",
-        mode="casino" if mode == "side" else mode,
+        mode="casino" if mode in ("side", "dragon") else mode,
         betting_time_ms=60_000,
         setting_time_ms=120_000,
         **({"side_wagers": SIDE_OFFERS} if mode == "side" else {}),
+        **({"dragon": True} if mode == "dragon" else {}),
     )
     name, password, _ = site.player()
     _, _, other = site.player()
@@ -184,7 +200,7 @@ def test_every_phase_fits_one_screen(
 
     def check(phase: str) -> None:
         page.wait_for_timeout(150)
-        extra = {"practice": PRACTICE, "side": SIDE}.get(mode, {}).get(phase, [])
+        extra = {"practice": PRACTICE, "side": SIDE, "dragon": DRAGON}.get(mode, {}).get(phase, [])
         problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
         problems += page.evaluate(FELT_JS)
         if problems:
@@ -215,6 +231,20 @@ def test_every_phase_fits_one_screen(
     page.click("#wager-btn")
     cards = my_cards(page)
     expect(page.locator("#countdown")).to_contain_text("Time to set", timeout=WAIT)
+    if mode == "dragon":  # the offer comes to you (the other player declines if first), you wager
+        expect(page.locator("#dragon-state")).to_be_visible(timeout=WAIT)
+        if "spot 5" in page.locator("#dragon-state").inner_text():
+            other.call(
+                "POST",
+                f"/api/tables/{table}/dragon",
+                {"accept": False, "idempotency_key": secrets.token_hex(8)},
+            )
+        expect(page.locator("#dragon-offer")).to_be_visible(timeout=WAIT)
+        check("dragon")
+        page.fill("#dragon-amount", "50")
+        page.click("#dragon-accept")
+        expect(page.locator("#dragon-offer")).to_have_count(0, timeout=WAIT)
+        expect(page.locator("#dragon-state")).to_contain_text("(you) wagers $50.00", timeout=WAIT)
     check("setting")
     fouls = [s for s in all_settings(parse_cards(cards)) if s.is_foul]
     if fouls:
@@ -239,6 +269,8 @@ def test_every_phase_fits_one_screen(
     expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
     expect(page.locator("#my-result")).to_be_visible(timeout=WAIT)
     expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    if mode == "dragon":
+        expect(page.locator("#my-dragon")).to_be_visible(timeout=WAIT)
     check("results")
     page.context.close()
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())

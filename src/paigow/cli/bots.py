@@ -26,8 +26,9 @@ import asyncio
 import random
 import secrets
 import time
-from typing import Any
+from typing import Any, Final
 
+from paigow.cli.bots_dragon import dragon_check
 from paigow.cli.bots_http import (
     Api,
     Stats,
@@ -35,10 +36,43 @@ from paigow.cli.bots_http import (
     percentile,
     split_urls,
 )
-from paigow.cli.bots_player import BotConfig, Player, side_offers
+from paigow.cli.bots_player import BotConfig, Player
 from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.runtime import settle_memory
+
+BOTS_JACKPOT: Final = """
+name = "bots-jackpot"
+title = "The load client's progressive (meter pays on common hands, so that hits happen)"
+source = "paigow bots: a test pay table, not a casino's"
+target = "player"
+
+[pays]
+seven-card-straight-flush = "100% of meter"
+royal-flush = "50% of meter"
+four-of-a-kind = "10% of meter"
+flush = "1% of meter"
+three-of-a-kind = "$10"
+
+[progressive]
+share = "20%"
+seed = "$500"
+"""
+
+
+def side_offers(bank: str) -> list[dict[str, Any]]:
+    """The side wagers the bots' tables offer: Fortune (pay table A, with Envy) and a
+    progressive whose meter ``bank`` every table of the run shares."""
+    return [
+        {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500},
+        {
+            "name": "jackpot",
+            "paytable_toml": BOTS_JACKPOT,
+            "min_wager": 100,
+            "max_wager": 500,
+            "bank": bank,
+        },
+    ]
 
 
 async def _run(cfg: BotConfig) -> dict[str, Any]:
@@ -70,13 +104,15 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
             }
             if cfg.variants:
                 body["variant"] = cfg.variants[i % len(cfg.variants)]
+            if cfg.dragon:
+                body["dragon"] = True
             if cfg.side_wagers:  # one progressive bank for the whole run
                 body["side_wagers"] = side_offers(f"bots-{run_id}")
             r = await api.call("create-table", "POST", "/api/admin/tables", op, body)
             if r.status_code != 201:
                 raise RuntimeError(f"cannot create a table: HTTP {r.status_code} {r.text[:200]}")
             tables.append(r.json())
-        credit = cfg.rounds * cfg.max_wager * 2 + 10_000
+        credit = cfg.rounds * cfg.max_wager * (3 if cfg.dragon else 2) + 10_000
         players: list[Player] = []
 
         async def enrol(table: dict[str, Any], spot: int) -> Player:
@@ -208,7 +244,7 @@ async def _verify(
     await asyncio.gather(*(fetch(rid) for rid in round_ids))
     # what the players saw and hold against the replays
     balances_ok = True
-    fouls = 0
+    fouls = dragons = 0
     side_wagered = side_returned = jackpots = 0
     for p in players:
         expected_balance = p.log.credited
@@ -233,6 +269,11 @@ async def _verify(
                 )
             fouls += int(entry["foul"])
             expected_balance += got - entry["wager"]
+            moved, problem = dragon_check(rnd, entry, p.name)
+            if problem is not None:
+                mismatches.append({"round_id": rid, "problem": problem})
+            expected_balance += moved
+            dragons += int(moved != 0 or entry.get("dragon") is not None)
             side = entry.get("side") or {}
             if side:
                 keys = [(entry["spot"], n) for n in side]
@@ -286,6 +327,10 @@ async def _verify(
         "voided": voided,
         "fouls": fouls,
         "timeouts": timeouts,
+        "dragon_wagers": dragons,
+        "dragon_declined": sum(
+            1 for rnd in replayed.values() for e in rnd.events if e.type == "dragon-declined"
+        ),
         "side_wagered": side_wagered,
         "side_returned": side_returned,
         "jackpot_hits": jackpots,
@@ -316,7 +361,8 @@ def print_report(console: Any, report: dict[str, Any]) -> None:
     console.print(
         f"{report['rounds']} rounds settled ({report['voided']} voided) at {report['tables']} tables by "
         f"{report['players']} players in {report['elapsed_s']} s: {report['rounds_per_s']} rounds/s; "
-        f"{report['requests']} requests; {report['fouls']} fouls, {report['timeouts']} time-outs"
+        f"{report['requests']} requests; {report['fouls']} fouls, {report['timeouts']} time-outs; "
+        f"{report['dragon_wagers']} dragon wagers, {report['dragon_declined']} dragon refusals"
     )
     if report.get("steady_rounds_per_s") is not None:
         console.print(

@@ -11,17 +11,15 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 from urllib.parse import urlencode
 
 import aiohttp
 import orjson
 
 from paigow.cards import Card, parse_cards
-from paigow.cli.bots_http import (
-    Api,
-    Response,
-)
+from paigow.cli.bots_dragon import play_dragon
+from paigow.cli.bots_http import Api, Response
 from paigow.house_way import HouseWay
 from paigow.setting import Setting, all_settings
 from paigow.variants import best_against
@@ -55,41 +53,8 @@ class BotConfig:
     variants: tuple[str, ...] = ()
     """The variants the tables deal in turn (table ``i`` the ``i % len``-th: ``indiana``, ``ez``,
     ``commission-free``, ``face-up``); none: every table under the Indiana rules."""
-    """How often a bot places side wagers with its wager (some of them by the separate request)."""
-
-
-BOTS_JACKPOT: Final = """
-name = "bots-jackpot"
-title = "The load client's progressive (meter pays on common hands, so that hits happen)"
-source = "paigow bots: a test pay table, not a casino's"
-target = "player"
-
-[pays]
-seven-card-straight-flush = "100% of meter"
-royal-flush = "50% of meter"
-four-of-a-kind = "10% of meter"
-flush = "1% of meter"
-three-of-a-kind = "$10"
-
-[progressive]
-share = "20%"
-seed = "$500"
-"""
-
-
-def side_offers(bank: str) -> list[dict[str, Any]]:
-    """The side wagers the bots' tables offer: Fortune (pay table A, with Envy) and a
-    progressive whose meter ``bank`` every table of the run shares."""
-    return [
-        {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500},
-        {
-            "name": "jackpot",
-            "paytable_toml": BOTS_JACKPOT,
-            "min_wager": 100,
-            "max_wager": 500,
-            "bank": bank,
-        },
-    ]
+    dragon: bool = False
+    """The tables offer the dragon hand (:mod:`paigow.cli.bots_dragon`: the bots answer it)."""
 
 
 KEEP_MESSAGES = 500
@@ -400,6 +365,10 @@ class Player:
         if cards is None:
             stats.bad("deal", f"{self.name}: no cards for round {rid}")
             return False
+        if self.table.get("dragon"):  # its answer to the dragon hand, when its turn comes
+            turn = asyncio.create_task(play_dragon(self, rid, placed["spot"], amount, entry, mark))
+            self._tasks.add(turn)
+            turn.add_done_callback(self._tasks.discard)
         if self.rng.random() < cfg.bad_rate:
             await self._bad_requests("setting", cards)
         seven = parse_cards(cards)
@@ -439,6 +408,9 @@ class Player:
         if done is None:
             stats.bad("settle", f"{self.name}: round {rid} did not settle in time")
             return False
+        for task in list(self._tasks):  # the dragon's turn is over once the round is
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         mine = [
             m
             for m in self.messages[mark:]

@@ -224,6 +224,14 @@ def bots(
             "repeat for several.",
         ),
     ] = None,
+    dragon: Annotated[
+        bool,
+        typer.Option(
+            "--dragon",
+            help="The tables offer the dragon hand (an empty spot's packet) and the bots answer "
+            "it: wager, decline or let the turn run out (fewer than 6 players leave a spot empty).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
@@ -262,6 +270,7 @@ def bots(
         freeze_gc=True,
         side_wagers=side_wagers,
         variants=tuple(variant or ()),
+        dragon=dragon,
     )
     report = run_bots(cfg)
     if as_json:

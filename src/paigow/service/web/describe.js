@@ -33,10 +33,19 @@ export function describe(e, number = null) {
   return text.charAt(0).toUpperCase() + text.slice(1) + ".";
 }
 
+/** The dragon hand's offer in ``st`` (from :func:`derive`): the spot whose turn it is, or null
+ * when no offer is open (none made, accepted, or declined by all). */
+export function dragonTurn(st) {
+  const d = st.dragon;
+  if (!d || d.by !== null || d.result || st.totals || st.voided) return null;
+  return d.order.find((n) => !d.declined.includes(n)) ?? null;
+}
+
 /** The round's state after ``events`` (as a viewer saw them). */
 export function derive(events) {
   const st = { wagers: {}, settings: {}, results: [], start: null, dealt: null, dealer: null, totals: null, voided: null, started: null,
-    sides: {}, sideResults: [], envy: [] };
+    sides: {}, sideResults: [], envy: [], dragon: null };
+  const dragon = () => (st.dragon ||= { spot: null, order: [], declined: [], by: null, amount: null, setting: null, result: null });
   for (const e of events) {
     switch (e.type) {
       case "round-started": st.started = e; break;
@@ -50,10 +59,21 @@ export function derive(events) {
       case "dealer-set":
         st.dealer = e;
         for (const [spot, s] of Object.entries(e.settings || {})) st.settings[spot] = { ...s, spot: Number(spot) };
+        if (e.dragon) dragon().setting = e.dragon; // the showdown: the dragon hand's setting
         break;
       case "spot-settled": // a face-up table's showdown: the spot's setting comes with its result
         st.results.push(e);
         if (e.setting) st.settings[e.spot] = { ...(st.settings[e.spot] || {}), ...e.setting, spot: e.spot };
+        break;
+      case "dragon-offered": Object.assign(dragon(), { spot: e.spot, order: e.order }); break;
+      case "dragon-declined": if (!dragon().declined.includes(e.spot)) dragon().declined.push(e.spot); break;
+      case "dragon-accepted": Object.assign(dragon(), { by: e.spot, amount: e.amount }); break;
+      case "dragon-set": // face down (no cards) until the showdown; the complete log shows them
+        if (e.high) dragon().setting = { high: e.high, low: e.low, rule: e.rule };
+        break;
+      case "dragon-settled":
+        Object.assign(dragon(), { result: e, by: e.by, spot: e.spot });
+        if (e.setting) dragon().setting = e.setting; // a face-up table's showdown
         break;
       case "round-settled": st.totals = e; break;
       case "voided": st.voided = e; break;

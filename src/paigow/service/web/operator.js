@@ -43,6 +43,7 @@ export async function operatorView(root, shell) {
     variant: h("select", { id: "t-variant", "aria-describedby": "t-variant-hint" }, d.variants.map((v) => h("option", { value: v.name }, VARIANT_NAMES[v.name] || v.name))),
     push: h("select", { id: "t-push" }, d.push_rules.map((p) => h("option", { value: p.value }, p.value === "none" ? "none" : p.words))),
     faceUp: h("input", { id: "t-face-up", type: "checkbox" }),
+    dragon: h("input", { id: "t-dragon", type: "checkbox", "aria-describedby": "t-dragon-hint" }),
   };
   // a variant fills in its commission, push rule and face up; each can then be changed
   const variantHint = h("span", { id: "t-variant-hint", class: "hint" });
@@ -112,12 +113,12 @@ export async function operatorView(root, shell) {
         const t = await api("POST", "/api/admin/tables", {
           side_wagers: side,
           name: f.name.value, commission: `${rate}%`, house_way: f.house.value, start: f.start.value,
-          mode: f.mode.value, min_wager: minC, max_wager: maxC, push: f.push.value, face_up: f.faceUp.checked,
+          mode: f.mode.value, min_wager: minC, max_wager: maxC, push: f.push.value, face_up: f.faceUp.checked, dragon: f.dragon.checked,
           betting_time_ms: Math.round(Number(f.betting.value) * 1000), setting_time_ms: Math.round(Number(f.setting.value) * 1000),
         });
         msg.className = "ok";
         msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
-          (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") +
+          (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
           (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
         announce(msg.textContent);
         await loadTables();
@@ -131,7 +132,8 @@ export async function operatorView(root, shell) {
     field("Starting position", f.start), field("Mode", f.mode), field("Betting time (s)", f.betting),
     field("Time to set (s)", f.setting)),
   h("fieldset", { class: "row variant", id: "t-variants" }, h("legend", {}, "Variant"),
-    field("Game", f.variant), field("Push rule", f.push), h("label", { class: "check" }, f.faceUp, h("span", {}, "Dealer's cards face up")), variantHint),
+    field("Game", f.variant), field("Push rule", f.push), h("label", { class: "check" }, f.faceUp, h("span", {}, "Dealer's cards face up")),
+    h("label", { class: "check" }, f.dragon, h("span", {}, "Dragon hand"), h("span", { id: "t-dragon-hint", class: "hint" }, " (an empty spot's cards offered to the players in turn; off: discarded)")), variantHint),
   sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
 
   // the progressive banks: meter, seed, reset

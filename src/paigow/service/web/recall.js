@@ -3,6 +3,17 @@ import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow } from "./cards.js";
 import { describe, derive, pushPosted, roundName } from "./describe.js";
+import { dragonStatus, dragonWords } from "./dragon.js";
+
+/** The dragon hand in a recalled round: the packet's spot, the offer, its setting and result. */
+function dragonBlock(s) {
+  const d = s.dragon;
+  const r = d.result;
+  return h("div", { class: "recall-dragon", id: "recall-dragon" },
+    h("h3", {}, `Dragon hand (spot ${d.spot}'s cards) — ${dragonStatus(s, null) || "offered"}`),
+    d.setting && d.setting.high ? h("div", {}, cardRow(d.setting.high, { small: true }), " / ", cardRow(d.setting.low, { small: true })) : null,
+    r ? h("p", {}, h("strong", { "data-reason": r.reason || "" }, r.reason ? "PUSH BY RULE" : r.outcome.toUpperCase()), `: ${dragonWords(r)}`) : null);
+}
 
 export async function recallView(root, shell, id) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
@@ -13,7 +24,7 @@ export async function recallView(root, shell, id) {
   }
   const table = await api("GET", `/api/tables/${id}`);
   root.append(h("div", { class: "posted" }, `Commission ${table.commission_posted} (posted)`, " · ",
-    ...(table.push_posted ? [pushPosted(table.push_posted), " · "] : []), ...(table.face_up ? ["Dealer face up", " · "] : []), `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
+    ...(table.push_posted ? [pushPosted(table.push_posted), " · "] : []), ...(table.face_up ? ["Dealer face up", " · "] : []), ...(table.dragon ? ["Dragon hand offered", " · "] : []), `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
   const rounds = await api("GET", `/api/tables/${id}/rounds`);
   const listBox = h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h2", { id: "rounds-title" }, "The last ten rounds"));
   const replayBox = h("section", { class: "panel", id: "replay", "aria-labelledby": "replay-title" });
@@ -48,7 +59,8 @@ export async function recallView(root, shell, id) {
           return h("div", {}, h("h3", {}, `Spot ${spot} (${r.players[spot] || "?"}) — ${money(s.wagers[spot])}`),
             set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
             res ? h("p", { class: "recall-result" }, h("strong", { "data-reason": res.reason || "" }, res.reason ? "PUSH BY RULE" : res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
-        }));
+        }),
+        s.dragon ? dragonBlock(s) : null);
     };
     const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };
     replayBox.replaceChildren(h("h2", { id: "replay-title", "data-round": r.id }, roundName(r.number)),

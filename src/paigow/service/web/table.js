@@ -3,10 +3,12 @@
 // results, your wallet, the practice help and the events in a side panel (a drawer on a phone).
 // A table with side wagers adds a bonus circle beside the main wager, its pay tables in the side
 // panel, the live meter and the showdown's bonus hands and Envy and jackpot news on the felt.
+// A table offering the dragon hand shows it on its empty spot and the offer in your seat.
 import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
-import { describe, derive, countPath, positionName, pushPosted, roundName } from "./describe.js";
+import { describe, derive, countPath, dragonTurn, positionName, pushPosted, roundName } from "./describe.js";
+import { dragonOffer, dragonSpot, dragonStatus, dragonWords, isDragonSpot } from "./dragon.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
 import { handView } from "./hand.js";
 import { categoryLabel, meterLines, offerLimits, offerTitle, payTables, sideNews, sideSummary, sideWords } from "./side.js";
@@ -182,10 +184,11 @@ export async function tableView(root, shell, id) {
 
   // ------------------------------------------------------------------ posted
   function renderPosted() {
-    patch(posted, [table.commission_posted, table.push_posted, table.face_up, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
+    patch(posted, [table.commission_posted, table.push_posted, table.face_up, table.dragon, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
       h("span", { id: "posted-commission" }, table.commission === "0" ? "No commission (posted, 9-1(f))" : `Commission ${table.commission_posted} of each win (posted, 9-1(f))`),
       table.push_posted ? h("span", { id: "posted-push", class: "variant" }, pushPosted(table.push_posted)) : null,
       table.face_up ? h("span", { id: "posted-face-up", class: "variant" }, "Face up: the dealer's cards are shown and set before you set") : null,
+      table.dragon ? h("span", { id: "posted-dragon", class: "variant" }, "Dragon hand: an empty spot's cards offered to the players in turn, from the table minimum up to your own wager") : null,
       h("span", { id: "posted-limits" }, `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`),
       h("span", {}, `House way: ${table.house_way}`),
       h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
@@ -346,10 +349,13 @@ export async function tableView(root, shell, id) {
   function renderSpots() {
     const s = st();
     const seated = mySeat();
+    const dragonCtx = { mine: myWagerSpot, ended, sit, canSit: (n) => !seatOf(n).occupied && !!session.token && mySeat() === null && table.status === "open" };
     for (let n = 1; n <= 6; n++) {
       const el = spotEls[n];
-      const [k, build] = spotContent(n, s);
+      const dragon = isDragonSpot(n, s);
+      const [k, build] = dragon ? dragonSpot(n, s, dragonCtx) : spotContent(n, s);
       patch(el, k, build);
+      el.classList.toggle("dragon", dragon);
       el.classList.toggle("mine", n === seated);
       el.classList.toggle("start", !!(s.start && s.start.position === n + 1 && !ended(s)));
     }
@@ -551,7 +557,8 @@ export async function tableView(root, shell, id) {
     const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
-    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s)];
+    const offered = wagered && dragonTurn(s) === seated ? [roundId, s.dragon.spot] : null; // the dragon hand: your turn
+    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s), offered];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.token) {
@@ -575,6 +582,7 @@ export async function tableView(root, shell, id) {
         out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
           mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
             ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
+        if (offered) out.push(dragonOffer(s, seated, { table: () => table, roundId: () => roundId, fail, clearMsg, done: scheduleFetch }));
         const late = phase === "betting" ? offers().filter((o) => !(s.sides[seated] || {})[o.name]) : [];
         if (late.length) {
           out.push(h("div", { class: "row late-side", id: "late-side", role: "group", "aria-labelledby": "late-side-q" },
@@ -681,6 +689,11 @@ export async function tableView(root, shell, id) {
       else if (!s.results.length) out.push(h("p", { class: "muted" }, "Spot by spot from spot 1, once the dealer has set."));
       else {
         out.push(h("ul", { class: "results", id: "results" }, s.results.map((r) => resultLine(r, mine, s.sideResults.filter((e) => e.spot === r.spot)))));
+        const dr = s.dragon && s.dragon.result;
+        if (dr) {
+          out.push(h("ul", { class: "results", id: "dragon-results" }, h("li", { id: "result-dragon", class: dr.outcome, "data-outcome": dr.outcome, "data-returned": dr.returned },
+            h("strong", {}, `Dragon hand (spot ${dr.spot}'s cards), spot ${dr.by}${dr.by === mine ? " (you)" : ""}: ${outcomeWord(dr)}`), ` — ${dragonWords(dr)}. `, h("span", { class: "muted" }, `Wager ${money(dr.wager)}.`))));
+        }
         if (s.envy.length) out.push(h("ul", { class: "results", id: "envy-results" }, s.envy.map((e) => h("li", { class: "win" }, describe(e)))));
         if (s.totals) out.push(h("p", { class: "muted" }, describe(s.totals)));
       }
@@ -689,17 +702,19 @@ export async function tableView(root, shell, id) {
     const r = mine ? s.results.find((x) => x.spot === mine) : null;
     const mySide = r ? s.sideResults.filter((e) => e.spot === mine) : [];
     const myEnvy = r ? s.envy.filter((e) => e.spot === mine) : [];
-    patch(myResult, [roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length], () => {
+    const myDragon = r && s.dragon && s.dragon.result && s.dragon.result.by === mine ? s.dragon.result : null;
+    patch(myResult, [roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length, myDragon ? myDragon.returned : null], () => {
       if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
       if (!r) return [];
       const sideNet = mySide.reduce((a, e) => a + e.returned - e.wager, 0) + myEnvy.reduce((a, e) => a + e.amount, 0);
-      const net = r.returned - r.wager + sideNet;
+      const net = r.returned - r.wager + sideNet + (myDragon ? myDragon.returned - myDragon.wager : 0);
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
       return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), h("span", { class: "words" }, ` You ${cut > 0 ? words.slice(0, cut) : words}`),
         cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
+        myDragon ? h("span", { id: "my-dragon", title: dragonWords(myDragon) }, `; dragon ${outcomeWord(myDragon)}`) : null,
         "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
     });
     myResult.hidden = !myResult.childNodes.length;
@@ -808,6 +823,10 @@ export async function tableView(root, shell, id) {
       if (cards && practicePanel) fetchEv();
     }
     if (msg.type === "dealer-set" || msg.type === "start-chosen") announce(describe(msg));
+    if (msg.type.startsWith("dragon-") && msg.type !== "dragon-set") {
+      const mine = mySeat();
+      announce(dragonTurn(st()) === mine && mine !== null ? `The dragon hand is offered to you: wager from ${money(table.min_wager)} to ${money(st().wagers[mine] || 0)}, or decline` : `${describe(msg)} ${dragonStatus(st(), mine) ? `(${dragonStatus(st(), mine)})` : ""}`.trim());
+    }
     if (msg.type === "round-settled" || msg.type === "voided" || msg.type === "wager-placed") scheduleWallet();
     scheduleFetch();
   }
