@@ -33,7 +33,12 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
     assert [u.username for u in ops] == ["house"]
     variants = {t.name: t.ruleset for t in tables if t.ruleset.get("push")}
     assert variants == {
-        "EZ 1": {**variants["EZ 1"], "commission": "0", "push": "queen-high-pai-gow"},
+        "EZ 1": {
+            **variants["EZ 1"],
+            "commission": "0",
+            "push": "queen-high-pai-gow",
+            "dragon": True,  # EZ 1 offers the dragon hand
+        },
         "Face Up practice": {
             **variants["Face Up practice"],
             "commission": "0",
@@ -42,6 +47,7 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
         },
     }
     assert all(t.ruleset["commission"] == "0.05" for t in tables if t.name not in variants)
+    assert [t.name for t in tables if t.ruleset.get("dragon")] == ["EZ 1"]
     (fortune,) = [t for t in tables if t.ruleset.get("side_wagers")]
     offers = {o["name"]: o for o in fortune.ruleset["side_wagers"]}
     assert offers["fortune"]["table"]["envy"]  # Fortune with its Envy bonus

@@ -7,15 +7,35 @@ wager against the replayed round and the bot's wallet."""
 
 from __future__ import annotations
 
+import random
 import secrets
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol
 
+from paigow.cli.bots_http import Api, Response
 from paigow.round import Round
 
-if TYPE_CHECKING:
-    from paigow.cli.bots_player import Player
+
+class Player(Protocol):
+    """What answering the offer needs of a bot (:class:`paigow.cli.bots_player.Player`)."""
+
+    cfg: Any
+    api: Api
+    rng: random.Random
+    token: str
+    name: str
+    messages: list[dict[str, Any]]
+
+    @property
+    def tid(self) -> int: ...
+
+    def expect(self, kind: str, r: Response, *codes: int) -> bool: ...
+
+    async def _wait(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float, since: int = 0
+    ) -> dict[str, Any] | None: ...
+
 
 _KINDS: Final = frozenset(
     {"dragon-offered", "dragon-declined", "dragon-accepted", "round-settled", "voided"}

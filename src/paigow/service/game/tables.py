@@ -1,10 +1,9 @@
 """Tables: their configuration (ruleset with the posted commission and variant, house way, start
 method, limits, time limits, mode), seats, and the public view of a table. Modes: ``casino``
 (players set without help, 9-13(a)) and ``practice`` (house-way hints allowed). Time limits are
-the service's own (the core ruleset keeps the setting limit in whole seconds and has no betting
-limit): ``betting_time_ms`` runs from the first wager of a round, and betting closes early once
-every seated player has wagered; ``setting_time_ms`` runs from the deal, and a hand not set in
-time is set by the house way."""
+the service's own (the core ruleset keeps whole seconds and no betting limit): betting closes
+``betting_time_ms`` after a round's first wager, or once every seated player has wagered; a hand
+not set ``setting_time_ms`` after the deal is set by the house way."""
 
 from __future__ import annotations
 
@@ -224,10 +223,9 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     ).scalar_one_or_none()
     if seat is None:
         raise Conflict("you are not seated at this table", code="not-seated")
-    spot = seat.spot
     session.delete(seat)
     notify(tx, table_id, "table")
-    return {"table_id": table_id, "spot": spot, "left": True}
+    return {"table_id": table_id, "spot": seat.spot, "left": True}
 
 
 # --------------------------------------------------------------------------------------- views

@@ -3,7 +3,7 @@ an operator (its password written once to a file beside the database, readable b
 only) and, if it has no tables yet, a casino table and a practice table under the Indiana
 rules, a casino table offering side wagers: Fortune (pay table A) with its Envy bonus and the
 Fortune progressive, an EZ pai gow table (no commission; the dealer's queen-high pai gow pushes
-every wager) and a Face Up practice table. An existing floor is left as it is."""
+every wager; the dragon hand offered) and a Face Up practice table. An existing floor is left as it is."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
                     ("Indiana 1", TableMode.CASINO, Ruleset()),
                     ("Practice 1", TableMode.PRACTICE, Ruleset()),
                     ("Fortune 1", TableMode.CASINO, Ruleset(side_wagers=side_offers())),
-                    ("EZ 1", TableMode.CASINO, Ruleset.preset("ez")),
+                    ("EZ 1", TableMode.CASINO, Ruleset.preset("ez", dragon=True)),
                     ("Face Up practice", TableMode.PRACTICE, Ruleset.preset("face-up")),
                 ):
                     create_table(
@@ -87,7 +87,8 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         said.append(
             "tables 'Indiana 1' (casino), 'Practice 1' (practice), 'Fortune 1' (casino, "
             "with Fortune, Envy and a progressive), 'EZ 1' (casino, no commission, the dealer's "
-            "queen-high pai gow pushes) and 'Face Up practice' (practice, the dealer's hand "
+            "queen-high pai gow pushes, the dragon hand offered) and 'Face Up practice' (practice, "
+            "the dealer's hand "
             "face up) created"
         )
     return said

@@ -173,13 +173,29 @@ def close_offer(tx: Tx, row: RoundHead, rnd: Round, table_id: int) -> list[Event
     if not rnd.dragon_pending:
         return []
     new: list[Event] = []
-    if rnd.dragon_order is None:  # never offered (a round dealt before the offer): offer it now
+    offered = rnd.dragon_order is not None
+    if not offered:  # never: the deal's step offers it; made now, so that it can be closed
         new += rnd.offer_dragon()
     gone = gone_spots(tx, row.id, table_id)
     while rnd.dragon_turn is not None:
         turn = rnd.dragon_turn
         new += rnd.decline_dragon(turn, "left" if turn in gone else "timeout")
-    tx.later(_TURN, {"rid": row.id, "d_status": DragonStatus.DECLINED.value, "d_deadline": None})
+    closed = {"d_status": DragonStatus.DECLINED.value, "d_deadline": None}
+    if offered:
+        tx.later(_TURN, {"rid": row.id, **closed})
+    else:
+        values = dict.fromkeys(("by_spot", "user_id", "amount", "returned"))
+        status, deadline = closed["d_status"], closed["d_deadline"]
+        tx.later(
+            _INSERT,
+            {
+                "round_id": row.id,
+                "spot": rnd.dragon_spot,
+                "status": status,
+                "turn_deadline": deadline,
+                **values,
+            },
+        )
     return new
 
 
