@@ -470,3 +470,34 @@ def _card(code: str) -> Any:
     from paigow.cards import parse_cards
 
     return parse_cards([code])[0]
+
+
+def test_a_face_up_table_shows_the_dragon_with_its_settlement(staged: Staged) -> None:
+    """Face up: the dealer set at the deal, then the offer; the dragon's setting is shown with its
+    settlement (as a spot's is); settlement waits for the offer to close."""
+    tid = staged.svc.new_table(
+        variant="face-up", dragon=True, betting_time_ms=LONG, setting_time_ms=LONG
+    )
+    seats = staged.players(tid, {3: 10_000})
+    c = seats[3][1]
+    rid = staged.wager_all(tid, seats, {3: 2000})
+    staged.deal(tid, rid, 3)
+    kinds = [e["type"] for e in full_log(staged.svc, rid)]
+    assert kinds[-3:] == ["dealt", "dealer-set", "dragon-offered"]
+    hand = c.hand(tid)
+    low = [x.code for x in HW.set_hand([*map(_card, hand["cards"])]).setting.low]
+    c.ok(c.set(tid, low))
+    with staged.rt.write() as tx:
+        assert not rounds.settle(tx, tid, rid)  # the offer is still open
+    c.ok(dragon(c, tid, 2000))
+    with staged.rt.write() as tx:
+        assert rounds.settle(tx, tid, rid)
+    view = c.ok(c.get(f"/api/rounds/{rid}"))["events"]
+    settled = next(e for e in view if e["type"] == "dragon-settled")
+    rnd = Round.replay(full_log(staged.svc, rid))
+    assert rnd.dragon_setting is not None
+    assert settled["setting"]["high"] == rnd.dragon_setting.to_dict()["high"]
+    assert "dragon" not in next(e for e in view if e["type"] == "dealer-set")
+    assert c.balance() == 10_000 - 4000 + rnd.results[3].returned + rnd.dragon_returned()[1]
+    report = staged.svc.verify()
+    assert report["ok"], report
