@@ -12,7 +12,10 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                while every bot plays (from when the last one sat down to when the first one
                finished; from the first log-in beside it), wager/set latency, the server's CPU
                milliseconds per round (and PostgreSQL's own), and whether the ledger balances,
-               every round replays and ``paigow audit verify`` passes. SQLite with one process;
+               every round replays and ``paigow audit verify`` passes. ``--side on``: the
+               tables offer side wagers (Fortune with Envy, a progressive all of them share)
+               and the bots place them as ``paigow bots`` does; ``--side both``: the plain
+               column and one with side wagers in play (``NAME+side``). SQLite with one process;
                PostgreSQL with ``--processes`` (``serve --workers N`` where the tree has it,
                else N separate servers). Cheap password hashing here (setup is not measured).
 ``paced``      people's pace: every bot acts after a random 0.5-3 s (``--paced-tables`` x 6
@@ -310,8 +313,15 @@ def stop(s: Served, tree: Path) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- saturated
 def saturated(
-    tree: Path, backend: str, args: argparse.Namespace, variant: dict[str, str] | None = None
+    tree: Path,
+    backend: str,
+    args: argparse.Namespace,
+    variant: dict[str, str] | None = None,
+    side: bool = False,
 ) -> dict[str, Any]:
+    """One saturated run of ``tree``'s servers; ``side``: the tables offer side wagers (Fortune
+    with Envy, a progressive all of them share) and the bots place them (``paigow bots``' own
+    offers and rate)."""
     import threading
 
     from paigow.cli import bots
@@ -369,6 +379,7 @@ def saturated(
                 operator_password=password,
                 seed=args.seed,
                 freeze_gc=True,
+                side_wagers=side,
             )
         )
         cpu, own = s.cpu_s() - cpu0, _own_cpu() - own0
@@ -980,6 +991,14 @@ def main() -> int:
         help="saturated: run every column this many times, the columns interleaved (the mean of "
         "each headline figure, each run's and their spread)",
     )
+    ap.add_argument(
+        "--side",
+        choices=["off", "on", "both"],
+        default="off",
+        help="saturated: the tables offer side wagers and the bots place them (on), or not (off:"
+        " the plain game), or a column each (both: the plain figure beside the one with side "
+        "wagers in play, a column named NAME+side)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.full:
@@ -989,6 +1008,7 @@ def main() -> int:
         ("this", ROOT / "src")
     ]
     variants = [parse_variant(v) for v in args.variant] or [("", {})]
+    sides = {"off": [False], "on": [True], "both": [False, True]}[args.side]
     columns = [
         (
             "/".join(x for x in (tree_name if len(trees) > 1 or not args.variant else "", v) if x),
@@ -998,6 +1018,12 @@ def main() -> int:
         for tree_name, tree in trees
         for v, env in variants
     ]
+    side_of: dict[str, bool] = {}
+    if args.side == "both":
+        columns = [(f"{n}+side" if on else n, t, e) for n, t, e in columns for on in sides]
+        side_of = {n: n.endswith("+side") for n, _t, _e in columns}
+    else:
+        side_of = {n: sides[0] for n, _t, _e in columns}
     for label, _tree, env in columns:
         if env:
             print(f"[{label}] serves with {' '.join(f'{k}={v}' for k, v in env.items())}")
@@ -1023,9 +1049,11 @@ def main() -> int:
                 short = None
                 if args.short_rounds:  # the same load, fewer rounds: what set-up costs cancels
                     s_args = argparse.Namespace(**{**vars(args), "rounds": args.short_rounds})
-                    short = saturated(tree, backend, s_args, env)
+                    short = saturated(tree, backend, s_args, env, side_of[name])
                     ok &= short.pop("ok")
-                r = saturated(tree, backend, args, env)
+                    checks = short["checks"]
+                    print(f"[{name}] saturated {backend}, the short run: {checks}", flush=True)
+                r = saturated(tree, backend, args, env, side_of[name])
                 ok &= r.pop("ok")
                 totals = r.pop("_totals")
                 figures: dict[str, Any] = {}
@@ -1057,6 +1085,8 @@ def main() -> int:
                 results[name][f"{key}: spread"] = round(max(values) - min(values), 1)
                 spread_keys += [f"{key}: runs", f"{key}: spread"]
     for name, tree, env in columns:  # paced and reads: on PostgreSQL if asked, else SQLite
+        if args.side == "both" and side_of[name]:
+            continue  # (the paced bots place no side wagers: one run of each tree)
         if "paced" in args.scenarios:
             backend = "postgresql" if "postgresql" in backends else "sqlite"
             r = paced(tree, backend, args, env)

@@ -113,6 +113,19 @@ def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
             yield url
 
 
+@pytest.fixture
+def db(db_url: str) -> Iterator[Any]:
+    """The database of ``db_url``, migrated (the steps' tests: ``side_steps.py``)."""
+    from paigow.service.store.db import Database
+
+    d = Database(db_url)
+    d.migrate()
+    try:
+        yield d
+    finally:
+        d.dispose()
+
+
 # ----------------------------------------------------------------------------- a live server
 class LiveServer:
     """The service in a uvicorn server on a thread of this process."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from paigow.service.books.ledger import check
+from paigow.service.floor import side as floor_side
 from paigow.service.process.demo import ensure_demo
 from paigow.service.store.bonus_models import ProgressiveBank
 from paigow.service.store.db import Database, GameTable, User
@@ -56,7 +57,8 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
     try:
         with db.read() as s:
             row = s.get(ProgressiveBank, bank)
-            assert row is not None and row.meter == row.seed > 0  # seeded by the house
+            meter = floor_side.meters(s)[bank]
+            assert row is not None and meter == row.seed > 0  # seeded by the house
             assert check(s).balanced
     finally:
         db.dispose()

@@ -8,12 +8,11 @@ hold and variance of a side wager checked against a brute force over every hand 
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import combinations
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -22,23 +21,19 @@ from paigow.bonus.hand import BonusCategory, bonus_hand
 from paigow.bonus.paytable import PayTable
 from paigow.bonus.settle import settle_bonus
 from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
 from paigow.round import Round
-from paigow.service.accounts.auth import Principal
-from paigow.service.accounts.users import create_user
 from paigow.service.books import ledger
 from paigow.service.books.gaming_day import GamingDay
-from paigow.service.books.ledger import BankAccounts, Movement, SideAccounts
+from paigow.service.books.ledger import BankAccounts, SideAccounts
 from paigow.service.floor import side as floor_side
 from paigow.service.floor.report import ReportMismatch, floor_report, render
 from paigow.service.floor.view import floor_view
-from paigow.service.game import rounds, side, tables
+from paigow.service.game import side
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database
-from paigow.service.store.unit import Tx
+from tests.service import side_steps
+from tests.service.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
 
-T = TypeVar("T")
-HW = HouseWay.preset("standard")
 JACKPOT = """
 name = "floor-jackpot"
 title = "A test progressive: a flush takes the meter"
@@ -56,40 +51,6 @@ seed = "$100"
 """
 
 
-@pytest.fixture
-def db(db_url: str) -> Iterator[Database]:
-    d = Database(db_url)
-    d.migrate()
-    try:
-        yield d
-    finally:
-        d.dispose()
-
-
-def step(db: Database, fn: Callable[[Tx], T]) -> T:
-    with db.engine.begin() as conn:
-        tx = Tx(conn)
-        out = fn(tx)
-        tx.finish()
-        return out
-
-
-def player(db: Database, name: str, credit: int) -> Principal:
-    def make(tx: Tx) -> Principal:
-        user = create_user(tx.session, name, "x", "player")
-        tx.session.flush()
-        ledger.post(
-            tx,
-            "credit",
-            [Movement(ledger.CREDITS, ledger.wallet(name), credit)],
-            amount=credit,
-            reference=name,
-        )
-        return Principal(user["id"], name, "player")
-
-    return step(db, make)
-
-
 def new_table(db: Database) -> int:
     offers = side.build_offers(
         [
@@ -97,71 +58,7 @@ def new_table(db: Database) -> int:
             side.OfferSpec("jackpot", None, JACKPOT, 100, 1000, "floor-bank"),
         ]
     )
-    rules = tables.build_ruleset(
-        commission="0.05",
-        house_way=HW,
-        start="rng",
-        foul="loses",
-        wheel="second",
-        min_wager=100,
-        max_wager=100_000,
-        setting_time_ms=60_000,
-        side_wagers=offers,
-    )
-    return step(
-        db,
-        lambda tx: (
-            tables.create_table(
-                tx,
-                operator="boss",
-                name="side floor",
-                ruleset=rules,
-                house_way=HW,
-                mode="casino",
-                betting_time_ms=60_000,
-                setting_time_ms=60_000,
-            ).id
-        ),
-    )
-
-
-Wagers = dict[int, tuple[int, dict[str, int]]]
-
-
-def find_seed(db: Database, table: int, wagers: Wagers, want: Callable[[Round], bool]) -> int:
-    rules = step(db, lambda tx: tables.table_ruleset(tables.get_table(tx.session, table)))
-    for seed in range(20_000):
-        rnd = Round(rules, HW, round_id="probe")
-        for spot, (amount, _side) in sorted(wagers.items()):
-            rnd.wager(spot, amount)
-        rnd.deal(random.Random(seed))
-        if rnd.hands and want(rnd):
-            return seed
-    raise AssertionError("no seed found")
-
-
-def play(
-    db: Database, table: int, players: dict[int, Principal], wagers: Wagers, seed: int
-) -> Round:
-    for spot, user in players.items():
-        step(db, lambda tx, u=user, s=spot: tables.sit(tx, table, u, s))
-    for spot, (amount, side_wagers) in sorted(wagers.items()):
-        step(
-            db,
-            lambda tx, s=spot, a=amount, w=side_wagers: rounds.place_wager(
-                tx, table, players[s], a, w
-            ),
-        )
-    rid = step(db, lambda tx: tables.get_table(tx.session, table).current_round_id)
-    assert rid is not None
-    assert step(db, lambda tx: rounds.deal(tx, table, rid, random.Random(seed)))
-    for user in players.values():
-        hand = step(db, lambda tx, u=user: rounds.my_hand(tx, table, u))
-        low = [c.code for c in HW.set_hand(parse_cards(hand["cards"])).setting.low]
-        step(db, lambda tx, u=user, lo=low: rounds.set_hand(tx, table, u, lo, True))
-    assert step(db, lambda tx: rounds.dealer_sets(tx, table, rid))
-    assert step(db, lambda tx: rounds.settle(tx, table, rid))
-    return Round.replay(step(db, lambda tx: rounds.load_events(tx, rid)))
+    return side_steps.new_table(db, offers, "side floor")
 
 
 def expected(played: list[Round]) -> dict[str, dict[str, int]]:
@@ -197,7 +94,8 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
         lambda r: True,
         lambda r: True,
     ]
-    played = [play(db, table, seats, wagers, find_seed(db, table, wagers, w)) for w in wants]
+    rules = rules_of_table(db, table)
+    played = [play(db, table, seats, wagers, find_seed(rules, wagers, w)) for w in wants]
     want = expected(played)
     assert want["jackpot"]["returned"] > 10_000  # the hit paid the meter
     # the floor, per wager type
@@ -221,7 +119,14 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
     acc = SideAccounts.of(table)
     house = step(db, lambda tx: ledger.balance(tx, acc.win) + ledger.balance(tx, acc.envy))
     meter_acc = BankAccounts.of("floor-bank")
-    meter_now = step(db, lambda tx: ledger.balance(tx, meter_acc.meter))
+    # the meter is held by the bank's account (its base) and the table's (its shares since)
+    meter_now = step(
+        db,
+        lambda tx: (
+            ledger.balance(tx, meter_acc.meter) + ledger.balance(tx, ledger.shares_account(table))
+        ),
+    )
+    assert meter_now == step(db, lambda tx: side.read_meter(tx, "floor-bank")[0])
     seeded = -step(db, lambda tx: ledger.balance(tx, meter_acc.seed))
     total = sum(x["house_result"] for x in got.values())
     assert total == house + (meter_now - seeded)

@@ -24,7 +24,8 @@ from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
-from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
+from paigow.service.floor import side as floor_side
+from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database, LedgerTransaction, RoundEvent, RoundRow, RoundWager
 
 HW = HouseWay.preset("standard")
@@ -72,8 +73,7 @@ def _db_state(db_url: str, round_id: str) -> dict[str, Any]:
                     sa.select(RoundSideWager).where(RoundSideWager.round_id == round_id)
                 ).scalars()
             }
-            bank = s.get(ProgressiveBank, "kill-jackpot")
-            meter = None if bank is None else bank.meter
+            meter = floor_side.meters(s).get("kill-jackpot")
             events = [
                 d
                 for (d,) in s.execute(

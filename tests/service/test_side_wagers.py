@@ -8,36 +8,37 @@ progressive by hand."""
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
 from paigow.bonus.hand import BonusCategory, bonus_hand
 from paigow.bonus.paytable import PayTable
-from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
 from paigow.round import Round
-from paigow.service.accounts.auth import Principal
-from paigow.service.accounts.users import create_user
 from paigow.service.books import audit, ledger
 from paigow.service.books.gaming_day import GamingDay
-from paigow.service.books.ledger import BankAccounts, Movement, SideAccounts, TableAccounts
+from paigow.service.books.ledger import BankAccounts, SideAccounts, TableAccounts
 from paigow.service.errors import Conflict, Unprocessable
 from paigow.service.floor.report import floor_report
 from paigow.service.game import rounds, side, tables
-from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
-from paigow.service.store.bus import Notice, outbox
+from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database
-from paigow.service.store.unit import Tx
 from paigow.setting import all_settings
+from tests.service import side_steps
+from tests.service.side_steps import (
+    HW,
+    SETTLE_NOTICES,
+    Wagers,
+    find_seed,
+    play,
+    player,
+    rules_of_table,
+    step,
+)
 
-T = TypeVar("T")
-HW = HouseWay.preset("standard")
 JACKPOT = """
 name = "test-jackpot"
 title = "A test progressive: a flush takes the meter"
@@ -57,41 +58,6 @@ seed = "$100"
 
 
 # ----------------------------------------------------------------------------- the steps
-@pytest.fixture
-def db(db_url: str) -> Iterator[Database]:
-    d = Database(db_url)
-    d.migrate()
-    try:
-        yield d
-    finally:
-        d.dispose()
-
-
-def step(db: Database, fn: Callable[[Tx], T]) -> T:
-    """Run ``fn`` as one step (one transaction) and commit it."""
-    with db.engine.begin() as conn:
-        tx = Tx(conn)
-        out = fn(tx)
-        tx.finish()
-        return out
-
-
-def player(db: Database, name: str, credit: int) -> Principal:
-    def make(tx: Tx) -> Principal:
-        user = create_user(tx.session, name, "x", "player")
-        tx.session.flush()
-        ledger.post(
-            tx,
-            "credit",
-            [Movement(ledger.CREDITS, ledger.wallet(name), credit)],
-            amount=credit,
-            reference=name,
-        )
-        return Principal(user["id"], name, "player")
-
-    return step(db, make)
-
-
 def offers(*, jackpot_bank: str = "test-bank") -> tuple[Any, ...]:
     return side.build_offers(
         [
@@ -102,32 +68,7 @@ def offers(*, jackpot_bank: str = "test-bank") -> tuple[Any, ...]:
 
 
 def new_table(db: Database, **kw: Any) -> int:
-    rules = tables.build_ruleset(
-        commission="0.05",
-        house_way=HW,
-        start="rng",
-        foul="loses",
-        wheel="second",
-        min_wager=100,
-        max_wager=100_000,
-        setting_time_ms=60_000,
-        side_wagers=offers(**kw),
-    )
-
-    def make(tx: Tx) -> int:
-        t = tables.create_table(
-            tx,
-            operator="boss",
-            name="bonus",
-            ruleset=rules,
-            house_way=HW,
-            mode="casino",
-            betting_time_ms=60_000,
-            setting_time_ms=60_000,
-        )
-        return t.id
-
-    return step(db, make)
+    return side_steps.new_table(db, offers(**kw))
 
 
 def balance(db: Database, account: str) -> int:
@@ -135,10 +76,8 @@ def balance(db: Database, account: str) -> int:
 
 
 def meter(db: Database, bank: str = "test-bank") -> int:
-    with db.read() as s:
-        row = s.get(ProgressiveBank, bank)
-        assert row is not None
-        return int(row.meter)
+    """The bank's meter (its base and its tables' contributions)."""
+    return step(db, lambda tx: side.read_meter(tx, bank)[0])
 
 
 def check_books(db: Database) -> None:
@@ -152,66 +91,6 @@ def check_books(db: Database) -> None:
         assert floor["reconciled"]
     v = audit.verify(db)
     assert v["ok"], v
-
-
-Wagers = dict[int, tuple[int, dict[str, int]]]
-SETTLE_NOTICES: list[Notice] = []
-"""The notices of the last settlement :func:`play` made."""
-
-
-def find_seed(rules_of: Callable[[], Any], wagers: Wagers, want: Callable[[Round], bool]) -> int:
-    """A shuffle seed whose deal, for these wagers, makes ``want`` true (played in memory)."""
-    for seed in range(20_000):
-        rnd = Round(rules_of(), HW, round_id="probe")
-        for spot, (amount, _side) in sorted(wagers.items()):
-            rnd.wager(spot, amount)
-        rnd.deal(random.Random(seed))
-        if rnd.hands and want(rnd):
-            return seed
-    raise AssertionError("no seed found")
-
-
-def play(
-    db: Database,
-    table: int,
-    players: dict[int, Principal],
-    wagers: Wagers,
-    seed: int,
-    foul: set[int] | None = None,
-) -> Round:
-    """Sit, wager (with side wagers), deal with ``seed``, set (house way, or a foul for the
-    spots in ``foul``), let the dealer set and settle; the round as its log makes it."""
-    for spot, user in players.items():
-        step(db, lambda tx, u=user, s=spot: tables.sit(tx, table, u, s))
-    for spot, (amount, side_wagers) in sorted(wagers.items()):
-        step(
-            db,
-            lambda tx, s=spot, a=amount, w=side_wagers: rounds.place_wager(
-                tx, table, players[s], a, w
-            ),
-        )
-    rid = step(db, lambda tx: tables.get_table(tx.session, table).current_round_id)
-    assert rid is not None
-    assert step(db, lambda tx: rounds.deal(tx, table, rid, random.Random(seed)))
-    for spot, user in players.items():
-        hand = step(db, lambda tx, u=user: rounds.my_hand(tx, table, u))
-        cards = parse_cards(hand["cards"])
-        if foul and spot in foul:
-            setting = next(s for s in all_settings(cards) if s.is_foul)
-        else:
-            setting = HW.set_hand(cards).setting
-        low = [c.code for c in setting.low]
-        step(db, lambda tx, u=user, lo=low: rounds.set_hand(tx, table, u, lo, True))
-    assert step(db, lambda tx: rounds.dealer_sets(tx, table, rid))
-    settled = step(db, lambda tx: (rounds.settle(tx, table, rid), list(outbox(tx).notices)))
-    assert settled[0]
-    SETTLE_NOTICES[:] = settled[1]
-    return Round.replay(step(db, lambda tx: rounds.load_events(tx, rid)))
-
-
-def rules_of_table(db: Database, table: int) -> Callable[[], Any]:
-    rules = step(db, lambda tx: tables.table_ruleset(tables.get_table(tx.session, table)))
-    return lambda: rules
 
 
 FORTUNE = PayTable.preset("fortune-a")

@@ -6,10 +6,14 @@ Accounts: ``wallet:<username>`` (one per user); for each table ``wagers-in-play:
 shared row, and each table's results can be read apart); at a table offering side wagers
 ``side-wagers-in-play:table-<id>``, ``house:side-win:table-<id>`` (what the house won on side
 wagers less what it paid) and ``house:envy:table-<id>`` (the Envy bonuses paid); for each
-progressive bank ``progressive:meter:<bank>`` (the jackpot: what the house owes the next hit) and
-``progressive:seed:<bank>`` (what the house put into the meter: its seeds and resets); and
-``operator:credits`` (the source of
-every credited cent: its balance is minus what operators credited net of debits). Every movement is
+progressive bank ``progressive:meter:<bank>`` (the meter's base: what the house owes the next hit
+less the shares the tables added since the last hit, seed or reset) and
+``progressive:seed:<bank>`` (what the house put into the meter: its seeds and resets), and at a
+table of a bank ``progressive:meter:shares:table-<id>`` (the shares its settlements added to its
+banks' meters since: the rest of what the house owes, kept per table so that the tables'
+settlements never wait on one shared row; a hit, a seed or a reset sweeps them into the bank's
+account: :mod:`paigow.service.books.meters`); and ``operator:credits`` (the source of every
+credited cent: its balance is minus what operators credited net of debits). Every movement is
 a pair of entries, one taking ``amount`` from an account and one giving it to another, written with
 the accounts' new balances in the caller's transaction; so at every instant the sum of all accounts
 is zero and the sum of every other account equals what operators credited.
@@ -32,9 +36,17 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.service.books.meters import METER as METER
+from paigow.service.books.meters import SEED as SEED
+from paigow.service.books.meters import SHARES as SHARES
+from paigow.service.books.meters import BankAccounts as BankAccounts
+from paigow.service.books.meters import meter_problems
+from paigow.service.books.meters import open_bank_accounts as open_bank_accounts
+from paigow.service.books.meters import open_shares_account as open_shares_account
+from paigow.service.books.meters import shares_account as shares_account
 from paigow.service.errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
-from paigow.service.store.bonus_models import ProgressiveBank, RoundSideWager
+from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.bus import notify_wallet
 from paigow.service.store.db import (
     Account,
@@ -57,8 +69,6 @@ SIDE_WAGERS: Final = "side-wagers-in-play"
 HOUSE_SIDE_WIN: Final = "house:side-win"
 HOUSE_ENVY: Final = "house:envy"
 SIDE_KINDS: Final = (SIDE_WAGERS, HOUSE_SIDE_WIN, HOUSE_ENVY)
-METER: Final = "progressive:meter"
-SEED: Final = "progressive:seed"
 SYSTEM_ACCOUNTS: Final = (*TABLE_KINDS, *SIDE_KINDS, METER, SEED, CREDITS)
 MAX_AMOUNT: Final = 10**13
 """No single movement may exceed this many cents (100 billion): keeps every sum in 64 bits."""
@@ -103,22 +113,6 @@ class SideAccounts:
         return cls(*(f"{kind}:table-{table_id}" for kind in SIDE_KINDS))
 
 
-@dataclass(frozen=True)
-class BankAccounts:
-    """A progressive bank's accounts: its meter (a liability) and the house's seed.
-
-    >>> BankAccounts.of("fortune").meter
-    'progressive:meter:fortune'
-    """
-
-    meter: str
-    seed: str
-
-    @classmethod
-    def of(cls, bank: str) -> BankAccounts:
-        return cls(f"{METER}:{bank}", f"{SEED}:{bank}")
-
-
 def kind_of(account: str) -> str:
     """``wagers-in-play:table-7`` -> ``wagers-in-play``; wallets -> ``wallet``.
 
@@ -140,14 +134,6 @@ def open_table_accounts(session: Session, table_id: int, side: bool = False) -> 
         s = SideAccounts.of(table_id)
         names += [s.wagers, s.win, s.envy]
     for name in names:
-        session.add(Account(name=name, kind="system", user_id=None, balance=0))
-    return accounts
-
-
-def open_bank_accounts(session: Session, bank: str) -> BankAccounts:
-    """Open a new progressive bank's accounts."""
-    accounts = BankAccounts.of(bank)
-    for name in (accounts.meter, accounts.seed):
         session.add(Account(name=name, kind="system", user_id=None, balance=0))
     return accounts
 
@@ -381,8 +367,10 @@ def check(session: Session) -> LedgerReport:
     sum of its entries; no wallet is negative; the sum of all accounts but ``operator:credits``
     equals what operators credited (net of debits, from the transactions' own records) and is
     minus ``operator:credits``; ``wagers-in-play`` holds exactly the wagers still in play (the
-    dragon hand's among them) and
-    ``side-wagers-in-play`` the side wagers; each ``progressive:meter`` equals its bank's meter."""
+    dragon hand's among them) and ``side-wagers-in-play`` the side wagers; each bank's
+    ``progressive:meter:<bank>`` equals its base and each table's
+    ``progressive:meter:shares:table-<t>`` its contributions to its banks' meters (so the accounts
+    of a bank and of its tables hold its meter)."""
     report = LedgerReport()
     for name, bal in session.execute(sa.select(Account.name, Account.balance)):
         report.accounts[name] = int(bal)
@@ -474,14 +462,5 @@ def check(session: Session) -> LedgerReport:
     for name in side_in_play:
         if name not in report.accounts:
             report.problems.append(f"side wagers in play at a table without its account {name!r}")
-    meters = {
-        BankAccounts.of(bank).meter: int(meter)
-        for bank, meter in session.execute(sa.select(ProgressiveBank.bank, ProgressiveBank.meter))
-    }
-    for name, bal in report.accounts.items():
-        if kind_of(name) == METER and meters.get(name) != bal:
-            report.problems.append(f"{name} holds {bal} but its bank's meter is {meters.get(name)}")
-    for name, meter in meters.items():
-        if name not in report.accounts:
-            report.problems.append(f"a progressive bank without its account {name!r} ({meter})")
+    report.problems += meter_problems(session, report.accounts)
     return report

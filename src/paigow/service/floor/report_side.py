@@ -5,7 +5,9 @@ compared to the cent (see :mod:`paigow.service.floor.report`):
    what left ``house:side-win:table-t`` and what a jackpot took from ``progressive:meter:<bank>``
    what the wagers returned; what left ``house:envy:table-t`` the Envy paid; at a void, what left
    ``side-wagers-in-play`` the returned wagers. Each entry's memo (``spot N NAME ...``) names
-   the wager; a meter's entries belong to the table of their settlement;
+   the wager; a meter's entries belong to the table of their settlement (a share goes into
+   ``progressive:meter:shares:table-t``; the sweep of every table's shares into the bank's
+   account before a jackpot moves nothing out of the meters: it is no figure);
 2. from the **records** of the side wagers (``round_side_wagers``) of the same rounds;
 
 and the house's result, ``handle - returned - Envy``, once more from the accounts: the net change

@@ -40,7 +40,7 @@ from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.floor.hold import Z95, Band, as_decimal, decimal_text, hold_text
-from paigow.service.store.bonus_models import ProgressiveBank
+from paigow.service.store.bonus_models import meter_totals
 from paigow.service.store.floor_models import FloorSideTotal
 
 log = logging.getLogger("paigow.service.floor.side")
@@ -161,8 +161,7 @@ def side_totals(session: Session, table_ids: Iterable[int]) -> dict[int, dict[st
 
 def meters(session: Session) -> dict[str, int]:
     """Every progressive bank's meter now (cents)."""
-    q = sa.select(ProgressiveBank.bank, ProgressiveBank.meter)
-    return {str(b): int(m) for b, m in session.execute(q)}
+    return {str(b): int(m) for b, m, _v in session.execute(meter_totals())}
 
 
 _offers: dict[str, tuple[SideWagerOffer, ...]] = {}

@@ -3,10 +3,14 @@ table (a preset pay table by name or a pay table's TOML text, limits and, for a 
 bank), and the progressive banks: their meters, the tables of each bank, seeding and resetting
 a bank (audited), and the meter's notices to every table of its bank.
 
-A bank's meter is a row (``progressive_banks``) whose value the ledger's account
-``progressive:meter:<bank>`` mirrors in the same transaction: the house funds the seed from
-``progressive:seed:<bank>``; each settled progressive wager moves its share into the meter; a hit
-pays from it and the house resets it to the seed.
+A bank's meter is its base (``progressive_banks``, mirrored by the ledger's account
+``progressive:meter:<bank>``) plus each of its tables' contribution (``progressive_tables``,
+mirrored by ``progressive:meter:shares:table-<t>``), each row and its account written in the same
+transaction: the house funds the seed from ``progressive:seed:<bank>``; each settled progressive
+wager moves its share into its own table's contribution, so that a settlement that cannot pay
+from the meter touches no row another table's settlement needs; a hit (or an operator's seed or
+reset) locks the bank whole, sweeps the contributions into the base, pays from it and the house
+resets it to the seed.
 
 >>> bank_name("Fortune-1")
 'fortune-1'
@@ -34,7 +38,12 @@ from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import BankAccounts, Movement
 from paigow.service.errors import NotFound, Unprocessable
-from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
+from paigow.service.store.bonus_models import (
+    MEMBER,
+    ProgressiveBank,
+    ProgressiveTable,
+    meter_totals,
+)
 from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import now
 from paigow.service.store.statements import Sql
@@ -140,10 +149,14 @@ _BANK_TABLES: Final = cast(sa.Table, ProgressiveTable.__table__)
 
 
 def join_banks(tx: Tx, table_id: int, rules: Ruleset, operator: str) -> None:
-    """A new table joins the banks of its progressive offers; a bank opens, seeded by the
-    house, with its first table. A bank's tables all offer the same progressive."""
+    """A new table joins the banks of its progressive offers (its contributions at zero, its
+    account of shares opened); a bank opens, seeded by the house, with its first table. A
+    bank's tables all offer the same progressive."""
     session = tx.session
-    for offer in progressive_offers(rules):
+    offers = progressive_offers(rules)
+    if offers:
+        ledger.open_shares_account(session, table_id)
+    for offer in offers:
         prog = offer.table.progressive
         bank = offer.bank
         assert prog is not None and bank is not None
@@ -155,7 +168,7 @@ def join_banks(tx: Tx, table_id: int, rules: Ruleset, operator: str) -> None:
                 paytable=offer.table.name,
                 share=share,
                 seed=prog.seed,
-                meter=0,
+                base=0,
                 version=0,
                 updated_at=now(),
             )
@@ -171,7 +184,7 @@ def join_banks(tx: Tx, table_id: int, rules: Ruleset, operator: str) -> None:
                     reference=f"bank:{bank}",
                     actor=operator,
                 )
-                row.meter = prog.seed
+                row.base = prog.seed
                 row.version = 1
             record(
                 session,
@@ -187,105 +200,159 @@ def join_banks(tx: Tx, table_id: int, rules: Ruleset, operator: str) -> None:
                 f"{share}, seed {prog.seed} cents): a bank's tables offer the same progressive",
                 code="bank-mismatch",
             )
-        session.add(ProgressiveTable(bank=bank, table_id=table_id))
+        session.add(ProgressiveTable(bank=bank, table_id=table_id, contribution=0, version=0))
 
 
-_ADD_SHARES: Final = Sql(
+# A bank's meter is its base plus its tables' contributions (:mod:`..store.bonus_models`). Lock
+# order, in every step: banks in name order; for each, either (a step that may pay from the
+# meter, or an operator's seed or reset) the bank's row, then every table's row in table order,
+# or (a settlement that cannot pay from it) only its own table's row; then the wallets, then the
+# house's accounts (:func:`paigow.service.books.ledger.post`). A settlement that cannot hit
+# locks nothing another table's settlement needs; a hit waits for the settlements in flight at
+# the bank's tables and they for it: never a cycle.
+_ADD_SHARE: Final = Sql(
+    sa.update(_BANK_TABLES)
+    .where(_BANK_TABLES.c.bank == sa.bindparam("b"), _BANK_TABLES.c.table_id == sa.bindparam("tid"))
+    .values(
+        contribution=_BANK_TABLES.c.contribution + sa.bindparam("d", type_=sa.BigInteger),
+        version=_BANK_TABLES.c.version + 1,
+    )
+    .returning(_BANK_TABLES.c.table_id)
+)
+_BANK_ROW: Final = sa.select(_BANKS.c.base, _BANKS.c.version).where(
+    _BANKS.c.bank == sa.bindparam("b")
+)
+_TABLE_ROWS: Final = (
+    sa.select(_BANK_TABLES.c.table_id, _BANK_TABLES.c.contribution, _BANK_TABLES.c.version)
+    .where(_BANK_TABLES.c.bank == sa.bindparam("b"))
+    .order_by(_BANK_TABLES.c.table_id)
+)
+_READ_BANK: Final = Sql(_BANK_ROW)
+_READ_TABLES: Final = Sql(_TABLE_ROWS)
+_LOCK_BANK: Final = Sql(_BANK_ROW.with_for_update())
+_LOCK_TABLES: Final = Sql(_TABLE_ROWS.with_for_update())
+_SWEEP: Final = Sql(
+    sa.update(_BANK_TABLES)
+    .where(_BANK_TABLES.c.bank == sa.bindparam("b"), _BANK_TABLES.c.contribution != 0)
+    .values(contribution=0, version=_BANK_TABLES.c.version + 1)
+)
+_SET_BASE: Final = Sql(
     sa.update(_BANKS)
     .where(_BANKS.c.bank == sa.bindparam("b"))
     .values(
-        meter=_BANKS.c.meter + sa.bindparam("d", type_=sa.BigInteger),
+        base=sa.bindparam("m", type_=sa.BigInteger),
         version=_BANKS.c.version + 1,
         updated_at=sa.bindparam("t", type_=sa.Float),
     )
-    .returning(_BANKS.c.meter, _BANKS.c.version)
 )
-_SET_METER: Final = Sql(
-    sa.update(_BANKS)
-    .where(_BANKS.c.bank == sa.bindparam("b"))
-    .values(
-        meter=sa.bindparam("m", type_=sa.BigInteger),
-        version=_BANKS.c.version + 1,
-        updated_at=sa.bindparam("t", type_=sa.Float),
-    )
-    .returning(_BANKS.c.version)
-)
-_TABLES_OF: Final = Sql(
-    sa.select(_BANK_TABLES.c.table_id).where(_BANK_TABLES.c.bank == sa.bindparam("b"))
-)
+_READ_METER: Final = Sql(meter_totals().where(_BANKS.c.bank == sa.bindparam("b")))
+_TABLE_METERS: Final = meter_totals(by_table=True)
 _METERS_OF_TABLE: Final = Sql(
-    sa.select(_BANKS.c.bank, _BANKS.c.meter)
-    .join(_BANK_TABLES, _BANK_TABLES.c.bank == _BANKS.c.bank)
-    .where(_BANK_TABLES.c.table_id == sa.bindparam("tid"))
-    .order_by(_BANKS.c.bank)
+    _TABLE_METERS.where(MEMBER.c.table_id == sa.bindparam("tid")).order_by(_BANKS.c.bank)
 )
+LOCKED: Final = "meters_locked"
+"""The key in :attr:`Tx.info` of the banks a step locked whole (bank -> :class:`Locked`)."""
 
 
-def add_shares(tx: Tx, shares: Mapping[str, int]) -> dict[str, tuple[int, int]]:
-    """Add each bank's shares to its meter (banks in name order: one lock order) and return
-    bank -> (meter, version) after. The bank's row stays locked until the step commits, so
-    what the step needs to read for its notices is read before (the bank's tables)."""
-    _tables_before(tx, shares)
-    out = {}
-    t = now()
-    for bank in sorted(shares):
-        got = tx.first(_ADD_SHARES, {"b": bank, "d": shares[bank], "t": t})
-        if got is None:
-            raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
-        out[bank] = (int(got[0]), int(got[1]))
+@dataclass
+class Locked:
+    """A bank a step holds locked whole (its row and every table's): its base and version, and
+    each table's contribution (this step's shares in) and version."""
+
+    base: int
+    version: int
+    tables: dict[int, tuple[int, int]]
+
+    @property
+    def meter(self) -> int:
+        return self.base + sum(c for c, _ in self.tables.values())
+
+    @property
+    def meter_version(self) -> int:
+        return self.version + sum(v for _, v in self.tables.values())
+
+
+def _lock_whole(tx: Tx, bank: str, row: Sequence[Any], tables: Sequence[Any]) -> Locked:
+    if not row:
+        raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
+    rows = {int(t): (int(c), int(v)) for t, c, v in tables}
+    locked = Locked(int(row[0][0]), int(row[0][1]), rows)
+    tx.info.setdefault(LOCKED, {})[bank] = locked
+    tx.info.setdefault("bank_tables", {})[bank] = list(locked.tables)
+    return locked
+
+
+def add_shares(
+    tx: Tx, table_id: int, shares: Mapping[str, int], hot: Iterable[str] = ()
+) -> dict[str, tuple[int, int | None]]:
+    """Add table ``table_id``'s shares (bank -> cents) to its contributions to their meters and
+    return each bank's meter with them (bank -> (meter, version)). A bank in ``hot`` (one the
+    step may pay from) is locked whole to the commit (:class:`Locked`: a hit pays the meter as
+    it is; its version is exact); for the others only the table's own row is updated (and
+    locked: the bank's hits wait for this step) and the meter is read as the other tables last
+    committed it (version None). One round trip for all of them where the connection allows."""
+    hot = set(hot)
+    banks = sorted(shares)
+    statements: list[tuple[Sql, Mapping[str, Any]]] = []
+    for bank in banks:
+        add = (_ADD_SHARE, {"b": bank, "tid": table_id, "d": shares[bank]})
+        if bank in hot:
+            statements += [(_LOCK_BANK, {"b": bank}), (_LOCK_TABLES, {"b": bank}), add]
+        else:
+            statements += [add, (_READ_BANK, {"b": bank}), (_READ_TABLES, {"b": bank})]
+    got = tx.together(*statements)
+    out: dict[str, tuple[int, int | None]] = {}
+    for i, bank in enumerate(banks):
+        first, second, third = got[3 * i : 3 * i + 3]
+        added = third if bank in hot else first
+        if not added:
+            raise NotFound(f"table {table_id} is not a table of progressive bank {bank!r}")
+        if bank in hot:  # the tables' rows as locked, before this step's shares
+            locked = _lock_whole(tx, bank, first, second)
+            c, v = locked.tables[table_id]
+            locked.tables[table_id] = (c + shares[bank], v + 1)
+            out[bank] = (locked.meter, locked.meter_version)
+        else:  # the bank's base cannot move while this table's row is held: no hit commits
+            if not second:
+                raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
+            tx.info.setdefault("bank_tables", {})[bank] = [int(t) for t, _c, _v in third]
+            out[bank] = (int(second[0][0]) + sum(int(c) for _t, c, _v in third), None)
     return out
 
 
-_SHARES_LATER: Final = Sql(
-    sa.update(_BANKS)
-    .where(_BANKS.c.bank == sa.bindparam("b"))
-    .values(
-        meter=_BANKS.c.meter + sa.bindparam("d", type_=sa.BigInteger),
-        version=_BANKS.c.version + 1,
-        updated_at=sa.bindparam("t", type_=sa.Float),
-    )
-)
-_READ_METER: Final = Sql(
-    sa.select(_BANKS.c.meter, _BANKS.c.version).where(_BANKS.c.bank == sa.bindparam("b"))
-)
+def sweep(tx: Tx, bank: str, meter: int) -> tuple[list[Movement], int]:
+    """Set the meter of a bank the step holds locked whole (:func:`add_shares`,
+    :func:`lock_bank`) to ``meter``: every table's contribution is swept into the bank's base
+    (the movements from the tables' accounts of shares to the bank's account, for the caller to
+    post) and the base set to ``meter``. Returns the movements and the meter's new version."""
+    locked: Locked = tx.info[LOCKED][bank]
+    account = BankAccounts.of(bank).meter
+    moves = [
+        Movement(ledger.shares_account(t), account, c, f"table {t} shares swept")
+        for t, (c, _v) in sorted(locked.tables.items())
+        if c
+    ]
+    if moves:
+        tx.later(_SWEEP, {"b": bank})
+    tx.later(_SET_BASE, {"b": bank, "m": meter, "t": now()})
+    locked.base, locked.version = meter, locked.version + 1
+    locked.tables = {t: (0, v + 1) if c else (c, v) for t, (c, v) in locked.tables.items()}
+    return moves, locked.meter_version
+
+
+def lock_bank(tx: Tx, bank: str) -> Locked:
+    """Lock a bank whole (its row, then its tables' rows in table order) to the commit."""
+    got = tx.together((_LOCK_BANK, {"b": bank}), (_LOCK_TABLES, {"b": bank}))
+    return _lock_whole(tx, bank, got[0], got[1])
 
 
 def read_meter(tx: Tx, bank: str) -> tuple[int, int]:
-    """The bank's meter and its version as last committed (no lock)."""
+    """The bank's meter and its version as last committed (no lock; one statement: one
+    snapshot)."""
     got = tx.first(_READ_METER, {"b": bank})
     if got is None:
         raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
-    return int(got[0]), int(got[1])
-
-
-def add_shares_at_commit(tx: Tx, shares: Mapping[str, int]) -> None:
-    """Add each bank's shares to its meter when the step is done (its last statements, sent
-    with its commit on PostgreSQL): a settlement that cannot pay from a meter holds its row's
-    lock only while it commits, so that the tables of a bank do not wait on each other. The
-    bank's row is updated before the ledger's accounts (the step's finishing writes run in
-    order: this one is registered before the ledger's), the order every step locks them in."""
-    pending = dict(shares)
-    _tables_before(tx, pending)
-
-    def write(tx: Tx) -> None:
-        t = now()
-        for bank in sorted(pending):
-            tx.later(_SHARES_LATER, {"b": bank, "d": pending[bank], "t": t})
-
-    tx.on_finish(write)
-
-
-def _tables_before(tx: Tx, banks: Iterable[str]) -> None:
-    for bank in sorted(banks):
-        _tables_of(tx, bank)
-
-
-def set_meter(tx: Tx, bank: str, meter: int) -> int:
-    """Set the bank's meter (after a hit); its new version."""
-    got = tx.first(_SET_METER, {"b": bank, "m": meter, "t": now()})
-    if got is None:
-        raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
-    return int(got[0])
+    return int(got[1]), int(got[2])
 
 
 METER_NOTICE: Final = "meter:"
@@ -297,7 +364,7 @@ def _tables_of(tx: Tx, bank: str) -> list[int]:
     """The bank's tables (read once per step)."""
     known: dict[str, list[int]] = tx.info.setdefault("bank_tables", {})
     if bank not in known:
-        known[bank] = [int(t) for (t,) in tx.run(_TABLES_OF, {"b": bank})]
+        known[bank] = [int(t) for t, _c, _v in tx.run(_READ_TABLES, {"b": bank})]
     return known[bank]
 
 
@@ -311,7 +378,7 @@ def notify_meter(tx: Tx, bank: str, meter: int | None, version: int | None) -> N
 
 def meters_of_table(tx: Tx, table_id: int) -> dict[str, int]:
     """The meters of the banks the table belongs to (bank -> cents)."""
-    return {str(b): int(m) for b, m in tx.run(_METERS_OF_TABLE, {"tid": table_id})}
+    return {str(r[1]): int(r[2]) for r in tx.run(_METERS_OF_TABLE, {"tid": table_id})}
 
 
 def meters_of_tables(session: Session, table_ids: Iterable[int]) -> dict[int, dict[str, int]]:
@@ -320,12 +387,9 @@ def meters_of_tables(session: Session, table_ids: Iterable[int]) -> dict[int, di
     out: dict[int, dict[str, int]] = {t: {} for t in ids}
     if not ids:
         return out
-    rows = session.execute(
-        sa.select(_BANK_TABLES.c.table_id, _BANKS.c.bank, _BANKS.c.meter)
-        .join(_BANKS, _BANKS.c.bank == _BANK_TABLES.c.bank)
-        .where(_BANK_TABLES.c.table_id.in_(ids))
-    ).all()
-    for tid, bank, meter in rows:
+    for tid, bank, meter, _version in session.execute(
+        _TABLE_METERS.where(MEMBER.c.table_id.in_(ids))
+    ):
         out[int(tid)][str(bank)] = int(meter)
     return out
 
@@ -340,13 +404,14 @@ def banks(tx: Tx) -> list[dict[str, Any]]:
         )
     ):
         tables.setdefault(bank, []).append(int(tid))
+    meters = {str(b): int(m) for b, m, _v in session.execute(meter_totals())}
     return [
         {
             "bank": r.bank,
             "paytable": r.paytable,
             "share": r.share,
             "seed": r.seed,
-            "meter": r.meter,
+            "meter": meters[r.bank],
             "tables": tables.get(r.bank, []),
         }
         for r in session.execute(
@@ -357,29 +422,29 @@ def banks(tx: Tx) -> list[dict[str, Any]]:
 
 def set_bank(tx: Tx, bank: str, meter: int, operator: str, action: str) -> dict[str, Any]:
     """An operator seeds (``action`` ``seed``: ``meter`` cents added) or resets (``reset``: the
-    meter set to ``meter`` cents) a bank: the difference moves between the house's seed account
-    and the meter, audited."""
+    meter set to ``meter`` cents) a bank: the bank is locked whole, its tables' contributions
+    swept into its base, and the difference moves between the house's seed account and the
+    bank's, audited."""
     name = bank_name(bank)
-    row = tx.session.get(ProgressiveBank, name, with_for_update=True)
-    if row is None:
-        raise NotFound(f"no progressive bank {name!r}", code="no-bank")
-    before = int(row.meter)
+    locked = lock_bank(tx, name)
+    before = locked.meter
     after = before + meter if action == "seed" else meter
     if after < 0:
         raise Unprocessable("a meter is never below zero", code="bad-meter")
     accounts = BankAccounts.of(name)
+    moves, version = sweep(tx, name, after)
     delta = after - before
-    txn = None
     if delta:
-        move = (
+        moves.append(
             Movement(accounts.seed, accounts.meter, delta, memo=action)
             if delta > 0
             else Movement(accounts.meter, accounts.seed, -delta, memo=action)
         )
+    txn = None
+    if moves:
         txn = ledger.post(
-            tx, f"progressive-{action}", [move], reference=f"bank:{name}", actor=operator
+            tx, f"progressive-{action}", moves, reference=f"bank:{name}", actor=operator
         )
-    version = set_meter(tx, name, after)
     record(
         tx.session,
         operator,

@@ -4,10 +4,12 @@ accounts, the progressive meters, Envy) and their refund on a void.
 
 Money of a side wager of ``w`` cents at table ``t`` (accounts of :mod:`paigow.service.books.ledger`):
 placed, ``w`` moves from the wallet to ``side-wagers-in-play:table-t``; settled, a progressive
-wager's share moves to its bank's meter and the rest to ``house:side-win:table-t``; a win
+wager's share moves to the table's contribution to its bank's meter
+(``progressive:meter:shares:table-t``) and the rest to ``house:side-win:table-t``; a win
 returns the wager from ``house:side-win`` and pays the win from there, or from the meter for a
-pay of the meter (a 100% hit, then reset to the seed by the house: ``progressive:seed`` to the
-meter); Envy is paid from ``house:envy:table-t``. Each wager's record moves to ``settled`` (or
+pay of the meter (every table's contribution first swept into the bank's
+``progressive:meter:<bank>``; after a 100% hit the house resets it to the seed:
+``progressive:seed`` to the meter); Envy is paid from ``house:envy:table-t``. Each wager's record moves to ``settled`` (or
 ``returned``) in the same transaction as its money, so that nothing is paid twice.
 """
 
@@ -26,7 +28,13 @@ from paigow.events import Event
 from paigow.round import Round
 from paigow.ruleset import Ruleset
 from paigow.service.books.audit import record
-from paigow.service.books.ledger import BankAccounts, Movement, SideAccounts, wallet
+from paigow.service.books.ledger import (
+    BankAccounts,
+    Movement,
+    SideAccounts,
+    shares_account,
+    wallet,
+)
 from paigow.service.errors import Conflict, Unprocessable
 from paigow.service.game import side
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound
@@ -167,23 +175,19 @@ def meter_banks(rules: Ruleset, rnd: Round) -> set[str]:
     return banks
 
 
-def meters_for(tx: Tx, rules: Ruleset, rnd: Round) -> dict[str, tuple[int, int | None]] | None:
+def meters_for(
+    tx: Tx, table_id: int, rules: Ruleset, rnd: Round
+) -> dict[str, tuple[int, int | None]] | None:
     """Before the round settles: each progressive bank's meter with this round's shares added
-    (bank -> (meter, version)), or None when the round has no progressive wager. A bank the
-    round might pay from is locked (its row updated now, locked to the commit: the hit pays the
-    meter as it is); the others' meters are read as last committed and their shares added at
-    the commit (version None: no lock waited on, no meter paid)."""
+    to the table's contributions (bank -> (meter, version)), or None when the round has no
+    progressive wager. A bank the round might pay from is locked whole to the commit (its row
+    and every table's: the hit pays the meter as it is); for the others only this table's own
+    row is updated and their meters read as the other tables last committed them (version
+    None: no other table's row waited on, no meter paid). See :func:`side.add_shares`."""
     shares = meter_shares(rules, rnd.side_wagers)
     if not shares:
         return None
-    hot = meter_banks(rules, rnd) & set(shares)
-    out: dict[str, tuple[int, int | None]] = dict(side.add_shares(tx, {b: shares[b] for b in hot}))
-    cold = {b: d for b, d in shares.items() if b not in hot}
-    for bank in sorted(cold):
-        out[bank] = (side.read_meter(tx, bank)[0] + cold[bank], None)
-    if cold:
-        side.add_shares_at_commit(tx, cold)
-    return out
+    return side.add_shares(tx, table_id, shares, meter_banks(rules, rnd) & set(shares))
 
 
 def settle_side(
@@ -202,6 +206,7 @@ def settle_side(
     any hit are written (``meters_after``: the round's), with a ``jackpot-hit`` audit record per
     hit, and announced to their banks' tables."""
     accounts = SideAccounts.of(table_id)
+    shares = shares_account(table_id)
     movements: list[Movement] = []
     closed: dict[tuple[int, str], dict[str, Any]] = {}
     hits: set[str] = set()
@@ -239,8 +244,8 @@ def settle_side(
         offer = rules.offer(key[1])
         share = side.share_of(offer, wager)
         bank = None if offer.bank is None else BankAccounts.of(offer.bank)
-        if share and bank is not None:
-            movements.append(Movement(accounts.wagers, bank.meter, share, memo + " meter"))
+        if share and bank is not None:  # into the table's own contribution to the meter
+            movements.append(Movement(accounts.wagers, shares, share, memo + " meter"))
         if wager - share:
             movements.append(Movement(accounts.wagers, accounts.win, wager - share, memo))
         hand = None if d.get("hand") is None else BonusCategory(d["hand"])
@@ -306,8 +311,9 @@ def settle_side(
             side.notify_meter(tx, name, None, None)
             continue
         final = meters_after.get(name, meter)
-        if name in hits or final != meter:
-            version = side.set_meter(tx, name, final)
+        if name in hits or final != meter:  # the tables' contributions swept into the base
+            swept, version = side.sweep(tx, name, final)
+            movements += swept
         side.notify_meter(tx, name, final, version)
     return [m for m in movements if m.amount], wagered, returned_total
 

@@ -280,9 +280,9 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     rules = head.table.rules
     wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     sides = side_rows(tx, row.id) if rnd.side_wagers else {}
-    # the progressive banks' rows are locked from here to the commit: what the step reads
-    # is read above
-    meters = meters_for(tx, rules, rnd) if rnd.side_wagers else None
+    # the table's own rows of its progressive banks (a bank the round may pay from: the bank
+    # whole) are locked from here to the commit: what the step reads is read above
+    meters = meters_for(tx, table_id, rules, rnd) if rnd.side_wagers else None
     new = rnd.settle({b: m for b, (m, _v) in meters.items()}) if meters else rnd.settle()
     movements: list[Movement] = []
     closed: list[dict[str, Any]] = []
