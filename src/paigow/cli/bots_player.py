@@ -60,6 +60,8 @@ class BotConfig:
 KEEP_MESSAGES = 500
 """A player keeps the messages of its last rounds, not of all it has played: each round looks
 only at what came after it began (a look over every message of the run grew with each round)."""
+TOO_LATE = ("not-setting", "already-set", "not-current-round")
+"""The codes of a setting refused because the round moved on before it arrived."""
 
 
 @dataclass
@@ -280,6 +282,9 @@ class Player:
                 want = (422,)
         if r.status_code in want:
             stats.expected[f"HTTP {r.status_code}"] += 1
+        elif r.status_code == 409 and r.code() in TOO_LATE:
+            # refused because the round moved on first (a busy server): still a refusal
+            stats.expected["bad-too-late"] += 1
         else:
             stats.bad(
                 "bad-request-accepted",
@@ -384,11 +389,7 @@ class Player:
         body2["idempotency_key"] = secrets.token_hex(12)
         body2["round_id"] = rid
         r = await self.api.call("set", "POST", f"/api/tables/{self.tid}/set", self.token, body2)
-        if r.status_code == 409 and r.code() in (
-            "not-setting",
-            "already-set",
-            "not-current-round",
-        ):
+        if r.status_code == 409 and r.code() in TOO_LATE:
             stats.expected["set-too-late"] += 1  # the time limit passed: the house way set it
             entry["foul"] = False
         elif not self.expect("set", r, 200):
