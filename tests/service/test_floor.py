@@ -39,6 +39,30 @@ from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, Ro
 from paigow.service.store.floor_models import FloorEdge
 
 STANDARD = HouseWay.preset("standard")
+DEALS = 8_250_459_031_214_400
+"""Every deal of two seven-card hands from the 53 cards."""
+HOUSE_WAY_COUNTS = {  # docs/cli.md: `paigow edge [--variant NAME]`, standard house way, every deal
+    "none": (2_358_120_164_000_604, 3_427_552_624_666_108),
+    "queen-high-pai-gow": (2_231_196_776_738_748, 3_556_179_423_924_688),
+    "nine-high-low": (2_255_932_016_236_580, 3_532_017_836_392_976),
+}
+"""(win, push) of house way against house way under each push rule."""
+
+
+def saved_result(push: str = "none") -> dict[str, Any]:
+    """What ``paigow edge`` saves of the standard house way's exact counts under ``push``."""
+    win, pushes = HOUSE_WAY_COUNTS[push]
+    return {
+        "player": "house-way",
+        "deals": DEALS,
+        "win": win,
+        "push": pushes,
+        "loss": DEALS - win - pushes,
+        "house_way": STANDARD.to_dict(),
+        "wheel": "second",
+        "deck": 53,
+        **({} if push == "none" else {"push_rule": push}),
+    }
 
 
 @cache
@@ -575,23 +599,10 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
 ) -> None:
     """Issue 22, item 11: the exact edge ``paigow edge`` saved is on the floor at the first
     look, with no worker started (before: "computing" while a worker recounted it)."""
-    from math import comb
-
     cache = tmp_path / "cache"
     cache.mkdir()
     monkeypatch.setenv("PAIGOW_CACHE_DIR", str(cache))
-    deals = comb(53, 7) * comb(46, 7)
-    win, push = 2358120164000604, 3427552624666108  # the standard house way's exact counts
-    saved = {
-        "player": "house-way",
-        "deals": deals,
-        "win": win,
-        "push": push,
-        "loss": deals - win - push,
-        "house_way": STANDARD.to_dict(),
-        "wheel": "second",
-        "deck": 53,
-    }
+    saved = saved_result()
     path = cache / "edge-standard-second-house-way.json"
     # a result for another deck, or counts that do not add up, are not taken
     path.write_text(json.dumps({**saved, "deck": 52}))
@@ -635,14 +646,6 @@ def test_a_refused_wager_is_recorded_in_the_audit_log_on_both_back_ends(fl: Floo
 
 
 # ------------------------------------------------------------------ each table's own push rule
-DEALS = 8_250_459_031_214_400
-"""Every deal of two seven-card hands from the 53 cards."""
-HOUSE_WAY_COUNTS = {  # docs/cli.md: `paigow edge [--variant NAME]`, standard house way, every deal
-    "none": (2_358_120_164_000_604, 3_427_552_624_666_108),
-    "queen-high-pai-gow": (2_231_196_776_738_748, 3_556_179_423_924_688),
-    "nine-high-low": (2_255_932_016_236_580, 3_532_017_836_392_976),
-}
-"""(win, push) of house way against house way under each push rule."""
 VARIANT_EDGES = {  # the README's exact figures
     "indiana": ("none", Fraction(5, 100), None, "0.02721934"),
     "ez": (
@@ -741,20 +744,10 @@ def test_the_floors_background_hold_takes_each_tables_push_rule_and_commission(
     assert all(fn is edges.compute_edge_counts for fn, _, _ in jobs)
 
     # what `paigow edge --variant NAME` saves, then the worker's jobs run
-    for push, (win, pushes) in HOUSE_WAY_COUNTS.items():
+    for push in HOUSE_WAY_COUNTS:
         suffix = "" if push == "none" else f"-{push}"
-        saved = {
-            "player": "house-way",
-            "deals": DEALS,
-            "win": win,
-            "push": pushes,
-            "loss": DEALS - win - pushes,
-            "house_way": STANDARD.to_dict(),
-            "wheel": "second",
-            "deck": 53,
-            **({} if push == "none" else {"push_rule": push}),
-        }
-        (cache / f"edge-standard-second-house-way{suffix}.json").write_text(json.dumps(saved))
+        path = cache / f"edge-standard-second-house-way{suffix}.json"
+        path.write_text(json.dumps(saved_result(push)))
     for fn, args, fut in jobs:
         fut.set_result(fn(*args))  # the done callback stores the counts
     assert not worker._running
