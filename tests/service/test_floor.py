@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
+from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -24,18 +26,43 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.service.accounts.auth import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor import view as floor_read
-from paigow.service.floor.hold import table_ident
+from paigow.service.floor.hold import DEC, Z95, as_decimal, table_ident
 from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
 
 STANDARD = HouseWay.preset("standard")
+DEALS = 8_250_459_031_214_400
+"""Every deal of two seven-card hands from the 53 cards."""
+HOUSE_WAY_COUNTS = {  # docs/cli.md: `paigow edge [--variant NAME]`, standard house way, every deal
+    "none": (2_358_120_164_000_604, 3_427_552_624_666_108),
+    "queen-high-pai-gow": (2_231_196_776_738_748, 3_556_179_423_924_688),
+    "nine-high-low": (2_255_932_016_236_580, 3_532_017_836_392_976),
+}
+"""(win, push) of house way against house way under each push rule."""
+
+
+def saved_result(push: str = "none") -> dict[str, Any]:
+    """What ``paigow edge`` saves of the standard house way's exact counts under ``push``."""
+    win, pushes = HOUSE_WAY_COUNTS[push]
+    return {
+        "player": "house-way",
+        "deals": DEALS,
+        "win": win,
+        "push": pushes,
+        "loss": DEALS - win - pushes,
+        "house_way": STANDARD.to_dict(),
+        "wheel": "second",
+        "deck": 53,
+        **({} if push == "none" else {"push_rule": push}),
+    }
 
 
 @cache
@@ -381,7 +408,6 @@ def test_a_rigged_table_that_pays_the_house_twice_is_flagged(
 def test_the_theoretical_hold_of_a_preset_equals_the_exact_edge(fl_sqlite: Floor) -> None:
     from paigow.analysis import edge as E
     from paigow.analysis.runner import Runner, TableSpec
-    from paigow.commission import Commission
     from paigow.ranking import Wheel
 
     fl = fl_sqlite
@@ -573,23 +599,10 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
 ) -> None:
     """Issue 22, item 11: the exact edge ``paigow edge`` saved is on the floor at the first
     look, with no worker started (before: "computing" while a worker recounted it)."""
-    from math import comb
-
     cache = tmp_path / "cache"
     cache.mkdir()
     monkeypatch.setenv("PAIGOW_CACHE_DIR", str(cache))
-    deals = comb(53, 7) * comb(46, 7)
-    win, push = 2358120164000604, 3427552624666108  # the standard house way's exact counts
-    saved = {
-        "player": "house-way",
-        "deals": deals,
-        "win": win,
-        "push": push,
-        "loss": deals - win - push,
-        "house_way": STANDARD.to_dict(),
-        "wheel": "second",
-        "deck": 53,
-    }
+    saved = saved_result()
     path = cache / "edge-standard-second-house-way.json"
     # a result for another deck, or counts that do not add up, are not taken
     path.write_text(json.dumps({**saved, "deck": 52}))
@@ -630,3 +643,149 @@ def test_a_refused_wager_is_recorded_in_the_audit_log_on_both_back_ends(fl: Floo
         ]
         time.sleep(0.1)
     assert [(x["actor"], x["details"]["amount"]) for x in found] == [(p.username, 500)]
+
+
+# ------------------------------------------------------------------ each table's own push rule
+VARIANT_EDGES = {  # the README's exact figures
+    "indiana": ("none", Fraction(5, 100), None, "0.02721934"),
+    "ez": (
+        "queen-high-pai-gow",
+        Fraction(0),
+        Fraction(28985756726527, 1031307378901800),
+        "0.02810584",
+    ),
+    "commission-free": (
+        "nine-high-low",
+        Fraction(0),
+        Fraction(506316574383, 20221713311800),
+        "0.02503826",
+    ),
+}
+"""variant -> (push rule, commission, exact house edge where the README gives it, to 8 places)."""
+
+
+def _reference_edge(push: str, rate: Fraction) -> Fraction:
+    """The house's mean gain per unit wagered from the exact counts: loss - win (1 - rate)."""
+    win, pushes = HOUSE_WAY_COUNTS[push]
+    return Fraction(DEALS - win - pushes - win * (1 - rate), DEALS)
+
+
+def _cents(x: Fraction) -> int:
+    """An amount of money to the cent, half to even (as the floor rounds its decimals)."""
+    return round(x)
+
+
+def test_the_floors_background_hold_takes_each_tables_push_rule_and_commission(
+    fl: Floor, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21, end to end: an EZ table, a commission-free table and an Indiana table, played
+    before and after their exact edges are known. The floor hands each ruleset (house way,
+    wheel, push rule) to the background worker, whose computation reads the counts ``paigow
+    edge --variant`` saved for that push rule; the floor then holds each table to its own exact
+    edge at its own commission: its theoretical result (handle x edge) to the cent, its sigma
+    and bands, its chart. A push rule ignored anywhere on the way would give the EZ or
+    commission-free table the Indiana counts at 0%, and a different figure."""
+    from paigow.analysis import edge as E
+    from paigow.analysis.runner import TableSpec
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(cache))
+
+    def no_full_deck_run(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a full-deck computation in a test: no saved counts were found")
+
+    monkeypatch.setattr(TableSpec, "open", no_full_deck_run)
+    monkeypatch.setattr(E, "house_way_edge", no_full_deck_run)
+    # the background worker: this process's, fresh, its jobs kept until the test runs them
+    jobs: list[tuple[Any, tuple[Any, ...], Future[Any]]] = []
+
+    class Deferred:
+        def submit(self, fn: Any, *args: Any) -> Future[Any]:
+            fut: Future[Any] = Future()
+            jobs.append((fn, args, fut))
+            return fut
+
+    worker = edges.EdgeWorker()
+    monkeypatch.setattr(worker, "_executor", Deferred)
+    monkeypatch.setattr(edges, "_worker", worker)
+
+    # the reference figures agree with the README's
+    for push, rate, exact, text in VARIANT_EDGES.values():
+        want = _reference_edge(push, rate)
+        assert f"{as_decimal(want):.8f}" == text and exact in (None, want)
+    assert len({_reference_edge(p, r) for p, r, _, _ in VARIANT_EDGES.values()}) == 3
+
+    ids = {name: fl.table(seed_edge=False, name=name, variant=name) for name in VARIANT_EDGES}
+    seated = {name: fl.seat(tid, 3) for name, tid in ids.items()}
+    amounts = [500, 1250, 2000, 777, 10_000, 3333, 2500]
+    handle = dict.fromkeys(ids, 0)
+    handle_sq = dict.fromkeys(ids, 0)
+
+    def play_rounds(first: int, n: int) -> None:
+        for i in range(first, first + n):
+            for k, (name, tid) in enumerate(ids.items()):
+                wagers = {
+                    p: amounts[(i + j + k) % len(amounts)] for j, p in enumerate(seated[name])
+                }
+                fl.play(tid, wagers, seed=1000 * k + i)
+                handle[name] += sum(wagers.values())
+                handle_sq[name] += sum(w * w for w in wagers.values())
+
+    play_rounds(0, 4)  # the exact edges not known yet
+    view = fl.floor()
+    rows = {t["name"]: t for t in view["tables"]}
+    for name in ids:
+        assert rows[name]["theoretical"]["status"] == "computing", rows[name]["theoretical"]
+        assert rows[name]["push"] == VARIANT_EDGES[name][0]
+    # one job a ruleset, each with its table's push rule
+    asked = sorted(args[3] for _, args, _ in jobs)
+    assert asked == sorted(p for p, _, _, _ in VARIANT_EDGES.values())
+    assert all(fn is edges.compute_edge_counts for fn, _, _ in jobs)
+
+    # what `paigow edge --variant NAME` saves, then the worker's jobs run
+    for push in HOUSE_WAY_COUNTS:
+        suffix = "" if push == "none" else f"-{push}"
+        path = cache / f"edge-standard-second-house-way{suffix}.json"
+        path.write_text(json.dumps(saved_result(push)))
+    for fn, args, fut in jobs:
+        fut.set_result(fn(*args))  # the done callback stores the counts
+    assert not worker._running
+
+    play_rounds(4, 5)  # settled against the known edges
+    view = fl.floor()
+    rows = {t["name"]: t for t in view["tables"]}
+    cents = {}
+    for name, (push, rate, _, _) in VARIANT_EDGES.items():
+        row, edge = rows[name], _reference_edge(push, rate)
+        theo = row["theoretical"]
+        assert theo["status"] == "ready", theo
+        assert (row["push"], Commission(row["commission"]).rate) == (push, rate)
+        assert row["rounds"] == 9 and row["hands"] == 27
+        assert row["handle"] == handle[name]
+        # the theoretical hold is this table's exact edge, at its commission
+        assert Fraction(theo["house_way_hold"]["exact"]) == edge, (name, theo)
+        assert theo["house_way_hold"]["decimal"] == f"{as_decimal(edge):.8f}"
+        cents[name] = _cents(row["handle"] * edge)
+        shown = row["handle"] * Decimal(theo["house_way_hold"]["decimal"])
+        assert int(shown.quantize(Decimal(1))) == cents[name], (name, shown, cents[name])
+        # its spread and bands from the same counts
+        win, pushes = HOUSE_WAY_COUNTS[push]
+        p_win, p_loss = Fraction(win, DEALS), Fraction(DEALS - win - pushes, DEALS)
+        variance = p_loss + p_win * (1 - rate) ** 2 - edge * edge
+        sigma = as_decimal(variance).sqrt(DEC)
+        assert theo["sigma_per_hand"] == f"{sigma:.8f}"
+        half = Z95 * sigma * Decimal(handle_sq[name]).sqrt(DEC) / Decimal(handle[name])
+        lo, hi = (Decimal(x) for x in row["band_95"])
+        assert abs(lo - (as_decimal(edge) - half)) <= Decimal("1e-8"), (name, lo)
+        assert abs(hi - (as_decimal(edge) + half)) <= Decimal("1e-8"), (name, hi)
+        chart = fl.svc.op.ok(fl.svc.op.get(f"/api/admin/floor/tables/{ids[name]}/chart"))
+        assert chart["theoretical"] == theo["house_way_hold"]
+        assert chart["points"][-1]["handle"] == handle[name]
+        # at this handle, another table's push rule would be another figure, to the cent
+        for other in HOUSE_WAY_COUNTS.keys() - {push}:
+            assert _cents(row["handle"] * _reference_edge(other, rate)) != cents[name], other
+    # the push rule alone: EZ and commission-free at 0% against Indiana's counts at 0%
+    assert len({rows[n]["theoretical"]["house_way_hold"]["exact"] for n in ids}) == 3
+    assert not view["flagged"]
+    assert fl.svc.verify()["ok"]

@@ -8,81 +8,38 @@ in the narrator's words."""
 from __future__ import annotations
 
 import re
-import secrets
 import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
 from paigow.setting import all_settings
+from tests.web.walks import (
+    LAPTOP,
+    PHONE,
+    WAIT,
+    at_table,
+    foul_low,
+    hand_over_api,
+    house_low,
+    my_cards,
+    new_page,
+    pick,
+    player_page,
+    set_house_way,
+    set_over_api,
+    settled,
+    sit,
+    wager,
+    wager_over_api,
+    wait_ended,
+)
 
 pytestmark = pytest.mark.slow
 
-HW = HouseWay.preset("standard")
-WAIT = 20_000
-LAPTOP = {"width": 1366, "height": 768}
-PHONE = {"width": 375, "height": 812}
 FOUL_LOSES = "foul: loses"  # paigow.narrator.FOUL_LOSES (test 9 checks they agree)
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
-
-
-def foul_low(cards: list[str]) -> list[str] | None:
-    fouls = [s for s in all_settings(parse_cards(cards)) if s.is_foul]
-    return [c.code for c in fouls[0].low] if fouls else None
-
-
-def new_page(browser: Browser, viewport: dict[str, int]) -> Page:
-    return browser.new_context(viewport=viewport).new_page()
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def open_table(page: Page, url: str, table: int) -> None:
-    page.goto(url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
-
-
-def my_cards(page: Page) -> list[str]:
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    return [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
-
-
-def wager_over_api(api: Any, table: int, spot: int, amount: int = 1000) -> None:
-    api.call("POST", f"/api/tables/{table}/sit", {"spot": spot})
-    api.call(
-        "POST",
-        f"/api/tables/{table}/wager",
-        {"amount": amount, "idempotency_key": secrets.token_hex(8)},
-    )
-
-
-def hand_over_api(api: Any, table: int) -> list[str]:
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        hand = api.call("GET", f"/api/tables/{table}/hand", status=None)
-        if isinstance(hand, dict) and hand.get("cards"):
-            return list(hand["cards"])
-        time.sleep(0.05)
-    raise AssertionError("no cards dealt")
-
-
-def wait_ended(api: Any, table: int) -> None:
-    deadline = time.time() + 30
-    while time.time() < deadline and api.call("GET", f"/api/tables/{table}")["round"]:
-        time.sleep(0.05)
 
 
 def a_fouling_round(site: Any, table: int, spot: int) -> Any:
@@ -110,10 +67,7 @@ def test_1_the_wallet_hint_before_sitting_and_the_error_cleared_by_a_credit(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Empty wallet", min_wager=500)
-    name, password, _ = site.player(credit=0)
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, name, _ = at_table(site, browser, LAPTOP, table, credit=0)
     hint = page.locator("#wallet-hint")
     expect(hint).to_contain_text("Your wallet has $0.00", timeout=WAIT)
     expect(hint).to_contain_text("minimum wager is $5.00")
@@ -124,8 +78,7 @@ def test_1_the_wallet_hint_before_sitting_and_the_error_cleared_by_a_credit(
     site.credit(name, 10_000)  # the operator, elsewhere: the page learns it over the feed
     expect(msg).to_have_text("", timeout=WAIT)
     expect(hint).to_have_count(0)
-    page.click("#sit-3")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    sit(page, 3)
     shot(page)
     page.context.close()
 
@@ -145,10 +98,7 @@ def test_2_chips_count_from_zero_clear_the_bet_and_show_their_value(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Chips", min_wager=500, max_wager=100_000)
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, PHONE, table)
     page.click("#sit-1")
     amount = page.locator("#wager-amount")
     expect(amount).to_have_value("5.00", timeout=WAIT)  # the minimum, suggested
@@ -186,13 +136,9 @@ def test_3_the_starting_position_is_unlike_your_seat_and_the_last_round_reads_as
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Highlights")
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
-    page.click("#sit-2")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-    page.click("#wager-btn")
+    page, _, _ = at_table(site, browser, PHONE, table)
+    sit(page, 2)
+    wager(page)
     my_cards(page)
     start = page.locator("#felt .start")
     expect(start).to_have_count(1, timeout=WAIT)
@@ -209,11 +155,8 @@ def test_3_the_starting_position_is_unlike_your_seat_and_the_last_round_reads_as
     colour = re.search(r"rgba?\([^)]*\)", styles["start"])
     assert colour and colour.group(0) != styles["mine"], styles  # not the same gold frame
     assert styles["badge"], styles
-    cards = my_cards(page)
-    for code in house_low(cards):
-        page.click(f"#card-{code}")
-    page.click("#set-btn")
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_house_way(page, my_cards(page))
+    settled(page)
     # a newcomer opening the table now sees the last round as the last round
     newcomer = new_page(browser, LAPTOP)
     newcomer.goto(site.url + f"/#/table/{table}")
@@ -235,15 +178,11 @@ def test_4_leaving_mid_round_is_asked_and_the_spot_shows_the_hand_in_play(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Leaving", setting_time_ms=120_000)
-    name, password, _ = site.player()
     _, _, other = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
-    page.click("#sit-3")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    page, name, _ = at_table(site, browser, PHONE, table)
+    sit(page, 3)
     wager_over_api(other, table, 5)
-    page.click("#wager-btn")
+    wager(page)
     my_cards(page)
     page.click("#leave-btn")
     ask = page.locator("#leave-ask")
@@ -264,8 +203,8 @@ def test_4_leaving_mid_round_is_asked_and_the_spot_shows_the_hand_in_play(
     shot(page, "-left")
     # the table does not wait the setting time for the player who left
     started = time.time()
-    other.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand_over_api(other, table))})
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_over_api(other, table)
+    settled(page)
     assert time.time() - started < 20
     expect(page.locator("#my-result")).to_be_visible(timeout=WAIT)  # your result, still yours
     page.context.close()
@@ -276,16 +215,13 @@ def test_4_leaving_mid_round_is_asked_and_the_spot_shows_the_hand_in_play(
 
 def test_5_a_round_has_one_name_everywhere(site: Any, browser: Browser, shot: Any) -> None:
     table = site.table(name="Names")
-    name, password, api = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, api = at_table(site, browser, LAPTOP, table)
     wager_over_api(api, table, 4)
     expect(page.locator("#phase")).to_contain_text("Round 1:", timeout=WAIT)
     expect(page.locator("#log li").first).to_have_text(
         re.compile(r"^Round 1 opens: "), timeout=WAIT
     )
-    api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand_over_api(api, table))})
+    set_over_api(api, table)
     wait_ended(api, table)
     expect(page.locator("#results-title")).to_have_text("Results, round 1", timeout=WAIT)
     hexes = re.compile(r"round [0-9a-f]{8,}", re.I)
@@ -308,25 +244,18 @@ def test_5_a_round_has_one_name_everywhere(site: Any, browser: Browser, shot: An
 
 def test_6_waiting_names_who_is_still_setting(site: Any, browser: Browser, shot: Any) -> None:
     table = site.table(name="Who sets", setting_time_ms=120_000)
-    name, password, _ = site.player()
     other_name, _, other = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
-    page.click("#sit-1")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    page, _, _ = at_table(site, browser, LAPTOP, table)
+    sit(page, 1)
     wager_over_api(other, table, 6)
-    page.click("#wager-btn")
-    cards = my_cards(page)
-    for code in house_low(cards):
-        page.click(f"#card-{code}")
-    page.click("#set-btn")
+    wager(page)
+    set_house_way(page, my_cards(page))
     line = page.locator("#my-set-line")
     expect(line).to_contain_text(f"waiting for spot 6 ({other_name}) to set", timeout=WAIT)
     expect(line).not_to_contain_text("dealer")
     shot(page)
-    other.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand_over_api(other, table))})
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_over_api(other, table)
+    settled(page)
     expect(line).not_to_contain_text("waiting")
     page.context.close()
 
@@ -363,10 +292,7 @@ def test_7_the_practice_table_says_it_takes_real_money_and_its_ev_fits_a_phone(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Practice money", mode="practice")
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, PHONE, table)
     expect(page.locator("#posted-money")).to_contain_text("real money from your wallet")
     page.click("#sit-2")
     note = page.locator("#practice-money")
@@ -401,9 +327,7 @@ def test_8_recall_shows_the_step_its_counter_names_and_a_loss_with_its_amount(
 ) -> None:
     table = site.table(name="Recall phone")
     a_fouling_round(site, table, 2)
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
+    page, _, _ = player_page(site, browser, PHONE)
     page.goto(site.url + f"/#/recall/{table}")
     page.locator("#rounds button").last.click()
     page.click("#step-last")
@@ -432,23 +356,17 @@ def test_9_a_foul_reads_in_the_narrators_words(site: Any, browser: Browser, shot
 
     assert getattr(narrator, "FOUL_LOSES", None) == FOUL_LOSES
     table = site.table(name="Foul words")
-    name, password, _ = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, LAPTOP, table)
     page.click("#sit-3")
     for _ in range(10):
-        expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-        page.fill("#wager-amount", "5")
-        page.click("#wager-btn")
+        wager(page, "5")
         cards = my_cards(page)
         low = foul_low(cards)
-        for code in low or house_low(cards):
-            page.click(f"#card-{code}")
+        pick(page, low or house_low(cards))
         page.click("#set-btn")
         if low:
             page.click("#confirm-foul")
-        expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+        settled(page)
         if low:
             break
     else:

@@ -13,14 +13,22 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
-from paigow.setting import all_settings
+from tests.web.walks import (
+    WAIT,
+    felt_problems,
+    foul_asked,
+    my_cards,
+    open_table,
+    player_page,
+    set_house_way,
+    set_over_api,
+    settled,
+    sit,
+    wager_over_api,
+)
 
 pytestmark = pytest.mark.slow
 
-HW = HouseWay.preset("standard")
-WAIT = 20_000
 SIZES = [
     pytest.param({"width": 1366, "height": 768}, "casino", id="1366x768"),
     pytest.param({"width": 375, "height": 812}, "casino", id="375x812"),
@@ -106,54 +114,6 @@ ONE_SCREEN_JS = """(selectors) => {
   return out;
 }"""
 
-# the felt's own rules (as tests/web/test_table.py checks them): every box inside the felt, none
-# over another, every card and chip inside its spot
-FELT_JS = """async () => {
-  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
-  const problems = [];
-  const felt = document.getElementById('felt');
-  const f = felt.getBoundingClientRect();
-  const cs = getComputedStyle(felt);
-  const inner = { left: f.left + parseFloat(cs.borderLeftWidth), right: f.right - parseFloat(cs.borderRightWidth),
-                  top: f.top + parseFloat(cs.borderTopWidth), bottom: f.bottom - parseFloat(cs.borderBottomWidth) };
-  const inside = (r, o) => r.left >= o.left - 0.5 && r.right <= o.right + 0.5 && r.top >= o.top - 0.5 && r.bottom <= o.bottom + 0.5;
-  const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
-  const name = (el) => el.id || el.dataset.card || el.className;
-  const boxes = [...felt.querySelectorAll('.spot, .dealer, #dice-shown')];
-  boxes.forEach((b, i) => {
-    const r = b.getBoundingClientRect();
-    if (!inside(r, inner)) problems.push(`${name(b)} outside the felt`);
-    boxes.slice(i + 1).forEach((o) => { if (overlap(r, o.getBoundingClientRect())) problems.push(`${name(b)} over ${name(o)}`); });
-  });
-  for (const el of felt.querySelectorAll('.card, .chip')) {
-    const box = el.closest('.spot, .dealer');
-    if (!box || !inside(el.getBoundingClientRect(), box.getBoundingClientRect())) problems.push(`${name(el)} outside its box`);
-  }
-  const mine = [...document.querySelectorAll('#my-cards .card, #my-setting .card')];
-  mine.forEach((c, i) => mine.slice(i + 1).forEach((o) => {
-    if (overlap(c.getBoundingClientRect(), o.getBoundingClientRect())) problems.push(`your ${name(c)} over ${name(o)}`);
-  }));
-  return problems;
-}"""
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def my_cards(page: Page) -> list[str]:
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    return [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
-
 
 def off_screen(page: Page, selectors: list[str]) -> list[str]:
     """The selectors whose element is missing or not wholly inside the window, and the page's
@@ -192,9 +152,8 @@ def test_every_phase_fits_one_screen(
         **({"side_wagers": SIDE_OFFERS} if mode == "side" else {}),
         **({"dragon": True} if mode == "dragon" else {}),
     )
-    name, password, _ = site.player()
     _, _, other = site.player()
-    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
+    page, _, _ = player_page(site, browser, size, reduced_motion="reduce")
     tag = f"-{size['width']}x{size['height']}" + ("" if mode == "casino" else f"-{mode}")
     found: dict[str, list[str]] = {}
 
@@ -202,24 +161,15 @@ def test_every_phase_fits_one_screen(
         page.wait_for_timeout(150)
         extra = {"practice": PRACTICE, "side": SIDE, "dragon": DRAGON}.get(mode, {}).get(phase, [])
         problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
-        problems += page.evaluate(FELT_JS)
+        problems += felt_problems(page, "#my-cards .card, #my-setting .card", whole_page=False)
         if problems:
             found[phase] = problems
         shot(page, f"{tag}-{phase}")
 
-    log_in(page, site.url, name, password)
-    page.goto(site.url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
-    page.click("#sit-2")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    open_table(page, site.url, table)
+    sit(page, 2)
     check("seated")
-    other.call("POST", f"/api/tables/{table}/sit", {"spot": 5})
-    other.call(
-        "POST",
-        f"/api/tables/{table}/wager",
-        {"amount": 2_500, "idempotency_key": secrets.token_hex(8)}
-        | ({"side": {"fortune": 500}} if mode == "side" else {}),
-    )
+    wager_over_api(other, table, 5, 2_500, **({"side": {"fortune": 500}} if mode == "side" else {}))
     expect(page.locator("#countdown")).to_contain_text("Betting closes in", timeout=WAIT)
     page.click("#add-10000")
     check("betting")
@@ -246,27 +196,12 @@ def test_every_phase_fits_one_screen(
         expect(page.locator("#dragon-offer")).to_have_count(0, timeout=WAIT)
         expect(page.locator("#dragon-state")).to_contain_text("(you) wagers $50.00", timeout=WAIT)
     check("setting")
-    fouls = [s for s in all_settings(parse_cards(cards)) if s.is_foul]
-    if fouls:
-        for c in fouls[0].low:
-            page.click(f"#card-{c.code}")
-        expect(page.locator("#foul-warning")).to_be_visible(timeout=WAIT)
-        page.click("#set-btn")
-        expect(page.locator("#foul-confirm")).to_be_visible()
-        check("foul")
-        page.click("#cancel-foul")
-        for c in fouls[0].low:
-            page.click(f"#card-{c.code}")
-        expect(page.locator("#low-slots .card")).to_have_count(0)
-    for code in house_low(cards):
-        page.click(f"#card-{code}")
-    expect(page.locator("#set-btn")).to_be_enabled()
-    page.click("#set-btn")
+    foul_asked(page, cards, lambda: check("foul"))
+    set_house_way(page, cards)
     expect(page.locator("#my-set-line")).to_contain_text("waiting for spot 5", timeout=WAIT)
     check("waiting")
-    hand = other.call("GET", f"/api/tables/{table}/hand")
-    other.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_over_api(other, table)
+    settled(page)
     expect(page.locator("#my-result")).to_be_visible(timeout=WAIT)
     expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
     if mode == "dragon":

@@ -23,26 +23,37 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
-from paigow.setting import all_settings
+from tests.web.walks import (
+    LAPTOP,
+    PHONE,
+    WAIT,
+    at_table,
+    felt_problems,
+    foul_asked,
+    house_low,
+    log_in,
+    my_cards,
+    new_page,
+    open_table,
+    pick,
+    play_round_over_api,
+    player_page,
+    set_house_way,
+    set_over_api,
+    settled,
+    sit,
+    wager,
+    wager_over_api,
+)
 
 pytestmark = pytest.mark.slow
 
-HW = HouseWay.preset("standard")
-WAIT = 20_000
 ROOT = Path(__file__).resolve().parents[2]
-LAPTOP = {"width": 1366, "height": 768}
-PHONE = {"width": 375, "height": 812}
 WIDTHS = [pytest.param(LAPTOP, id="1366"), pytest.param(PHONE, id="375")]
 RANK = {"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 SUIT = {"s": 0, "h": 1, "d": 2, "c": 3}
 
 # ------------------------------------------------------------------------------- helpers
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
 
 
 def sorted_like_a_player(cards: list[str]) -> list[str]:
@@ -54,105 +65,6 @@ def sorted_like_a_player(cards: list[str]) -> list[str]:
         return (-(RANK.get(c[0].upper()) or int(c[0])), SUIT[c[1].lower()])
 
     return sorted(cards, key=key)
-
-
-def new_page(browser: Browser, viewport: dict[str, int]) -> Page:
-    context = browser.new_context(viewport=viewport)
-    return context.new_page()
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def open_table(page: Page, url: str, table: int) -> None:
-    page.goto(url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
-
-
-def wager(page: Page, dollars: str) -> None:
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-    page.fill("#wager-amount", dollars)
-    page.click("#wager-btn")
-
-
-def my_cards(page: Page) -> list[str]:
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    return [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
-
-
-def set_house_way(page: Page, cards: list[str]) -> None:
-    for code in house_low(cards):
-        page.click(f"#my-cards button[data-card='{code}']")
-    expect(page.locator("#set-btn")).to_be_enabled()
-    page.click("#set-btn")
-
-
-def settled(page: Page) -> None:
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
-
-
-def play_round_over_api(api: Any, table: int, spot: int, amount: int = 1000) -> dict[str, Any]:
-    """A whole round for one player through the API (house-way setting); its hand."""
-    api.call("POST", f"/api/tables/{table}/sit", {"spot": spot})
-    api.call(
-        "POST",
-        f"/api/tables/{table}/wager",
-        {"amount": amount, "idempotency_key": secrets.token_hex(8)},
-    )
-    deadline = time.time() + 30
-    hand: Any = None
-    while time.time() < deadline:
-        hand = api.call("GET", f"/api/tables/{table}/hand", status=None)
-        if isinstance(hand, dict) and hand.get("cards"):
-            break
-        time.sleep(0.05)
-    assert hand and hand["cards"], hand
-    api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
-    while time.time() < deadline and api.call("GET", f"/api/tables/{table}")["round"]:
-        time.sleep(0.05)
-    return dict(hand)
-
-
-LAYOUT_JS = """async () => {
-  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
-  const problems = [];
-  const felt = document.getElementById('felt');
-  if (!felt) return ['no felt'];
-  const f = felt.getBoundingClientRect();
-  const cs = getComputedStyle(felt);
-  const inner = { left: f.left + parseFloat(cs.borderLeftWidth), right: f.right - parseFloat(cs.borderRightWidth),
-                  top: f.top + parseFloat(cs.borderTopWidth), bottom: f.bottom - parseFloat(cs.borderBottomWidth) };
-  const inside = (r, o) => r.left >= o.left - 0.5 && r.right <= o.right + 0.5 && r.top >= o.top - 0.5 && r.bottom <= o.bottom + 0.5;
-  const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
-  const name = (el) => el.id || el.dataset.card || el.className;
-  const boxes = [...felt.querySelectorAll('.spot, .dealer, #dice-shown')];
-  boxes.forEach((b, i) => {
-    const r = b.getBoundingClientRect();
-    if (!inside(r, inner)) problems.push(`${name(b)} outside the felt`);
-    boxes.slice(i + 1).forEach((o) => { if (overlap(r, o.getBoundingClientRect())) problems.push(`${name(b)} over ${name(o)}`); });
-  });
-  for (const el of felt.querySelectorAll('.card, .chip')) {
-    const box = el.closest('.spot, .dealer');
-    const r = el.getBoundingClientRect();
-    if (!box || !inside(r, box.getBoundingClientRect())) problems.push(`${name(el)} outside its box`);
-  }
-  const mine = [...document.querySelectorAll('#my-cards .card')];
-  mine.forEach((c, i) => mine.slice(i + 1).forEach((o) => {
-    if (overlap(c.getBoundingClientRect(), o.getBoundingClientRect())) problems.push(`your ${name(c)} over ${name(o)}`);
-  }));
-  if (document.documentElement.scrollWidth > window.innerWidth) problems.push(`page ${document.documentElement.scrollWidth} px wide`);
-  return problems;
-}"""
-
-
-def layout_problems(page: Page) -> list[str]:
-    return list(page.evaluate(LAYOUT_JS))
 
 
 def axe_problems(page: Page) -> list[str]:
@@ -185,9 +97,7 @@ def test_1_phone_lobby_cards_table_fits_and_the_view_brings_the_cards(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Phone")
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
+    page, _, _ = player_page(site, browser, PHONE)
     link = page.locator(f"#open-table-{table}")
     expect(link).to_be_visible(timeout=WAIT)
     box = link.bounding_box()
@@ -212,7 +122,7 @@ def test_1_phone_lobby_cards_table_fits_and_the_view_brings_the_cards(
     my_cards(page)
     page.wait_for_timeout(800)  # the smooth scroll
     assert in_view(page, "#my-cards"), "the dealt cards are not brought into view"
-    assert layout_problems(page) == []
+    assert felt_problems(page) == []
     shot(page, "-setting")
     set_house_way(page, my_cards(page))
     settled(page)
@@ -237,10 +147,7 @@ def test_2_a_new_occupant_does_not_inherit_the_last_round(
 ) -> None:
     table = site.table(name="Occupants")
     _, _, a = site.player()
-    b_name, b_password, _ = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, b_name, b_password)
-    open_table(page, site.url, table)
+    page, b_name, _ = at_table(site, browser, LAPTOP, table)
     play_round_over_api(a, table, 3)
     # the last result stays on A's spot while A sits there
     expect(page.locator("#spot-3 .chip")).to_have_count(1, timeout=WAIT)
@@ -267,10 +174,7 @@ def test_2_a_new_occupant_does_not_inherit_the_last_round(
 
 def test_3_after_settlement_the_status_says_settled(site: Any, browser: Browser) -> None:
     table = site.table(name="Status")
-    name, password, api = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, api = at_table(site, browser, LAPTOP, table)
     expect(page.locator("#phase")).to_contain_text("Waiting for the first wager")
     play_round_over_api(api, table, 1)
     expect(page.locator("#phase")).to_contain_text("settled", timeout=WAIT)
@@ -281,12 +185,7 @@ def test_3_after_settlement_the_status_says_settled(site: Any, browser: Browser)
     expect(page.locator("#phase")).to_contain_text("settled")
     # the last result stays until the next round opens, then the table clears
     _, _, other = site.player()
-    other.call("POST", f"/api/tables/{table}/sit", {"spot": 4})
-    other.call(
-        "POST",
-        f"/api/tables/{table}/wager",
-        {"amount": 500, "idempotency_key": secrets.token_hex(8)},
-    )
+    wager_over_api(other, table, 4, 500)
     expect(page.locator("#phase")).to_contain_text("Round 2: Betting is open", timeout=WAIT)
     expect(page.locator("#result-1")).to_have_count(0)
     expect(page.locator("#dealer .card")).to_have_count(0)
@@ -302,10 +201,7 @@ def test_4_the_wallet_never_shows_a_win_as_two_identical_payments(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Wallet")
-    name, password, api = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, api = at_table(site, browser, LAPTOP, table)
     for _ in range(15):  # a win comes in 15 rounds but for about 1 time in 200
         play_round_over_api(api, table, 2)
         expect(page.locator("#result-2")).to_be_visible(timeout=WAIT)
@@ -333,10 +229,7 @@ def test_4_the_wallet_never_shows_a_win_as_two_identical_payments(
 
 def test_5_errors_in_the_players_words_and_dollars(site: Any, browser: Browser, shot: Any) -> None:
     table = site.table(name="Errors", min_wager=500, max_wager=10_000)
-    name, password, _ = site.player(credit=0)
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, name, _ = at_table(site, browser, LAPTOP, table, credit=0)
     page.click("#sit-4")  # an empty wallet cannot take a seat (issue 9's doors)
     msg = page.locator("#status-msg")
     expect(msg).to_have_text(
@@ -397,15 +290,11 @@ def test_6_the_operator_works_in_dollars(site: Any, browser: Browser, shot: Any)
 
 def test_7_the_header_balance_follows_the_wallet(site: Any, browser: Browser) -> None:
     table = site.table(name="Balance")
-    name, password, api = site.player(credit=5_000)
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, name, api = at_table(site, browser, LAPTOP, table, credit=5_000)
     expect(page.locator("#balance")).to_have_text("$50.00")
     site.credit(name, 12_345)  # the operator, elsewhere
     expect(page.locator("#balance")).to_have_text("$173.45", timeout=WAIT)
-    hand = play_round_over_api(api, table, 5, amount=1_000)
-    assert hand["cards"]
+    assert len(play_round_over_api(api, table, 5, amount=1_000)) == 7
     final = api.call("GET", "/api/me")["balance"]
     expect(page.locator("#balance")).to_have_attribute("data-cents", str(final), timeout=WAIT)
     page.context.close()
@@ -418,10 +307,7 @@ def test_8_sorted_cards_countdown_in_view_and_the_wager_remembered(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Sorted")
-    name, password, _ = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, LAPTOP, table)
     page.click("#sit-1")
     expect(page.locator("#wager-amount")).to_have_value("5.00", timeout=WAIT)
     page.click("#add-500")
@@ -459,8 +345,7 @@ def test_8_sorted_cards_countdown_in_view_and_the_wager_remembered(
     assert in_view(page, "#countdown")
     page.evaluate("window.scrollTo(0, 0)")
     # both hands named as soon as two cards are low
-    for code in house_low(cards):
-        page.click(f"#card-{code}")
+    pick(page, house_low(cards))
     expect(page.locator("#high-name")).not_to_have_text(re.compile(r"^(…)?$"), timeout=WAIT)
     expect(page.locator("#low-name")).not_to_have_text(re.compile(r"^(…)?$"))
     shot(page, "-setting")
@@ -479,10 +364,7 @@ def test_9_practice_ev_shows_progress_at_once_and_reads_well(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Practice EV", mode="practice")
-    name, password, _ = site.player()
-    page = new_page(browser, LAPTOP)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, LAPTOP, table)
     page.click("#sit-2")
     wager(page, "5")
     my_cards(page)
@@ -548,31 +430,22 @@ def test_11_no_empty_hand_box_and_nothing_outside_the_felt(
     site: Any, browser: Browser, shot: Any, viewport: dict[str, int]
 ) -> None:
     table = site.table(name="Layout")
-    players = [site.player() for _ in range(2)]
-    other = players[1][2]
-    page = new_page(browser, viewport)
-    log_in(page, site.url, players[0][0], players[0][1])
-    open_table(page, site.url, table)
+    _, _, other = site.player()
+    page, _, _ = at_table(site, browser, viewport, table)
     expect(page.locator("#hand-panel")).to_be_hidden()
-    assert layout_problems(page) == []
+    assert felt_problems(page) == []
     page.click("#sit-1")
-    other.call("POST", f"/api/tables/{table}/sit", {"spot": 6})
-    other.call(
-        "POST",
-        f"/api/tables/{table}/wager",
-        {"amount": 100_000, "idempotency_key": secrets.token_hex(8)},
-    )
+    wager_over_api(other, table, 6, 100_000)
     wager(page, "1000")
     cards = my_cards(page)
     expect(page.locator("#spot-6 .card.back")).to_have_count(7, timeout=WAIT)
-    assert layout_problems(page) == []
+    assert felt_problems(page) == []
     shot(page, f"-{viewport['width']}-setting")
-    hand = other.call("GET", f"/api/tables/{table}/hand")
-    other.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
+    set_over_api(other, table)
     set_house_way(page, cards)
     settled(page)
     expect(page.locator("#dealer-hand .card")).to_have_count(7)
-    assert layout_problems(page) == []
+    assert felt_problems(page) == []
     shot(page, f"-{viewport['width']}-settled")
     page.context.close()
 
@@ -605,24 +478,12 @@ def test_axe_finds_no_serious_violation_on_any_page_or_phase(
     check("lobby")
     open_table(page, site.url, table)
     check("table, watching")
-    page.click("#sit-3")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+    sit(page, 3)
     check("table, betting")
     wager(page, "5")
     cards = my_cards(page)
     check("table, setting")
-    fouls = [x for x in all_settings(parse_cards(cards)) if x.is_foul]
-    if fouls:
-        for c in fouls[0].low:
-            page.click(f"#card-{c.code}")
-        expect(page.locator("#foul-warning")).to_be_visible(timeout=WAIT)
-        page.click("#set-btn")
-        expect(page.locator("#foul-confirm")).to_be_visible()
-        check("table, foul confirmation")
-        page.click("#cancel-foul")
-        for c in fouls[0].low:
-            page.click(f"#card-{c.code}")
-        expect(page.locator("#low-slots .card")).to_have_count(0)
+    foul_asked(page, cards, lambda: check("table, foul confirmation"))
     page.click("#hint-btn")
     expect(page.locator("#use-hint")).to_be_visible(timeout=WAIT)
     check("table, practice hint")
@@ -649,10 +510,7 @@ def test_a_hand_not_set_in_time_is_set_by_the_house_way_and_leaving_frees_the_sp
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Timeout", setting_time_ms=4_000)
-    name, password, _ = site.player()
-    page = new_page(browser, PHONE)
-    log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    page, _, _ = at_table(site, browser, PHONE, table)
     page.click("#sit-5")
     wager(page, "5")
     my_cards(page)

@@ -36,6 +36,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.service.books.account_sets import AccountSet
 from paigow.service.books.meters import METER as METER
 from paigow.service.books.meters import SEED as SEED
 from paigow.service.books.meters import SHARES as SHARES
@@ -80,37 +81,33 @@ def wallet(username: str) -> str:
 
 
 @dataclass(frozen=True)
-class TableAccounts:
-    """The house's accounts at one table.
+class TableAccounts(AccountSet[int]):
+    """The house's accounts at one table (``TableAccounts.of(table_id)``).
 
     >>> TableAccounts.of(7).wagers
     'wagers-in-play:table-7'
     """
 
+    KINDS = TABLE_KINDS
+    PATTERN = "{kind}:table-{key}"
     wagers: str
     win: str
     commission: str
 
-    @classmethod
-    def of(cls, table_id: int) -> TableAccounts:
-        return cls(*(f"{kind}:table-{table_id}" for kind in TABLE_KINDS))
-
 
 @dataclass(frozen=True)
-class SideAccounts:
-    """The house's side-wager accounts at one table.
+class SideAccounts(AccountSet[int]):
+    """The house's side-wager accounts at one table (``SideAccounts.of(table_id)``).
 
     >>> SideAccounts.of(7).envy
     'house:envy:table-7'
     """
 
+    KINDS = SIDE_KINDS
+    PATTERN = "{kind}:table-{key}"
     wagers: str
     win: str
     envy: str
-
-    @classmethod
-    def of(cls, table_id: int) -> SideAccounts:
-        return cls(*(f"{kind}:table-{table_id}" for kind in SIDE_KINDS))
 
 
 def kind_of(account: str) -> str:
@@ -128,13 +125,9 @@ def kind_of(account: str) -> str:
 
 def open_table_accounts(session: Session, table_id: int, side: bool = False) -> TableAccounts:
     """Open a new table's accounts (``side``: its side wagers' too)."""
-    accounts = TableAccounts.of(table_id)
-    names = [accounts.wagers, accounts.win, accounts.commission]
+    accounts = TableAccounts.of(table_id).open(session)
     if side:
-        s = SideAccounts.of(table_id)
-        names += [s.wagers, s.win, s.envy]
-    for name in names:
-        session.add(Account(name=name, kind="system", user_id=None, balance=0))
+        SideAccounts.of(table_id).open(session)
     return accounts
 
 

@@ -20,8 +20,8 @@ from typing import Final
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.service.books.account_sets import AccountSet, open_system_account
 from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
-from paigow.service.store.db import Account
 
 METER: Final = "progressive:meter"
 SEED: Final = "progressive:seed"
@@ -36,29 +36,25 @@ def shares_account(table_id: int) -> str:
 
 
 @dataclass(frozen=True)
-class BankAccounts:
-    """A progressive bank's accounts: its meter's base (a liability) and the house's seed."""
+class BankAccounts(AccountSet[str]):
+    """A progressive bank's accounts: its meter's base (a liability) and the house's seed
+    (``BankAccounts.of(bank)``)."""
 
+    KINDS = (METER, SEED)
+    PATTERN = "{kind}:{key}"
     meter: str
     seed: str
-
-    @classmethod
-    def of(cls, bank: str) -> BankAccounts:
-        return cls(f"{METER}:{bank}", f"{SEED}:{bank}")
 
 
 def open_bank_accounts(session: Session, bank: str) -> BankAccounts:
     """Open a new progressive bank's accounts."""
-    accounts = BankAccounts.of(bank)
-    for name in (accounts.meter, accounts.seed):
-        session.add(Account(name=name, kind="system", user_id=None, balance=0))
-    return accounts
+    return BankAccounts.of(bank).open(session)
 
 
 def open_shares_account(session: Session, table_id: int) -> str:
     """Open the account of a new table's shares of its progressive banks' meters."""
     name = shares_account(table_id)
-    session.add(Account(name=name, kind="system", user_id=None, balance=0))
+    open_system_account(session, name)
     return name
 
 
