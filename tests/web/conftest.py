@@ -15,6 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.web.walks import OPERATOR
+
 os.environ.setdefault("PAIGOW_ARGON2_MEMORY_KIB", "1024")
 os.environ.setdefault("PAIGOW_ARGON2_TIME_COST", "1")
 for _proxy in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
@@ -24,7 +26,6 @@ os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-OPERATOR = ("boss", "operator-password")
 
 
 @pytest.fixture(scope="session")

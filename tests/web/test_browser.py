@@ -6,7 +6,6 @@ screenshot in ``artifacts/screenshots``."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,48 +13,24 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
-from paigow.setting import Setting, all_settings
+from paigow.setting import Setting
+from tests.web.walks import (
+    WAIT,
+    as_operator,
+    foul_low,
+    house_low,
+    log_in,
+    my_cards,
+    new_page,
+    open_from_lobby,
+    pick,
+    play_round_over_api,
+    set_house_way,
+    sit,
+    wager,
+)
 
 pytestmark = pytest.mark.slow
-
-HW = HouseWay.preset("standard")
-WAIT = 20_000
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
-
-
-def foul_low(cards: list[str]) -> list[str] | None:
-    fouls = [s for s in all_settings(parse_cards(cards)) if s.is_foul]
-    return [c.code for c in fouls[0].low] if fouls else None
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def open_table(page: Page, table: int) -> None:
-    page.click(f"#open-table-{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
-
-
-def sit_and_wager(page: Page, spot: int, dollars: str) -> None:
-    page.click(f"#sit-{spot}")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-    page.fill("#wager-amount", dollars)
-    page.click("#wager-btn")
-
-
-def my_cards(page: Page) -> list[str]:
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    return [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
 
 
 def result_of(page: Page, spot: int) -> dict[str, Any]:
@@ -87,10 +62,11 @@ def test_register_login_sit_wager_set_and_check_the_ledger(
     expect(row).to_contain_text("5%")
     expect(row).to_contain_text("$5.00 – $500.00")
     expect(row).to_contain_text("three dice")
-    open_table(page, table)
+    open_from_lobby(page, table)
     expect(page.locator("#posted-commission")).to_contain_text("5%")
     expect(page.locator("#posted-limits")).to_contain_text("$5.00 – $500.00")
-    sit_and_wager(page, 2, "15")
+    sit(page, 2)
+    wager(page, "15")
     cards = my_cards(page)
     expect(page.locator("#dice-shown")).to_be_visible()
     expect(page.locator("#count")).to_contain_text("first packet to")
@@ -123,25 +99,20 @@ def test_a_foul_is_warned_and_if_confirmed_loses(site: Any, page: Page, shot: An
     table = site.table(name="Fouls")
     name, password, api = site.player()
     log_in(page, site.url, name, password)
-    open_table(page, table)
-    page.click("#sit-3")
+    open_from_lobby(page, table)
+    sit(page, 3)
     for _ in range(4):
-        expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-        page.fill("#wager-amount", "10")
-        page.click("#wager-btn")
+        wager(page, "10")
         cards = my_cards(page)
         low = foul_low(cards)
         if low is not None:
             break
-        for code in house_low(cards):  # no foul possible (very rare): play this round out
-            page.click(f"#my-cards button[data-card='{code}']")
-        page.click("#set-btn")
+        set_house_way(page, cards)  # no foul possible (very rare): play this round out
         result_of(page, 3)
     else:
         pytest.skip("no hand with a foul setting in four rounds")
     before = api.call("GET", "/api/me")["balance"]
-    for code in low:
-        page.click(f"#my-cards button[data-card='{code}']")
+    pick(page, low)
     warning = page.locator("#foul-warning")
     expect(warning).to_be_visible(timeout=WAIT)
     expect(warning).to_contain_text("loses")
@@ -164,16 +135,13 @@ def test_two_players_see_only_their_own_cards_until_the_showdown(
     pages = []
     for spot, width in ((1, 1280), (6, 375)):
         name, password, _ = site.player()
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        page = context.new_page()
+        page = new_page(browser, {"width": width, "height": 900})
         log_in(page, site.url, name, password)
-        open_table(page, table)
-        page.click(f"#sit-{spot}")
-        expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
+        open_from_lobby(page, table)
+        sit(page, spot)
         pages.append((spot, page))
     for _, page in pages:
-        page.fill("#wager-amount", "5")
-        page.click("#wager-btn")
+        wager(page, "5")
     hands = {spot: my_cards(page) for spot, page in pages}
     assert not set(hands[1]) & set(hands[6])
     (a_spot, a), (b_spot, b) = pages
@@ -186,17 +154,13 @@ def test_two_players_see_only_their_own_cards_until_the_showdown(
     # the phone-width page fits its width
     assert b.evaluate("document.documentElement.scrollWidth") <= 376
     # A sets; B still sees A's cards face down
-    for code in house_low(hands[a_spot]):
-        a.click(f"#my-cards button[data-card='{code}']")
-    a.click("#set-btn")
+    set_house_way(a, hands[a_spot])
     expect(a.locator("#my-setting")).to_be_visible(timeout=WAIT)
     expect(b.locator(f"#spot-{a_spot}")).to_contain_text("set", timeout=WAIT)
     for code in hands[a_spot]:
         expect(b.locator(f"[data-card='{code}']")).to_have_count(0)
     shot(b, "-before-showdown")
-    for code in house_low(hands[b_spot]):
-        b.click(f"#my-cards button[data-card='{code}']")
-    b.click("#set-btn")
+    set_house_way(b, hands[b_spot])
     # the showdown: every setting is public
     for _, page in pages:
         result_of(page, a_spot)
@@ -218,9 +182,10 @@ def test_a_practice_table_shows_hints_and_a_casino_table_does_not(
     casino = site.table(name="Casino", mode="casino")
     name, password, api = site.player()
     log_in(page, site.url, name, password)
-    open_table(page, practice)
+    open_from_lobby(page, practice)
     expect(page.locator("#posted-mode")).to_have_text("Practice table")
-    sit_and_wager(page, 4, "5")
+    sit(page, 4)
+    wager(page, "5")
     cards = my_cards(page)
     page.click("#hint-btn")
     hint = page.locator("#hint")
@@ -243,9 +208,10 @@ def test_a_practice_table_shows_hints_and_a_casino_table_does_not(
     result_of(page, 4)
     # the casino table: no hint, no EV, on the page or from the API
     page.goto(site.url + "/#/lobby")
-    open_table(page, casino)
+    open_from_lobby(page, casino)
     expect(page.locator("#posted-mode")).to_have_text("Casino table")
-    sit_and_wager(page, 4, "5")
+    sit(page, 4)
+    wager(page, "5")
     my_cards(page)
     expect(page.locator("#practice")).to_have_count(0)
     expect(page.locator("#hint-btn")).to_have_count(0)
@@ -258,19 +224,7 @@ def test_a_practice_table_shows_hints_and_a_casino_table_does_not(
 def test_recall_replays_a_round(site: Any, page: Page, shot: Any) -> None:
     table = site.table(name="Recall")
     name, password, api = site.player()
-    api.call("POST", f"/api/tables/{table}/sit", {"spot": 5})
-    api.call("POST", f"/api/tables/{table}/wager", {"amount": 700, "idempotency_key": "r1"})
-    deadline = time.time() + 20
-    hand = None
-    while time.time() < deadline:
-        hand = api.call("GET", f"/api/tables/{table}/hand", status=None)
-        if isinstance(hand, dict) and hand.get("cards"):
-            break
-        time.sleep(0.05)
-    assert hand and hand["cards"]
-    api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
-    while time.time() < deadline and api.call("GET", f"/api/tables/{table}")["round"]:
-        time.sleep(0.05)
+    play_round_over_api(api, table, 5, 700)
     log_in(page, site.url, name, password)
     page.goto(site.url + f"/#/recall/{table}")
     page.click("#round-1")
@@ -294,8 +248,7 @@ def test_recall_replays_a_round(site: Any, page: Page, shot: Any) -> None:
 
 def test_the_operator_page(site: Any, page: Page, shot: Any) -> None:
     name, _, api = site.player(credit=0)
-    log_in(page, site.url, "boss", "operator-password")
-    page.goto(site.url + "/#/operator")
+    as_operator(page, site.url)
     page.fill("#t-name", "Opened in the browser")
     page.fill("#t-commission", "4%")
     page.select_option("#t-mode", "practice")

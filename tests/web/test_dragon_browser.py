@@ -10,50 +10,27 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
+from tests.web.walks import (
+    LAPTOP,
+    SIZES,
+    WAIT,
+    as_operator,
+    axe_problems,
+    log_in,
+    my_cards,
+    new_page,
+    note,
+    open_table,
+    phase_check,
+    set_house_way,
+    settled,
+    sit,
+    wager,
+)
 
 pytestmark = pytest.mark.slow
-
-WAIT = 20_000
-SIZES = [
-    pytest.param({"width": 1366, "height": 768}, id="1366x768"),
-    pytest.param({"width": 375, "height": 812}, id="375x812"),
-]
-IN_VIEW_JS = """(sel) => { const el = document.querySelector(sel); if (!el) return `${sel} missing`;
-  const r = el.getBoundingClientRect();
-  if (r.height <= 0 || r.width <= 0) return `${sel} not shown`;
-  if (r.top < -0.5 || r.left < -0.5 || r.bottom > window.innerHeight + 0.5 || r.right > window.innerWidth + 0.5)
-    return `${sel} outside the window`;
-  return null; }"""
-
-
-def axe_problems(page: Page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
-def off_screen(page: Page, selectors: list[str]) -> list[str]:
-    out = [p for p in (page.evaluate(IN_VIEW_JS, s) for s in selectors) if p]
-    if page.evaluate("document.documentElement.scrollHeight > window.innerHeight"):
-        out.append("the page scrolls")
-    return out
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -62,28 +39,19 @@ def test_a_dragon_hand_offered_wagered_and_settled_on_the_page(
 ) -> None:
     table = site.table(name="Dragon", dragon=True, setting_time_ms=120_000)
     name, password, _ = site.player()
-    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
-    watcher = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
+    page = new_page(browser, size, reduced_motion="reduce")
+    watcher = new_page(browser, size, reduced_motion="reduce")
     tag = f"-{size['width']}x{size['height']}"
     found: dict[str, list[str]] = {}
-
-    def check(phase: str, selectors: list[str]) -> None:
-        page.wait_for_timeout(200)
-        problems = off_screen(page, ["#dealer", ".spot.dragon", *selectors]) + axe_problems(page)
-        if problems:
-            found[phase] = problems
-        shot(page, f"{tag}-{phase}")
+    check = phase_check(page, shot, tag, found, ["#dealer", ".spot.dragon"])
 
     log_in(page, site.url, name, password)
-    page.goto(site.url + f"/#/table/{table}")
+    open_table(page, site.url, table)
     watcher.goto(site.url + f"/#/table/{table}")  # watching, not logged in
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
     expect(page.locator("#posted-dragon")).to_contain_text("Dragon hand")
-    page.click("#sit-3")
-    page.fill("#wager-amount", "20")
-    page.click("#wager-btn")
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
+    sit(page, 3)
+    wager(page, "20")
+    cards = my_cards(page)
     # the only player: the offer is yours at once; everyone else reads whose turn it is
     expect(page.locator("#dragon-offer")).to_be_visible(timeout=WAIT)
     expect(page.locator("#dragon-range")).to_have_text("($5.00–$20.00)")
@@ -100,11 +68,8 @@ def test_a_dragon_hand_offered_wagered_and_settled_on_the_page(
     expect(page.locator("#dragon-state")).to_have_text("spot 3 (you) wagers $7.50")
     expect(watcher.locator("#dragon-state")).to_have_text("spot 3 wagers $7.50", timeout=WAIT)
     expect(page.locator("#dragon-chip")).to_be_visible()
-    cards = parse_cards([str(buttons.nth(i).get_attribute("data-card")) for i in range(7)])
-    for card in HouseWay.preset("standard").set_hand(cards).setting.low:
-        page.click(f"#my-cards button[data-card='{card.code}']")
-    page.click("#set-btn")
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_house_way(page, cards)
+    settled(page)
     # the showdown: the dragon's seven cards as the house way set them, and its result
     expect(page.locator("#dragon-hands .card")).to_have_count(7, timeout=WAIT)
     expect(page.locator("#dragon-result")).to_be_visible(timeout=WAIT)
@@ -114,27 +79,22 @@ def test_a_dragon_hand_offered_wagered_and_settled_on_the_page(
     assert outcome in ("win", "push", "loss")
     expect(watcher.locator("#dragon-hands .card")).to_have_count(7, timeout=WAIT)
     check("results", ["#dealer-hand", "#dragon-hands", "#dragon-result", "#my-result"])
-    problems = axe_problems(watcher)
-    if problems:
-        found["watcher"] = problems
+    note(found, "watcher", axe_problems(watcher))
     # the round in recall: the dragon's setting and result
     page.goto(site.url + f"/#/recall/{table}")
     page.click("#round-1")
     page.click("#step-last")
     expect(page.locator("#recall-dragon")).to_contain_text("spot 3 (you) wagers $7.50"[:6])
     expect(page.locator("#recall-dragon .card")).to_have_count(7)
-    problems = axe_problems(page)
-    if problems:
-        found["recall"] = problems
+    note(found, "recall", axe_problems(page))
     page.context.close()
     watcher.context.close()
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
 def test_the_operators_form_opens_a_dragon_table(site: Any, browser: Browser) -> None:
-    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
-    log_in(page, site.url, "boss", "operator-password")
-    page.goto(site.url + "/#/operator")
+    page = new_page(browser, LAPTOP)
+    as_operator(page, site.url)
     expect(page.locator("#create-table")).to_be_visible(timeout=WAIT)
     page.fill("#t-name", "Dragon from the form")
     expect(page.locator("#t-dragon")).not_to_be_checked()  # off by default

@@ -15,19 +15,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.web.walks import VIEWPORTS, as_operator, check_a11y, log_in, resize
+
 pytestmark = pytest.mark.slow
 
 WAIT = 30_000
-VIEWPORTS = {"desktop": (1366, 768), "phone": (375, 812)}
-OPERATOR = ("boss", "operator-password")
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
 
 
 def play_round(site: Any, api: Any, table: int, amount: int = 1000) -> None:
@@ -49,14 +41,9 @@ def play_round(site: Any, api: Any, table: int, amount: int = 1000) -> None:
 
 
 def check_a11y_and_layout(page: Page) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    assert results.violations_count == 0, results.generate_report()
+    """:func:`check_a11y`, and every chart inside the window's width."""
+    check_a11y(page)
     width = page.evaluate("window.innerWidth")
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, (
-        "the page scrolls sideways"
-    )
     for box in page.locator("svg.chart").all():
         b = box.bounding_box()
         assert b is not None and b["x"] >= 0 and b["x"] + b["width"] <= width + 1
@@ -69,12 +56,11 @@ def test_the_floor_page(
     import paigow.round
     from paigow.settlement import HandResult, Outcome, Settlement
 
-    page.set_viewport_size(dict(zip(("width", "height"), VIEWPORTS[viewport], strict=True)))
+    resize(page, viewport)
     table = site.table(name=f"Floor {viewport}", betting_time_ms=5_000, setting_time_ms=100)
     name, _, player = site.player(credit=1_000_000)
     player.call("POST", f"/api/tables/{table}/sit", {"spot": 1})
-    log_in(page, site.url, *OPERATOR)
-    page.goto(site.url + "/#/floor")
+    as_operator(page, site.url, "floor", timeout=WAIT)
     row = page.locator(f"#floor-tables tr[data-table='{table}']")
     expect(row).to_have_attribute("data-rounds", "0", timeout=WAIT)
     expect(row).to_contain_text(name)
@@ -134,11 +120,11 @@ def test_the_floor_page(
 def test_a_player_sets_limits_and_excludes_themselves(
     site: Any, page: Page, shot: Any, viewport: str
 ) -> None:
-    page.set_viewport_size(dict(zip(("width", "height"), VIEWPORTS[viewport], strict=True)))
+    resize(page, viewport)
     table = site.table(name=f"Limits {viewport}")
     name, password, player = site.player(credit=100_000)
     player.call("POST", f"/api/tables/{table}/sit", {"spot": 2})
-    log_in(page, site.url, name, password)
+    log_in(page, site.url, name, password, timeout=WAIT)
     page.goto(site.url + "/#/limits")
     expect(page.locator("#limit-now")).to_contain_text("No daily loss limit", timeout=WAIT)
     page.fill("#loss-limit", "25")

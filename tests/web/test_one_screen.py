@@ -11,13 +11,15 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.web.walks import (
     WAIT,
     felt_problems,
     foul_asked,
     my_cards,
+    note,
+    off_screen,
     open_table,
     player_page,
     set_house_way,
@@ -100,45 +102,6 @@ SIDE: dict[str, list[str]] = {
     "results": ["#meter-progressive", "#side-res-2", "#side-res-5", "#my-side-result"],
 }
 
-ONE_SCREEN_JS = """(selectors) => {
-  const out = [];
-  const d = document.documentElement;
-  if (d.scrollHeight > window.innerHeight) out.push(`the page scrolls: ${d.scrollHeight} px high in ${window.innerHeight}`);
-  if (d.scrollWidth > window.innerWidth) out.push(`the page scrolls sideways: ${d.scrollWidth} px wide in ${window.innerWidth}`);
-  // nothing cut off inside the boxes that hide their overflow (the seat, the felt, each spot)
-  for (const el of document.querySelectorAll('#seat, #felt, .spot, .dealer')) {
-    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
-      out.push(`${el.id || el.className} cuts off its content: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
-    }
-  }
-  return out;
-}"""
-
-
-def off_screen(page: Page, selectors: list[str]) -> list[str]:
-    """The selectors whose element is missing or not wholly inside the window, and the page's
-    scrolling, if any."""
-    problems = list(page.evaluate(ONE_SCREEN_JS, selectors))
-    size = page.viewport_size
-    assert size
-    for sel in selectors:
-        loc = page.locator(sel)
-        if loc.count() == 0:
-            problems.append(f"{sel} missing")
-            continue
-        box = loc.first.bounding_box()
-        if box is None or box["height"] <= 0 or box["width"] <= 0:
-            problems.append(f"{sel} not shown")
-            continue
-        if (
-            box["x"] < -0.5
-            or box["y"] < -0.5
-            or box["x"] + box["width"] > size["width"] + 0.5
-            or box["y"] + box["height"] > size["height"] + 0.5
-        ):
-            problems.append(f"{sel} outside the window: {box}")
-    return problems
-
 
 @pytest.mark.parametrize(("size", "mode"), SIZES)
 def test_every_phase_fits_one_screen(
@@ -162,8 +125,7 @@ def test_every_phase_fits_one_screen(
         extra = {"practice": PRACTICE, "side": SIDE, "dragon": DRAGON}.get(mode, {}).get(phase, [])
         problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
         problems += felt_problems(page, "#my-cards .card, #my-setting .card", whole_page=False)
-        if problems:
-            found[phase] = problems
+        note(found, phase, problems)
         shot(page, f"{tag}-{phase}")
 
     open_table(page, site.url, table)

@@ -18,36 +18,19 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from paigow.house_way import HouseWay
+from tests.web.walks import (
+    VIEWPORTS,
+    as_operator,
+    check_a11y,
+    log_in,
+    resize,
+    wager_over_api,
+)
 
 pytestmark = pytest.mark.slow
 
 WAIT = 30_000
-VIEWPORTS = {"desktop": (1366, 768), "phone": (375, 812)}
-OPERATOR = ("boss", "operator-password")
 LONG_NAME = "Baccarat Pit Seven Annex"
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def size(page: Page, viewport: str) -> int:
-    w, hgt = VIEWPORTS[viewport]
-    page.set_viewport_size({"width": w, "height": hgt})
-    return w
-
-
-def check_a11y(page: Page) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    assert results.violations_count == 0, results.generate_report()
-    width = page.evaluate("window.innerWidth")
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, "scrolls sideways"
 
 
 def inside(page: Page, selector: str, width: int) -> None:
@@ -162,9 +145,8 @@ def test_the_floors_columns_are_on_screen(floor: Any, page: Page, shot: Any, vie
     and the table does not scroll; on the phone each table is a card, nothing off screen. Item
     11: the saved exact edge is shown (never "computing"); charts of one and three hands are
     drawn (dots, a band bar) and say "1 hand"."""
-    width = size(page, viewport)
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/floor")
+    width = resize(page, viewport)
+    as_operator(page, floor.url, "floor", timeout=WAIT)
     first = page.locator(f"#floor-tables tr[data-table='{floor.ids[0]}']")
     expect(first).to_have_attribute("data-flagged", "1", timeout=WAIT)
     expect(first.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(1)
@@ -194,8 +176,7 @@ def test_a_table_too_wide_for_its_box_says_it_scrolls(floor: Any, page: Page) ->
     """Item 10: where the floor's table must scroll (a window between the phone's cards and
     the desktop's columns), a visible line says so."""
     page.set_viewport_size({"width": 800, "height": 700})
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/floor")
+    as_operator(page, floor.url, "floor", timeout=WAIT)
     expect(page.locator(f"#floor-tables tr[data-table='{floor.ids[0]}']")).to_be_visible(
         timeout=WAIT
     )
@@ -211,10 +192,9 @@ def test_the_operator_page_shows_every_live_table_and_its_close_button(
     floor: Any, page: Page, shot: Any, viewport: str
 ) -> None:
     """Item 10: on the phone the live tables and their Close buttons are on screen."""
-    width = size(page, viewport)
+    width = resize(page, viewport)
     tid = floor.table(name=f"Closing on the {viewport}")
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/operator")
+    as_operator(page, floor.url, timeout=WAIT)
     expect(page.locator(f"#close-{tid}")).to_be_visible(timeout=WAIT)
     inside(page, "#op-tables button[id^=close-]", width)
     inside(page, "#op-tables td[data-label=Commission]", width)
@@ -229,10 +209,9 @@ def test_the_audit_log_reads_in_dollars_with_the_raw_record_on_demand(
     floor: Any, page: Page, shot: Any, viewport: str
 ) -> None:
     """Item 12: the audit log is a table in dollars; the raw record (cents) opens on demand."""
-    width = size(page, viewport)
+    width = resize(page, viewport)
     name, _, _ = floor.player(credit=12_345)
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/operator")
+    as_operator(page, floor.url, timeout=WAIT)
     page.click("#load-audit")
     row = page.locator(f"#audit-table tr[data-action=credit]:has-text('wallet:{name}')")
     expect(row).to_have_count(1, timeout=WAIT)
@@ -259,9 +238,8 @@ def test_the_table_form_takes_commission_as_a_percentage_with_the_demo_defaults(
 ) -> None:
     """Item 12: commission typed as tables post it ("5%"), 0 to 5% or a clear error; the
     betting time the demo tables' (20 s)."""
-    size(page, viewport)
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/operator")
+    resize(page, viewport)
+    as_operator(page, floor.url, timeout=WAIT)
     expect(page.locator("#t-commission")).to_have_value("5%", timeout=WAIT)
     expect(page.locator("#t-betting")).to_have_value("20")
     expect(page.locator("label:has(#t-commission)")).to_contain_text("0 to 5%")
@@ -288,9 +266,9 @@ def test_the_limits_page_says_the_gaming_day_in_words(
 ) -> None:
     """Item 12: "Today's gaming day is Tuesday 1 December 2026, from 06:00 that day to 06:00 on
     Wednesday 2 December (UTC)", never "(06:00 to 06:00 (UTC))"."""
-    size(page, viewport)
+    resize(page, viewport)
     name, password, _ = floor.player()
-    log_in(page, floor.url, name, password)
+    log_in(page, floor.url, name, password, timeout=WAIT)
     page.goto(floor.url + "/#/limits")
     day = page.locator("#gaming-day")
     expect(day).to_contain_text("from 06:00 that day to 06:00 on", timeout=WAIT)
@@ -330,11 +308,10 @@ def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
     wagers shows on the floor by wager type, to the cent, beside the exact theoretical hold."""
     import time
 
-    width = size(page, viewport)
+    width = resize(page, viewport)
     counted = _copy_bonus_counts(cache)
     bank = f"browser-{viewport}"
-    log_in(page, floor.url, *OPERATOR)
-    page.goto(floor.url + "/#/operator")
+    as_operator(page, floor.url, timeout=WAIT)
     page.fill("#t-name", f"Side {viewport}")
     page.fill("#t-betting", "1")
     page.fill("#t-setting", "0.2")
@@ -369,16 +346,7 @@ def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
 
     # a round with side wagers, then the floor by wager type
     _, _, player = floor.player(credit=100_000)
-    player.call("POST", f"/api/tables/{made['id']}/sit", {"spot": 1})
-    player.call(
-        "POST",
-        f"/api/tables/{made['id']}/wager",
-        {
-            "amount": 1000,
-            "side": {"fortune-a": 500, "fortune-progressive": 100},
-            "idempotency_key": f"s{viewport}",
-        },
-    )
+    wager_over_api(player, made["id"], 1, 1000, side={"fortune-a": 500, "fortune-progressive": 100})
     deadline = time.time() + 30
     while player.call("GET", f"/api/tables/{made['id']}")["rounds_played"] < 1:
         assert time.time() < deadline, "the round did not settle"

@@ -13,21 +13,28 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, WebSocketRoute, expect
 
 from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import PayTable
-from paigow.cards import parse_cards
 from paigow.events import SideWagerSettled
-from paigow.house_way import HouseWay
 from paigow.narrator import side_line
+from tests.web.walks import (
+    HW,
+    LAPTOP,
+    PHONE,
+    WAIT,
+    axe_problems,
+    log_in,
+    my_cards,
+    new_page,
+    open_table,
+    set_house_way,
+    set_over_api,
+)
 
 pytestmark = pytest.mark.slow
 
-HW = HouseWay.preset("standard")
-WAIT = 20_000
-LAPTOP = {"width": 1366, "height": 768}
-PHONE = {"width": 375, "height": 812}
 BANK = "web-bank"
 OFFERS = [
     {"name": "fortune", "paytable": "fortune-a", "min_wager": 1_000, "max_wager": 2_500},
@@ -39,29 +46,6 @@ OFFERS = [
         "bank": BANK,
     },
 ]
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
-
-
-def axe_problems(page: Page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def money(cents: int) -> str:
@@ -89,21 +73,15 @@ def side_table(site: Any, **cfg: Any) -> int:
     return int(site.table(name="Fortune", side_wagers=OFFERS, **cfg))
 
 
-def open_table(page: Page, url: str, table: int) -> None:
-    page.goto(url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
-    expect(page.locator("#view[data-live='1']")).to_have_count(1, timeout=WAIT)
-
-
 def test_main_and_bonus_wager_play_a_round_the_showdown_names_each_bonus_hand(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = side_table(site, betting_time_ms=60_000, setting_time_ms=120_000)
     name, password, me = site.player(credit=100_000)
     _, _, other = site.player(credit=100_000)
-    page = browser.new_context(viewport=LAPTOP, reduced_motion="reduce").new_page()
+    page = new_page(browser, LAPTOP, reduced_motion="reduce")
     log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    open_table(page, site.url, table, live=True)
     # posted: the offers and their limits, the pay tables with Envy, the meter on the felt
     expect(page.locator("#posted-side")).to_contain_text(
         "Side wagers: Fortune $10.00–$25.00, Progressive $1.00"
@@ -150,15 +128,9 @@ def test_main_and_bonus_wager_play_a_round_the_showdown_names_each_bonus_hand(
         f"/api/tables/{table}/wager",
         {"amount": 1_000, "side": {"fortune": 1_000}, "idempotency_key": secrets.token_hex(8)},
     )
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    cards = [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
-    for code in house_low(cards):
-        page.click(f"#card-{code}")
-    page.click("#set-btn")
+    set_house_way(page, my_cards(page))
     expect(page.locator("#my-set-line")).to_be_visible(timeout=WAIT)
-    hand = other.call("GET", f"/api/tables/{table}/hand")
-    other.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand["cards"])})
+    set_over_api(other, table)
     expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
     expect(page.locator("#side-res-2")).to_be_visible(timeout=WAIT)
     expect(page.locator("#side-res-5")).to_be_visible(timeout=WAIT)
@@ -221,8 +193,8 @@ def test_meter_message_moves_the_meter_on_the_felt(
     site: Any, browser: Browser, viewport: dict[str, int], shot: Any
 ) -> None:
     table = side_table(site)
-    page = browser.new_context(viewport=viewport, reduced_motion="reduce").new_page()
-    open_table(page, site.url, table)  # watching: the meter is posted to everyone
+    page = new_page(browser, viewport, reduced_motion="reduce")
+    open_table(page, site.url, table, live=True)  # watching: the meter is posted to everyone
     meter = page.locator("#meter-progressive")
     expect(meter).to_be_visible()
     before = int(str(meter.get_attribute("data-cents")))
@@ -238,7 +210,7 @@ def test_meter_message_moves_the_meter_on_the_felt(
 
 def test_envy_and_jackpot_wins_are_announced_to_the_table(site: Any, browser: Browser) -> None:
     table = side_table(site)
-    page = browser.new_context(viewport=PHONE, reduced_motion="reduce").new_page()
+    page = new_page(browser, PHONE, reduced_motion="reduce")
     routes: list[WebSocketRoute] = []
 
     def route(ws: WebSocketRoute) -> None:
@@ -246,7 +218,7 @@ def test_envy_and_jackpot_wins_are_announced_to_the_table(site: Any, browser: Br
         routes.append(ws)
 
     page.route_web_socket(f"**/ws/tables/{table}*", route)
-    open_table(page, site.url, table)
+    open_table(page, site.url, table, live=True)
     assert routes
     rid = "r" + secrets.token_hex(8)
     base = {"round_id": rid, "round_number": 7}
@@ -296,8 +268,8 @@ def test_a_practice_table_posts_each_side_wagers_exact_return(
     from paigow.service.floor.side import cached_counts
 
     table = side_table(site, mode="practice")
-    page = browser.new_context(viewport=PHONE, reduced_motion="reduce").new_page()
-    open_table(page, site.url, table)
+    page = new_page(browser, PHONE, reduced_motion="reduce")
+    open_table(page, site.url, table, live=True)
     page.click("#info-btn")
     edge = page.locator("#return-fortune")
     expect(edge).to_have_attribute(
@@ -329,9 +301,9 @@ def test_a_side_wager_added_after_the_main_wager_while_betting_is_open(
     table = side_table(site, betting_time_ms=60_000)
     name, password, me = site.player(credit=50_000)
     _, _, other = site.player()
-    page = browser.new_context(viewport=PHONE, reduced_motion="reduce").new_page()
+    page = new_page(browser, PHONE, reduced_motion="reduce")
     log_in(page, site.url, name, password)
-    open_table(page, site.url, table)
+    open_table(page, site.url, table, live=True)
     other.call(
         "POST", f"/api/tables/{table}/sit", {"spot": 4}
     )  # seated, no wager: betting stays open

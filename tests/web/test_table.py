@@ -25,15 +25,19 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.web.walks import (
     LAPTOP,
+    OPERATOR,
     PHONE,
     WAIT,
+    as_operator,
     at_table,
+    axe_problems,
     felt_problems,
     foul_asked,
     house_low,
     log_in,
     my_cards,
     new_page,
+    open_from_lobby,
     open_table,
     pick,
     play_round_over_api,
@@ -67,18 +71,6 @@ def sorted_like_a_player(cards: list[str]) -> list[str]:
     return sorted(cards, key=key)
 
 
-def axe_problems(page: Page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    out = []
-    for v in results.response["violations"]:
-        if v["impact"] in ("serious", "critical"):
-            targets = [n["target"] for n in v["nodes"]][:3]
-            out.append(f"{v['id']} ({v['impact']}): {v['help']} at {targets}")
-    return out
-
-
 def in_view(page: Page, selector: str) -> bool:
     return bool(
         page.evaluate(
@@ -104,8 +96,7 @@ def test_1_phone_lobby_cards_table_fits_and_the_view_brings_the_cards(
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "-lobby")
-    link.click()
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    open_from_lobby(page, table)
     # nothing covers the game: the only fixed box is the side panel's drawer, closed until asked
     fixed = page.evaluate(
         """() => [...document.querySelectorAll('main *')].filter((e) =>
@@ -258,8 +249,7 @@ def test_5_errors_in_the_players_words_and_dollars(site: Any, browser: Browser, 
 def test_6_the_operator_works_in_dollars(site: Any, browser: Browser, shot: Any) -> None:
     name, _, api = site.player(credit=0)
     page = new_page(browser, LAPTOP)
-    log_in(page, site.url, "boss", "operator-password")
-    page.goto(site.url + "/#/operator")
+    as_operator(page, site.url)
     expect(page.locator("label", has_text="cents")).to_have_count(0, timeout=WAIT)
     page.fill("#c-user", name)
     page.fill("#c-amount", "100")
@@ -495,8 +485,7 @@ def test_axe_finds_no_serious_violation_on_any_page_or_phase(
     page.click("#step-last")
     check("recall")
     page.click("#logout")
-    log_in(page, site.url, "boss", "operator-password")
-    page.goto(site.url + "/#/operator")
+    as_operator(page, site.url)
     expect(page.locator("#op-tables")).to_be_visible(timeout=WAIT)
     check("operator")
     page.context.close()
@@ -583,7 +572,7 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
     from paigow.service.accounts.operators import create_operator
 
     db_url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
-    create_operator(db_url, "boss", "operator-password")
+    create_operator(db_url, *OPERATOR)
     s = ServerProcess(db_url)
     s.start()
     try:
@@ -596,7 +585,7 @@ def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
     server: ServerProcess, browser: Browser, shot: Any, api_class: Any
 ) -> None:
     Api = api_class
-    op = Api(server.url).login("boss", "operator-password")
+    op = Api(server.url).login(*OPERATOR)
     table = int(
         op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)[
             "id"
@@ -623,7 +612,7 @@ def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
     expect(page.locator("#view[data-live='1']")).to_have_count(1, timeout=30_000)
     expect(page.locator("#conn")).to_have_text("")
     assert my_cards(page) == cards  # the hand came back without a reload
-    op = Api(server.url).login("boss", "operator-password")
+    op = Api(server.url).login(*OPERATOR)
     op.call("POST", f"/api/admin/wallets/{name}/credit", {"amount": 1_000, "idempotency_key": "c2"})
     expect(page.locator("#balance")).to_have_text("$100.00", timeout=WAIT)  # 100 - 10 + 10
     set_house_way(page, cards)

@@ -10,50 +10,28 @@ import json
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from paigow.cards import parse_cards
-from paigow.house_way import HouseWay
+from tests.web.walks import (
+    LAPTOP,
+    SIZES,
+    WAIT,
+    as_operator,
+    axe_problems,
+    log_in,
+    my_cards,
+    new_page,
+    note,
+    off_screen,
+    open_table,
+    phase_check,
+    set_house_way,
+    settled,
+    sit,
+    wager,
+)
 
 pytestmark = pytest.mark.slow
-
-WAIT = 20_000
-SIZES = [
-    pytest.param({"width": 1366, "height": 768}, id="1366x768"),
-    pytest.param({"width": 375, "height": 812}, id="375x812"),
-]
-IN_VIEW_JS = """(sel) => { const el = document.querySelector(sel); if (!el) return `${sel} missing`;
-  const r = el.getBoundingClientRect();
-  if (r.height <= 0 || r.width <= 0) return `${sel} not shown`;
-  if (r.top < -0.5 || r.left < -0.5 || r.bottom > window.innerHeight + 0.5 || r.right > window.innerWidth + 0.5)
-    return `${sel} outside the window`;
-  return null; }"""
-
-
-def axe_problems(page: Page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
-def off_screen(page: Page, selectors: list[str]) -> list[str]:
-    out = [p for p in (page.evaluate(IN_VIEW_JS, s) for s in selectors) if p]
-    if page.evaluate("document.documentElement.scrollHeight > window.innerHeight"):
-        out.append("the page scrolls")
-    return out
-
-
-def log_in(page: Page, url: str, username: str, password: str) -> None:
-    page.goto(url + "/#/lobby")
-    page.fill("#login-username", username)
-    page.fill("#login-password", password)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -62,32 +40,21 @@ def test_a_face_up_table_shows_the_dealer_before_you_set(
 ) -> None:
     table = site.table(name="Face up", variant="face-up", mode="practice", setting_time_ms=120_000)
     name, password, _ = site.player()
-    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
+    page = new_page(browser, size, reduced_motion="reduce")
     tag = f"-{size['width']}x{size['height']}"
     found: dict[str, list[str]] = {}
-
-    def check(phase: str, selectors: list[str]) -> None:
-        page.wait_for_timeout(200)
-        problems = off_screen(page, ["#dealer", *selectors]) + axe_problems(page)
-        if problems:
-            found[phase] = problems
-        shot(page, f"{tag}-{phase}")
+    check = phase_check(page, shot, tag, found, ["#dealer"])
 
     log_in(page, site.url, name, password)
-    page.goto(site.url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    open_table(page, site.url, table)
     expect(page.locator("#posted-commission")).to_have_text("No commission (posted, 9-1(f))")
     expect(page.locator("#posted-push")).to_have_text(
         "The dealer's ace-high pai gow pushes every wager"
     )
     expect(page.locator("#posted-face-up")).to_contain_text("Face up")
-    page.click("#sit-2")
-    expect(page.locator("#wager-amount")).to_be_visible(timeout=WAIT)
-    page.fill("#wager-amount", "10")
-    page.click("#wager-btn")
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
-    cards = [str(buttons.nth(i).get_attribute("data-card")) for i in range(7)]
+    sit(page, 2)
+    wager(page, "10")
+    cards = my_cards(page)
     # the dealer's seven cards, set, before you set
     expect(page.locator("#dealer-hand .card")).to_have_count(7, timeout=WAIT)
     expect(page.locator("#dealer-rule")).to_contain_text("Face up, set by the house way")
@@ -102,15 +69,13 @@ def test_a_face_up_table_shows_the_dealer_before_you_set(
     expect(page.locator("#best-hint")).to_contain_text("Best against the dealer's setting")
     # (the help opened may scroll on a phone, as the house way's alone does)
     page.locator("#use-best").scroll_into_view_if_needed()
-    problems = axe_problems(page)
-    if problems:
-        found["hint"] = problems
+    note(found, "hint", axe_problems(page))
     shot(page, f"{tag}-hint")
     page.click("#use-best")
     expect(page.locator("#low-slots .card")).to_have_count(2, timeout=WAIT)
     expect(page.locator("#set-btn")).to_be_enabled()
     page.click("#set-btn")
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    settled(page)
     result = page.locator("#result-2")
     expect(result).to_have_count(1, timeout=WAIT)  # in the side panel (a drawer on a phone)
     expect(page.locator("#my-result")).to_be_visible(timeout=WAIT)
@@ -123,17 +88,14 @@ def test_a_face_up_table_shows_the_dealer_before_you_set(
     page.click("#round-1")
     page.click("#step-last")
     expect(page.locator("#replay-state .recall-result")).to_have_count(1, timeout=WAIT)
-    problems = axe_problems(page)
-    if problems:
-        found["recall"] = problems
+    note(found, "recall", axe_problems(page))
     page.context.close()
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
 def test_the_operators_form_opens_an_ez_table(site: Any, browser: Browser) -> None:
-    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
-    log_in(page, site.url, "boss", "operator-password")
-    page.goto(site.url + "/#/operator")
+    page = new_page(browser, LAPTOP)
+    as_operator(page, site.url)
     expect(page.locator("#create-table")).to_be_visible(timeout=WAIT)
     page.fill("#t-name", "EZ from the form")
     page.select_option("#t-variant", "ez")
@@ -178,7 +140,7 @@ def test_a_push_by_the_rule_is_its_own_outcome_on_the_page(
 ) -> None:
     table = site.table(name="EZ", variant="ez")
     name, password, _ = site.player()
-    page = browser.new_context(viewport=size, reduced_motion="reduce").new_page()
+    page = new_page(browser, size, reduced_motion="reduce")
 
     def relay(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -186,31 +148,26 @@ def test_a_push_by_the_rule_is_its_own_outcome_on_the_page(
 
     page.route_web_socket("**/ws/**", relay)
     log_in(page, site.url, name, password)
-    page.goto(site.url + f"/#/table/{table}")
-    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    open_table(page, site.url, table)
     expect(page.locator("#posted-commission")).to_have_text("No commission (posted, 9-1(f))")
     expect(page.locator("#posted-push")).to_have_text(
         "The dealer's queen-high pai gow pushes every wager"
     )
-    page.click("#sit-4")
-    page.fill("#wager-amount", "10")
-    page.click("#wager-btn")
-    buttons = page.locator("#my-cards button.card")
-    expect(buttons).to_have_count(7, timeout=WAIT)
+    sit(page, 4)
+    wager(page, "10")
+    cards = my_cards(page)
     expect(page.locator("#dealer-hand")).to_have_count(0)  # face down until all have set
-    cards = parse_cards([str(buttons.nth(i).get_attribute("data-card")) for i in range(7)])
-    for card in HouseWay.preset("standard").set_hand(cards).setting.low:
-        page.click(f"#my-cards button[data-card='{card.code}']")
-    expect(page.locator("#set-btn")).to_be_enabled()
-    page.click("#set-btn")
-    expect(page.locator("#status")).to_have_attribute("data-phase", "settled", timeout=WAIT)
+    set_house_way(page, cards)
+    settled(page)
     expect(page.locator("#result-4")).to_contain_text("PUSH BY RULE", timeout=WAIT)
     expect(page.locator("#result-4")).to_have_attribute("data-reason", "queen-high-pai-gow")
     expect(page.locator("#spot-4 .result")).to_contain_text("PUSH BY RULE")
     expect(page.locator("#my-result")).to_contain_text("PUSH BY RULE")
     expect(page.locator("#dealer-push")).to_have_text(RULE_PUSH)
     shot(page, f"-{size['width']}x{size['height']}-rule-push")
-    problems = off_screen(page, ["#dealer", "#dealer-hand", "#dealer-push", "#my-result"])
+    problems = off_screen(
+        page, ["#dealer", "#dealer-hand", "#dealer-push", "#my-result"], whole=False
+    )
     problems += page.evaluate(
         """() => [...document.querySelectorAll('.dealer, .spot')].filter((el) =>
           el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)

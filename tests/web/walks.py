@@ -1,9 +1,10 @@
 """The browser tests' shared walk at the table: a new player logs in on a page of its own and
 opens a table, sits, wagers, sets the house way (after a foul, asked and taken back) and sees
-the round settled; the other players' moves over the API; and the felt's layout rules.
+the round settled; the other players' moves over the API; the felt's layout rules, what is in
+the window, and axe-core's findings.
 
-Used by ``test_table.py``, ``test_newcomer.py`` and ``test_one_screen.py`` (``site`` is the
-fixture of ``conftest.py``: its ``player()`` registers and credits a player over the API)."""
+Used by every browser test file (``site`` is the fixture of ``conftest.py``: its ``player()``
+registers and credits a player over the API)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from paigow.cards import parse_cards
@@ -22,6 +24,9 @@ HW = HouseWay.preset("standard")
 WAIT = 20_000
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 375, "height": 812}
+SIZES = [pytest.param(LAPTOP, id="1366x768"), pytest.param(PHONE, id="375x812")]
+VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+OPERATOR = ("boss", "operator-password")
 
 
 # ------------------------------------------------------------------------------- the hands
@@ -45,16 +50,38 @@ def new_page(browser: Browser, viewport: dict[str, int], **context: Any) -> Page
     return browser.new_context(viewport=viewport, **context).new_page()
 
 
-def log_in(page: Page, url: str, username: str, password: str) -> None:
+def resize(page: Page, viewport: str) -> int:
+    """The page at one of :data:`VIEWPORTS` (``"desktop"``, ``"phone"``); its width."""
+    page.set_viewport_size(VIEWPORTS[viewport])
+    return VIEWPORTS[viewport]["width"]
+
+
+def log_in(page: Page, url: str, username: str, password: str, timeout: float = WAIT) -> None:
+    """Log in from the lobby's form (``timeout``: how long the logout button may take)."""
     page.goto(url + "/#/lobby")
     page.fill("#login-username", username)
     page.fill("#login-password", password)
     page.click("#login-form button[type=submit]")
-    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#logout")).to_be_visible(timeout=timeout)
 
 
-def open_table(page: Page, url: str, table: int) -> None:
+def as_operator(page: Page, url: str, where: str = "operator", timeout: float = WAIT) -> None:
+    """Log in as the operator and open the page ``where`` (``"operator"``, ``"floor"``)."""
+    log_in(page, url, *OPERATOR, timeout=timeout)
+    page.goto(url + f"/#/{where}")
+
+
+def open_table(page: Page, url: str, table: int, live: bool = False) -> None:
+    """Open the table ``table`` by its address; with ``live``, wait for its feed too."""
     page.goto(url + f"/#/table/{table}")
+    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    if live:
+        expect(page.locator("#view[data-live='1']")).to_have_count(1, timeout=WAIT)
+
+
+def open_from_lobby(page: Page, table: int) -> None:
+    """Open the table ``table`` from the lobby's list (the lobby on the page)."""
+    page.click(f"#open-table-{table}")
     expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
 
 
@@ -220,3 +247,96 @@ def felt_problems(page: Page, mine: str = "#my-cards .card", whole_page: bool = 
     inside its spot, none of your cards (``mine``) over another; and with ``whole_page``, the
     page no wider than the window."""
     return list(page.evaluate(FELT_JS, {"mine": mine, "page": whole_page}))
+
+
+# ------------------------------------------------------------------------------- the window
+
+SCREEN_JS = """({ whole }) => {
+  const out = [];
+  const d = document.documentElement;
+  if (d.scrollHeight > window.innerHeight) out.push(`the page scrolls: ${d.scrollHeight} px high in ${window.innerHeight}`);
+  if (!whole) return out;
+  if (d.scrollWidth > window.innerWidth) out.push(`the page scrolls sideways: ${d.scrollWidth} px wide in ${window.innerWidth}`);
+  // nothing cut off inside the boxes that hide their overflow (the seat, the felt, each spot)
+  for (const el of document.querySelectorAll('#seat, #felt, .spot, .dealer')) {
+    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
+      out.push(`${el.id || el.className} cuts off its content: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
+    }
+  }
+  return out;
+}"""
+
+
+def off_screen(page: Page, selectors: list[str], whole: bool = True) -> list[str]:
+    """The selectors whose (first) element is missing or not wholly inside the window, and the
+    page's scrolling down, if any; with ``whole``, also its scrolling sideways and any content
+    cut off in the seat, the felt, a spot or the dealer's box."""
+    problems = list(page.evaluate(SCREEN_JS, {"whole": whole}))
+    size = page.viewport_size
+    assert size
+    for sel in selectors:
+        loc = page.locator(sel)
+        if loc.count() == 0:
+            problems.append(f"{sel} missing")
+            continue
+        box = loc.first.bounding_box()
+        if box is None or box["height"] <= 0 or box["width"] <= 0:
+            problems.append(f"{sel} not shown")
+            continue
+        if (
+            box["x"] < -0.5
+            or box["y"] < -0.5
+            or box["x"] + box["width"] > size["width"] + 0.5
+            or box["y"] + box["height"] > size["height"] + 0.5
+        ):
+            problems.append(f"{sel} outside the window: {box}")
+    return problems
+
+
+def note(found: dict[str, list[str]], phase: str, problems: list[str]) -> None:
+    """Keep a phase's problems, if any, to report them all at the end of the test."""
+    if problems:
+        found[phase] = problems
+
+
+def phase_check(
+    page: Page, shot: Any, tag: str, found: dict[str, list[str]], always: list[str]
+) -> Callable[[str, list[str]], None]:
+    """``check(phase, selectors)``: once the page has settled, the ``always`` and ``selectors``
+    elements wholly inside the window, the page not scrolling down and axe-core finding nothing
+    serious (the problems noted in ``found`` under ``phase``); the phase's screenshot."""
+
+    def check(phase: str, selectors: list[str]) -> None:
+        page.wait_for_timeout(200)
+        problems = off_screen(page, [*always, *selectors], whole=False) + axe_problems(page)
+        note(found, phase, problems)
+        shot(page, f"{tag}-{phase}")
+
+    return check
+
+
+# ------------------------------------------------------------------------------- axe-core
+
+
+def axe_problems(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page, in words."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def check_a11y(page: Page) -> None:
+    """No axe-core violation at all (of any impact), and the page no wider than the window."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+    width = page.evaluate("window.innerWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, (
+        "the page scrolls sideways"
+    )
