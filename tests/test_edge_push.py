@@ -178,13 +178,15 @@ def test_pai_gow_bits_count_every_pai_gow() -> None:
 def _patch_masks(
     monkeypatch: pytest.MonkeyPatch, compiled: CompiledHouseWay, deck: list[int], mode: str
 ) -> Flag:
-    """A stand-in trigger (as in test_masked_edge_equals_brute_force) for every reader of the
-    push rule's mask, the caches emptied; returns the flag of a hand for the brute force."""
+    """A stand-in trigger (:func:`_stand_in`) for every reader of the push rule's mask (the
+    dealer's view and the house way's edge), the caches emptied; returns the flag of a hand for
+    the brute force."""
     from paigow.analysis import optimal as O
     from paigow.analysis import pushed as P
 
     kind, bits, low_trig, flag = _stand_in(compiled, deck, mode, 1)
     monkeypatch.setattr(P, "push_mask", lambda spec, push: (kind, bits, low_trig))
+    monkeypatch.setattr(E, "push_mask", lambda spec, push: (kind, bits, low_trig))
     P.dealer_view.cache_clear()
     O.structures.cache_clear()
     return flag
@@ -275,39 +277,43 @@ def _brute_face_up(
     return deals, win, loss
 
 
-@pytest.mark.parametrize("name", list(DECKS))
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("JQKA+joker", "none"),
+        ("TJQK", "none"),
+        # under a push rule the dealer's view is a copy of the whole table (minutes when loaded)
+        pytest.param("TJQK", "hand", marks=pytest.mark.exhaustive),
+        pytest.param("JQKA+joker", "low", marks=pytest.mark.exhaustive),
+    ],
+)
 def test_face_up_edge_equals_brute_force(
-    compiled: CompiledHouseWay, spec: TableSpec, name: str, tmp_path: Path
+    compiled: CompiledHouseWay,
+    spec: TableSpec,
+    name: str,
+    mode: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from paigow.analysis.faceup import face_up_edge
-
-    deck = DECKS[name]
-    r = face_up_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "f.jsonl")
-    deals, win, loss = _brute_face_up(compiled, deck)
-    assert (r.deals, r.win, r.loss) == (deals, win, loss)
-    hw = house_way_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "h.jsonl")
-    assert r.win >= hw.win and r.loss <= hw.loss  # seeing the dealer's hand never hurts
-
-
-@pytest.mark.exhaustive  # the dealer's view is a copy of the whole table (minutes when loaded)
-def test_face_up_edge_under_a_push_rule_equals_brute_force(
-    compiled: CompiledHouseWay, spec: TableSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    """Without a push rule, and under each kind of trigger (a stand-in, :func:`_patch_masks`)."""
     from paigow.analysis import optimal as O
     from paigow.analysis import pushed as P
     from paigow.analysis.faceup import face_up_edge
 
-    deck = DECKS["TJQK"]
-    flag = _patch_masks(monkeypatch, compiled, deck, "hand")
+    deck = DECKS[name]
+    push, flag = PushRule.NONE, None
+    if mode != "none":
+        push, flag = PushRule.ACE_HIGH_PAI_GOW, _patch_masks(monkeypatch, compiled, deck, mode)
     try:
         r = face_up_edge(
-            spec,
-            Runner(workers=2),
-            deck=deck,
-            push=PushRule.ACE_HIGH_PAI_GOW,
-            checkpoint=tmp_path / "f.jsonl",
+            spec, Runner(workers=2), deck=deck, push=push, checkpoint=tmp_path / "f.jsonl"
         )
     finally:
-        P.dealer_view.cache_clear()
-        O.structures.cache_clear()
+        if flag is not None:
+            P.dealer_view.cache_clear()
+            O.structures.cache_clear()
     assert (r.deals, r.win, r.loss) == _brute_face_up(compiled, deck, flag)
+    hw = house_way_edge(
+        spec, Runner(workers=2), deck=deck, push=push, checkpoint=tmp_path / "h.jsonl"
+    )
+    assert r.win >= hw.win and r.loss <= hw.loss  # seeing the dealer's hand never hurts
