@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from paigow.analysis import edge as E
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.edge import house_way_edge, push_mask
-from paigow.analysis.kernels import push as KP
+from paigow.analysis.kernels import trigger as KT
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import FULL_DECK, Card
 from paigow.house_way import HouseWay
@@ -47,17 +48,48 @@ def _hand_flag(hand: tuple[int, ...]) -> bool:
     return sum(r * r for r in ranks) % 3 == 0
 
 
-def _brute(compiled: CompiledHouseWay, deck: list[int], flag: Any) -> tuple[int, int, int, int]:
+Flag = Callable[[tuple[int, ...], int], bool]
+
+
+def _stand_in(
+    compiled: CompiledHouseWay, deck: list[int], mode: str, first_low: int
+) -> tuple[int, np.ndarray, np.ndarray, Flag]:
+    """A stand-in trigger as the kernels read it (mode, bits, low_trig), and the same as the flag
+    of a hand (its cards, its dense low rank) for the brute force: ``low``, every third dense low
+    rank from ``first_low``; ``hand``, a flag per hand of ``deck`` (:func:`_hand_flag`)."""
+    n2 = len(compiled.tables.two_keys)
+    low_trig = np.zeros(n2, dtype=np.uint8)
+    bits = np.zeros(1, dtype=np.uint8)
+    if mode == "low":
+        low_trig[first_low::3] = 1
+        return KT.MODE_LOW, bits, low_trig, lambda h, lo: bool(low_trig[lo])
+    bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
+    for h in itertools.combinations(sorted(deck), 7):
+        if _hand_flag(h):
+            k = _index(h)
+            bits[k >> 3] |= 1 << (k & 7)
+    return KT.MODE_HAND, bits, low_trig, lambda h, lo: _hand_flag(h)
+
+
+def _hands(
+    compiled: CompiledHouseWay, deck: list[int], flag: Flag | None
+) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every seven-card hand of ``deck`` and, by hand, the house way's dense ranks, the trigger
+    flag, and the hand's cards as a bit set (for disjointness)."""
     hands = list(itertools.combinations(sorted(deck), 7))
     hs, ls, fl = [], [], []
     for h in hands:
         hi, lo = compiled.dealer_ranks([Card(c) for c in h])
         hs.append(hi)
         ls.append(lo)
-        fl.append(bool(flag(h, lo)))
-    hs_a, ls_a, fl_a = np.array(hs), np.array(ls), np.array(fl)
+        fl.append(bool(flag(h, lo)) if flag else False)
     pos = {c: i for i, c in enumerate(sorted(deck))}
     bits = np.array([sum(1 << pos[c] for c in h) for h in hands], dtype=np.int64)
+    return hands, np.array(hs), np.array(ls), np.array(fl), bits
+
+
+def _brute(compiled: CompiledHouseWay, deck: list[int], flag: Flag) -> tuple[int, int, int, int]:
+    hands, hs_a, ls_a, fl_a, bits = _hands(compiled, deck, flag)
     win = loss = deals = 0
     for i in range(len(hands)):
         disjoint = (bits & bits[i]) == 0
@@ -79,26 +111,7 @@ def test_masked_edge_equals_brute_force(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     deck = DECKS[name]
-    n2 = len(compiled.tables.two_keys)
-    low_trig = np.zeros(n2, dtype=np.uint8)
-    bits = np.zeros(1, dtype=np.uint8)
-    if mode == "low":
-        low_trig[::3] = 1  # every third dense low rank pushes
-        kind = KP.MODE_LOW
-
-        def flag(h: tuple[int, ...], lo: int) -> bool:
-            return bool(low_trig[lo])
-    else:
-        bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
-        for h in itertools.combinations(sorted(deck), 7):
-            if _hand_flag(h):
-                k = _index(h)
-                bits[k >> 3] |= 1 << (k & 7)
-        kind = KP.MODE_HAND
-
-        def flag(h: tuple[int, ...], lo: int) -> bool:
-            return _hand_flag(h)
-
+    kind, bits, low_trig, flag = _stand_in(compiled, deck, mode, 0)
     monkeypatch.setattr(E, "push_mask", lambda spec, push: (kind, bits, low_trig))
     r = house_way_edge(
         spec,
@@ -133,7 +146,7 @@ def test_the_kernels_trigger_is_the_cores(
         want = push_triggered(rule, seven, setting)
         idx = _index(tuple(c.index for c in seven))
         _, lo = compiled.dealer_ranks(seven)
-        got = KP.flagged(mode, idx, lo, bits, low_trig)
+        got = KT.flagged(mode, idx, lo, bits, low_trig)
         assert bool(got) == want, (rule, seven)
         found += want
     assert found > 20
@@ -158,59 +171,33 @@ def test_pai_gow_bits_count_every_pai_gow() -> None:
     total = 0
     for want in range(7, 13):  # nine .. ace
         bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
-        total += sum(KP.pai_gow_bits(top, want, bits, K.BINOM) for top in range(6, 53))
+        total += sum(KT.pai_gow_bits(top, want, bits, K.BINOM) for top in range(6, 53))
     assert total == 24_780_420
 
 
 def _patch_masks(
     monkeypatch: pytest.MonkeyPatch, compiled: CompiledHouseWay, deck: list[int], mode: str
-) -> Any:
-    """A stand-in trigger (as in test_masked_edge_equals_brute_force) for every reader of the
-    push rule's mask, the caches emptied; returns the flag of a hand for the brute force."""
+) -> Flag:
+    """A stand-in trigger (:func:`_stand_in`) for every reader of the push rule's mask (the
+    dealer's view and the house way's edge), the caches emptied; returns the flag of a hand for
+    the brute force."""
     from paigow.analysis import optimal as O
     from paigow.analysis import pushed as P
 
-    n2 = len(compiled.tables.two_keys)
-    low_trig = np.zeros(n2, dtype=np.uint8)
-    bits = np.zeros(1, dtype=np.uint8)
-    if mode == "low":
-        low_trig[1::3] = 1
-        kind = KP.MODE_LOW
-
-        def flag(h: tuple[int, ...], lo: int) -> bool:
-            return bool(low_trig[lo])
-    else:
-        bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
-        for h in itertools.combinations(sorted(deck), 7):
-            if _hand_flag(h):
-                k = _index(h)
-                bits[k >> 3] |= 1 << (k & 7)
-        kind = KP.MODE_HAND
-
-        def flag(h: tuple[int, ...], lo: int) -> bool:
-            return _hand_flag(h)
-
+    kind, bits, low_trig, flag = _stand_in(compiled, deck, mode, 1)
     monkeypatch.setattr(P, "push_mask", lambda spec, push: (kind, bits, low_trig))
+    monkeypatch.setattr(E, "push_mask", lambda spec, push: (kind, bits, low_trig))
     P.dealer_view.cache_clear()
     O.structures.cache_clear()
     return flag
 
 
 def _brute_optimal_push(
-    compiled: CompiledHouseWay, deck: list[int], rate: Any, flag: Any
+    compiled: CompiledHouseWay, deck: list[int], rate: Any, flag: Flag
 ) -> tuple[int, int, int]:
     from paigow.setting import all_settings
 
-    hands = list(itertools.combinations(sorted(deck), 7))
-    hs, ls, fl = [], [], []
-    for h in hands:
-        hi, lo = compiled.dealer_ranks([Card(c) for c in h])
-        hs.append(hi)
-        ls.append(lo)
-        fl.append(bool(flag(h, lo)))
-    hs_a, ls_a, fl_a = np.array(hs), np.array(ls), np.array(fl)
-    pos = {c: i for i, c in enumerate(sorted(deck))}
-    bits = np.array([sum(1 << pos[c] for c in h) for h in hands], dtype=np.int64)
+    hands, hs_a, ls_a, fl_a, bits = _hands(compiled, deck, flag)
     t = compiled.tables
     win = loss = deals = 0
     for i, p in enumerate(hands):
@@ -264,22 +251,13 @@ def test_optimal_edge_under_a_push_rule_equals_brute_force(
 
 
 def _brute_face_up(
-    compiled: CompiledHouseWay, deck: list[int], flag: Any = None
+    compiled: CompiledHouseWay, deck: list[int], flag: Flag | None = None
 ) -> tuple[int, int, int]:
     """Each player hand against each disjoint dealer hand, shown face up: a win if a setting
     that is not a foul beats both of the dealer's hands, a loss if every one loses both."""
     from paigow.setting import all_settings
 
-    hands = list(itertools.combinations(sorted(deck), 7))
-    hs, ls, fl = [], [], []
-    for h in hands:
-        hi, lo = compiled.dealer_ranks([Card(c) for c in h])
-        hs.append(hi)
-        ls.append(lo)
-        fl.append(bool(flag(h, lo)) if flag else False)
-    hs_a, ls_a, fl_a = np.array(hs), np.array(ls), np.array(fl)
-    pos = {c: i for i, c in enumerate(sorted(deck))}
-    bits = np.array([sum(1 << pos[c] for c in h) for h in hands], dtype=np.int64)
+    hands, hs_a, ls_a, fl_a, bits = _hands(compiled, deck, flag)
     t = compiled.tables
     win = loss = deals = 0
     for i, p in enumerate(hands):
@@ -299,39 +277,43 @@ def _brute_face_up(
     return deals, win, loss
 
 
-@pytest.mark.parametrize("name", list(DECKS))
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("JQKA+joker", "none"),
+        ("TJQK", "none"),
+        # under a push rule the dealer's view is a copy of the whole table (minutes when loaded)
+        pytest.param("TJQK", "hand", marks=pytest.mark.exhaustive),
+        pytest.param("JQKA+joker", "low", marks=pytest.mark.exhaustive),
+    ],
+)
 def test_face_up_edge_equals_brute_force(
-    compiled: CompiledHouseWay, spec: TableSpec, name: str, tmp_path: Path
+    compiled: CompiledHouseWay,
+    spec: TableSpec,
+    name: str,
+    mode: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from paigow.analysis.faceup import face_up_edge
-
-    deck = DECKS[name]
-    r = face_up_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "f.jsonl")
-    deals, win, loss = _brute_face_up(compiled, deck)
-    assert (r.deals, r.win, r.loss) == (deals, win, loss)
-    hw = house_way_edge(spec, Runner(workers=2), deck=deck, checkpoint=tmp_path / "h.jsonl")
-    assert r.win >= hw.win and r.loss <= hw.loss  # seeing the dealer's hand never hurts
-
-
-@pytest.mark.exhaustive  # the dealer's view is a copy of the whole table (minutes when loaded)
-def test_face_up_edge_under_a_push_rule_equals_brute_force(
-    compiled: CompiledHouseWay, spec: TableSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    """Without a push rule, and under each kind of trigger (a stand-in, :func:`_patch_masks`)."""
     from paigow.analysis import optimal as O
     from paigow.analysis import pushed as P
     from paigow.analysis.faceup import face_up_edge
 
-    deck = DECKS["TJQK"]
-    flag = _patch_masks(monkeypatch, compiled, deck, "hand")
+    deck = DECKS[name]
+    push, flag = PushRule.NONE, None
+    if mode != "none":
+        push, flag = PushRule.ACE_HIGH_PAI_GOW, _patch_masks(monkeypatch, compiled, deck, mode)
     try:
         r = face_up_edge(
-            spec,
-            Runner(workers=2),
-            deck=deck,
-            push=PushRule.ACE_HIGH_PAI_GOW,
-            checkpoint=tmp_path / "f.jsonl",
+            spec, Runner(workers=2), deck=deck, push=push, checkpoint=tmp_path / "f.jsonl"
         )
     finally:
-        P.dealer_view.cache_clear()
-        O.structures.cache_clear()
+        if flag is not None:
+            P.dealer_view.cache_clear()
+            O.structures.cache_clear()
     assert (r.deals, r.win, r.loss) == _brute_face_up(compiled, deck, flag)
+    hw = house_way_edge(
+        spec, Runner(workers=2), deck=deck, push=push, checkpoint=tmp_path / "h.jsonl"
+    )
+    assert r.win >= hw.win and r.loss <= hw.loss  # seeing the dealer's hand never hurts

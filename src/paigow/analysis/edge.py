@@ -10,7 +10,7 @@ banker). Suit relabelling leaves every count unchanged (the house way is blind t
 one T per class is enough, weighted by the class's size.
 
 A push rule (docs/rulebook.md#push-rules) takes the dealer hands that trigger it out of the
-dealer's side of every term: those deals push (:mod:`paigow.analysis.kernels.push`).
+dealer's side of every term: those deals push (:mod:`paigow.analysis.kernels.trigger`).
 
 The run is split into chunks (the size of T, and its highest card); each finished chunk is
 appended to a checkpoint file, and an interrupted run resumes where it stopped.
@@ -34,7 +34,7 @@ from paigow.analysis import checkpoint
 from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
 from paigow.analysis.compiled import cache_dir, identity
-from paigow.analysis.kernels import push as KP
+from paigow.analysis.kernels import trigger as KT
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import Card
 from paigow.commission import Commission
@@ -42,6 +42,8 @@ from paigow.ruleset import PushRule
 from paigow.variants import is_nine_high_low
 
 FULL_DECK_INDICES = tuple(range(53))
+#: The push rule's arrays without one (the kernels do not read them).
+NO_MASK = np.zeros(1, dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -68,18 +70,18 @@ def push_mask(spec: TableSpec, push: str) -> tuple[int, np.ndarray, np.ndarray]:
     low_trig = np.zeros(n2, dtype=np.uint8)
     bits = np.zeros(1, dtype=np.uint8)
     if rule is PushRule.NONE:
-        return KP.MODE_NONE, bits, low_trig
+        return KT.MODE_NONE, bits, low_trig
     if rule is PushRule.NINE_HIGH_LOW:
         for a in range(53):
             for b in range(a + 1, 53):
                 if is_nine_high_low((Card(a), Card(b))):
                     low_trig[compiled.tables.rank2[a, b]] = 1
-        return KP.MODE_LOW, bits, low_trig
+        return KT.MODE_LOW, bits, low_trig
     want = 10 if rule is PushRule.QUEEN_HIGH_PAI_GOW else 12  # rank index: queen, ace
     bits = np.zeros((comb(53, 7) + 7) // 8, dtype=np.uint8)
     for top in range(6, 53):
-        KP.pai_gow_bits(top, want, bits, K.BINOM)
-    return KP.MODE_HAND, bits, low_trig
+        KT.pai_gow_bits(top, want, bits, K.BINOM)
+    return KT.MODE_HAND, bits, low_trig
 
 
 def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
@@ -87,21 +89,11 @@ def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
     that trigger it)."""
     compiled = chunk.spec.open()
     deck = np.array(chunk.deck, dtype=np.int64)
-    if chunk.push != PushRule.NONE.value:
+    pushing = chunk.push != PushRule.NONE.value
+    if pushing:
         mode, bits, low_trig = push_mask(chunk.spec, chunk.push)
-        out = KP.edge_chunk_push(
-            chunk.k,
-            chunk.top,
-            deck,
-            compiled.table,
-            K.BINOM,
-            len(compiled.tables.five_keys),
-            len(compiled.tables.two_keys),
-            mode,
-            bits,
-            low_trig,
-        )
-        return chunk.key, [int(x) for x in out]
+    else:
+        mode, bits, low_trig = KT.MODE_NONE, NO_MASK, NO_MASK
     out = K.edge_chunk(
         chunk.k,
         chunk.top,
@@ -110,8 +102,11 @@ def edge_chunk(chunk: EdgeChunk) -> tuple[str, list[int]]:
         K.BINOM,
         len(compiled.tables.five_keys),
         len(compiled.tables.two_keys),
+        mode,
+        bits,
+        low_trig,
     )
-    return chunk.key, [int(x) for x in out]
+    return chunk.key, [int(x) for x in (out if pushing else out[:4])]
 
 
 def chunks_for(

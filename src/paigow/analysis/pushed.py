@@ -2,7 +2,7 @@
 push rule folded in (docs/rulebook.md#push-rules): a copy of the compiled table in which every
 dealer hand that triggers the rule sits at a point no setting beats on both hands nor loses to on
 both (high rank n5, low rank 0), the other low ranks moved up by one, with the player's rank
-tables moved to match (:func:`paigow.analysis.kernels.push.shift_table`). Without a push rule the
+tables moved to match (:func:`paigow.analysis.kernels.trigger.shift_table`). Without a push rule the
 view is the compiled table itself.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from paigow.analysis import kernels as K
 from paigow.analysis.edge import push_mask
-from paigow.analysis.kernels import push as KP
+from paigow.analysis.kernels import trigger as KT
 from paigow.analysis.runner import TableSpec
 from paigow.ruleset import PushRule
 
@@ -48,7 +48,7 @@ def dealer_view(spec: TableSpec, push: str = PushRule.NONE.value) -> DealerView:
         return DealerView(push, compiled.table, t.rank5, t.rank2, t.five_keys, t.two_keys, n5, n2)
     mode, bits, low_trig = push_mask(spec, push)
     table = np.empty(len(compiled.table), dtype=np.uint8)
-    moved = KP.shift_table(compiled.table, mode, bits, low_trig, n5, table)
+    moved = KT.shift_table(compiled.table, mode, bits, low_trig, n5, table)
     rank2 = (t.rank2.astype(np.int64) + 1).astype(np.uint8)
     two_keys = np.concatenate([t.two_keys[:1] * 0, t.two_keys])
     five_keys = np.concatenate([t.five_keys, t.five_keys[-1:] + 1])

@@ -3,7 +3,9 @@
 - :mod:`.keys`: five-card and two-card keys, the best five of seven, the foul rule on keys;
 - :mod:`.houseway`: the house way over card indices, with rule numbers;
 - :mod:`.table`: building and reading the compiled house way;
-- :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms);
+- :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms, a push rule's
+  triggering dealer hands taken out);
+- :mod:`.trigger`: push rules' triggers, and the table with one folded in;
 - :mod:`.rng` and :mod:`.montecarlo`: random numbers and the simulation kernels;
 - :mod:`.colex`: colex indices, combinations and suit classes;
 - :mod:`.optimal` and :mod:`.strategy`: the optimal player;
@@ -65,7 +67,7 @@ from paigow.analysis.kernels.table import build_slice, dense_setting, lookup
 #: The modules whose source determines a compiled table's contents (its identity), and a
 #: compiled strategy's.
 TABLE_SOURCES = ("colex.py", "keys.py", "houseway.py", "table.py")
-STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py")
+STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 
 
 @cache

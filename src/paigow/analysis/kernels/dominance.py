@@ -1,6 +1,8 @@
 """Dominance counting: how many dealer hands a setting beats on both hands, or loses to, from
 histograms and point lists of dense (high, low) ranks; and the inclusion-exclusion terms of the
-exact edge.
+exact edge, under a push rule too: the dealer's hands that trigger it
+(:mod:`paigow.analysis.kernels.trigger`) are taken out of the dealer's side of every term (those
+deals push). Every point plays as the player's hand, only the unflagged ones as the dealer's.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy.typing as npt
 
 from paigow.analysis.kernels.colex import next_combination, suit_weight
 from paigow.analysis.kernels.table import lookup
+from paigow.analysis.kernels.trigger import MODE_NONE, flagged
 
 Arr = npt.NDArray[Any]
 
@@ -72,9 +75,14 @@ def points_containing(
     deck: Arr,
     table: Arr,
     binom: Arr,
+    mode: int,
+    bits: Arr,
+    low_trig: Arr,
     hs: Arr,
     ls: Arr,
+    fl: Arr,
     hist: Arr,
+    hist_d: Arr,
     dense: bool,
     rest: Arr,
     f: Arr,
@@ -82,7 +90,11 @@ def points_containing(
 ) -> int:
     """(high, low) dense ranks of every seven-card hand of ``deck`` that contains the k cards
     ``t`` (ascending): into the arrays hs, ls, or (``dense``) added to ``hist[high, low]``.
-    Returns how many hands.
+    Under a push rule (``mode``, ``bits``, ``low_trig``: as
+    :func:`paigow.analysis.kernels.trigger.flagged` reads them; ``MODE_NONE``: none, and
+    ``fl``, ``hist_d`` are not touched) each point also carries its trigger flag: into ``fl``
+    (sparse), or (``dense``) the unflagged points added to ``hist_d`` as well. Returns how many
+    hands.
 
     The other r = 7 - k cards s_0 < ... < s_r-1 run over the rest of the deck in colex order, so
     the hands' table indices increase (the table is read forwards). The union's colex index
@@ -91,6 +103,7 @@ def points_containing(
     index = sum_u C(u, i_u + r + 1) + sum_j [C(s_j, j + #(t < s_j) + 1) + F_j(s_j) - F_j+1(s_j)]
     where F_j(x) = sum over u in t below x of C(u, i_u + j + 1). ``rest`` (len(deck)), ``f``
     (8 x 54) and ``d`` (7 x len(deck)) are scratch arrays."""
+    masked = mode != MODE_NONE
     m = 0
     for c in deck:
         inside = False
@@ -106,11 +119,16 @@ def points_containing(
         base += binom[t[i], i + r + 1]
     if r == 0:
         h, lo = lookup(table, base)
+        g = flagged(mode, base, lo, bits, low_trig)
         if dense:
             hist[h, lo] += 1
+            if masked and not g:
+                hist_d[h, lo] += 1
         else:
             hs[0] = h
             ls[0] = lo
+            if masked:
+                fl[0] = g
         return 1
     for j in range(r + 1):
         acc = 0
@@ -140,12 +158,17 @@ def points_containing(
         stop = c[1] if r > 1 else m
         q1 = q[1]
         for p in range(start, stop):
-            h, lo = lookup(table, q1 + d[0, p])
+            idx = q1 + d[0, p]
+            h, lo = lookup(table, idx)
             if dense:
                 hist[h, lo] += 1
+                if masked and not flagged(mode, idx, lo, bits, low_trig):
+                    hist_d[h, lo] += 1
             else:
                 hs[n] = h
                 ls[n] = lo
+                if masked:
+                    fl[n] = flagged(mode, idx, lo, bits, low_trig)
             n += 1
         # next colex combination above level 0
         i = 1
@@ -162,23 +185,24 @@ def points_containing(
 
 
 @nb.njit(cache=True)
-def dominance_hist(hist: Arr) -> tuple[int, int]:
-    """As :func:`dominance_pairs`, for points given as a dense histogram ``hist[high, low]``."""
+def dominance_hist(hist: Arr, hist_d: Arr) -> tuple[int, int]:
+    """As :func:`dominance_pairs`, for points given as dense histograms: P any point of
+    ``hist``, D any of ``hist_d`` (the unflagged ones; ``hist`` itself without a push rule)."""
     n5, n2 = hist.shape
     col_total = np.zeros(n2, dtype=np.int64)
     for h in range(n5):
         for low in range(n2):
-            col_total[low] += hist[h, low]
+            col_total[low] += hist_d[h, low]
     total = col_total.sum()
-    below_low = np.zeros(n2 + 1, dtype=np.int64)  # points with low < l, any high
+    below_low = np.zeros(n2 + 1, dtype=np.int64)  # dealer points with low < l, any high
     for low in range(n2):
         below_low[low + 1] = below_low[low] + col_total[low]
-    col_cum = np.zeros(n2, dtype=np.int64)  # points with high < h, by low
+    col_cum = np.zeros(n2, dtype=np.int64)  # dealer points with high < h, by low
     rows_below = 0
     wins = 0
     losses = 0
     for h in range(n5):
-        prefix = 0  # points with high < h and low < l
+        prefix = 0  # dealer points with high < h and low < l
         row = 0
         for low in range(n2):
             x = hist[h, low]
@@ -186,24 +210,25 @@ def dominance_hist(hist: Arr) -> tuple[int, int]:
                 wins += x * prefix
                 losses += x * (total - rows_below - below_low[low] + prefix)
             prefix += col_cum[low]
-            row += x
+            row += hist_d[h, low]
         for low in range(n2):
-            col_cum[low] += hist[h, low]
+            col_cum[low] += hist_d[h, low]
         rows_below += row
     return wins, losses
 
 
 @nb.njit(cache=True)
 def dominance_pairs(
-    hs: Arr, ls: Arr, n: int, n5: int, n2: int, count: Arr, order: Arr
+    hs: Arr, ls: Arr, fl: Arr, masked: bool, n: int, n5: int, n2: int, count: Arr, order: Arr
 ) -> tuple[int, int]:
     """For the points (hs[i], ls[i]), i < n: ordered pairs (P, D) with P above D on both ranks
-    (wins of P), and with P at or below D on both (losses of P; D = P included). ``count``
+    (wins of P), and with P at or below D on both (losses of P; D = P included); P any point,
+    D any point not flagged (``fl[i]`` 1: flagged; read only when ``masked``). ``count``
     (n5 + 1) and ``order`` (n) are scratch arrays.
 
-    One pass in ascending high rank with a Fenwick tree over the low ranks of the points already
-    passed (strictly lower high rank): wins of P = those with a lower low rank, q; losses of
-    P = n - #(high < P's) - #(low < P's) + q."""
+    One pass in ascending high rank with a Fenwick tree over the low ranks of the dealer points
+    already passed (strictly lower high rank): wins of P = those with a lower low rank, q;
+    losses of P = #D - #(D of high < P's) - #(D of low < P's) + q."""
     if n < 256:
         srt = np.argsort(hs[:n])
         for i in range(n):
@@ -218,13 +243,17 @@ def dominance_pairs(
             order[count[hs[i]]] = i
             count[hs[i]] += 1
     low_below = np.zeros(n2 + 1, dtype=np.int64)
+    total = 0
     for i in range(n):
-        low_below[ls[i] + 1] += 1
+        if not masked or not fl[i]:
+            low_below[ls[i] + 1] += 1
+            total += 1
     for v in range(n2):
         low_below[v + 1] += low_below[v]
     bit = np.zeros(n2 + 1, dtype=np.int64)
     wins = 0
     losses = 0
+    passed = 0  # dealer points of a lower high rank
     g = 0
     while g < n:
         h = hs[order[g]]
@@ -239,63 +268,83 @@ def dominance_pairs(
                 s += bit[i]
                 i -= i & -i
             wins += s
-            losses += n - g - low_below[v] + s
+            losses += total - passed - low_below[v] + s
         for j in range(g, e):
-            i = ls[order[j]] + 1
-            while i <= n2:
-                bit[i] += 1
-                i += i & -i
+            if not masked or not fl[order[j]]:
+                i = ls[order[j]] + 1
+                while i <= n2:
+                    bit[i] += 1
+                    i += i & -i
+                passed += 1
         g = e
     return wins, losses
 
 
 @nb.njit(cache=True, nogil=True)
-def edge_chunk(k: int, top: int, deck: Arr, table: Arr, binom: Arr, n5: int, n2: int) -> Arr:
+def edge_chunk(
+    k: int,
+    top: int,
+    deck: Arr,
+    table: Arr,
+    binom: Arr,
+    n5: int,
+    n2: int,
+    mode: int,
+    bits: Arr,
+    low_trig: Arr,
+) -> Arr:
     """The inclusion-exclusion terms of size ``k`` for the card sets T whose highest card is
     ``deck[top]`` (all k-subsets of ``deck`` when k == 0): sums over canonical T (weighted by
     the number of suit relabellings) of the ordered (player, dealer) pairs of hands containing T
-    that the player wins, loses, and in all. Returns [wins, losses, pairs, sets]."""
-    out = np.zeros(4, dtype=np.int64)
+    that the player wins, loses, and in all, the dealer's hands that trigger the push rule
+    (``mode``, ``bits``, ``low_trig``: see :func:`points_containing`) pushing. Returns [wins,
+    losses, pairs, sets, flagged points] (the last: of the k == 0 term, the deck's hands that
+    trigger the rule)."""
+    out = np.zeros(5, dtype=np.int64)
+    masked = mode != MODE_NONE
     size = 1
     rest_n = len(deck) - k
     for j in range(7 - k):  # C(rest_n, 7 - k)
         size = size * (rest_n - j) // (j + 1)
     dense = size > 2_000_000  # many hands: a dense histogram beats sorting them
     hist = np.zeros((n5, n2) if dense else (1, 1), dtype=np.int64)
+    # the dealer's points: without a push rule every point, ``hist`` itself
+    hist_d = np.zeros((n5, n2), dtype=np.int64) if dense and masked else hist
     hs = np.empty(1 if dense else size, dtype=np.int64)
     ls = np.empty(1 if dense else size, dtype=np.int64)
+    fl = np.zeros(size if masked and not dense else 1, dtype=np.int64)
     order = np.empty(1 if dense else size, dtype=np.int64)
     count = np.zeros(n5 + 1, dtype=np.int64)
     t = np.empty(max(k, 1), dtype=np.int64)
     rest = np.empty(len(deck), dtype=np.int64)
     f = np.zeros((8, 54), dtype=np.int64)
     d = np.zeros((7, len(deck)), dtype=np.int64)
-    if k == 0:
-        n = points_containing(t, 0, deck, table, binom, hs, ls, hist, dense, rest, f, d)
-        if dense:
-            w, lo = dominance_hist(hist)
-        else:
-            w, lo = dominance_pairs(hs, ls, n, n5, n2, count, order)
-        out[0], out[1], out[2], out[3] = w, lo, n * n, 1
-        return out
-    c = np.arange(k - 1)
+    c = np.arange(max(k - 1, 0))
     while True:
         for j in range(k - 1):
             t[j] = deck[c[j]]
-        t[k - 1] = deck[top]
-        weight = suit_weight(t, k)
+        if k > 0:
+            t[k - 1] = deck[top]
+        weight = suit_weight(t, k) if k > 0 else 1
         if weight:
             if dense:
                 hist[:, :] = 0
-            n = points_containing(t, k, deck, table, binom, hs, ls, hist, dense, rest, f, d)
+                if masked:
+                    hist_d[:, :] = 0
+            n = points_containing(
+                t, k, deck, table, binom, mode, bits, low_trig, hs, ls, fl, hist, hist_d, dense,
+                rest, f, d,
+            )  # fmt: skip
             if dense:
-                w, lo = dominance_hist(hist)
+                w, lo = dominance_hist(hist, hist_d)
             else:
-                w, lo = dominance_pairs(hs, ls, n, n5, n2, count, order)
+                w, lo = dominance_pairs(hs, ls, fl, masked, n, n5, n2, count, order)
             out[0] += weight * w
             out[1] += weight * lo
             out[2] += weight * n * n
             out[3] += weight
-        if k == 1 or not next_combination(c, k - 1, top):
+            if k == 0 and masked:
+                out[4] = n - hist_d.sum() if dense else fl[:n].sum()
+        if k <= 1 or not next_combination(c, k - 1, top):
             break
     return out

@@ -9,10 +9,10 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from paigow.analysis.kernels.colex import next_combination, suit_weight
+from paigow.analysis.kernels.colex import next_combination
 from paigow.analysis.kernels.keys import is_foul
 from paigow.analysis.kernels.optimal import hand_counts
-from paigow.analysis.kernels.strategy import setting_ranks
+from paigow.analysis.kernels.strategy import chunk_hand, setting_ranks
 
 Arr = npt.NDArray[Any]
 
@@ -86,11 +86,7 @@ def face_up_chunk(
     losses = np.zeros(64, dtype=np.int64)
     c = np.arange(5)
     while True:
-        for j in range(5):
-            p[j] = deck[c[j]]
-        p[5] = deck[second]
-        p[6] = deck[top]
-        weight = suit_weight(p, 7)
+        weight = chunk_hand(c, top, second, deck, p)
         if weight:
             setting_ranks(p, binom, rank5, rank2, ph, pl)
             m = 0

@@ -10,10 +10,10 @@ import numpy.typing as npt
 
 from paigow.analysis.kernels.colex import colex5, colex7_sorted
 from paigow.analysis.kernels.keys import is_foul
-from paigow.analysis.kernels.push import flagged
 from paigow.analysis.kernels.rng import below, seed_state
 from paigow.analysis.kernels.strategy import setting_ranks
 from paigow.analysis.kernels.table import lookup
+from paigow.analysis.kernels.trigger import flagged
 from paigow.setting import LOW_POSITIONS
 
 LOW_I = np.array([i for i, _ in LOW_POSITIONS], dtype=np.int64)
@@ -39,7 +39,7 @@ def simulate_chunk(
     only): player and dealer both on the house way, or (when ``fixed`` holds seven cards) the
     player on those cards, with the given dense ranks, against random dealer hands of the other
     cards; a dealer hand that triggers the push rule (``mode``, ``bits``, ``low_trig``: as
-    :func:`paigow.analysis.kernels.push.flagged` reads them) pushes. Returns [wins, pushes,
+    :func:`paigow.analysis.kernels.trigger.flagged` reads them) pushes. Returns [wins, pushes,
     losses, pushes by the rule]."""
     state = seed_state(seed)
     deck = np.arange(53, dtype=np.int64)

@@ -13,14 +13,18 @@ import numpy.typing as npt
 from paigow.analysis.kernels.colex import colex
 from paigow.analysis.kernels.dominance import points_containing
 from paigow.analysis.kernels.table import lookup
+from paigow.analysis.kernels.trigger import MODE_NONE
 
 Arr = npt.NDArray[Any]
 
 
 @nb.njit(cache=True)
-def _scratch(deck: Arr) -> tuple[Arr, Arr, Arr]:
-    """The scratch arrays of :func:`paigow.analysis.kernels.dominance.points_containing`."""
+def _scratch(deck: Arr) -> tuple[Arr, Arr, Arr, Arr]:
+    """The scratch arrays of :func:`paigow.analysis.kernels.dominance.points_containing`, and
+    a placeholder for the push rule's arrays (the dealer's view has the push rule folded in:
+    :mod:`paigow.analysis.pushed`)."""
     return (
+        np.zeros(1, dtype=np.uint8),
         np.empty(len(deck), dtype=np.int64),
         np.zeros((8, 54), dtype=np.int64),
         np.zeros((7, len(deck)), dtype=np.int64),
@@ -33,14 +37,17 @@ def build_cum(reps: Arr, k: int, deck: Arr, table: Arr, binom: Arr, cum: Arr) ->
     n5 = cum.shape[1] - 1
     n2 = cum.shape[2] - 1
     hist = np.zeros((n5, n2), dtype=np.int64)
-    rest, f, d = _scratch(deck)
+    none, rest, f, d = _scratch(deck)
     dummy = np.empty(1, dtype=np.int64)
     t = np.empty(max(k, 1), dtype=np.int64)
     for i in range(reps.shape[0]):
         for j in range(k):
             t[j] = reps[i, j]
         hist[:, :] = 0
-        points_containing(t, k, deck, table, binom, dummy, dummy, hist, True, rest, f, d)
+        points_containing(
+            t, k, deck, table, binom, MODE_NONE, none, none, dummy, dummy, dummy, hist, hist,
+            True, rest, f, d,
+        )  # fmt: skip
         col = np.zeros(n2, dtype=np.int64)
         for h in range(n5 + 1):
             acc = 0
@@ -94,7 +101,7 @@ def build_sorted(
     rows = cc.shape[1]
     hs = np.empty(size, dtype=np.int64)
     ls = np.empty(size, dtype=np.int64)
-    rest, f, d = _scratch(deck)
+    none, rest, f, d = _scratch(deck)
     dummy = np.empty((1, 1), dtype=np.int64)
     t = np.empty(k, dtype=np.int64)
     cnt = np.zeros(n5 + 1, dtype=np.int64)
@@ -102,7 +109,10 @@ def build_sorted(
     for i in range(m):
         for j in range(k):
             t[j] = reps[i, j]
-        n = points_containing(t, k, deck, table, binom, hs, ls, dummy, False, rest, f, d)
+        n = points_containing(
+            t, k, deck, table, binom, MODE_NONE, none, none, hs, ls, hs, dummy, dummy, False,
+            rest, f, d,
+        )  # fmt: skip
         base = i * size
         cnt[:] = 0
         for p in range(n):

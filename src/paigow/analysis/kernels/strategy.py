@@ -115,6 +115,19 @@ def house_way_setting(p: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[
     return Q_OF[6 - i, 6 - j], rule
 
 
+@nb.njit(cache=True, inline="always")
+def chunk_hand(c: Arr, top: int, second: int, deck: Arr, p: Arr) -> int:
+    """A chunk's player hand (the hands whose two highest cards are deck[top] and deck[second],
+    their five others deck[c[0]] < ... < deck[c[4]], ``c`` run by
+    :func:`paigow.analysis.kernels.colex.next_combination` below ``second``), into ``p``
+    ascending. Returns the size of its suit class (0 unless it is its class's canonical hand)."""
+    for j in range(5):
+        p[j] = deck[c[j]]
+    p[5] = deck[second]
+    p[6] = deck[top]
+    return suit_weight(p, 7)
+
+
 @nb.njit(cache=True)
 def count_chunk_classes(top: int, second: int, deck: Arr) -> int:
     """How many canonical player hands have deck[top], deck[second] as their two highest cards."""
@@ -124,11 +137,7 @@ def count_chunk_classes(top: int, second: int, deck: Arr) -> int:
     c = np.arange(5)
     n = 0
     while True:
-        for j in range(5):
-            p[j] = deck[c[j]]
-        p[5] = deck[second]
-        p[6] = deck[top]
-        if suit_weight(p, 7):
+        if chunk_hand(c, top, second, deck, p):
             n += 1
         if not next_combination(c, 5, second):
             break
@@ -187,11 +196,7 @@ def strategy_chunk(
     c = np.arange(5)
     r = 0
     while r < n:
-        for j in range(5):
-            p[j] = deck[c[j]]
-        p[5] = deck[second]
-        p[6] = deck[top]
-        weight = suit_weight(p, 7)
+        weight = chunk_hand(c, top, second, deck, p)
         if weight:
             setting_ranks(p, binom, rank5, rank2, ph, pl)
             hw, rule = house_way_setting(p, tp, quads, lowest_wheel)
