@@ -194,13 +194,15 @@ def _prepared() -> bool:
     return step_wire() == ("psycopg", "prepared")
 
 
-_PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paigow%%'"
+_PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE starts_with(name, 'paigow_')"
 
 
 def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(helpers: Any) -> None:
     """A statement is parsed and planned once per connection (``PREPARE``, then ``EXECUTE``);
-    a step that fails and rolls back keeps them; if something deallocates them, the statement
-    fails with a state the writer retries, and the next step prepares it anew."""
+    a step that fails and rolls back keeps them (psycopg's own preparing is off, so its
+    rollback deallocates nothing). If something outside deallocates them, the step that finds
+    one gone fails (no retry: nothing in the service does it) and the connection prepares anew
+    from its next step, under new names."""
     from paigow.service.store.writer import retryable
 
     if not _prepared():
@@ -209,8 +211,9 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
         engine = _engine(db_url)
         try:
 
-            def prepared(tx: Tx) -> dict[str, str]:  # the connection's, ours
-                return {name: text for name, text in tx.text(_PREPARED)}
+            def prepared(tx: Tx) -> dict[str, str]:  # the connection's, ours (read apart)
+                got = tx.connection.exec_driver_sql(_PREPARED)
+                return {name: text for name, text in got}
 
             def insert_and_read(tx: Tx) -> tuple[Any, dict[str, str]]:
                 # psycopg prepares nothing of its own here: it would deallocate them all (ours
@@ -227,7 +230,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
                 tx.run(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
 
             def deallocated(tx: Tx) -> Any:
-                tx.text("DEALLOCATE ALL")
+                tx.connection.exec_driver_sql("DEALLOCATE ALL")
                 return tx.first(GET, {"id": 1})
 
             first, again, failed, after, gone, anew = _pg_steps(
@@ -240,10 +243,62 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
             assert again == (row, names)  # nothing prepared twice
             assert isinstance(failed, sa.exc.IntegrityError)
             assert after == (row, names)  # the rollback left them
-            assert isinstance(gone, sa.exc.DBAPIError) and retryable(gone)
+            assert isinstance(gone, sa.exc.DBAPIError) and not retryable(gone)
+            assert gone.orig is not None and gone.orig.sqlstate == "26000"
             row_anew, names_anew = anew
             assert row_anew == row
             assert len(names_anew) == 1 and not set(names_anew) & set(names)  # a new name
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
+    """The names a connection has prepared live with that connection: when the pool replaces
+    it (here: invalidated, as after a lost connection), the new one prepares every statement
+    itself, and two connections at once each prepare their own."""
+    from paigow.service.store import pgwire
+    from paigow.service.store.db import Database
+
+    if not _prepared():
+        pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
+
+    def step(conn: sa.Connection, db: Database) -> tuple[Any, int, list[str], int]:
+        tx = Tx(conn, driver=db.wire_driver(conn))
+        row = tx.first(GET, {"id": 1})
+        names = pgwire.names_of(conn.connection.info)
+        ours = [n for (n,) in conn.exec_driver_sql(_PREPARED.replace(", statement", ""))]
+        pid = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
+        return row, pid, sorted(ours), len(names.by_text)
+
+    async def main(db_url: str) -> list[Any]:
+        db = Database(db_url)
+        engine = db.async_engine()
+        db.dispose()
+        out: list[Any] = []
+        try:
+            async with engine.connect() as conn, conn.begin():
+                out.append(await conn.run_sync(step, db))
+            async with engine.connect() as conn:
+                await conn.invalidate()  # the pool drops it: the next checkout opens another
+            async with engine.connect() as conn, conn.begin():
+                out.append(await conn.run_sync(step, db))
+                async with engine.connect() as other, other.begin():  # a second at once
+                    out.append(await other.run_sync(step, db))
+        finally:
+            await engine.dispose()
+        return out
+
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.insert(THINGS).values(id=1, name="a", doc=None, flag=True, n=3))
+            first, second, third = _run(main(db_url))
+            assert first[0] == second[0] == third[0] == ("a", None, True, 3)
+            assert len({first[1], second[1], third[1]}) == 3  # three connections
+            for got in (first, second, third):
+                assert got[2] == ["paigow_1"] and got[3] == 1  # each prepared it itself
         finally:
             META.drop_all(engine)
             engine.dispose()

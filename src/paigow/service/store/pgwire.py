@@ -8,11 +8,9 @@ values bound into the text by the driver (psycopg's own quoting). The unit of wo
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-import weakref
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from paigow.service.store.statements import Row
@@ -68,27 +66,36 @@ def preparable(text: str, named: bool) -> Prepared | None:
     return Prepared(body.replace("\0", "%"), None, len(pieces) - 1)
 
 
-class _Names:
-    """The statements prepared on each connection (by their text), and new names for others.
-    A name is kept once the message that prepared it has run whole: a ``PREPARE`` after an
-    error in its message never ran, and one before it did (prepared statements outlive a
-    rollback), so the statement is prepared again under a new name."""
+@dataclass
+class Names:
+    """The statements one connection has prepared (their names by their text) and the number
+    of the next name. It lives with the connection (:func:`names_of`: in the pool's record of
+    it, which SQLAlchemy empties whenever the record opens a new DBAPI connection), so a new
+    connection never takes a statement for prepared. A name is kept once the message that
+    prepared it has run whole: a ``PREPARE`` after an error in its message never ran, and one
+    before it did (prepared statements outlive a rollback), so the statement is prepared again
+    under a new name: names are never reused on a connection."""
 
-    def __init__(self) -> None:
-        self._by_conn: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
-        self._next = itertools.count(1)
-
-    def of(self, conn: Any) -> dict[str, str]:
-        names = self._by_conn.get(conn)
-        if names is None:
-            names = self._by_conn[conn] = {}
-        return names
+    by_text: dict[str, str] = field(default_factory=dict)
+    count: int = 0
 
     def new(self) -> str:
-        return f"paigow_{next(self._next)}"
+        self.count += 1
+        return f"paigow_{self.count}"
 
 
-_NAMES: Final = _Names()
+def names_of(info: dict[Any, Any]) -> Names:
+    """The prepared statements of the connection whose pool record's ``info`` this is
+    (:attr:`sqlalchemy.pool.PoolProxiedConnection.info`)."""
+    names = info.get(Names)
+    if names is None:
+        names = info[Names] = Names()
+    return names
+
+
+Result = tuple[list[Row], int]
+"""A statement's rows (none for a statement without rows) and how many rows it changed or
+returned (a statement run once per row of values: the sum)."""
 
 
 @functools.cache
@@ -99,13 +106,15 @@ def _values(n: int) -> str:
 
 async def send_together(
     conn: Any,
+    names: Names,
     pending: Sequence[Pending],
-    statements: Sequence[tuple[str, Any]],
+    statements: Sequence[Pending],
     commit: bool,
-) -> tuple[list[list[Row]], dict[Hashable, list[Row]]]:
+) -> tuple[list[Result], dict[Hashable, list[Row]]]:
     """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
-    PostgreSQL's simple query protocol; the rows of each of ``statements``, and those of the
-    waiting reads sent ahead by their keys (none with ``COMMIT``).
+    PostgreSQL's simple query protocol; the result of each of ``statements``, and the rows of
+    the waiting reads sent ahead by their keys (none with ``COMMIT``). ``names``: the
+    statements ``conn`` has prepared (:func:`names_of`).
 
     Each statement runs as a prepared statement of the connection (``EXECUTE name(values)``;
     ``PREPARE name AS ...`` goes first in the message the first time the connection meets the
@@ -119,10 +128,12 @@ async def send_together(
     import psycopg
 
     cur = psycopg.AsyncClientCursor(conn)
-    known = _NAMES.of(conn)
+    known = names.by_text
     fresh: dict[str, str] = {}
     texts: list[str] = []
-    wanted: list[tuple[int, Hashable | None]] = []  # the results to read: (position, key)
+    wanted: list[tuple[int, int, Hashable | None]] = []
+    """The results to read: the positions of a statement's results (from, to) and the key of
+    a read sent ahead (None: one of ``statements``)."""
 
     def add(text: str, values: Any) -> None:
         named = isinstance(values, Mapping)
@@ -132,7 +143,7 @@ async def send_together(
             return
         name = known.get(text) or fresh.get(text)
         if name is None:
-            name = fresh[text] = _NAMES.new()
+            name = fresh[text] = names.new()
             texts.append(f"PREPARE {name} AS {prepared.text}")
         if prepared.count == 0:
             texts.append(f"EXECUTE {name}")
@@ -142,36 +153,48 @@ async def send_together(
         # template per statement and connection, with the name in it, would not stay cached)
         texts.append(f"EXECUTE {name}({cur.mogrify(_values(prepared.count), args)})")
 
-    for text, values, many, key in pending:
+    def add_all(text: str, values: Any, many: bool) -> tuple[int, int]:
+        at = len(texts)
         for v in values if many else (values,):
             add(text, v)
+        return at, len(texts)
+
+    for text, values, many, key in pending:
+        at, end = add_all(text, values, many)
         if key is not None and not commit:
-            wanted.append((len(texts) - 1, key))
+            wanted.append((at, end, key))
     if commit:
         texts.append("COMMIT")
     else:
-        for text, values in statements:
-            add(text, values)
-            wanted.append((len(texts) - 1, None))
+        for text, values, many, _ in statements:
+            at, end = add_all(text, values, many)
+            wanted.append((at, end, None))
     if not texts:
         return [], {}
     try:
         await cur.execute(";\n".join(texts))
     except psycopg.errors.InvalidSqlStatementName:
-        known.clear()  # something deallocated them: prepare anew (the step is retried)
+        # something outside deallocated them (nothing in the service does: psycopg's own
+        # preparing is off): the connection prepares anew from its next message
+        known.clear()
         raise
     known.update(fresh)
-    out: list[list[Row]] = []
+    out: list[Result] = []
     kept: dict[Hashable, list[Row]] = {}
     at = 0  # one result per statement, PREPARE's included
-    for i, key in wanted:
-        for _ in range(i - at):
+    for first, end, key in wanted:
+        for _ in range(first - at):
             cur.nextset()
-        rows = list(await cur.fetchall()) if cur.description is not None else []
+        rows: list[Row] = []
+        count = 0
+        for _ in range(first, end):
+            if cur.description is not None:
+                rows += await cur.fetchall()
+            count += max(cur.rowcount, 0)  # PREPARE's: -1
+            cur.nextset()
+        at = end
         if key is None:
-            out.append(rows)
+            out.append((rows, count))
         else:
             kept[key] = rows
-        cur.nextset()
-        at = i + 1
     return out, kept
