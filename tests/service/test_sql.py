@@ -266,10 +266,10 @@ def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
     def step(conn: sa.Connection, db: Database) -> tuple[Any, int, list[str], int]:
         tx = Tx(conn, driver=db.wire_driver(conn))
         row = tx.first(GET, {"id": 1})
-        names = pgwire.names_of(conn.connection.info)
+        names = pgwire.wire_of(conn.connection.info)
         ours = [n for (n,) in conn.exec_driver_sql(_PREPARED.replace(", statement", ""))]
         pid = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
-        return row, pid, sorted(ours), len(names.by_text)
+        return row, pid, sorted(ours), len(names.names)
 
     async def main(db_url: str) -> list[Any]:
         db = Database(db_url)
@@ -337,6 +337,77 @@ def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> No
             assert first == (1 if _prepared() else 0) and seen == [3]
             assert isinstance(second, sa.exc.IntegrityError)
             assert _rows(engine) == [(1, 101), (2, 1002)]
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None:
+    """With the layer, the steps' connections are in psycopg's autocommit mode (no ``BEGIN`` of
+    its own, in a round trip of its own) and a step's ``BEGIN`` heads its first message, or goes
+    before a statement SQLAlchemy runs first: either way the step is one transaction, and an
+    error in a later message rolls back what the earlier ones wrote. A read outside a
+    transaction begins none."""
+    from psycopg.pq import TransactionStatus
+
+    if not _prepared():
+        pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            with engine.begin() as conn:
+                for i in (1, 2):
+                    conn.execute(
+                        sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i)
+                    )
+
+            def status(tx: Tx) -> TransactionStatus:
+                return TransactionStatus(
+                    tx.connection.connection.driver_connection.info.transaction_status
+                )
+
+            def wire_first(tx: Tx) -> None:
+                assert tx.connection.connection.driver_connection.autocommit
+                assert status(tx) == TransactionStatus.IDLE  # nothing sent yet
+                assert tx.first(ADD, {"id": 1, "d": 100}) == (101, True)  # BEGIN; EXECUTE
+                assert status(tx) == TransactionStatus.INTRANS
+                tx.run(INSERT, {"id": 2, "name": "dup", "doc": None, "flag": True, "n": 0})
+
+            def sqlalchemy_first(tx: Tx) -> None:
+                tx.connection.execute(sa.update(THINGS).values(n=THINGS.c.n + 1000))
+                assert status(tx) == TransactionStatus.INTRANS
+                tx.first(ADD, {"id": 2, "d": 5})
+                tx.run(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
+
+            def committed(tx: Tx) -> Any:
+                got = tx.first(ADD, {"id": 2, "d": 10})
+                tx.later(ADD, {"id": 1, "d": 1})
+                return got, tx.commit_pending()
+
+            first, second, third = _pg_steps(db_url, wire_first, sqlalchemy_first, committed)
+            assert isinstance(first, sa.exc.IntegrityError)
+            assert isinstance(second, sa.exc.IntegrityError)
+            assert third == ((12, True), True)
+            assert _rows(engine) == [(1, 2), (2, 12)]  # the failed steps left nothing
+
+            async def read(db_url: str) -> Any:
+                from paigow.service.store.db import Database
+
+                db = Database(db_url)
+                steps = db.async_engine()
+                db.dispose()
+                try:
+                    async with steps.connect() as conn:
+                        return await conn.run_sync(
+                            lambda c: (
+                                Tx(c, driver=db.wire_driver(c)).first(GET, {"id": 1}),
+                                status(Tx(c)),
+                            )
+                        )
+                finally:
+                    await steps.dispose()
+
+            assert _run(read(db_url)) == (("n1", None, True, 2), TransactionStatus.IDLE)
         finally:
             META.drop_all(engine)
             engine.dispose()

@@ -67,30 +67,71 @@ def preparable(text: str, named: bool) -> Prepared | None:
 
 
 @dataclass
-class Names:
-    """The statements one connection has prepared (their names by their text) and the number
-    of the next name. It lives with the connection (:func:`names_of`: in the pool's record of
-    it, which SQLAlchemy empties whenever the record opens a new DBAPI connection), so a new
-    connection never takes a statement for prepared. A name is kept once the message that
-    prepared it has run whole: a ``PREPARE`` after an error in its message never ran, and one
-    before it did (prepared statements outlive a rollback), so the statement is prepared again
-    under a new name: names are never reused on a connection."""
+class Wire:
+    """What the layer keeps for one connection (:func:`wire_of`: in the pool's record of it,
+    which SQLAlchemy empties whenever the record opens a new DBAPI connection, so a new
+    connection never takes a statement for prepared).
 
-    by_text: dict[str, str] = field(default_factory=dict)
+    ``names``: the statements the connection has prepared, by their text; ``count``: the number
+    of the last name given. A name is kept once the message that prepared it has run whole: a
+    ``PREPARE`` after an error in its message never ran, and one before it did (prepared
+    statements outlive a rollback), so the statement is prepared again under a new name: names
+    are never reused on a connection.
+
+    ``begin``: a transaction SQLAlchemy has begun that the server has not been told of yet. The
+    steps' connections are in psycopg's autocommit mode (which would send its own ``BEGIN`` in
+    a round trip of its own before the first statement) and their ``BEGIN`` goes at the head of
+    the transaction's first message (:func:`send_together`; a statement SQLAlchemy runs first
+    sends it before itself: :func:`owe_begin`); the driver's commit and rollback then end the
+    transaction as usual (psycopg sends them whenever the server is in one)."""
+
+    names: dict[str, str] = field(default_factory=dict)
     count: int = 0
+    begin: bool = False
 
     def new(self) -> str:
         self.count += 1
         return f"paigow_{self.count}"
 
 
-def names_of(info: dict[Any, Any]) -> Names:
-    """The prepared statements of the connection whose pool record's ``info`` this is
+def wire_of(info: dict[Any, Any]) -> Wire:
+    """What the layer keeps for the connection whose pool record's ``info`` this is
     (:attr:`sqlalchemy.pool.PoolProxiedConnection.info`)."""
-    names = info.get(Names)
-    if names is None:
-        names = info[Names] = Names()
-    return names
+    wire = info.get(Wire)
+    if wire is None:
+        wire = info[Wire] = Wire()
+    return wire
+
+
+CONNECT_ARGS: Final = {"prepare_threshold": None, "autocommit": True}
+"""How the steps' psycopg connections are opened for this layer: psycopg prepares nothing of
+its own (it would deallocate every prepared statement, ours too, at each rollback), and in
+autocommit mode it sends no ``BEGIN`` of its own, in a round trip before each transaction's
+first statement: the layer sends it with that statement (:func:`owe_begin`)."""
+
+
+def owe_begin(engine: Any) -> None:
+    """Make the connections of ``engine`` (the steps' asyncio engine, its ``sync_engine``, whose
+    connections are in psycopg's autocommit mode) begin each transaction SQLAlchemy begins
+    with the transaction's first statement: at the head of its first message here, or before
+    a statement SQLAlchemy itself runs first (the ORM's, a driver's statement)."""
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        wire_of(conn.connection.info).begin = True
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _end(conn: Any) -> None:
+        wire_of(conn.connection.info).begin = False
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _first(conn: Any, cursor: Any, *_args: Any) -> None:
+        wire = wire_of(conn.connection.info)
+        if wire.begin:
+            wire.begin = False
+            cursor.execute("BEGIN")
 
 
 Result = tuple[list[Row], int]
@@ -106,15 +147,16 @@ def _values(n: int) -> str:
 
 async def send_together(
     conn: Any,
-    names: Names,
+    wire: Wire,
     pending: Sequence[Pending],
     statements: Sequence[Pending],
     commit: bool,
 ) -> tuple[list[Result], dict[Hashable, list[Row]]]:
     """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
     PostgreSQL's simple query protocol; the result of each of ``statements``, and the rows of
-    the waiting reads sent ahead by their keys (none with ``COMMIT``). ``names``: the
-    statements ``conn`` has prepared (:func:`names_of`).
+    the waiting reads sent ahead by their keys (none with ``COMMIT``). ``wire``: what the
+    layer keeps for ``conn`` (:func:`wire_of`): its prepared statements, and a ``BEGIN`` it
+    owes, which heads the message.
 
     Each statement runs as a prepared statement of the connection (``EXECUTE name(values)``;
     ``PREPARE name AS ...`` goes first in the message the first time the connection meets the
@@ -128,9 +170,12 @@ async def send_together(
     import psycopg
 
     cur = psycopg.AsyncClientCursor(conn)
-    known = names.by_text
+    known = wire.names
     fresh: dict[str, str] = {}
     texts: list[str] = []
+    if wire.begin:
+        texts.append("BEGIN")
+        wire.begin = False
     wanted: list[tuple[int, int, Hashable | None]] = []
     """The results to read: the positions of a statement's results (from, to) and the key of
     a read sent ahead (None: one of ``statements``)."""
@@ -143,7 +188,7 @@ async def send_together(
             return
         name = known.get(text) or fresh.get(text)
         if name is None:
-            name = fresh[text] = names.new()
+            name = fresh[text] = wire.new()
             texts.append(f"PREPARE {name} AS {prepared.text}")
         if prepared.count == 0:
             texts.append(f"EXECUTE {name}")

@@ -71,12 +71,12 @@ class Tx:
         (:meth:`~sqlalchemy.engine.AdaptedConnection.run_async`, in the greenlet the asyncio
         engine runs the step in); statements whose results the step does not need then wait
         to be sent with the next one (:meth:`later`)."""
-        self._names: pgwire.Names | None = None
-        """The statements the driver's connection has prepared (it keeps them)."""
+        self._wire: pgwire.Wire | None = None
+        """What the wire layer keeps for the driver's connection (its prepared statements)."""
         if driver is not None:
             assert isinstance(raw, AdaptedConnection) and raw.driver_connection is driver
             self._pipe = raw
-            self._names = pgwire.names_of(connection.connection.info)
+            self._wire = pgwire.wire_of(connection.connection.info)
         self._cursor = raw.cursor()
         self._error: type[Exception] = self.dialect.loaded_dbapi.Error
         self._session = session
@@ -243,12 +243,12 @@ class Tx:
         """Send the waiting statements, then ``items`` (or ``COMMIT``, or nothing more), in one
         message; the result of each of ``items`` (the rows of reads sent ahead are kept for
         when they are asked for)."""
-        assert self._pipe is not None and self._names is not None
+        assert self._pipe is not None and self._wire is not None
         pending, self._pending = self._pending, []
-        names = self._names
+        wire = self._wire
         try:
             got, kept = self._pipe.run_async(
-                lambda conn: pgwire.send_together(conn, names, pending, items, commit)
+                lambda conn: pgwire.send_together(conn, wire, pending, items, commit)
             )
         except self._error as exc:
             text = "COMMIT" if commit else "; ".join(i[0] for i in items) or "(waiting)"
