@@ -6,13 +6,15 @@ modules that use it keep their own data for the commit in :attr:`Tx.info`). SQLA
 opens and commits the transactions, runs the migrations and serves the cold paths through the
 ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
 
-On PostgreSQL, statements whose results a step does not need wait and go with its next
-statement or its commit, in one message (:meth:`Tx.later`), as do reads sent ahead of when
-the step asks for them (:meth:`Tx.ahead`) and statements whose rows are needed at once
-(:meth:`Tx.together`); the message is sent by :func:`paigow.service.store.pgwire.send_together`.
-Without the driver's connection (``pg_wire`` plain, asyncpg: see
-:meth:`paigow.service.store.db.Database.wire_driver`) each statement runs when it is asked for,
-on the cursor, as on SQLite.
+Every statement takes one path: the methods that run one (:meth:`Tx.run`, :meth:`Tx.first`,
+:meth:`Tx.scalar`, :meth:`Tx.rowcount`, :meth:`Tx.together`, :meth:`Tx.many`, :meth:`Tx.text`)
+or let one wait (:meth:`Tx.later`, :meth:`Tx.ahead`) make it an item of
+:data:`paigow.service.store.pgwire.Pending` and hand it to ``_go`` (now) or ``_queue`` (with the
+next), and only ``_go`` tells the back ends apart. On PostgreSQL with the wire layer, what waits
+goes with the step's next statement or its commit, in one message sent by
+:func:`paigow.service.store.pgwire.send_together`. Without the driver's connection (SQLite;
+``pg_wire`` plain, asyncpg: see :meth:`paigow.service.store.db.Database.wire_driver`) each
+statement runs when it is asked for, on the cursor (a read sent ahead runs when asked).
 """
 
 from __future__ import annotations
