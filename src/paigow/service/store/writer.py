@@ -55,7 +55,7 @@ MAX_GROUP = 64
 def retryable(exc: BaseException) -> bool:
     """Deadlocks, serialization failures, unique-key races; a locked SQLite. (A prepared
     statement found gone is not retried: nothing in the service deallocates them, and the
-    connection prepares anew from its next message: :class:`.pgwire.Names`.)"""
+    connection prepares anew from its next message: :class:`.pgwire.Wire`.)"""
     orig = getattr(exc, "orig", None)
     sqlstate = getattr(orig, "sqlstate", None)
     if sqlstate in ("40001", "40P01", "23505"):
