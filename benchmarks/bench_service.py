@@ -55,6 +55,7 @@ import random
 import secrets
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -1081,9 +1082,10 @@ def main() -> int:
         for name in results:
             for key, values in runs[name].items():
                 results[name][key] = round(sum(values) / len(values), 1)
+                results[name][f"{key}: median"] = round(statistics.median(values), 1)
                 results[name][f"{key}: runs"] = " ".join(f"{v:g}" for v in values)
                 results[name][f"{key}: spread"] = round(max(values) - min(values), 1)
-                spread_keys += [f"{key}: runs", f"{key}: spread"]
+                spread_keys += [f"{key}: median", f"{key}: runs", f"{key}: spread"]
     for name, tree, env in columns:  # paced and reads: on PostgreSQL if asked, else SQLite
         if args.side == "both" and side_of[name]:
             continue  # (the paced bots place no side wagers: one run of each tree)
@@ -1099,7 +1101,9 @@ def main() -> int:
     headline = [k for k in keys if "(marginal" in k or k.endswith("rounds/s (1 process)")]
     headline += [k for k in keys if k == "saturated postgresql rounds/s"]
     headline = [k for k in headline if k not in spread_keys]
-    headline = [x for k in headline for x in (k, f"{k}: runs", f"{k}: spread") if x in keys]
+    headline = [
+        x for k in headline for x in (k, f"{k}: median", f"{k}: runs", f"{k}: spread") if x in keys
+    ]
     keys = headline + [k for k in keys if k not in headline]
     goals = dict(GOALS)
     width = max(len(k) for k in keys) if keys else 10
@@ -1152,12 +1156,12 @@ def busy_line(pair: Any, pg0: float | None, pg1: float | None) -> str:
 
 
 def compare(runs: dict[str, dict[str, list[float]]], names: list[str]) -> list[str]:
-    """Each column's headline figures against the first column's: the difference of the means,
-    and whether the two columns' runs lie apart (every run of one below every run of the other)
-    or their ranges overlap (a difference within the runs' spread).
+    """Each column's headline figures against the first column's: the difference of the means
+    (and of the medians), and whether the two columns' runs lie apart (every run of one below
+    every run of the other) or their ranges overlap (a difference within the runs' spread).
 
-    >>> compare({"a": {"x": [10.0, 11.0]}, "b": {"x": [12.0, 12.5]}}, ["a", "b"])
-    ['x: b - a = +1.8 (b 12.2 [12-12.5], a 10.5 [10-11]): apart']
+    >>> compare({"a": {"x": [10.0, 11.0, 10.2]}, "b": {"x": [12.0, 12.5, 12.1]}}, ["a", "b"])
+    ['x: b - a = +1.8, medians +1.9 (b 12.2 [12-12.5], a 10.4 [10-11]): apart']
     """
     out = []
     first = names[0]
@@ -1168,8 +1172,9 @@ def compare(runs: dict[str, dict[str, list[float]]], names: list[str]) -> list[s
                 continue
             a, b = sum(base) / len(base), sum(values) / len(values)
             apart = max(values) < min(base) or min(values) > max(base)
+            medians = statistics.median(values) - statistics.median(base)
             out.append(
-                f"{key}: {other} - {first} = {b - a:+.1f} "
+                f"{key}: {other} - {first} = {b - a:+.1f}, medians {medians:+.1f} "
                 f"({other} {b:.1f} [{min(values):g}-{max(values):g}], "
                 f"{first} {a:.1f} [{min(base):g}-{max(base):g}]): "
                 + ("apart" if apart else "ranges overlap")

@@ -194,13 +194,15 @@ def _prepared() -> bool:
     return step_wire() == ("psycopg", "prepared")
 
 
-_PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paigow%%'"
+_PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE starts_with(name, 'paigow_')"
 
 
 def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(helpers: Any) -> None:
     """A statement is parsed and planned once per connection (``PREPARE``, then ``EXECUTE``);
-    a step that fails and rolls back keeps them; if something deallocates them, the statement
-    fails with a state the writer retries, and the next step prepares it anew."""
+    a step that fails and rolls back keeps them (psycopg's own preparing is off, so its
+    rollback deallocates nothing). If something outside deallocates them, the step that finds
+    one gone fails (no retry: nothing in the service does it) and the connection prepares anew
+    from its next step, under new names."""
     from paigow.service.store.writer import retryable
 
     if not _prepared():
@@ -209,8 +211,9 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
         engine = _engine(db_url)
         try:
 
-            def prepared(tx: Tx) -> dict[str, str]:  # the connection's, ours
-                return {name: text for name, text in tx.text(_PREPARED)}
+            def prepared(tx: Tx) -> dict[str, str]:  # the connection's, ours (read apart)
+                got = tx.connection.exec_driver_sql(_PREPARED)
+                return {name: text for name, text in got}
 
             def insert_and_read(tx: Tx) -> tuple[Any, dict[str, str]]:
                 # psycopg prepares nothing of its own here: it would deallocate them all (ours
@@ -227,7 +230,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
                 tx.run(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
 
             def deallocated(tx: Tx) -> Any:
-                tx.text("DEALLOCATE ALL")
+                tx.connection.exec_driver_sql("DEALLOCATE ALL")
                 return tx.first(GET, {"id": 1})
 
             first, again, failed, after, gone, anew = _pg_steps(
@@ -240,10 +243,62 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
             assert again == (row, names)  # nothing prepared twice
             assert isinstance(failed, sa.exc.IntegrityError)
             assert after == (row, names)  # the rollback left them
-            assert isinstance(gone, sa.exc.DBAPIError) and retryable(gone)
+            assert isinstance(gone, sa.exc.DBAPIError) and not retryable(gone)
+            assert gone.orig is not None and gone.orig.sqlstate == "26000"
             row_anew, names_anew = anew
             assert row_anew == row
             assert len(names_anew) == 1 and not set(names_anew) & set(names)  # a new name
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
+    """The names a connection has prepared live with that connection: when the pool replaces
+    it (here: invalidated, as after a lost connection), the new one prepares every statement
+    itself, and two connections at once each prepare their own."""
+    from paigow.service.store import pgwire
+    from paigow.service.store.db import Database
+
+    if not _prepared():
+        pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
+
+    def step(conn: sa.Connection, db: Database) -> tuple[Any, int, list[str], int]:
+        tx = Tx(conn, driver=db.wire_driver(conn))
+        row = tx.first(GET, {"id": 1})
+        names = pgwire.wire_of(conn.connection.info)
+        ours = [n for (n,) in conn.exec_driver_sql(_PREPARED.replace(", statement", ""))]
+        pid = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
+        return row, pid, sorted(ours), len(names.names)
+
+    async def main(db_url: str) -> list[Any]:
+        db = Database(db_url)
+        engine = db.async_engine()
+        db.dispose()
+        out: list[Any] = []
+        try:
+            async with engine.connect() as conn, conn.begin():
+                out.append(await conn.run_sync(step, db))
+            async with engine.connect() as conn:
+                await conn.invalidate()  # the pool drops it: the next checkout opens another
+            async with engine.connect() as conn, conn.begin():
+                out.append(await conn.run_sync(step, db))
+                async with engine.connect() as other, other.begin():  # a second at once
+                    out.append(await other.run_sync(step, db))
+        finally:
+            await engine.dispose()
+        return out
+
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.insert(THINGS).values(id=1, name="a", doc=None, flag=True, n=3))
+            first, second, third = _run(main(db_url))
+            assert first[0] == second[0] == third[0] == ("a", None, True, 3)
+            assert len({first[1], second[1], third[1]}) == 3  # three connections
+            for got in (first, second, third):
+                assert got[2] == ["paigow_1"] and got[3] == 1  # each prepared it itself
         finally:
             META.drop_all(engine)
             engine.dispose()
@@ -282,6 +337,77 @@ def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> No
             assert first == (1 if _prepared() else 0) and seen == [3]
             assert isinstance(second, sa.exc.IntegrityError)
             assert _rows(engine) == [(1, 101), (2, 1002)]
+        finally:
+            META.drop_all(engine)
+            engine.dispose()
+
+
+def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None:
+    """With the layer, the steps' connections are in psycopg's autocommit mode (no ``BEGIN`` of
+    its own, in a round trip of its own) and a step's ``BEGIN`` heads its first message, or goes
+    before a statement SQLAlchemy runs first: either way the step is one transaction, and an
+    error in a later message rolls back what the earlier ones wrote. A read outside a
+    transaction begins none."""
+    from psycopg.pq import TransactionStatus
+
+    if not _prepared():
+        pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
+    with helpers.pg_schema() as db_url:
+        engine = _engine(db_url)
+        try:
+            with engine.begin() as conn:
+                for i in (1, 2):
+                    conn.execute(
+                        sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i)
+                    )
+
+            def status(tx: Tx) -> TransactionStatus:
+                return TransactionStatus(
+                    tx.connection.connection.driver_connection.info.transaction_status
+                )
+
+            def wire_first(tx: Tx) -> None:
+                assert tx.connection.connection.driver_connection.autocommit
+                assert status(tx) == TransactionStatus.IDLE  # nothing sent yet
+                assert tx.first(ADD, {"id": 1, "d": 100}) == (101, True)  # BEGIN; EXECUTE
+                assert status(tx) == TransactionStatus.INTRANS
+                tx.run(INSERT, {"id": 2, "name": "dup", "doc": None, "flag": True, "n": 0})
+
+            def sqlalchemy_first(tx: Tx) -> None:
+                tx.connection.execute(sa.update(THINGS).values(n=THINGS.c.n + 1000))
+                assert status(tx) == TransactionStatus.INTRANS
+                tx.first(ADD, {"id": 2, "d": 5})
+                tx.run(INSERT, {"id": 1, "name": "dup", "doc": None, "flag": True, "n": 0})
+
+            def committed(tx: Tx) -> Any:
+                got = tx.first(ADD, {"id": 2, "d": 10})
+                tx.later(ADD, {"id": 1, "d": 1})
+                return got, tx.commit_pending()
+
+            first, second, third = _pg_steps(db_url, wire_first, sqlalchemy_first, committed)
+            assert isinstance(first, sa.exc.IntegrityError)
+            assert isinstance(second, sa.exc.IntegrityError)
+            assert third == ((12, True), True)
+            assert _rows(engine) == [(1, 2), (2, 12)]  # the failed steps left nothing
+
+            async def read(db_url: str) -> Any:
+                from paigow.service.store.db import Database
+
+                db = Database(db_url)
+                steps = db.async_engine()
+                db.dispose()
+                try:
+                    async with steps.connect() as conn:
+                        return await conn.run_sync(
+                            lambda c: (
+                                Tx(c, driver=db.wire_driver(c)).first(GET, {"id": 1}),
+                                status(Tx(c)),
+                            )
+                        )
+                finally:
+                    await steps.dispose()
+
+            assert _run(read(db_url)) == (("n1", None, True, 2), TransactionStatus.IDLE)
         finally:
             META.drop_all(engine)
             engine.dispose()

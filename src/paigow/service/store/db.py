@@ -36,6 +36,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import QueuePool
 
 from paigow.service.config import env_setting
+from paigow.service.store import pgwire
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -372,9 +373,8 @@ class Database:
             url = url.set(drivername="postgresql+asyncpg")
             connect_args = {"server_settings": {"application_name": name}}
         elif self.pg_wire == "prepared":
-            # the steps' statements are prepared by paigow.service.store.pgwire (EXECUTE in one
-            # message); psycopg's own would be deallocated all at once at each rollback
-            connect_args = {"application_name": name, "prepare_threshold": None}
+            # the steps' statements go through paigow.service.store.pgwire (see CONNECT_ARGS)
+            connect_args = {"application_name": name, **pgwire.CONNECT_ARGS}
         else:  # psycopg as it comes
             connect_args = {"application_name": name}
         engine = create_async_engine(
@@ -384,7 +384,9 @@ class Database:
             pool_recycle=600,
             connect_args=connect_args,
         )
-        if self.pg_driver == "asyncpg":
+        if self.pg_driver == "psycopg" and self.pg_wire == "prepared":
+            pgwire.owe_begin(engine.sync_engine)
+        elif self.pg_driver == "asyncpg":
 
             @event.listens_for(engine.sync_engine, "checkout")
             def _leftover(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -400,12 +402,9 @@ class Database:
             def _options(_d: Any, _r: Any, _args: Any, params: dict[str, Any]) -> None:
                 # asyncpg takes no ``options`` (the URL keeps them: it names the database in
                 # the steps' caches, Tx.database)
-                options = params.pop("options", None)
-                if options:
-                    params["server_settings"] = {
-                        **params.get("server_settings", {}),
-                        **server_settings(options),
-                    }
+                if options := params.pop("options", None):
+                    given = params.get("server_settings", {})
+                    params["server_settings"] = {**given, **server_settings(options)}
 
         return engine
 

@@ -8,11 +8,9 @@ values bound into the text by the driver (psycopg's own quoting). The unit of wo
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-import weakref
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from paigow.service.store.statements import Row
@@ -68,27 +66,77 @@ def preparable(text: str, named: bool) -> Prepared | None:
     return Prepared(body.replace("\0", "%"), None, len(pieces) - 1)
 
 
-class _Names:
-    """The statements prepared on each connection (by their text), and new names for others.
-    A name is kept once the message that prepared it has run whole: a ``PREPARE`` after an
-    error in its message never ran, and one before it did (prepared statements outlive a
-    rollback), so the statement is prepared again under a new name."""
+@dataclass
+class Wire:
+    """What the layer keeps for one connection (:func:`wire_of`: in the pool's record of it,
+    which SQLAlchemy empties whenever the record opens a new DBAPI connection, so a new
+    connection never takes a statement for prepared).
 
-    def __init__(self) -> None:
-        self._by_conn: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
-        self._next = itertools.count(1)
+    ``names``: the statements the connection has prepared, by their text; ``count``: the number
+    of the last name given. A name is kept once the message that prepared it has run whole: a
+    ``PREPARE`` after an error in its message never ran, and one before it did (prepared
+    statements outlive a rollback), so the statement is prepared again under a new name: names
+    are never reused on a connection.
 
-    def of(self, conn: Any) -> dict[str, str]:
-        names = self._by_conn.get(conn)
-        if names is None:
-            names = self._by_conn[conn] = {}
-        return names
+    ``begin``: a transaction SQLAlchemy has begun that the server has not been told of yet. The
+    steps' connections are in psycopg's autocommit mode (which would send its own ``BEGIN`` in
+    a round trip of its own before the first statement) and their ``BEGIN`` goes at the head of
+    the transaction's first message (:func:`send_together`; a statement SQLAlchemy runs first
+    sends it before itself: :func:`owe_begin`); the driver's commit and rollback then end the
+    transaction as usual (psycopg sends them whenever the server is in one)."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    count: int = 0
+    begin: bool = False
 
     def new(self) -> str:
-        return f"paigow_{next(self._next)}"
+        self.count += 1
+        return f"paigow_{self.count}"
 
 
-_NAMES: Final = _Names()
+def wire_of(info: dict[Any, Any]) -> Wire:
+    """What the layer keeps for the connection whose pool record's ``info`` this is
+    (:attr:`sqlalchemy.pool.PoolProxiedConnection.info`)."""
+    wire = info.get(Wire)
+    if wire is None:
+        wire = info[Wire] = Wire()
+    return wire
+
+
+CONNECT_ARGS: Final = {"prepare_threshold": None, "autocommit": True}
+"""How the steps' psycopg connections are opened for this layer: psycopg prepares nothing of
+its own (it would deallocate every prepared statement, ours too, at each rollback), and in
+autocommit mode it sends no ``BEGIN`` of its own, in a round trip before each transaction's
+first statement: the layer sends it with that statement (:func:`owe_begin`)."""
+
+
+def owe_begin(engine: Any) -> None:
+    """Make the connections of ``engine`` (the steps' asyncio engine, its ``sync_engine``, whose
+    connections are in psycopg's autocommit mode) begin each transaction SQLAlchemy begins
+    with the transaction's first statement: at the head of its first message here, or before
+    a statement SQLAlchemy itself runs first (the ORM's, a driver's statement)."""
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        wire_of(conn.connection.info).begin = True
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _end(conn: Any) -> None:
+        wire_of(conn.connection.info).begin = False
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _first(conn: Any, cursor: Any, *_args: Any) -> None:
+        wire = wire_of(conn.connection.info)
+        if wire.begin:
+            wire.begin = False
+            cursor.execute("BEGIN")
+
+
+Result = tuple[list[Row], int]
+"""A statement's rows (none for a statement without rows) and how many rows it changed or
+returned (a statement run once per row of values: the sum)."""
 
 
 @functools.cache
@@ -99,13 +147,16 @@ def _values(n: int) -> str:
 
 async def send_together(
     conn: Any,
+    wire: Wire,
     pending: Sequence[Pending],
-    statements: Sequence[tuple[str, Any]],
+    statements: Sequence[Pending],
     commit: bool,
-) -> tuple[list[list[Row]], dict[Hashable, list[Row]]]:
+) -> tuple[list[Result], dict[Hashable, list[Row]]]:
     """The waiting statements, then ``statements`` (or ``COMMIT``), in one message of
-    PostgreSQL's simple query protocol; the rows of each of ``statements``, and those of the
-    waiting reads sent ahead by their keys (none with ``COMMIT``).
+    PostgreSQL's simple query protocol; the result of each of ``statements``, and the rows of
+    the waiting reads sent ahead by their keys (none with ``COMMIT``). ``wire``: what the
+    layer keeps for ``conn`` (:func:`wire_of`): its prepared statements, and a ``BEGIN`` it
+    owes, which heads the message.
 
     Each statement runs as a prepared statement of the connection (``EXECUTE name(values)``;
     ``PREPARE name AS ...`` goes first in the message the first time the connection meets the
@@ -119,10 +170,15 @@ async def send_together(
     import psycopg
 
     cur = psycopg.AsyncClientCursor(conn)
-    known = _NAMES.of(conn)
+    known = wire.names
     fresh: dict[str, str] = {}
     texts: list[str] = []
-    wanted: list[tuple[int, Hashable | None]] = []  # the results to read: (position, key)
+    if wire.begin:
+        texts.append("BEGIN")
+        wire.begin = False
+    wanted: list[tuple[int, int, Hashable | None]] = []
+    """The results to read: the positions of a statement's results (from, to) and the key of
+    a read sent ahead (None: one of ``statements``)."""
 
     def add(text: str, values: Any) -> None:
         named = isinstance(values, Mapping)
@@ -132,7 +188,7 @@ async def send_together(
             return
         name = known.get(text) or fresh.get(text)
         if name is None:
-            name = fresh[text] = _NAMES.new()
+            name = fresh[text] = wire.new()
             texts.append(f"PREPARE {name} AS {prepared.text}")
         if prepared.count == 0:
             texts.append(f"EXECUTE {name}")
@@ -142,36 +198,48 @@ async def send_together(
         # template per statement and connection, with the name in it, would not stay cached)
         texts.append(f"EXECUTE {name}({cur.mogrify(_values(prepared.count), args)})")
 
-    for text, values, many, key in pending:
+    def add_all(text: str, values: Any, many: bool) -> tuple[int, int]:
+        at = len(texts)
         for v in values if many else (values,):
             add(text, v)
+        return at, len(texts)
+
+    for text, values, many, key in pending:
+        at, end = add_all(text, values, many)
         if key is not None and not commit:
-            wanted.append((len(texts) - 1, key))
+            wanted.append((at, end, key))
     if commit:
         texts.append("COMMIT")
     else:
-        for text, values in statements:
-            add(text, values)
-            wanted.append((len(texts) - 1, None))
+        for text, values, many, _ in statements:
+            at, end = add_all(text, values, many)
+            wanted.append((at, end, None))
     if not texts:
         return [], {}
     try:
         await cur.execute(";\n".join(texts))
     except psycopg.errors.InvalidSqlStatementName:
-        known.clear()  # something deallocated them: prepare anew (the step is retried)
+        # something outside deallocated them (nothing in the service does: psycopg's own
+        # preparing is off): the connection prepares anew from its next message
+        known.clear()
         raise
     known.update(fresh)
-    out: list[list[Row]] = []
+    out: list[Result] = []
     kept: dict[Hashable, list[Row]] = {}
     at = 0  # one result per statement, PREPARE's included
-    for i, key in wanted:
-        for _ in range(i - at):
+    for first, end, key in wanted:
+        for _ in range(first - at):
             cur.nextset()
-        rows = list(await cur.fetchall()) if cur.description is not None else []
+        rows: list[Row] = []
+        count = 0
+        for _ in range(first, end):
+            if cur.description is not None:
+                rows += await cur.fetchall()
+            count += max(cur.rowcount, 0)  # PREPARE's: -1
+            cur.nextset()
+        at = end
         if key is None:
-            out.append(rows)
+            out.append((rows, count))
         else:
             kept[key] = rows
-        cur.nextset()
-        at = i + 1
     return out, kept

@@ -6,13 +6,15 @@ modules that use it keep their own data for the commit in :attr:`Tx.info`). SQLA
 opens and commits the transactions, runs the migrations and serves the cold paths through the
 ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
 
-On PostgreSQL, statements whose results a step does not need wait and go with its next
-statement or its commit, in one message (:meth:`Tx.later`), as do reads sent ahead of when
-the step asks for them (:meth:`Tx.ahead`) and statements whose rows are needed at once
-(:meth:`Tx.together`); the message is sent by :func:`paigow.service.store.pgwire.send_together`.
-Without the driver's connection (``pg_wire`` plain, asyncpg: see
-:meth:`paigow.service.store.db.Database.wire_driver`) each statement runs when it is asked for,
-on the cursor, as on SQLite.
+Every statement takes one path: the methods that run one (:meth:`Tx.run`, :meth:`Tx.first`,
+:meth:`Tx.scalar`, :meth:`Tx.rowcount`, :meth:`Tx.together`, :meth:`Tx.many`, :meth:`Tx.text`)
+or let one wait (:meth:`Tx.later`, :meth:`Tx.ahead`) make it an item of
+:data:`paigow.service.store.pgwire.Pending` and hand it to ``_go`` (now) or ``_queue`` (with the
+next), and only ``_go`` tells the back ends apart. On PostgreSQL with the wire layer, what waits
+goes with the step's next statement or its commit, in one message sent by
+:func:`paigow.service.store.pgwire.send_together`. Without the driver's connection (SQLite;
+``pg_wire`` plain, asyncpg: see :meth:`paigow.service.store.db.Database.wire_driver`) each
+statement runs when it is asked for, on the cursor (a read sent ahead runs when asked).
 """
 
 from __future__ import annotations
@@ -71,9 +73,12 @@ class Tx:
         (:meth:`~sqlalchemy.engine.AdaptedConnection.run_async`, in the greenlet the asyncio
         engine runs the step in); statements whose results the step does not need then wait
         to be sent with the next one (:meth:`later`)."""
+        self._wire: pgwire.Wire | None = None
+        """What the wire layer keeps for the driver's connection (its prepared statements)."""
         if driver is not None:
             assert isinstance(raw, AdaptedConnection) and raw.driver_connection is driver
             self._pipe = raw
+            self._wire = pgwire.wire_of(connection.connection.info)
         self._cursor = raw.cursor()
         self._error: type[Exception] = self.dialect.loaded_dbapi.Error
         self._session = session
@@ -92,29 +97,11 @@ class Tx:
         self._trace = trace
 
     # ------------------------------------------------------------------ statements
+    # Every statement goes one way: as a pgwire.Pending item to _go (now) or _queue (when the
+    # step's next statement or its commit goes); only _go tells the back ends apart.
     def run(self, sql: Sql, params: Mapping[str, Any] | None = None) -> list[Row]:
-        """Run one statement; its rows (an empty list for a statement without rows). On
-        PostgreSQL's asyncio connection it goes as one of the connection's prepared statements
-        (see :func:`.pgwire.send_together`), with what waits."""
-        if self._pipe is not None:
-            return self.together((sql, params))[0]
-        return self._execute(sql, params)
-
-    def _execute(self, sql: Sql, params: Mapping[str, Any] | None) -> list[Row]:
-        """Run one statement on the connection's cursor (SQLAlchemy's, on the driver's)."""
-        c = self._compiled(sql)
-        cur = self._cursor
-        values = c.params(params)
-        try:
-            cur.execute(c.text, values)
-            if cur.description is None:
-                return []
-            rows: list[Row] = list(cur.fetchall())
-        except self._error as exc:
-            raise self._wrap(c.text, values, exc) from exc
-        if c.out is None:
-            return [tuple(r) for r in rows] if self._asyncpg else rows
-        return [c.row(r) for r in rows]
+        """Run one statement; its rows (an empty list for a statement without rows)."""
+        return self.together((sql, params))[0]
 
     def first(self, sql: Sql, params: Mapping[str, Any] | None = None) -> Row | None:
         rows = self.run(sql, params)
@@ -125,11 +112,31 @@ class Tx:
         return None if row is None else row[0]
 
     def rowcount(self, sql: Sql, params: Mapping[str, Any] | None = None) -> int:
-        """Run a statement without rows; how many rows it changed."""
-        if self._pending:
-            self._send([])
-        self._execute(sql, params)
-        return int(self._cursor.rowcount)
+        """Run a statement; how many rows it changed (or returned)."""
+        c = self._compiled(sql)
+        return self._go([(c.text, c.params(params), False, None)])[0][1]
+
+    def together(self, *statements: tuple[Sql, Mapping[str, Any] | None]) -> list[list[Row]]:
+        """Run ``statements`` in order, in one round trip where the connection allows it
+        (PostgreSQL's asyncio connection: one message with what waits), and return the rows of
+        each. Each statement sees what was committed before it ran (READ COMMITTED takes a
+        snapshot per statement), so a read that follows a row lock in the same message sees the
+        locked row as its last writer committed it. Elsewhere, one after another."""
+        if self._ahead:
+            taken = self._take_ahead(statements)
+            if taken is not None:
+                return taken
+        compiled = [self._compiled(sql) for sql, _ in statements]
+        got = self._go(
+            [
+                (c.text, c.params(p), False, None)
+                for c, (_, p) in zip(compiled, statements, strict=True)
+            ]
+        )
+        return [
+            rows if c.out is None else [c.row(r) for r in rows]
+            for c, (rows, _) in zip(compiled, got, strict=True)
+        ]
 
     @property
     def batched(self) -> bool:
@@ -140,13 +147,9 @@ class Tx:
         """Run a statement whose result (rows, row count) the step does not need. With
         PostgreSQL's asyncio connection it waits to be sent with the step's next statement or
         its commit (one message and one round trip for all of them: see
-        :func:`.pgwire.send_together`);
-        otherwise it runs now."""
-        if self._pipe is None:
-            self.run(sql, params)
-            return
+        :func:`.pgwire.send_together`); otherwise it runs now."""
         c = self._compiled(sql)
-        self._pending.append((c.text, c.params(params), False, None))
+        self._queue((c.text, c.params(params), False, None))
 
     def many(self, sql: Sql, rows: Iterable[Mapping[str, Any]], *, later: bool = False) -> None:
         """Run one statement for each of ``rows`` (``executemany``); ``later``: see
@@ -155,14 +158,12 @@ class Tx:
         params = [c.params(r) for r in rows]
         if not params:
             return
-        self._compiled(sql)
-        if later and self._pipe is not None:
-            self._pending.append((c.text, params, True, None))
-            return
-        try:
-            self._cursor.executemany(c.text, cast(Any, params))
-        except self._error as exc:
-            raise self._wrap(c.text, params, exc) from exc
+        self._compiled(sql)  # traced once
+        item = (c.text, params, True, None)
+        if later:
+            self._queue(item)
+        else:
+            self._go([item])
 
     def text(
         self,
@@ -171,82 +172,17 @@ class Tx:
         *,
         later: bool = False,
     ) -> list[Row]:
-        """A statement of the driver's own dialect (framing: savepoints, ``pg_notify``);
-        ``later``: see :meth:`later` (no rows then)."""
+        """A statement of psycopg's placeholders (framing: savepoints, ``pg_notify``); its
+        rows. ``later``: see :meth:`later` (no rows then, where it waits)."""
         if self._trace is not None:
             self._trace(statement)
-        if later and self._pipe is not None:
-            self._pending.append((statement, params, False, None))
-            return []
-        if self._pending:
-            return self._send([(statement, params)])[0]
         if self._asyncpg:
             statement, params = _dollar(statement, params)
-        cur = self._cursor
-        try:
-            cur.execute(statement, params)
-            if cur.description is None:
-                return []
-            rows = list(cur.fetchall())
-        except self._error as exc:
-            raise self._wrap(statement, params, exc) from exc
-        return [tuple(r) for r in rows] if self._asyncpg else rows
-
-    def commit_pending(self) -> bool:
-        """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
-        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing.
-        True: committed."""
-        if not self._pending:
-            return False
-        self._send([], commit=True)
-        return True
-
-    def _compiled(self, sql: Sql) -> Compiled:
-        """``sql`` for this connection's dialect, traced."""
-        c = sql.compiled(self.dialect)
-        if self._trace is not None:
-            self._trace(c.text)
-        return c
-
-    def _send(
-        self, statements: Sequence[tuple[str, Any]], *, commit: bool = False
-    ) -> list[list[Row]]:
-        """Send the waiting statements, then ``statements`` (or ``COMMIT``, or nothing more),
-        in one message; the rows of each of ``statements`` (those of reads sent ahead are
-        kept for when they are asked for)."""
-        assert self._pipe is not None
-        pending, self._pending = self._pending, []
-        try:
-            rows, kept = self._pipe.run_async(
-                lambda conn: pgwire.send_together(conn, pending, statements, commit)
-            )
-            self._ahead.update(kept)
-            return rows
-        except self._error as exc:
-            text = "COMMIT" if commit else "; ".join(t for t, _ in statements) or "(waiting)"
-            params = statements[0][1] if len(statements) == 1 else None
-            raise self._wrap(text, params, exc) from exc
-
-    def together(self, *statements: tuple[Sql, Mapping[str, Any] | None]) -> list[list[Row]]:
-        """Run ``statements`` in order, in one round trip where the connection allows it
-        (PostgreSQL's asyncio connection: one message with what waits), and return the rows of
-        each. Each statement sees what was committed before it ran (READ COMMITTED takes a
-        snapshot per statement), so a read that follows a row lock in the same message sees the
-        locked row as its last writer committed it. Elsewhere, one after another."""
-        if self._pipe is None:
-            return [self.run(sql, params) for sql, params in statements]
-        if self._ahead:
-            taken = self._take_ahead(statements)
-            if taken is not None:
-                return taken
-        compiled = [self._compiled(sql) for sql, _ in statements]
-        got = self._send(
-            [(c.text, c.params(p)) for c, (_, p) in zip(compiled, statements, strict=True)]
-        )
-        return [
-            rows if c.out is None else [c.row(r) for r in rows]
-            for c, rows in zip(compiled, got, strict=True)
-        ]
+        item = (statement, params, False, None)
+        if later and self._pipe is not None:
+            self._queue(item)
+            return []
+        return self._go([item])[0][0]
 
     def ahead(self, sql: Sql, params: Mapping[str, Any] | None = None) -> None:
         """Send a read the step will run later (:meth:`run`, :meth:`first`, :meth:`together`
@@ -261,8 +197,74 @@ class Tx:
         if key in self._ahead:
             return
         c = self._compiled(sql)
-        self._pending.append((c.text, c.params(params), False, key))
+        self._queue((c.text, c.params(params), False, key))
         self._ahead[key] = None
+
+    def commit_pending(self) -> bool:
+        """Send what waits and commit, in one round trip (PostgreSQL's asyncio connection; the
+        caller's ``COMMIT`` then finds nothing to do). Without waiting statements, nothing.
+        True: committed."""
+        if not self._pending:
+            return False
+        self._send([], commit=True)
+        return True
+
+    def _queue(self, item: pgwire.Pending) -> None:
+        """``item`` waits for the step's next statement or its commit where statements may
+        wait (:attr:`batched`); elsewhere it runs now."""
+        if self._pipe is None:
+            self._go([item])
+        else:
+            self._pending.append(item)
+
+    def _go(self, items: Sequence[pgwire.Pending]) -> list[pgwire.Result]:
+        """Run ``items`` now, in order, and return the result of each: on PostgreSQL's asyncio
+        connection in one message with what waits (:func:`.pgwire.send_together`), elsewhere
+        one after another on the connection's cursor (SQLAlchemy's, on the driver's)."""
+        if self._pipe is not None:
+            return self._send(items)
+        cur = self._cursor
+        out: list[pgwire.Result] = []
+        for text, values, many, _ in items:
+            try:
+                if many:
+                    cur.executemany(text, values)
+                else:
+                    cur.execute(text, values)
+                rows: list[Row] = [] if cur.description is None else list(cur.fetchall())
+            except self._error as exc:
+                raise self._wrap(text, values, exc) from exc
+            if self._asyncpg:  # records
+                rows = [tuple(r) for r in rows]
+            out.append((rows, int(cur.rowcount)))
+        return out
+
+    def _send(
+        self, items: Sequence[pgwire.Pending], *, commit: bool = False
+    ) -> list[pgwire.Result]:
+        """Send the waiting statements, then ``items`` (or ``COMMIT``, or nothing more), in one
+        message; the result of each of ``items`` (the rows of reads sent ahead are kept for
+        when they are asked for)."""
+        assert self._pipe is not None and self._wire is not None
+        pending, self._pending = self._pending, []
+        wire = self._wire
+        try:
+            got, kept = self._pipe.run_async(
+                lambda conn: pgwire.send_together(conn, wire, pending, items, commit)
+            )
+        except self._error as exc:
+            text = "COMMIT" if commit else "; ".join(i[0] for i in items) or "(waiting)"
+            params = items[0][1] if len(items) == 1 else None
+            raise self._wrap(text, params, exc) from exc
+        self._ahead.update(kept)
+        return got
+
+    def _compiled(self, sql: Sql) -> Compiled:
+        """``sql`` for this connection's dialect, traced."""
+        c = sql.compiled(self.dialect)
+        if self._trace is not None:
+            self._trace(c.text)
+        return c
 
     def _take_ahead(
         self, statements: Sequence[tuple[Sql, Mapping[str, Any] | None]]

@@ -53,12 +53,12 @@ MAX_GROUP = 64
 
 
 def retryable(exc: BaseException) -> bool:
-    """Deadlocks, serialization failures, unique-key races and prepared statements found gone
-    (PostgreSQL: :func:`paigow.service.store.pgwire.send_together` prepares them anew); a locked
-    SQLite."""
+    """Deadlocks, serialization failures, unique-key races; a locked SQLite. (A prepared
+    statement found gone is not retried: nothing in the service deallocates them, and the
+    connection prepares anew from its next message: :class:`.pgwire.Wire`.)"""
     orig = getattr(exc, "orig", None)
     sqlstate = getattr(orig, "sqlstate", None)
-    if sqlstate in ("40001", "40P01", "23505", "26000"):
+    if sqlstate in ("40001", "40P01", "23505"):
         return True
     return isinstance(exc, OperationalError) and "locked" in str(orig)
 
