@@ -42,6 +42,23 @@ _OPEN_TABLES: Final = Sql(
 COALESCE_S = 0.015
 
 
+async def woken(event: asyncio.Event, timeout: float) -> bool:
+    """Wait for ``event`` at most ``timeout`` seconds: True if it was set. A cancellation always
+    goes through (``asyncio.wait_for`` of Python 3.11 swallows one that comes as the event is
+    set, and a dealer or the supervisor would then never stop).
+
+    >>> import asyncio
+    >>> asyncio.run(woken(asyncio.Event(), 0.01))
+    False
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            await event.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
 class Dealer:
     """Deals one table until it is closed or the task is cancelled."""
 
@@ -142,8 +159,7 @@ class Dealer:
         longest = 10 * self.rt.config.dealer_poll_s
         if self._over:  # nothing is due until a notice (a wager) comes: no look till then
             self._over = False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), longest)
+            if await woken(self.wake, longest):
                 await asyncio.sleep(COALESCE_S)
             return False
         free_seats = self._seats_due()
@@ -157,8 +173,7 @@ class Dealer:
             # nothing to do until a notice says a step may be due, or the deadline passes;
             # a look now and then all the same, should a notice be lost
             timeout = longest if wait is None else min(max(wait, 0.001), longest)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout)
+            if await woken(self.wake, timeout):
                 await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
             return False
         self.wake.clear()  # the notices that come from now on are heard after the step
@@ -293,8 +308,7 @@ class DealerSupervisor:
             except Exception as exc:
                 log.error("dealer supervisor: %s: %s", type(exc).__name__, exc)
             self.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), self.rt.config.lock_poll_s)
+            await woken(self.wake, self.rt.config.lock_poll_s)
 
     async def _pass(self) -> None:
         if not await self.locks.healthy():
