@@ -5,11 +5,22 @@ when a notice wakes a dealer at the moment it is told to stop (Python 3.11's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import pytest
 
 from paigow.service.process.dealer import woken
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on a loop of its own thread (a browser test's loop may be running on this
+    one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 async def _old_wait(event: asyncio.Event, timeout: float) -> bool:
@@ -47,7 +58,7 @@ async def _stops(wait: Callable[[asyncio.Event, float], Awaitable[bool]]) -> boo
 
 
 def test_a_cancellation_as_the_event_is_set_stops_the_wait() -> None:
-    assert asyncio.run(_stops(woken))
+    assert run(_stops(woken))
 
 
 def test_the_old_wait_swallowed_it() -> None:
@@ -55,9 +66,9 @@ def test_the_old_wait_swallowed_it() -> None:
     import sys
 
     if sys.version_info >= (3, 12):  # wait_for is built on asyncio.timeout from 3.12 on
-        assert asyncio.run(_stops(_old_wait))
+        assert run(_stops(_old_wait))
     else:
-        assert not asyncio.run(_stops(_old_wait))
+        assert not run(_stops(_old_wait))
 
 
 def test_woken_says_whether_the_event_came() -> None:
@@ -66,4 +77,4 @@ def test_woken_says_whether_the_event_came() -> None:
         asyncio.get_running_loop().call_later(0.01, event.set)
         return await woken(event, 5), await woken(asyncio.Event(), 0.01)
 
-    assert asyncio.run(go()) == (True, False)
+    assert run(go()) == (True, False)
