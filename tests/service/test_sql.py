@@ -102,6 +102,13 @@ def _engine(db_url: str) -> sa.Engine:
     return engine
 
 
+def _two_things(engine: sa.Engine) -> None:
+    """Rows 1 and 2 of ``things``, committed."""
+    with engine.begin() as conn:
+        for i in (1, 2):
+            conn.execute(sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i))
+
+
 def _rows(engine: sa.Engine) -> list[Any]:
     with engine.connect() as conn:
         return list(conn.execute(sa.select(THINGS.c.id, THINGS.c.n).order_by(THINGS.c.id)))
@@ -355,11 +362,7 @@ def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None
     with helpers.pg_schema() as db_url:
         engine = _engine(db_url)
         try:
-            with engine.begin() as conn:
-                for i in (1, 2):
-                    conn.execute(
-                        sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i)
-                    )
+            _two_things(engine)
 
             def status(tx: Tx) -> TransactionStatus:
                 return TransactionStatus(
@@ -485,11 +488,7 @@ def test_statements_together_each_see_what_committed_before_them(helpers: Any) -
     with helpers.pg_schema() as db_url:
         engine = _engine(db_url)
         try:
-            with engine.begin() as conn:
-                for i in (1, 2):
-                    conn.execute(
-                        sa.insert(THINGS).values(id=i, name=f"n{i}", doc=None, flag=True, n=i)
-                    )
+            _two_things(engine)
 
             def lock_then_read(tx: Tx) -> Any:
                 tx.later(ADD, {"id": 1, "d": 0})  # one waiting statement goes first
