@@ -5,7 +5,6 @@ what it saw for the run's check."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import secrets
 import time
@@ -21,6 +20,7 @@ from paigow.cards import Card, parse_cards
 from paigow.cli.bots_dragon import play_dragon
 from paigow.cli.bots_http import Api, Response
 from paigow.house_way import HouseWay
+from paigow.service.aio import stop_tasks, woken
 from paigow.setting import Setting, all_settings
 from paigow.variants import best_against
 
@@ -176,8 +176,7 @@ class Player:
             if left <= 0:
                 return None
             self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(left, 1.0))
+            await woken(self.changed, min(left, 1.0))
 
     async def play(self) -> None:
         """Play, starting at this player's server."""
@@ -200,8 +199,7 @@ class Player:
         self.token = r.json()["token"]
         watcher = asyncio.create_task(self._watch())
         try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.connected.wait(), 30)
+            await woken(self.connected, 30)
             r = await self.api.call(
                 "sit", "POST", f"/api/tables/{self.tid}/sit", self.token, {"spot": self.spot}
             )
@@ -219,9 +217,7 @@ class Player:
         finally:
             self.finished_at = time.perf_counter()
             self.leaving = True
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await watcher
+            await stop_tasks([watcher])
 
     async def _bad_requests(self, phase: str, cards: list[str] | None = None) -> None:
         """Requests that must be refused, each with the status it must get."""
@@ -409,9 +405,11 @@ class Player:
         if done is None:
             stats.bad("settle", f"{self.name}: round {rid} did not settle in time")
             return False
-        for task in list(self._tasks):  # the dragon's turn is over once the round is
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:  # the dragon's turn is over once the round is
+            ended, _ = await asyncio.wait(list(self._tasks))
+            for task in ended:  # a task counts its own faults: its exception is only retrieved
+                if not task.cancelled():
+                    task.exception()
         mine = [
             m
             for m in self.messages[mark:]

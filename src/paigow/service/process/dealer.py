@@ -22,6 +22,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 
 from paigow.errors import PaigowError
+from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
 from paigow.service.game import rounds, seats
 from paigow.service.process.lock import DealerLocks, dealer_locks
@@ -40,21 +41,6 @@ _OPEN_TABLES: Final = Sql(
     .order_by(_TABLES.c.id)
 )
 COALESCE_S = 0.015
-
-
-async def woken(event: asyncio.Event, timeout: float) -> bool:
-    """Wait for ``event`` at most ``timeout`` seconds: True if it was set. A cancellation always
-    goes through (``asyncio.wait_for`` of Python 3.11 swallows one that comes as the event is
-    set, and a dealer or the supervisor would then never stop).
-
-    (tests/service/test_dealer_stop.py races a cancellation against the event.)
-    """
-    try:
-        async with asyncio.timeout(timeout):
-            await event.wait()
-    except TimeoutError:
-        return False
-    return True
 
 
 class Dealer:
@@ -276,21 +262,16 @@ class DealerSupervisor:
         self._task = asyncio.create_task(self._run(), name="paigow-dealers")
 
     async def stop(self) -> None:
+        """Stop the supervisor, then every dealer (each cancelled until it has ended), then
+        give the locks back."""
         self.rt.bus.unsubscribe(ALL, self._on_notice)
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop_tasks([self._task])
         await self._stop_all()
         await self.locks.stop()
 
     async def _stop_all(self) -> None:
-        tasks = list(self.dealers.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await stop_tasks(list(self.dealers.values()))
         self.dealers.clear()
 
     @staticmethod

@@ -87,7 +87,8 @@ class PgAdvisoryLocks:
 
     async def healthy(self) -> bool:
         try:
-            await asyncio.wait_for(self._query("SELECT 1"), 5)
+            async with asyncio.timeout(5):
+                await self._query("SELECT 1")
             return True
         except Exception as exc:
             log.warning("dealer lock connection lost (%s)", type(exc).__name__)

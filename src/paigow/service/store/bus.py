@@ -24,7 +24,6 @@ Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
@@ -35,6 +34,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
+
+from paigow.service.aio import stop_tasks, woken
 
 if TYPE_CHECKING:
     from paigow.service.store.db import Database
@@ -253,14 +254,11 @@ class EventBus:
         self.loop = asyncio.get_running_loop()
         if self.uses_notify:
             self._task = asyncio.create_task(self._listen(), name="paigow-listen")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.listening.wait(), 10)
+            await woken(self.listening, 10)
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop_tasks([self._task])
             self._task = None
 
     # ----------------------------------------------------------------------------- subscribing
