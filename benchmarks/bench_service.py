@@ -253,7 +253,8 @@ def serve(
         schema = "bench_" + uuid.uuid4().hex[:8]
         with psycopg.connect(PG_ADMIN, autocommit=True) as c:
             c.execute(f"CREATE SCHEMA {schema}")
-        base = os.environ.get("PAIGOW_BENCH_PG", PG_BASE)
+        # a variant may name its own (``--variant unix=PAIGOW_BENCH_PG=postgresql://...``)
+        base = env_extra.get("PAIGOW_BENCH_PG") or os.environ.get("PAIGOW_BENCH_PG", PG_BASE)
         url = f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
     pw = Path(tmp) / "pw"
     pw.write_text(password)
