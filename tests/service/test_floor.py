@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from paigow.analysis.kernels import edge_digest
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.service.accounts.auth import Principal
@@ -61,6 +62,7 @@ def saved_result(push: str = "none") -> dict[str, Any]:
         "house_way": STANDARD.to_dict(),
         "wheel": "second",
         "deck": 53,
+        "code": edge_digest("house-way"),
         **({} if push == "none" else {"push_rule": push}),
     }
 
@@ -481,8 +483,20 @@ def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
 def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:
     way = STANDARD.to_dict()
     assert edges.saved_optimal(tmp_path, way, "second") is None
-    saved = {"house_way": way, "wheel": "second", "commission": "0.05", "house_edge_exact": "3/200"}
-    (tmp_path / "edge-standard-second-optimal.json").write_text(json.dumps(saved))
+    saved = {
+        "player": "optimal",
+        "house_way": way,
+        "wheel": "second",
+        "commission": "0.05",
+        "house_edge_exact": "3/200",
+        "code": edge_digest("optimal"),
+    }
+    path = tmp_path / "edge-standard-second-optimal.json"
+    # counted by other code (another digest, or none recorded): stale, not shown
+    for stale in ({**saved, "code": "0" * 16}, {k: v for k, v in saved.items() if k != "code"}):
+        path.write_text(json.dumps(stale))
+        assert edges.saved_optimal(tmp_path, way, "second") is None
+    path.write_text(json.dumps(saved))
     assert edges.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
     assert edges.saved_optimal(tmp_path, way, "lowest") is None
     assert edges.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
@@ -608,6 +622,11 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
     path.write_text(json.dumps({**saved, "deck": 52}))
     assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
     path.write_text(json.dumps({**saved, "push": 1}))
+    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    # nor one counted by other code: another digest of the counting code, or none recorded
+    path.write_text(json.dumps({**saved, "code": "0" * 16}))
+    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    path.write_text(json.dumps({k: v for k, v in saved.items() if k != "code"}))
     assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
     path.write_text(json.dumps(saved))
     assert edges.saved_house_way(cache, {**STANDARD.to_dict(), "quads": {}}, "second") is None

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from paigow.analysis.kernels import edge_digest
 from paigow.cards import parse_cards
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
@@ -334,6 +335,7 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
         "wheel": "second",
         "deck": 53,
         "push_rule": "queen-high-pai-gow",
+        "code": edge_digest("house-way"),
     }
     plain = {**saved, "push_rule": None, "win": 2358120164000604, "push": 3427552624666108}
     plain.pop("push_rule")

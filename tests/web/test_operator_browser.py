@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from paigow.analysis.kernels import edge_digest
 from paigow.house_way import HouseWay
 from tests.web.walks import (
     VIEWPORTS,
@@ -59,6 +60,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "house_way": HouseWay.preset("standard").to_dict(),
         "wheel": "second",
         "deck": 53,
+        "code": edge_digest("house-way"),
     }
     (folder / "edge-standard-second-house-way.json").write_text(json.dumps(saved))
     before = os.environ.get("PAIGOW_CACHE_DIR")

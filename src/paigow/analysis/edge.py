@@ -13,14 +13,16 @@ A push rule (docs/rulebook.md#push-rules) takes the dealer hands that trigger it
 dealer's side of every term: those deals push (:mod:`paigow.analysis.kernels.trigger`).
 
 The run is split into chunks (the size of T, and its highest card); each finished chunk is
-appended to a checkpoint file, and an interrupted run resumes where it stopped.
+appended to a checkpoint file, and an interrupted run resumes where it stopped. A checkpoint, and
+a result :func:`save_result` keeps, are keyed by the digest of the code that counts them
+(:func:`paigow.analysis.kernels.edge_digest`): after an edit of that code neither is reused.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -168,10 +170,11 @@ class EdgeResult:
 def checkpoint_path(
     spec: TableSpec, player: str, deck: Sequence[int], push: PushRule = PushRule.NONE
 ) -> Path:
-    """Where a run's finished chunks are kept (beside the compiled tables)."""
+    """Where a run's finished chunks are kept (beside the compiled tables): named by the
+    table, the player, the deck, the push rule and the digest of the code that counts them."""
     compiled = spec.open()
     ident = identity(compiled.way, compiled.wheel)
-    parts: list[Any] = [ident, player, sorted(deck)]
+    parts: list[Any] = [ident, player, sorted(deck), K.edge_digest(player)]
     if push is not PushRule.NONE:
         parts.append(push.value)
     return checkpoint.checkpoint_path(spec.folder, f"edge-{player}", parts)
@@ -247,13 +250,16 @@ def house_way_edge(
 
 
 def save_result(spec: TableSpec, result: EdgeResult) -> Path:
-    """Keep a finished result beside the compiled tables, where ``paigow report`` finds it."""
+    """Keep a finished result beside the compiled tables, where ``paigow report`` and the floor
+    find it, with the digest of the code that counted it (``code``): a reader takes it only
+    while that code is unchanged (:func:`is_current`)."""
     compiled = spec.open()
     data = {
         **result.to_dict(),
         "house_way": compiled.way.to_dict(),
         "wheel": compiled.wheel.value,
         "table": compiled.path.name,
+        "code": K.edge_digest(result.player),
     }
     path = Path(spec.folder) if spec.folder else cache_dir()
     push = result.extra.get("push_rule")
@@ -261,3 +267,20 @@ def save_result(spec: TableSpec, result: EdgeResult) -> Path:
     out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}{suffix}.json"
     out.write_text(json.dumps(data, indent=2))
     return out
+
+
+def is_current(data: Mapping[str, Any]) -> bool:
+    """Whether a saved result (what :func:`save_result` wrote) was counted by the code there is
+    now: its ``code`` is the digest of its player's counting code (one without it is stale).
+
+    >>> is_current({"player": "house-way", "code": K.edge_digest("house-way")})
+    True
+    >>> is_current({"player": "house-way"}), is_current({"player": "dealer", "code": "x"})
+    (False, False)
+    """
+    player = data.get("player")
+    return (
+        isinstance(player, str)
+        and player in K.EDGE_SOURCES
+        and data.get("code") == K.edge_digest(player)
+    )

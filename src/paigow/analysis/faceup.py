@@ -71,9 +71,16 @@ def chunks_for(
 
 
 def checkpoint_path(spec: TableSpec, deck: Sequence[int], push: PushRule) -> Path:
-    """Where a run's finished chunks are kept (beside the compiled tables)."""
+    """Where a run's finished chunks are kept (beside the compiled tables): named by the
+    table, the deck, the push rule and the digest of the code that counts them."""
     compiled = spec.open()
-    parts = [identity(compiled.way, compiled.wheel), "face-up", sorted(deck), push.value]
+    parts = [
+        identity(compiled.way, compiled.wheel),
+        "face-up",
+        sorted(deck),
+        push.value,
+        K.edge_digest("face-up"),
+    ]
     return checkpoint.checkpoint_path(spec.folder, "edge-face-up", parts)
 
 

@@ -113,10 +113,12 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
     """Exact edges computed by ``paigow edge`` for this house way with the current compiled
-    table (read from the cache folder) under the ruleset's push rule, at its commission."""
+    table and counting code (read from the cache folder) under the ruleset's push rule, at its
+    commission."""
     from fractions import Fraction
 
     from paigow.analysis.compiled import cache_path
+    from paigow.analysis.edge import is_current
 
     table = cache_path(way, ruleset.wheel).name
     found = []
@@ -129,6 +131,7 @@ def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
         if (
             data.get("house_way") == way.to_dict()
             and data.get("table") == table
+            and is_current(data)
             and data.get("push_rule", "none") == ruleset.push.value
         ):
             rate = ruleset.commission.rate

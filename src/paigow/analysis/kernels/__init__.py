@@ -13,7 +13,9 @@
   in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone).
 
 A compiled table depends only on :mod:`.keys`, :mod:`.houseway`, :mod:`.table` and :mod:`.colex`
-(:data:`TABLE_SOURCES`): editing the others leaves compiled tables valid.
+(:data:`TABLE_SOURCES`): editing the others leaves compiled tables valid. A saved exact edge, and
+the checkpoints of its run, are keyed by the digest of the code that counts it, per player
+(:data:`EDGE_SOURCES`, :func:`edge_digest`).
 """
 
 from __future__ import annotations
@@ -69,18 +71,55 @@ from paigow.analysis.kernels.table import build_slice, dense_setting, lookup
 TABLE_SOURCES = ("colex.py", "keys.py", "houseway.py", "table.py")
 STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 
+#: The Python modules outside this package that decide every exact edge: the chunking and
+#: summing of the runs, the result's record (:mod:`paigow.analysis.edge`), and the push rules'
+#: triggers (:func:`paigow.analysis.edge.push_mask` reads :mod:`paigow.variants`). A name with a
+#: "/" is a path from the folder holding the ``paigow`` package.
+_EDGE_PYTHON = ("paigow/analysis/edge.py", "paigow/variants.py")
+#: The modules whose source decides each player's exact edge (its saved result and the
+#: checkpoints of its run are keyed by their digest, :func:`edge_digest`): the kernels that count
+#: it, with those they import, and the Python modules around them. The compiled table it reads
+#: is named by its own identity (:data:`TABLE_SOURCES` among it), and the card model under that
+#: by the table's five-card keys.
+EDGE_SOURCES: dict[str, tuple[str, ...]] = {
+    "house-way": (*TABLE_SOURCES, "dominance.py", "trigger.py", *_EDGE_PYTHON),
+    "optimal": (
+        *STRATEGY_SOURCES,
+        *_EDGE_PYTHON,
+        "paigow/analysis/optimal.py",
+        "paigow/analysis/pushed.py",
+        "paigow/analysis/strategy.py",
+    ),
+    "face-up": (
+        *STRATEGY_SOURCES,
+        "faceup.py",
+        *_EDGE_PYTHON,
+        "paigow/analysis/optimal.py",
+        "paigow/analysis/pushed.py",
+        "paigow/analysis/faceup.py",
+    ),
+}
+
+
+def _source_file(name: str) -> Path:
+    """A module named in a sources tuple: of this package, or (a name with a "/") a path from
+    the folder holding the ``paigow`` package."""
+    here = Path(__file__)
+    return here.parents[3] / name if "/" in name else here.parent / name
+
 
 @cache
 def source_digest(names: tuple[str, ...]) -> str:
-    """A digest of what the named modules of this package compute: their syntax trees without
-    docstrings, so that formatting, comments and docstrings leave compiled files valid.
+    """A digest of what the named modules compute (of this package, or a path from the folder
+    holding ``paigow``): their syntax trees without docstrings, so that formatting, comments
+    and docstrings leave compiled files valid. Computed once per process.
 
     >>> source_digest(TABLE_SOURCES) == source_digest(TABLE_SOURCES)
     True
     """
     h = hashlib.sha256()
     for name in names:
-        tree = ast.parse((Path(__file__).parent / name).read_text())
+        tree = ast.parse(_source_file(name).read_text())
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
             if (
@@ -95,9 +134,20 @@ def source_digest(names: tuple[str, ...]) -> str:
     return h.hexdigest()[:16]
 
 
+def edge_digest(player: str) -> str:
+    """The digest of the code that decides ``player``'s exact edge ("house-way", "optimal" or
+    "face-up"): the ``code`` of its saved result, and part of its checkpoints' identity.
+
+    >>> edge_digest("house-way") != edge_digest("optimal")
+    True
+    """
+    return source_digest(EDGE_SOURCES[player])
+
+
 __all__ = [
     "ACE_R",
     "BINOM",
+    "EDGE_SOURCES",
     "JOKER",
     "KEEP",
     "KEEP_IF_ACE",
@@ -124,6 +174,7 @@ __all__ = [
     "dominance_hist",
     "dominance_pairs",
     "edge_chunk",
+    "edge_digest",
     "house_way7",
     "is_foul",
     "key2",

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.analysis.compiled import cache_dir
+from paigow.analysis.edge import is_current
 from paigow.commission import Commission
 from paigow.service.floor.hold import table_ident
 from paigow.service.floor.totals import check_flag
@@ -97,7 +98,9 @@ def saved_house_way(
     """The exact counts ``paigow edge`` (or an earlier server) saved in ``folder`` for this
     house way, wheel and push rule over the full deck, with the optimal player's saved edges;
     None when there is no such result, or it is for another house way, wheel, push rule or
-    deck, or its counts do not add up (then the worker computes them).
+    deck, or was counted by other code than today's (its ``code`` digest differs, or it has
+    none: :func:`paigow.analysis.edge.is_current`), or its counts do not add up (then the
+    worker computes them).
 
     >>> import tempfile
     >>> saved_house_way(Path(tempfile.mkdtemp()), {"name": "standard"}, "second") is None
@@ -114,6 +117,7 @@ def saved_house_way(
             or data.get("wheel") != wheel
             or data.get("push_rule", "none") != push
             or data.get("player") != "house-way"
+            or not is_current(data)
             or data.get("deck", FULL_DECK) != FULL_DECK
             or deals != FULL_DEALS
             or min(win, pushes, loss) < 0
@@ -136,7 +140,7 @@ def saved_optimal(
 ) -> dict[str, str] | None:
     """The optimal player's exact edge by commission rate, from the result ``paigow edge
     --player optimal`` saved in ``folder`` for this house way, wheel and push rule (None if
-    there is none)."""
+    there is none, or it was counted by other code than today's)."""
     saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal{_suffix(push)}.json"
     if not saved.exists():
         return None
@@ -146,6 +150,8 @@ def saved_optimal(
             data.get("house_way") != dict(house_way)
             or data.get("wheel") != wheel
             or data.get("push_rule", "none") != push
+            or data.get("player") != "optimal"
+            or not is_current(data)
         ):
             return None
         return {str(Commission(data["commission"]).rate): str(Fraction(data["house_edge_exact"]))}
