@@ -9,13 +9,15 @@ cancellation did not end (a wait deep in a driver may swallow one too).
 
 (tests/service/test_aio.py races cancellations against these waits.)
 
->>> import asyncio
+>>> import asyncio, threading
 >>> async def demo() -> tuple[bool, bool]:
 ...     event = asyncio.Event()
 ...     asyncio.get_running_loop().call_later(0.01, event.set)
 ...     return await woken(event, 5), await woken(asyncio.Event(), 0.01)
->>> asyncio.run(demo())
-(True, False)
+>>> got = []  # (on a thread of its own: the caller's thread may be running a loop already)
+>>> t = threading.Thread(target=lambda: got.append(asyncio.run(demo()))); t.start(); t.join()
+>>> got
+[(True, False)]
 """
 
 from __future__ import annotations
