@@ -51,6 +51,7 @@ async def stop_tasks(tasks: Iterable[asyncio.Task[Any]], recancel_s: float = REC
     running after ``recancel_s`` seconds (one that swallowed its cancellation: logged). What
     the tasks raise as they end is logged, never raised here; a cancellation of the task that
     calls this goes through at once (the tasks are then left cancelled, not awaited)."""
+    tasks = list(tasks)
     pending = {t for t in tasks if not t.done()}
     for t in pending:
         t.cancel()
