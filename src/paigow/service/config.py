@@ -129,9 +129,9 @@ class ServiceConfig(BaseSettings):
     default): each step's statements as prepared statements of the connection (``PREPARE`` once,
     ``EXECUTE`` after), those whose results can wait sent together with the next one or the
     commit, in one message of the simple query protocol, the transaction's ``BEGIN`` at the head
-    of its first message (the connections are in psycopg's autocommit mode). ``plain``: one statement at a time on
-    psycopg's own protocol (its defaults: values bound by the server, its own prepared statements
-    after five runs). Any case; empty: ``prepared``. Read from the environment whenever a
+    of its first message (the connections are in psycopg's autocommit mode). ``plain``: one
+    statement at a time on psycopg's own protocol (its defaults: values bound by the server, its
+    own prepared statements after five runs). Any case; empty: ``prepared``. Read from the environment whenever a
     database is opened (a value given in code is not used)."""
     freeze_gc: bool = False
     """Once started, move everything the process holds into the garbage collector's permanent
