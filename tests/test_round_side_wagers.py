@@ -34,6 +34,7 @@ from paigow.narrator import narrate_log
 from paigow.round import Phase, Round
 from paigow.ruleset import Ruleset, SideWagerOffer, StartMethod
 from paigow.setting import all_settings
+from paigow.side_wagers import paid_from_meter
 
 DATA = Path(__file__).parent / "data"
 
@@ -418,6 +419,17 @@ def test_two_jackpot_hits_in_one_round_run_down_the_meter_in_spot_order() -> Non
     assert any("meter $11,111.11, after $1,000.00" in line for line in lines)
     again = replays(r)  # from the meter the log recorded
     assert again.meters_after == {BANK: 100_000}
+
+
+def test_a_pay_from_the_meter_at_its_seed_is_a_hit_though_the_meter_stays() -> None:
+    hands = {k: v for k, v in JACKPOT_HANDS.items() if k != 2}
+    wagers = {s: 1000 for s in hands if s is not None}
+    side = {(s, "jackpot"): 100 for s in wagers}
+    r = play(hands, wagers, side, meters={BANK: 100_000})  # the seed
+    royal = r.side_results[(1, "jackpot")]
+    assert (royal.win, royal.meter, royal.meter_after) == (10_000, 100_000, 100_000)
+    paid = {k[0]: paid_from_meter(r.ruleset, e) for k, e in r.side_results.items()}
+    assert paid == {1: 10_000, 3: 0, 4: 0}  # four of a kind: the house's $75, not the meter
 
 
 def test_a_progressive_needs_its_meter() -> None:

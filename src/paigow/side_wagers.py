@@ -36,6 +36,7 @@ __all__ = [
     "meter_pay",
     "meter_shares",
     "meters_in",
+    "paid_from_meter",
     "settle_side_wagers",
 ]
 
@@ -80,6 +81,14 @@ def meter_pay(table: PayTable, category: BonusCategory | None, win: int) -> int:
     if category is None or table.progressive is None:
         return 0
     return win if table.pays[category].kind is PayKind.METER else 0
+
+
+def paid_from_meter(ruleset: Ruleset, settled: SideWagerSettled) -> int:
+    """The part of a settled side wager's win paid from its bank's meter (:func:`meter_pay`): a
+    jackpot hit when above 0, even one paid at the seed, which leaves the meter where it was
+    (the house tops it up)."""
+    hand = None if settled.hand is None else BonusCategory(settled.hand)
+    return meter_pay(ruleset.offer(settled.name).table, hand, settled.win)
 
 
 def meters_in(ruleset: Ruleset, events: Iterable[Event]) -> dict[str, int]:

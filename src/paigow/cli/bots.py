@@ -40,6 +40,7 @@ from paigow.cli.bots_player import BotConfig, Player
 from paigow.errors import PaigowError
 from paigow.round import Round
 from paigow.service.runtime import settle_memory
+from paigow.side_wagers import paid_from_meter
 
 BOTS_JACKPOT: Final = """
 name = "bots-jackpot"
@@ -301,8 +302,7 @@ async def _verify(
                 jackpots += sum(
                     1
                     for k in keys
-                    if k in rnd.side_results
-                    and rnd.side_results[k].meter != rnd.side_results[k].meter_after
+                    if k in rnd.side_results and paid_from_meter(rnd.ruleset, rnd.side_results[k])
                 )
         r = await api.call("me", "GET", "/api/me", await _login(api, p))
         if r.status_code == 200 and r.json()["balance"] != expected_balance:
