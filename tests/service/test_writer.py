@@ -229,3 +229,46 @@ def test_the_writer_stops_promptly_with_steps_still_waiting(tmp_path: Path) -> N
         return answered
 
     assert _run(main()) == [5] * 25
+
+
+def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it(
+    helpers: Any,
+) -> None:
+    """On PostgreSQL a step's work once kept (its round back in the cache) is done before its
+    commit is sent; a commit that then fails (here a deferred unique key, checked at the
+    commit) clears the cache, so no copy of what was never committed stays."""
+    from paigow.round import Round
+
+    with helpers.pg_schema() as url:
+        seen: list[bool] = []
+
+        async def main() -> None:
+            rt = await _running(url)
+            try:
+                await rt.step(
+                    lambda tx: tx.text(
+                        "CREATE TABLE t_deferred (k INTEGER, CONSTRAINT u_k UNIQUE (k) "
+                        "DEFERRABLE INITIALLY DEFERRED)"
+                    )
+                )
+                rt.rounds.put(Round(round_id="other"))  # an earlier step's round
+
+                def kept_then_committed(tx: Tx) -> None:
+                    tx.when_kept(lambda: rt.rounds.put(Round(round_id="mine")))
+                    tx.after_commit(lambda: seen.append(rt.rounds.take("mine", 1) is not None))
+
+                await rt.step(kept_then_committed)
+                assert seen == [True]  # in the cache by the time the commit was answered
+
+                def fails_at_commit(tx: Tx) -> None:
+                    tx.text("INSERT INTO t_deferred VALUES (1), (1)")  # checked at the commit
+                    tx.when_kept(lambda: rt.rounds.put(Round(round_id="never")))
+
+                with pytest.raises(sa.exc.IntegrityError):
+                    await rt.step(fails_at_commit)
+                assert rt.rounds.take("never", 1) is None
+                assert rt.rounds.take("other", 1) is None  # the whole cache: cleared
+            finally:
+                await _close(rt)
+
+        _run(main())

@@ -80,7 +80,13 @@ class Runtime:
                 clear_kept=self.rounds.clear,
             )
             if self.db.is_sqlite
-            else PostgresWriter(self.db, self.bus, caches=self.caches, seal=self.seal)
+            else PostgresWriter(
+                self.db,
+                self.bus,
+                caches=self.caches,
+                seal=self.seal,
+                clear_kept=self.rounds.clear,
+            )
         )
 
     def __repr__(self) -> str:

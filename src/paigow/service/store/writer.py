@@ -307,16 +307,25 @@ class PostgresWriter:
     requests and steps go on. (Steps on threads of their own would each wait for the
     interpreter's lock after every statement while the event loop holds it.)
 
-    ``caches``, ``seal``: as :class:`SqliteWriter`'s (a step's notices are delivered on ``bus``
-    once it commits)."""
+    ``caches``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
+    delivered on ``bus`` once it commits). A step's work to do once kept (:attr:`Tx.kept`: its
+    round back in the cache) is done just before its commit is sent, so that the next step at
+    its table, which that commit wakes, finds it; a commit that fails clears the caches."""
 
     def __init__(
-        self, db: Database, bus: EventBus, *, caches: Mapping[str, Any], seal: Seal
+        self,
+        db: Database,
+        bus: EventBus,
+        *,
+        caches: Mapping[str, Any],
+        seal: Seal,
+        clear_kept: Callable[[], None],
     ) -> None:
         self.db = db
         self.bus = bus
         self.caches = caches
         self.seal = seal
+        self.clear_kept = clear_kept
         self.steps = 0
         self._engine: AsyncEngine | None = None
 
@@ -350,7 +359,7 @@ class PostgresWriter:
         for attempt in range(4):
             done: list[Tx] = []
             try:
-                async with engine.connect() as conn, conn.begin():
+                async with engine.connect() as conn:
                     result = await conn.run_sync(self._step, fn, done)
             except Exception as exc:
                 again = (
@@ -366,7 +375,6 @@ class PostgresWriter:
                 continue
             tx = done[0]
             self.steps += 1
-            _run_all(tx.kept, "work after a step")
             _run_all(tx.after, "work after a commit")
             notices: list[Notice] = tx.info.get("notices", [])
             if notices:
@@ -375,21 +383,29 @@ class PostgresWriter:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
-        """The step in its transaction (run by the engine, its statements awaited)."""
-        tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=self.db.wire_driver(conn))
-        done.append(tx)
-        try:
-            result = fn(tx)
-            tx.finish()
-        except BaseException:
-            tx.abandon()
-            raise
-        tx.info["notices"] = self.seal(tx)  # pg_notify in the transaction
-        if tx.commit_pending():  # what waits, and the commit, in one round trip
-            # the rounds this step left, in the cache before anything else runs here: the next
-            # step at the table (waiting for its row) finds them
+        """The step in a transaction of its own (begun, run and committed in one call of the
+        engine's, its statements awaited)."""
+        with conn.begin() as transaction:
+            tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=self.db.wire_driver(conn))
+            done.append(tx)
+            try:
+                result = fn(tx)
+                tx.finish()
+            except BaseException:
+                tx.abandon()
+                raise
+            tx.info["notices"] = self.seal(tx)  # pg_notify in the transaction
+            # the rounds this step leaves, in the cache before its commit is sent: the next step
+            # at the table (waiting for its row) may run as soon as the commit lands, before
+            # this step hears that it has
             _run_all(tx.kept, "work after a step")
             tx.kept.clear()
+            try:
+                tx.commit_pending()  # what waits, and the commit, in one round trip
+                transaction.commit()  # (then nothing left to send)
+            except BaseException:
+                self.clear_kept()  # the cache may hold rounds as this step left them
+                raise
         return result
 
 

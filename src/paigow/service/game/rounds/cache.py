@@ -18,8 +18,11 @@ from paigow.round import Round
 class RoundCache:
     """Rounds rebuilt from their logs, kept between transactions of this process so that the
     next step need not replay the log again. An entry is used only when the database's event
-    count still matches (another process may have moved the round on), is taken out while a
-    transaction uses it, and is put back only after that transaction commits."""
+    count still matches, or after the events it lacks have been read and followed (another
+    process may have moved the round on), and is taken out while a transaction uses it. A step
+    puts its round back once its work is kept: on SQLite when its savepoint is released, on
+    PostgreSQL just before its commit is sent, so that the next step at the table, woken by
+    that commit, finds it; the writer clears the cache when a commit fails."""
 
     def __init__(self, size: int = 512) -> None:
         self._items: OrderedDict[str, tuple[int, Round]] = OrderedDict()
@@ -31,6 +34,29 @@ class RoundCache:
             item = self._items.pop(round_id, None)
         if item is None or item[0] != event_count:
             return None
+        return item[1]
+
+    def take_at_most(self, round_id: str, event_count: int) -> Round | None:
+        """Take out the copy of a round at ``event_count`` events or behind it (the caller
+        brings it up to the log: :func:`paigow.service.game.rounds.log.load_round`). A copy
+        further on is left where it is: a step of this process put it there before its commit
+        (the next step at the table, once that commit has landed, takes it).
+
+        >>> cache = RoundCache()
+        >>> r = Round(round_id="r")
+        >>> cache.put(Round.replay(r.events))
+        >>> cache.take_at_most("r", 0) is None  # the log is behind the copy: left
+        True
+        >>> len(cache.take_at_most("r", 3).events)  # behind the log: the caller catches up
+        1
+        >>> cache.take_at_most("r", 1) is None  # taken out
+        True
+        """
+        with self._lock:
+            item = self._items.get(round_id)
+            if item is None or item[0] > event_count:
+                return None
+            del self._items[round_id]
         return item[1]
 
     def follow(self, round_id: str, start: int, events: Sequence[dict[str, Any]]) -> bool:

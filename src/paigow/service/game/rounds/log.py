@@ -9,6 +9,7 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
+from paigow.errors import PaigowError
 from paigow.events import Event
 from paigow.round import Round
 from paigow.service.game.rounds.cache import RoundCache
@@ -46,18 +47,41 @@ _LOAD_EVENTS: Final = Sql(
 )
 
 
-def load_events(tx: Tx, round_id: str) -> list[dict[str, Any]]:
-    return [dict(data) for (data,) in tx.run(_LOAD_EVENTS, {"rid": round_id})]
+_LOAD_EVENTS_FROM: Final = Sql(
+    sa.select(_EVENTS.c.data)
+    .where(_EVENTS.c.round_id == sa.bindparam("rid"), _EVENTS.c.seq >= sa.bindparam("start"))
+    .order_by(_EVENTS.c.seq)
+)
+
+
+def load_events(tx: Tx, round_id: str, start: int = 0) -> list[dict[str, Any]]:
+    """The round's logged events, from sequence number ``start`` on."""
+    if start:
+        rows = tx.run(_LOAD_EVENTS_FROM, {"rid": round_id, "start": start})
+    else:
+        rows = tx.run(_LOAD_EVENTS, {"rid": round_id})
+    return [dict(data) for (data,) in rows]
 
 
 def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
-    """The round as its persisted log makes it: from this process's cache when the cached copy
-    is at the same step, else rebuilt by replaying the log."""
+    """The round as its persisted log makes it: this process's cached copy when it is at the
+    same step; a copy behind (another process's steps since, their notices not heard yet)
+    brought up to the log by the events it lacks, which it re-derives and checks
+    (:meth:`Round.follow`); else rebuilt by replaying the whole log."""
     cache: RoundCache | None = tx.info.get("rounds")
     if cache is not None:
-        rnd = cache.take(row.id, row.event_count)
+        rnd = cache.take_at_most(row.id, row.event_count)
         if rnd is not None:
-            return rnd
+            have = len(rnd.events)
+            if have == row.event_count:
+                return rnd
+            try:
+                rnd.follow(load_events(tx, row.id, have))
+            except PaigowError:
+                pass  # a copy the log does not follow on from: replayed below
+            else:
+                if len(rnd.events) == row.event_count:
+                    return rnd
     return Round.replay(load_events(tx, row.id))
 
 
