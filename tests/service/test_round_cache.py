@@ -58,9 +58,7 @@ def test_wagers_at_once_never_replay_the_round(svc: Any, replays: list[str]) -> 
     assert svc.verify()["ok"]
 
 
-def test_a_copy_behind_the_log_follows_the_events_it_lacks(
-    svc: Any, replays: list[str]
-) -> None:
+def test_a_copy_behind_the_log_follows_the_events_it_lacks(svc: Any, replays: list[str]) -> None:
     table, players = _six_at_one_table(svc)
     round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]
     players[1].ok(players[1].wager(table, 1000))
@@ -78,9 +76,7 @@ def test_a_copy_behind_the_log_follows_the_events_it_lacks(
     assert svc.verify()["ok"]
 
 
-def test_a_copy_the_log_does_not_follow_on_from_is_replayed(
-    svc: Any, replays: list[str]
-) -> None:
+def test_a_copy_the_log_does_not_follow_on_from_is_replayed(svc: Any, replays: list[str]) -> None:
     table, players = _six_at_one_table(svc)
     round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]
     players[1].ok(players[1].wager(table, 1000))
