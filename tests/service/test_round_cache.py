@@ -38,6 +38,18 @@ def _six_at_one_table(svc: Any) -> tuple[int, list[Any]]:
     return table, players
 
 
+def _two_wagers_copy_taken(svc: Any) -> tuple[int, list[Any], Any, str, Round]:
+    """Two wagers at a table of six, and the server's cached copy of the round taken out
+    (round-started and the two wagers)."""
+    table, players = _six_at_one_table(svc)
+    round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]
+    players[1].ok(players[1].wager(table, 1000))
+    rt = svc.server.app.state.rt
+    copy = rt.rounds.take(round_id, 3)
+    assert copy is not None
+    return table, players, rt, round_id, copy
+
+
 def test_wagers_at_once_never_replay_the_round(svc: Any, replays: list[str]) -> None:
     table, players = _six_at_one_table(svc)
     round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]  # opens the round
@@ -59,12 +71,7 @@ def test_wagers_at_once_never_replay_the_round(svc: Any, replays: list[str]) -> 
 
 
 def test_a_copy_behind_the_log_follows_the_events_it_lacks(svc: Any, replays: list[str]) -> None:
-    table, players = _six_at_one_table(svc)
-    round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]
-    players[1].ok(players[1].wager(table, 1000))
-    rt = svc.server.app.state.rt
-    copy = rt.rounds.take(round_id, 3)  # round-started and two wagers
-    assert copy is not None
+    table, players, rt, round_id, copy = _two_wagers_copy_taken(svc)
     behind = Round.replay(copy.events[:2])  # as if the second wager came from another process
     replays.clear()
     rt.rounds.put(behind)
@@ -77,12 +84,7 @@ def test_a_copy_behind_the_log_follows_the_events_it_lacks(svc: Any, replays: li
 
 
 def test_a_copy_the_log_does_not_follow_on_from_is_replayed(svc: Any, replays: list[str]) -> None:
-    table, players = _six_at_one_table(svc)
-    round_id = players[0].ok(players[0].wager(table, 1000))["round_id"]
-    players[1].ok(players[1].wager(table, 1000))
-    rt = svc.server.app.state.rt
-    copy = rt.rounds.take(round_id, 3)
-    assert copy is not None
+    table, players, rt, round_id, copy = _two_wagers_copy_taken(svc)
     wrong = Round.replay(copy.events[:1])
     wrong.wager(2, 500)  # not the log's second event: its third (spot 2) cannot follow
     replays.clear()

@@ -42,13 +42,6 @@ class InconsistentRound(RuntimeError):
 
 _LOAD_EVENTS: Final = Sql(
     sa.select(_EVENTS.c.data)
-    .where(_EVENTS.c.round_id == sa.bindparam("rid"))
-    .order_by(_EVENTS.c.seq)
-)
-
-
-_LOAD_EVENTS_FROM: Final = Sql(
-    sa.select(_EVENTS.c.data)
     .where(_EVENTS.c.round_id == sa.bindparam("rid"), _EVENTS.c.seq >= sa.bindparam("start"))
     .order_by(_EVENTS.c.seq)
 )
@@ -56,11 +49,7 @@ _LOAD_EVENTS_FROM: Final = Sql(
 
 def load_events(tx: Tx, round_id: str, start: int = 0) -> list[dict[str, Any]]:
     """The round's logged events, from sequence number ``start`` on."""
-    if start:
-        rows = tx.run(_LOAD_EVENTS_FROM, {"rid": round_id, "start": start})
-    else:
-        rows = tx.run(_LOAD_EVENTS, {"rid": round_id})
-    return [dict(data) for (data,) in rows]
+    return [dict(data) for (data,) in tx.run(_LOAD_EVENTS, {"rid": round_id, "start": start})]
 
 
 def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
