@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from paigow.service.statuses import DealerStep
     from paigow.service.store.unit import Tx
 
 
@@ -33,18 +32,17 @@ def install(step: str, marker: str) -> None:
     from paigow.service.process import dealer
 
     if step in ("deal", "dealer"):
-        act = dealer.Dealer._act
+        look_step = dealer.Dealer._look_step
 
-        async def act_then_stop(
-            self: dealer.Dealer, now: DealerStep, view: rounds.TableView
-        ) -> bool:
-            done = await act(self, now, view)  # the step has committed when this returns
-            if now == step:
+        async def look_then_stop(self: dealer.Dealer, free_seats: bool) -> dealer.Look:
+            look = await look_step(self, free_seats)  # it has committed when this returns
+            if look.done and look.step == step:
                 Path(marker).write_text(step)
                 await asyncio.Event().wait()  # this dealer never goes on; the API serves on
-            return done
+            return look
 
-        setattr(dealer.Dealer, "_act", act_then_stop)  # noqa: B010 (a patch for this process)
+        # a patch for this process
+        setattr(dealer.Dealer, "_look_step", look_then_stop)  # noqa: B010
     elif step == "settle":
         settle = rounds.settle
 

@@ -145,3 +145,52 @@ def test_another_process_events_bring_the_cached_round_up_to_date(tmp_path: Path
         assert rt.rounds.take("r1", 3) is None and rt.rounds.take("r1", 4) is None
     finally:
         rt.db.dispose()
+
+
+def test_a_round_another_process_opened_is_rebuilt_and_one_it_ended_is_dropped(
+    tmp_path: Path,
+) -> None:
+    """A notice with a round's events from its start (another process opened it) gives this
+    process a copy, so its first step in the round need not replay the log; one a step of this
+    process has put meanwhile is left as it is. A notice with the bank's hand (or the end of
+    the round) drops the copy rather than follow it: nothing is left for this process to do
+    in the round but to hear of its settlement."""
+    import random
+
+    from paigow.round import Round
+
+    rt = Runtime(ServiceConfig(f"sqlite:///{tmp_path / 'f.sqlite3'}"))
+    try:
+        other = rt.bus.origin + 2
+
+        def notice(rid: str, start: int, events: list[dict[str, Any]]) -> Notice:
+            return Notice(
+                7, "round", other, events=RoundEvents(rid, 1, start, tuple(events), {}, 1.0)
+            )
+
+        played = Round(round_id="r1")
+        played.wager(1, 500)
+        rt.keep_notice_events(notice("r1", 0, played.log()))
+        copy = rt.rounds.take("r1", 2)
+        assert copy is not None and copy.wagers == {1: 500}
+
+        mine = Round.replay(played.events)
+        mine.wager(2, 600)
+        rt.rounds.put(mine)  # this process's own step, further on
+        rt.keep_notice_events(notice("r1", 0, played.log()))
+        assert rt.rounds.take("r1", 3) is mine  # not replaced by the older copy
+
+        dealt = played.deal(random.Random(5))  # another process deals: the copy follows
+        rt.rounds.put(Round.replay(played.events[:2]))
+        rt.keep_notice_events(notice("r1", 2, [e.to_dict() for e in dealt]))
+        copy = rt.rounds.take("r1", len(played.events))
+        assert copy is not None and copy.hands == played.hands
+        for spot in played.spots_to_set():
+            played.set_house_way(spot)
+        rt.rounds.put(Round.replay(played.events))
+        start = len(played.events)
+        bank = played.set_dealer()  # another process sets the bank's hand: the copy is dropped
+        rt.keep_notice_events(notice("r1", start, [e.to_dict() for e in bank]))
+        assert rt.rounds.take_at_most("r1", 10_000) is None
+    finally:
+        rt.db.dispose()

@@ -1,11 +1,13 @@
 """The virtual dealer: one asyncio task per table, in the one process that holds the table's
 dealer lock, conducting each round by the rules (docs/rulebook.md#a-round).
 
-The dealer reads the table's state from the database, takes the step that is due (deal when betting
-closes; decline the dragon hand for a player whose turn ran out; set the bank's hand once every
-player has set and the dragon hand's offer is closed, or the time limit has passed, late hands set
-by the house way; settle), each step one transaction (see :mod:`paigow.service.game.rounds`), and
-otherwise waits for a table notice or the next deadline. Because every step starts from what is
+The dealer reads the table's state from the database and takes the step that is due (deal when
+betting closes; decline the dragon hand for a player whose turn ran out; set the bank's hand once
+every player has set and the dragon hand's offer is closed, or the time limit has passed, late
+hands set by the house way; settle) in the same transaction (see
+:mod:`paigow.service.game.rounds`), then waits, from the table as that step left it, for a table
+notice or the next deadline: a round with nothing late in it costs three transactions (the look
+that deals, the look that sets the bank's hand, the settlement, a step of its own). Because every step starts from what is
 committed, recovery needs nothing special: a process that takes a table over (at startup, or when
 the process that dealt it dies) resumes its round from the last committed step; a round that cannot
 go on is voided and every wager returned.
@@ -17,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import sqlalchemy as sa
@@ -41,6 +44,19 @@ _OPEN_TABLES: Final = Sql(
     .order_by(_TABLES.c.id)
 )
 COALESCE_S = 0.015
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look of the dealer's (:meth:`Dealer._look`): the table as found, the step that was
+    due (None: none yet, ``wait`` seconds at most), whether it was taken, and the table as the
+    step left it."""
+
+    view: rounds.TableView | None
+    step: DealerStep | None
+    wait: float | None
+    done: bool
+    after: rounds.TableView | None
 
 
 class Dealer:
@@ -129,15 +145,28 @@ class Dealer:
     def _look_now(self, tx: Tx) -> tuple[rounds.TableView | None, int]:
         return rounds.peek(tx, self.table_id), 0
 
-    def _look(self, tx: Tx, free_seats: bool) -> tuple[rounds.TableView | None, int]:
+    def _look(self, tx: Tx, free_seats: bool) -> Look:
         """What is due at the table (after freeing the seats of players gone, when it is time
-        to look for them): one step, one statement when no seat is to be freed."""
-        freed = 0
+        to look for them), and the step that is due taken in the same transaction, the table
+        looked at again after it: one step, one statement when nothing is due and no seat is
+        to be freed."""
         if free_seats:
             found = seats.to_free(tx, self.table_id, self.rt.config)
             if found:
-                freed = seats.free(tx, self.table_id, found, self.rt.config)
-        return rounds.peek(tx, self.table_id), freed
+                seats.free(tx, self.table_id, found, self.rt.config)
+        view = rounds.peek(tx, self.table_id)
+        if view is None:
+            return Look(None, None, None, False, None)
+        step, wait = rounds.next_step(view, time.time())
+        if step is None or step is DealerStep.STOP:
+            return Look(view, step, wait, False, view)
+        done = self._do(tx, step, view)
+        tx.finish()  # the step's deferred writes (the round's row), so that the look sees them
+        return Look(view, step, wait, done, rounds.peek(tx, self.table_id))
+
+    async def _look_step(self, free_seats: bool) -> Look:
+        """A look (:meth:`_look`) as a step of its own; answers once it has committed."""
+        return await self.rt.step(lambda tx: self._look(tx, free_seats))
 
     async def _tick(self) -> bool:
         longest = 10 * self.rt.config.dealer_poll_s
@@ -147,38 +176,38 @@ class Dealer:
                 await asyncio.sleep(COALESCE_S)
             return False
         free_seats = self._seats_due()
-        view, _ = await self.rt.step(lambda tx: self._look(tx, free_seats))
-        if view is None:
+        look = await self._look_step(free_seats)
+        view, step = look.view, look.step
+        if view is None or step is DealerStep.STOP:
             return True
-        step, wait = rounds.next_step(view, time.time())
-        if step is DealerStep.STOP:
-            return True
-        if step is None:
-            # nothing to do until a notice says a step may be due, or the deadline passes;
-            # a look now and then all the same, should a notice be lost
-            timeout = longest if wait is None else min(max(wait, 0.001), longest)
-            if await woken(self.wake, timeout):
-                await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
-            return False
-        self.wake.clear()  # the notices that come from now on are heard after the step
-        ended = await self._act_then(step, view)
-        if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
-            self._seats_at = 0.0  # betting opens again: free the seats of players gone
-            # an open table whose round this dealer ended: nothing is due before a notice
-            self._over = (
-                ended is True and step is not DealerStep.VOID and view.status == TableStatus.OPEN
-            )
-        self.steps += 1
-        self._failures = 0
+        if step is not None:
+            ended = look.done
+            if step is DealerStep.DEALER and ended:  # the settlement: a step of its own, at once
+                ended = await self._act(DealerStep.SETTLE, view)
+            self.steps += 1
+            self._failures = 0
+            if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
+                self._seats_at = 0.0  # betting opens again: free the seats of players gone
+                # an open table whose round this dealer ended: nothing is due before a notice
+                self._over = (
+                    ended and step is not DealerStep.VOID and view.status == TableStatus.OPEN
+                )
+                return False
+            after = look.after  # the table as the step left it: wait from there
+            if after is None:
+                return True
+            then, wait = rounds.next_step(after, time.time())
+            if then is not None:
+                return False  # due at once (or the table stops): the next look takes it
+        else:
+            wait = look.wait
+        # nothing to do until a notice says a step may be due, or the deadline passes; a look
+        # now and then all the same, should a notice be lost (the notices heard since this
+        # look began count: the wake was cleared before it)
+        timeout = longest if wait is None else min(max(wait, 0.001), longest)
+        if await woken(self.wake, timeout):
+            await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
         return False
-
-    async def _act_then(self, step: DealerStep, view: rounds.TableView) -> bool | None:
-        """Take ``step``; after the dealer's hand, the settlement (due at once, a step of its
-        own) without a look in between. True: the round has ended."""
-        done = await self._act(step, view)
-        if step is DealerStep.DEALER and done:
-            done = await self._act(DealerStep.SETTLE, view)
-        return done
 
     async def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
         """Take ``step`` as a step of its own (one transaction); False when it was not due after

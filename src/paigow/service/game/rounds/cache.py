@@ -15,6 +15,22 @@ from paigow.errors import PaigowError
 from paigow.round import Round
 
 
+def ends_play(events: Sequence[dict[str, Any]]) -> bool:
+    """Whether a step's events leave no step but the dealer's own in their round: the round
+    settled or void, or the bank's hand set once the players have set theirs (at a face-up
+    table the deal sets it too, before anyone plays).
+
+    >>> ends_play([{"type": "dealer-set"}]), ends_play([{"type": "voided"}])
+    (True, True)
+    >>> ends_play([{"type": "dealt"}, {"type": "dealer-set"}]), ends_play([{"type": "hand-set"}])
+    (False, False)
+    """
+    types = {e.get("type") for e in events}
+    if "round-settled" in types or "voided" in types:
+        return True
+    return "dealer-set" in types and "dealt" not in types
+
+
 class RoundCache:
     """Rounds rebuilt from their logs, kept between transactions of this process so that the
     next step need not replay the log again. An entry is used only when the database's event
@@ -74,12 +90,36 @@ class RoundCache:
         True
         >>> cache.take("r", 2).wagers
         {2: 500}
+
+        Events from the bank's hand on (:func:`ends_play`) leave nothing for this process to
+        do in the round (the settlement is a step of the dealer's, who set the bank's hand): the
+        copy is dropped instead of followed, and a step that needs the round after all replays
+        its log.
+
+        >>> cache.put(Round.replay(r.events))
+        >>> cache.follow("r", 2, [{"type": "dealer-set"}]), cache.take_at_most("r", 9)
+        (False, None)
+
+        A round another process opened (its events from the start) is rebuilt from them, so
+        that this process's first step in it need not replay its log.
+
+        >>> cache.follow("r", 0, [e.to_dict() for e in r.events])
+        True
+        >>> cache.take("r", 2).wagers
+        {2: 500}
         """
+        ending = ends_play(events)
         with self._lock:
             item = self._items.get(round_id)
-            if item is None or item[0] != start:
-                return False  # not here, or another copy (in use, or already further on)
-            del self._items[round_id]
+            if item is not None and (item[0] == start or ending):
+                del self._items[round_id]
+        if item is None:
+            # not here; a round another process opened is rebuilt from its first events
+            return start == 0 and not ending and self._first(events)
+        if item[0] != start and not ending:
+            return False  # another copy (in use, or already further on)
+        if ending:
+            return False  # nothing for this process to do in it: dropped, not followed
         rnd = item[1]
         try:
             rnd.follow(events)
@@ -90,12 +130,30 @@ class RoundCache:
         self.put(rnd)
         return True
 
+    def _first(self, events: Sequence[dict[str, Any]]) -> bool:
+        """A round another process opened (``events`` from its start): its copy, rebuilt from
+        them, unless a step of this process has put one meanwhile."""
+        try:
+            rnd = Round.replay(events)
+        except PaigowError:
+            return False
+        if rnd.is_over:
+            return False
+        with self._lock:
+            if rnd.round_id in self._items:
+                return False
+            self._insert(rnd)
+        return True
+
     def put(self, rnd: Round) -> None:
         with self._lock:
-            self._items[rnd.round_id] = (len(rnd.events), rnd)
-            self._items.move_to_end(rnd.round_id)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            self._insert(rnd)
+
+    def _insert(self, rnd: Round) -> None:
+        self._items[rnd.round_id] = (len(rnd.events), rnd)
+        self._items.move_to_end(rnd.round_id)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
