@@ -1108,7 +1108,9 @@ def main() -> int:
     keys = headline + [k for k in keys if k not in headline]
     goals = dict(GOALS)
     width = max(len(k) for k in keys) if keys else 10
-    cell = max(16, *(len(str(v)) for r in results.values() for k, v in r.items() if k in headline))
+    cell = max(
+        [16, *(len(str(v)) for r in results.values() for k, v in r.items() if k in headline)]
+    )
     names = [n for n, _, _ in columns]
     print(f"\n{'figure':<{width}}  {'goal':>8}  " + "  ".join(f"{n:>{cell}}" for n in names))
     for k in keys:
