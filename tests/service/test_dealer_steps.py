@@ -76,7 +76,11 @@ def test_a_round_costs_the_dealer_three_transactions(
         # (before the first round, the dealer's looks at the table as it opened and was sat at)
         transactions = [s for s in dealer_steps if not s.startswith("notice:")]
         rounds = transactions[transactions.index("look:deal") :]
-        assert rounds == ["look:deal", "look:dealer", "act:settle"] * 3, " ".join(dealer_steps)
+        taken = [s for s in rounds if s != "look"]
+        assert taken == ["look:deal", "look:dealer", "act:settle"] * 3, " ".join(dealer_steps)
+        # a look that takes nothing only where a notice came while a step was under way (its
+        # effect may be in what the step read, or not: the dealer looks again to be sure)
+        assert rounds.count("look") <= 2, " ".join(dealer_steps)
         report = svc.verify()
         assert report["ok"], report
     finally:
@@ -99,10 +103,10 @@ def test_the_dealer_waits_from_the_table_as_its_step_left_it(
         _wait_settled(dealer_steps, 1)
         assert time.time() - started < 10  # the setting time (0.7 s), not a look every 30 s
         transactions = [s for s in dealer_steps if not s.startswith("notice:")]
-        dealt = transactions.index("look:deal")
-        assert transactions[dealt:] == ["look:deal", "look:dealer", "act:settle"], " ".join(
-            dealer_steps
-        )
+        after_deal = transactions[transactions.index("look:deal") :]
+        taken = [s for s in after_deal if s != "look"]
+        assert taken == ["look:deal", "look:dealer", "act:settle"], " ".join(dealer_steps)
+        assert after_deal.count("look") <= 1, " ".join(dealer_steps)  # (as above)
         assert "notice:due" not in dealer_steps[dealer_steps.index("look:deal") :]
         report = svc.verify()
         assert report["ok"], report

@@ -44,6 +44,9 @@ _OPEN_TABLES: Final = Sql(
     .order_by(_TABLES.c.id)
 )
 COALESCE_S = 0.015
+PAST_DEADLINE_S = 0.002
+"""How long after a deadline the dealer looks: a timer may fire up to a millisecond early
+(uvloop counts whole milliseconds), and a look before the deadline finds nothing due."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,7 @@ class Dealer:
         # nothing to do until a notice says a step may be due, or the deadline passes; a look
         # now and then all the same, should a notice be lost (the notices heard since this
         # look began count: the wake was cleared before it)
-        timeout = longest if wait is None else min(max(wait, 0.001), longest)
+        timeout = longest if wait is None else min(max(wait, 0.0) + PAST_DEADLINE_S, longest)
         if await woken(self.wake, timeout):
             await asyncio.sleep(COALESCE_S)  # let a burst of notices become one look
         return False
