@@ -7,10 +7,10 @@ every player has set and the dragon hand's offer is closed, or the time limit ha
 hands set by the house way; settle) in the same transaction (see
 :mod:`paigow.service.game.rounds`), then waits, from the table as that step left it, for a table
 notice or the next deadline: a round with nothing late in it costs three transactions (the look
-that deals, the look that sets the bank's hand, the settlement, a step of its own). Because every step starts from what is
-committed, recovery needs nothing special: a process that takes a table over (at startup, or when
-the process that dealt it dies) resumes its round from the last committed step; a round that cannot
-go on is voided and every wager returned.
+that deals, the look that sets the bank's hand, the settlement, a step of its own). Because
+every step starts from what is committed, recovery needs nothing special: a process that takes a
+table over (at startup, or when the process that dealt it dies) resumes its round from the last
+committed step; a round that cannot go on is voided and every wager returned.
 """
 
 from __future__ import annotations
