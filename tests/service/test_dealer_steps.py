@@ -28,6 +28,20 @@ def _wait_settled(dealer_steps: list[str], rounds: int, timeout: float = 15) -> 
         time.sleep(0.03)
 
 
+def _one_player(db_url: str, helpers: Any, setting_time_ms: int) -> tuple[Any, int, Any]:
+    """A server, a table and one player sat at it. The dealer's looks without a notice come
+    every 10 polls (30 s): none in these tests."""
+    svc = helpers.Service(db_url, dealer_poll_s=3.0)
+    try:
+        table = svc.new_table(betting_time_ms=20_000, setting_time_ms=setting_time_ms)
+        p = svc.player()
+        p.sit(table, 1)
+    except BaseException:
+        svc.stop()
+        raise
+    return svc, table, p
+
+
 @pytest.fixture
 def dealer_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The dealer's transactions, by kind: a look (with the step it took, if any) or a step
@@ -60,12 +74,8 @@ def dealer_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_round_costs_the_dealer_three_transactions(
     db_url: str, helpers: Any, dealer_steps: list[str]
 ) -> None:
-    # the dealer's looks without a notice come every 10 polls: none in these rounds
-    svc = helpers.Service(db_url, dealer_poll_s=3.0)
+    svc, table, p = _one_player(db_url, helpers, setting_time_ms=20_000)
     try:
-        table = svc.new_table(betting_time_ms=20_000, setting_time_ms=20_000)
-        p = svc.player()
-        p.sit(table, 1)
         for n in range(3):
             p.ok(p.wager(table, 1000))
             cards = p.wait_dealt(table)["cards"]
@@ -92,11 +102,8 @@ def test_the_dealer_waits_from_the_table_as_its_step_left_it(
 ) -> None:
     # the player never sets: nothing but the setting time, read by the look that dealt, brings
     # the dealer back, to set the hand by the house way, its own and settle
-    svc = helpers.Service(db_url, dealer_poll_s=3.0)
+    svc, table, p = _one_player(db_url, helpers, setting_time_ms=700)
     try:
-        table = svc.new_table(betting_time_ms=20_000, setting_time_ms=700)
-        p = svc.player()
-        p.sit(table, 1)
         p.ok(p.wager(table, 1000))
         started = time.time()
         p.wait_dealt(table)

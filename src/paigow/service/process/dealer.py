@@ -52,12 +52,10 @@ PAST_DEADLINE_S = 0.002
 @dataclass(frozen=True)
 class Look:
     """One look of the dealer's (:meth:`Dealer._look`): the table as found, the step that was
-    due (None: none yet, ``wait`` seconds at most), whether it was taken, and the table as the
-    step left it."""
+    due (None: none), whether it was taken, and the table as the look left it."""
 
     view: rounds.TableView | None
     step: DealerStep | None
-    wait: float | None
     done: bool
     after: rounds.TableView | None
 
@@ -114,7 +112,7 @@ class Dealer:
     async def _resume_note(self) -> None:
         """On taking the table over: a round in progress resumes from its last committed step
         if its log replays; otherwise it is voided and every wager returned."""
-        view, _ = await self.rt.step(self._look_now)
+        view = await self.rt.step(self._look_now)
         if view is None or view.round_id is None or view.phase in ENDED:
             return
         rid, phase = view.round_id, view.phase
@@ -145,8 +143,8 @@ class Dealer:
             return f"{type(exc).__name__}: {exc}"
         return None
 
-    def _look_now(self, tx: Tx) -> tuple[rounds.TableView | None, int]:
-        return rounds.peek(tx, self.table_id), 0
+    def _look_now(self, tx: Tx) -> rounds.TableView | None:
+        return rounds.peek(tx, self.table_id)
 
     def _look(self, tx: Tx, free_seats: bool) -> Look:
         """What is due at the table (after freeing the seats of players gone, when it is time
@@ -159,13 +157,13 @@ class Dealer:
                 seats.free(tx, self.table_id, found, self.rt.config)
         view = rounds.peek(tx, self.table_id)
         if view is None:
-            return Look(None, None, None, False, None)
-        step, wait = rounds.next_step(view, time.time())
+            return Look(None, None, False, None)
+        step, _ = rounds.next_step(view, time.time())
         if step is None or step is DealerStep.STOP:
-            return Look(view, step, wait, False, view)
+            return Look(view, step, False, view)
         done = self._do(tx, step, view)
         tx.finish()  # the step's deferred writes (the round's row), so that the look sees them
-        return Look(view, step, wait, done, rounds.peek(tx, self.table_id))
+        return Look(view, step, done, rounds.peek(tx, self.table_id))
 
     async def _look_step(self, free_seats: bool) -> Look:
         """A look (:meth:`_look`) as a step of its own; answers once it has committed."""
@@ -196,14 +194,12 @@ class Dealer:
                     ended and step is not DealerStep.VOID and view.status == TableStatus.OPEN
                 )
                 return False
-            after = look.after  # the table as the step left it: wait from there
-            if after is None:
-                return True
-            then, wait = rounds.next_step(after, time.time())
-            if then is not None:
-                return False  # due at once (or the table stops): the next look takes it
-        else:
-            wait = look.wait
+        after = look.after  # the table as the look left it: wait from there
+        if after is None:
+            return True
+        then, wait = rounds.next_step(after, time.time())
+        if then is not None:
+            return False  # due at once (or the table stops): the next look takes it
         # nothing to do until a notice says a step may be due, or the deadline passes; a look
         # now and then all the same, should a notice be lost (the notices heard since this
         # look began count: the wake was cleared before it)
@@ -265,7 +261,7 @@ class Dealer:
                 await self._record("dealer-fault", f"table:{self.table_id}", details)
         if isinstance(exc, PaigowError | rounds.InconsistentRound):
             with contextlib.suppress(Exception):
-                view, _ = await self.rt.step(self._look_now)
+                view = await self.rt.step(self._look_now)
                 if view is not None and view.round_id is not None:
                     await self._void(view.round_id, f"dealer fault: {type(exc).__name__}")
         await asyncio.sleep(min(0.2 * 2**self._failures, 5.0))

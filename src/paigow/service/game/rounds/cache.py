@@ -116,10 +116,10 @@ class RoundCache:
         if item is None:
             # not here; a round another process opened is rebuilt from its first events
             return start == 0 and not ending and self._first(events)
-        if item[0] != start and not ending:
-            return False  # another copy (in use, or already further on)
-        if ending:
-            return False  # nothing for this process to do in it: dropped, not followed
+        if ending or item[0] != start:
+            # ending: nothing for this process to do in it, dropped (above) rather than
+            # followed; otherwise another copy (in use, or already further on): left
+            return False
         rnd = item[1]
         try:
             rnd.follow(events)
