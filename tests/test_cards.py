@@ -35,6 +35,15 @@ def test_every_rank_and_suit_letter_parses(rank: str, suit: str) -> None:
     assert not card.is_joker
 
 
+def test_a_cards_own_code_and_the_full_parse_agree() -> None:
+    """A card's own code (how logs spell it) is looked up; any other spelling is parsed: both
+    give the same card for all 53 (padding and case send a code the long way)."""
+    for card in FULL_DECK:
+        assert parse_card(card.code) == card
+        assert parse_card(f" {card.code} ") == card
+        assert parse_card(card.code.swapcase()) == card
+
+
 @pytest.mark.parametrize(
     ("token", "code"),
     [

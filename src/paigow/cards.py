@@ -130,6 +130,8 @@ class Card:
 JOKER: Final = Card(JOKER_INDEX)
 FULL_DECK: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(53))
 """The 53 cards in index order (2c, 2d, 2h, 2s, 3c, ..., As, Jk)."""
+_BY_CODE: Final[dict[str, Card]] = {c.code: c for c in FULL_DECK}
+"""Each card by its own code (``As``, ``Jk``): how logs and notices spell them."""
 
 
 def parse_card(token: str) -> Card:
@@ -145,6 +147,9 @@ def parse_card(token: str) -> Card:
     """
     if not isinstance(token, str):
         raise CardError(f"{token!r} is not a card: expected a code such as 'As' or 'Jk'")
+    known = _BY_CODE.get(token)
+    if known is not None:  # a card's own code: what logs and notices carry
+        return known
     raw = token
     text = token.strip()
     if not text:

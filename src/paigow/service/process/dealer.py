@@ -325,12 +325,10 @@ class DealerSupervisor:
             if task.done():
                 del self.dealers[table_id]
                 await self.locks.release(table_id)
-        for table_id in await self.rt.reading(self._open_tables):
-            if table_id in self.dealers:
-                continue
-            if await self.locks.try_acquire(table_id):
-                log.info("dealing table %s", table_id)
-                dealer = Dealer(self.rt, table_id)
-                self.dealers[table_id] = asyncio.create_task(
-                    dealer.run(), name=f"dealer-{table_id}"
-                )
+        wanted = [t for t in await self.rt.reading(self._open_tables) if t not in self.dealers]
+        if not wanted:
+            return
+        for table_id in sorted(await self.locks.try_acquire_all(wanted)):
+            log.info("dealing table %s", table_id)
+            dealer = Dealer(self.rt, table_id)
+            self.dealers[table_id] = asyncio.create_task(dealer.run(), name=f"dealer-{table_id}")

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -26,7 +27,11 @@ log = logging.getLogger("paigow.service.process.lock")
 class DealerLocks(Protocol):
     async def start(self) -> None: ...
     async def stop(self) -> None: ...
-    async def try_acquire(self, table_id: int) -> bool: ...
+    async def try_acquire_all(self, table_ids: Sequence[int]) -> set[int]:
+        """The tables of ``table_ids`` whose locks this process holds once it has tried to
+        take each one it did not hold (the others are held by another process)."""
+        ...
+
     async def release(self, table_id: int) -> None: ...
     async def healthy(self) -> bool:
         """False when the locks may have been lost (the holder must stop dealing)."""
@@ -62,22 +67,30 @@ class PgAdvisoryLocks:
             with contextlib.suppress(Exception):
                 await conn.close()
 
-    async def _query(self, sql: str, *args: int) -> object:
+    async def _rows(self, sql: str, *args: object) -> list[tuple[Any, ...]]:
         async with self._mutex:
             if self._conn is None:
                 await self._connect()
             assert self._conn is not None
             cur = await self._conn.execute(sql, args)
-            row = await cur.fetchone()
-            return None if row is None else row[0]
+            return await cur.fetchall()
 
-    async def try_acquire(self, table_id: int) -> bool:
-        if table_id in self._held:
-            return True
-        got = await self._query("SELECT pg_try_advisory_lock(%s, %s)", self.key, table_id)
-        if got:
-            self._held.add(table_id)
-        return bool(got)
+    async def _query(self, sql: str, *args: int) -> object:
+        rows = await self._rows(sql, *args)
+        return rows[0][0] if rows else None
+
+    async def try_acquire_all(self, table_ids: Sequence[int]) -> set[int]:
+        """One statement tries the locks of all the tables not held yet (a supervisor's pass
+        over twenty tables another process deals was twenty round trips)."""
+        wanted = [t for t in dict.fromkeys(table_ids) if t not in self._held]
+        if wanted:
+            rows = await self._rows(
+                "SELECT t, pg_try_advisory_lock(%s, t) FROM unnest(%s::integer[]) AS t",
+                self.key,
+                wanted,
+            )
+            self._held.update(int(t) for t, got in rows if got)
+        return {t for t in table_ids if t in self._held}
 
     async def release(self, table_id: int) -> None:
         if table_id in self._held:
@@ -132,8 +145,8 @@ class FileLock:
             os.close(self._fd)  # closing the descriptor releases the lock
             self._fd = None
 
-    async def try_acquire(self, table_id: int) -> bool:
-        return self._try()
+    async def try_acquire_all(self, table_ids: Sequence[int]) -> set[int]:
+        return set(table_ids) if self._try() else set()
 
     async def release(self, table_id: int) -> None:
         return None

@@ -109,7 +109,7 @@ class Notice:
 
     @classmethod
     def decode(cls, text: str) -> Notice:
-        return cls._of(json.loads(text))
+        return cls._of(orjson.loads(text))
 
     @classmethod
     def _of(cls, data: dict[str, Any]) -> Notice:
@@ -139,12 +139,18 @@ def encode_notices(notices: list[Notice]) -> str:
     return orjson.dumps([n._data(events=False) for n in notices], option=opts).decode()
 
 
-def decode_notices(text: str) -> list[Notice]:
-    """The notices of a payload: a list (:func:`encode_notices`) or one notice."""
-    data = json.loads(text)
-    if isinstance(data, list):
-        return [Notice._of(d) for d in data]
-    return [Notice._of(data)]
+def decode_notices(text: str, *, besides: int | None = None) -> list[Notice]:
+    """The notices of a payload: a list (:func:`encode_notices`) or one notice; ``besides``:
+    leave out those of that origin (a process's own, delivered to it at their commit) before
+    their events are read.
+
+    >>> own, other = Notice(3, "round", origin=5), Notice(4, "round", origin=6)
+    >>> decode_notices(encode_notices([own, other]), besides=5)
+    [Notice(table_id=4, kind='round', origin=6, balance=None, version=None)]
+    """
+    data = orjson.loads(text)
+    items = data if isinstance(data, list) else [data]
+    return [Notice._of(d) for d in items if besides is None or d.get("o", 0) != besides]
 
 
 WALLET: Final = "wallet"
@@ -341,13 +347,11 @@ class EventBus:
                     self.listening.set()
                     delay = 0.2
                     async for n in conn.notifies():
-                        try:
-                            notices = decode_notices(n.payload)
+                        try:  # ours were delivered at their commit
+                            notices = decode_notices(n.payload, besides=self.origin)
                         except (ValueError, KeyError, TypeError, AttributeError):
                             continue
                         for notice in notices:
-                            if notice.origin == self.origin:  # ours were delivered at commit
-                                continue
                             if notice.events is not None and self.on_events is not None:
                                 try:
                                     self.on_events(notice)
