@@ -8,6 +8,7 @@ kill-and-restart tests start ``paigow serve`` processes instead.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -20,9 +21,10 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -42,6 +44,16 @@ PG_PORT = 5432
 PG_DB = "test"
 FAST = {"dealer_poll_s": 0.05, "lock_poll_s": 0.1}
 OPERATOR = ("boss", "operator-password")
+
+
+T = TypeVar("T")
+
+
+def run_on_own_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
+    this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 # ----------------------------------------------------------------------------- PostgreSQL

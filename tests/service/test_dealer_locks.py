@@ -4,13 +4,12 @@ other process holds."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from paigow.service.process.lock import FileLock, PgAdvisoryLocks
 from paigow.service.store.db import Database
-from tests.service.conftest import pg_schema
+from tests.service.conftest import pg_schema, run_on_own_loop
 
 
 def _counted(locks: PgAdvisoryLocks) -> list[str]:
@@ -62,7 +61,7 @@ def test_advisory_locks_are_tried_in_one_statement() -> None:
     with pg_schema() as url:
         db = Database(url)
         try:
-            asyncio.run(main(db))
+            run_on_own_loop(main(db))
         finally:
             db.dispose()
 
@@ -82,6 +81,6 @@ def test_the_sqlite_lock_is_all_tables_or_none(tmp_path: Path) -> None:
 
     db = Database(f"sqlite:///{tmp_path / 'tables.sqlite3'}")
     try:
-        asyncio.run(main(db))
+        run_on_own_loop(main(db))
     finally:
         db.dispose()

@@ -5,7 +5,6 @@ them (too large, or from an older process) makes a feed read the database as bef
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,7 @@ from paigow.service.store.bus import (
     decode_notices,
     encode_notices,
 )
-
-
-def _run(coro: Any) -> Any:
-    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
-    this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+from tests.service.conftest import run_on_own_loop
 
 
 def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:
@@ -79,7 +72,7 @@ def test_a_feed_hands_on_another_process_events_without_reading(tmp_path: Path) 
             got.append(await asyncio.wait_for(q.get(), 5))
         return got
 
-    got = _run(main())
+    got = run_on_own_loop(main())
     assert [(i.round_id, i.number, i.seq) for i in got if isinstance(i, EventItem)] == [
         ("r1", 4, 0),
         ("r1", 4, 1),
@@ -109,7 +102,7 @@ def test_a_notice_without_its_events_makes_the_feed_read(tmp_path: Path) -> None
                 return
             await asyncio.sleep(0.01)
 
-    _run(main())
+    run_on_own_loop(main())
     assert reads == [1]
     rt.db.dispose()
 

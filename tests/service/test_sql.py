@@ -7,8 +7,6 @@ rolls the whole step back."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from paigow.service.store.statements import Sql, dumps
 from paigow.service.store.unit import Tx
-
-
-def _run(coro: Any) -> Any:
-    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
-    this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
+from tests.service.conftest import run_on_own_loop
 
 META = sa.MetaData()
 THINGS = sa.Table(
@@ -189,7 +180,7 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
             await engine.dispose()
         return out
 
-    return _run(main())
+    return run_on_own_loop(main())
 
 
 def _prepared() -> bool:
@@ -301,7 +292,7 @@ def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
         try:
             with engine.begin() as conn:
                 conn.execute(sa.insert(THINGS).values(id=1, name="a", doc=None, flag=True, n=3))
-            first, second, third = _run(main(db_url))
+            first, second, third = run_on_own_loop(main(db_url))
             assert first[0] == second[0] == third[0] == ("a", None, True, 3)
             assert len({first[1], second[1], third[1]}) == 3  # three connections
             for got in (first, second, third):
@@ -410,7 +401,7 @@ def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None
                 finally:
                     await steps.dispose()
 
-            assert _run(read(db_url)) == (("n1", None, True, 2), TransactionStatus.IDLE)
+            assert run_on_own_loop(read(db_url)) == (("n1", None, True, 2), TransactionStatus.IDLE)
         finally:
             META.drop_all(engine)
             engine.dispose()
@@ -597,7 +588,7 @@ def test_asyncpg_connections_left_in_a_transaction_are_dropped(helpers: Any) -> 
     with helpers.pg_schema() as db_url:
         engine = _engine(db_url)
         try:
-            first, second, committed = _run(main(db_url, engine))
+            first, second, committed = run_on_own_loop(main(db_url, engine))
             assert first != second  # a fresh connection
             assert committed == 1  # and what ran on it committed
         finally:

@@ -8,7 +8,6 @@ does not."""
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -21,14 +20,7 @@ from paigow.service.store.bus import Notice, notify
 from paigow.service.store.db import Database, ServerSetting
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
-
-
-def _run(coro: Any) -> Any:
-    """``asyncio.run`` on a thread of its own (a browser test's event loop may be running on
-    this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
+from tests.service.conftest import run_on_own_loop
 
 _SETTINGS: Final = cast(sa.Table, ServerSetting.__table__)
 _PUT: Final = Sql(
@@ -89,7 +81,7 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
         finally:
             await _close(rt)
 
-    out, groups = _run(main())
+    out, groups = run_on_own_loop(main())
     assert isinstance(out[13], ValueError)
     assert [x for i, x in enumerate(out) if i != 13] == [i for i in range(30) if i != 13]
     assert _keys(url) == {f"t-{i}" for i in range(30) if i != 13}  # 13 left nothing
@@ -126,7 +118,7 @@ def test_a_failed_commit_fails_every_step_of_its_group_and_writes_nothing(tmp_pa
         finally:
             await _close(rt)
 
-    out, later = _run(main())
+    out, later = run_on_own_loop(main())
     assert all(isinstance(x, sa.exc.IntegrityError) for x in out), out
     assert later == 99
     assert _keys(url) == {"t-99"}
@@ -147,7 +139,7 @@ def test_a_step_is_answered_once_its_commit_is_on_disk(tmp_path: Path) -> None:
             await _close(rt)
         return seen
 
-    assert _run(main()) == [True] * 5
+    assert run_on_own_loop(main()) == [True] * 5
 
 
 def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> None:
@@ -172,7 +164,7 @@ def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> 
             finally:
                 await _close(rt)
 
-        assert _run(main()) == "done"
+        assert run_on_own_loop(main()) == "done"
         assert len(attempts) == 2
         assert _keys(url) == {"t-2"}  # the first attempt's insert was rolled back
 
@@ -190,7 +182,7 @@ def test_reads_on_the_event_loop(backend: str, tmp_path: Path, helpers: Any) -> 
             finally:
                 await _close(rt)
 
-        before, after = _run(main())
+        before, after = run_on_own_loop(main())
         assert after == before + 1
 
     if backend == "sqlite":
@@ -228,7 +220,7 @@ def test_the_writer_stops_promptly_with_steps_still_waiting(tmp_path: Path) -> N
             rt.db.dispose()
         return answered
 
-    assert _run(main()) == [5] * 25
+    assert run_on_own_loop(main()) == [5] * 25
 
 
 def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it(
@@ -271,4 +263,4 @@ def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it
             finally:
                 await _close(rt)
 
-        _run(main())
+        run_on_own_loop(main())
