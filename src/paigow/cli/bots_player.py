@@ -64,6 +64,30 @@ TOO_LATE = ("not-setting", "already-set", "not-current-round")
 """The codes of a setting refused because the round moved on before it arrived."""
 
 
+def side_returns_told(messages: Sequence[dict[str, Any]], round_id: str, spot: int) -> int:
+    """What a spot's side wagers returned in a round, Envy included, as the table told it:
+    each event once, by its sequence number (a reconnection hands the round's events on again,
+    in its hello and in the round read back).
+
+    >>> settled = {"round_id": "r", "seq": 9, "type": "side-wager-settled", "spot": 2,
+    ...            "returned": 1500}
+    >>> envy = {"round_id": "r", "seq": 10, "type": "envy-paid", "spot": 2, "amount": 500}
+    >>> side_returns_told([settled, envy, dict(settled), {**settled, "spot": 3}], "r", 2)
+    2000
+    """
+    told = {
+        m.get("seq", id(m)): m
+        for m in messages
+        if m.get("round_id") == round_id
+        and m.get("type") in ("side-wager-settled", "envy-paid")
+        and m.get("spot") == spot
+    }
+    return sum(
+        int(m["returned"] if m["type"] == "side-wager-settled" else m["amount"])
+        for m in told.values()
+    )
+
+
 @dataclass
 class PlayerLog:
     """What one player saw: per round, its spot, wager and what the settlement returned."""
@@ -421,17 +445,10 @@ class Player:
         entry["returned"] = (
             amount if done["type"] == "voided" else (mine[0]["returned"] if mine else None)
         )
-        # what its side wagers returned, Envy included, as the table was told
         entry["side_returned"] = (
             sum(side.values())
             if done["type"] == "voided"
-            else sum(
-                int(m["returned"] if m["type"] == "side-wager-settled" else m["amount"])
-                for m in self.messages[mark:]
-                if m.get("round_id") == rid
-                and m.get("type") in ("side-wager-settled", "envy-paid")
-                and m.get("spot") == placed["spot"]
-            )
+            else side_returns_told(self.messages[mark:], rid, placed["spot"])
         )
         return True
 
