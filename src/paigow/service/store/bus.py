@@ -24,7 +24,6 @@ Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -97,7 +96,7 @@ class Notice:
     """The events the step appended to the table's round, when the notice carries them."""
 
     def encode(self) -> str:
-        return json.dumps(self._data(), separators=(",", ":"))
+        return orjson.dumps(self._data(), option=orjson.OPT_NON_STR_KEYS).decode()
 
     def _data(self, events: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {"t": self.table_id, "k": self.kind, "o": self.origin}
