@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.errors import HouseWayError
-from paigow.house_way import RULE_IDS, HouseWay
+from paigow.house_way import RULE_IDS, HouseWay, legacy_params
 from paigow.ranking import Category, Wheel, evaluate_five, evaluate_two
 from paigow.setting import Setting
 
@@ -64,6 +64,14 @@ WAYS = {
     **PRESETS,
     "all-keep": HouseWay.from_dict(ALL_KEEP),
     "mixed": HouseWay.from_dict(MIXED),
+}
+#: The first format's parameters each way was written with (the rewritten presets' included):
+#: the independent reading below takes these.
+PARAMS: dict[str, dict[str, Any]] = {
+    "standard": legacy_params("standard"),
+    "foxwoods": legacy_params("foxwoods"),
+    "all-keep": ALL_KEEP,
+    "mixed": MIXED,
 }
 
 
@@ -390,7 +398,7 @@ def _agrees_with_reference(cards: list[Card], name: str, wheel: Wheel) -> None:
     got = way.set_hand(cards, wheel)
     allowed = {
         (*strength(s.high, s.low, wheel), rule)
-        for s, rule in reference_house_way(cards, way.to_dict(), wheel)
+        for s, rule in reference_house_way(cards, PARAMS[name], wheel)
     }
     assert (*strength(got.setting.high, got.setting.low, wheel), got.rule) in allowed, (
         f"{way.name}: {' '.join(c.code for c in cards)} -> {got.setting} ({got.rule})"
@@ -482,7 +490,10 @@ def test_set_hand_needs_seven_distinct_cards() -> None:
 
 
 def test_builtin_preset_parameters_are_the_rule_books_table() -> None:
-    standard = PRESETS["standard"].to_dict()
+    """The parameters the presets were written with are the rule book's table; that the
+    rewritten files set every hand as those parameters do is checked on every hand in
+    tests/test_house_way_language.py."""
+    standard = legacy_params("standard")
     assert standard["two_pair"] == {
         "aces": "split",
         "high_high": "split",
@@ -493,7 +504,7 @@ def test_builtin_preset_parameters_are_the_rule_books_table() -> None:
         "low_low": "keep-if-king",
     }
     assert standard["quads"] == {"low": "keep", "middle": "keep-if-ace", "high": "split"}
-    foxwoods = PRESETS["foxwoods"].to_dict()
+    foxwoods = legacy_params("foxwoods")
     assert foxwoods["two_pair"] == {
         "aces": "split",
         "high_high": "split",
@@ -559,7 +570,7 @@ def test_operator_preset_from_toml(tmp_path: Path) -> None:
     path.write_text(KEEP_TOML, "utf-8")
     way = HouseWay.from_file(path)
     assert way.name == "riverboat"
-    assert way.to_dict()["two_pair"]["high_high"] == "keep"
+    assert way == HouseWay.from_dict(ALL_KEEP | {"name": "riverboat"})
     r = way.set_hand(parse_cards("Kc Kd Qc Qd 7h 5s 3c"))
     assert r.rule == "two-pair.keep"
     assert set(r.setting.low) == set(parse_cards("7h 5s"))
@@ -573,8 +584,7 @@ def test_operator_preset_from_json(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), "utf-8")
     way = HouseWay.from_file(path)
     assert way.name == "mixed-house"  # the file's name when it names none
-    assert way.two_pair == WAYS["mixed"].two_pair
-    assert way.quads == WAYS["mixed"].quads
+    assert way.rules == WAYS["mixed"].rules
     r = way.set_hand(parse_cards("Kc Kd 9c 9d Qh 7s 3c"))  # high_middle keep-if-king: no king
     assert r.rule == "two-pair.split"
     r = way.set_hand(parse_cards("Qc Qd 9c 9d Kh 7s 3c"))  # ... with a king
@@ -582,7 +592,7 @@ def test_operator_preset_from_json(tmp_path: Path) -> None:
 
 
 def test_operator_file_copying_standard_plays_like_standard(tmp_path: Path) -> None:
-    path = _write_toml(tmp_path / "copy.toml", PRESETS["standard"].to_dict() | {"name": "copy"})
+    path = _write_toml(tmp_path / "copy.toml", legacy_params("standard") | {"name": "copy"})
     way = HouseWay.from_file(path)
     for _, preset, seven, _, _, _ in TSV_ROWS:
         if preset != "standard":

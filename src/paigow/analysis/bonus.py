@@ -327,7 +327,7 @@ def cached_counts(folder: Path | None = None) -> list[Path]:
 
 
 @cache
-def _params(way: HouseWay) -> tuple[K.Arr, K.Arr]:
+def _params(way: HouseWay) -> K.Arr:
     return kernel_params(way)
 
 
@@ -344,8 +344,8 @@ def deck_counts(deck: Sequence[Card], way: HouseWay, wheel: Wheel = Wheel.SECOND
     if len(idx) != len(deck) or len(idx) < 7:
         raise ValueError("a deck needs at least seven distinct cards")
     tables = rank_tables(wheel)
-    tp, quads = _params(way)
+    prog = _params(way)
     counts = np.zeros((KB.N_CODES, len(tables.two_keys)), dtype=np.int64)
-    n = int(KB.deck_counts(idx, counts, tp, quads, wheel is Wheel.LOWEST, tables.rank2))
+    n = int(KB.deck_counts(idx, counts, prog, wheel is Wheel.LOWEST, tables.rank2))
     assert n == comb(len(idx), 7)
     return BonusCounts.from_array(counts, tables.two_keys, way.name, wheel.value)

@@ -26,7 +26,10 @@ from paigow.analysis import kernels as K
 from paigow.analysis.tables import RankTables, rank_tables
 from paigow.cards import Card
 from paigow.errors import PaigowError
-from paigow.house_way import Action, HouseWay
+from paigow.analysis.program import Program, compile_way
+from paigow.cards import FULL_DECK
+from paigow.errors import HouseWayError
+from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
 FORMAT_VERSION: Final = 1
@@ -35,15 +38,6 @@ MAGIC: Final = b"PAIGOWHW"
 DATA_OFFSET: Final = 1 << 16
 FILE_SIZE: Final = DATA_OFFSET + 3 * HANDS
 CHUNK: Final = 1 << 24
-
-_ACTIONS: Final = {
-    Action.KEEP: K.KEEP,
-    Action.SPLIT: K.SPLIT,
-    Action.KEEP_IF_ACE: K.KEEP_IF_ACE,
-    Action.KEEP_IF_KING: K.KEEP_IF_KING,
-}
-_CLASSES: Final = {"low": 0, "middle": 1, "high": 2}
-
 
 class CacheError(PaigowError):
     """A compiled house way file that is missing, corrupt or of another version."""
@@ -58,14 +52,138 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "paigow"
 
 
-def kernel_params(way: HouseWay) -> tuple[K.Arr, K.Arr]:
-    """The preset's parameters as the kernels' arrays (two pair by classes, quads by class)."""
-    tp = np.full((4, 4), K.SPLIT, dtype=np.int64)
-    for key, action in way.two_pair.items():
-        hi, lo = key.split("_")
-        tp[_CLASSES[hi], _CLASSES[lo]] = _ACTIONS[action]
-    quads = np.array([_ACTIONS[way.quads[c]] for c in ("low", "middle", "high")], dtype=np.int64)
-    return tp, quads
+def kernel_params(way: HouseWay) -> K.Arr:
+    """The house way as the kernels read it: its program (:mod:`paigow.analysis.program`)."""
+    return compile_way(way).prog
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A house way run over every seven-card hand: the hands each rule id set (``reach``,
+    by outcome number as :attr:`Program.outcomes`), the hands no rule set and those set into
+    a foul, each with the first such hand (its colex index, -1 where none)."""
+
+    program: Program
+    reach: tuple[int, ...]
+    unset: int
+    first_unset: int
+    fouls: int
+    first_foul: int
+    foul_outcome: int
+    seconds: float
+
+    def by_rule(self) -> list[int]:
+        """Hands set by each rule (its position in the house way), its ids together."""
+        out = [0] * len(self.program.way.rules)
+        for outcome, n in enumerate(self.reach):
+            out[self.program.rule_of[outcome]] += n
+        return out
+
+    def problems(self) -> list[str]:
+        """What makes the house way unfit for a table, each with its file and line and an
+        example hand: a hand no rule sets, a hand set into a foul, a rule that sets no hand."""
+        way = self.program.way
+        out = []
+        if self.unset:
+            out.append(
+                f"{way.origin}: {self.unset:,} hands have no rule, e.g. "
+                f"{hand_text(self.first_unset)}: add a rule for them (a last rule with no "
+                "'when' sets every hand the others leave)"
+            )
+        if self.fouls:
+            rule = way.rules[self.program.rule_of[self.foul_outcome]]
+            out.append(
+                f"{way.where(rule)}: rule {rule.id!r} sets {self.fouls:,} hands into a foul "
+                f"(the low hand above the high hand), e.g. {hand_text(self.first_foul)}"
+            )
+        for rule, n in zip(way.rules, self.by_rule(), strict=True):
+            if n == 0:
+                out.append(
+                    f"{way.where(rule)}: rule {rule.id!r} is unreachable: it sets no hand "
+                    "(the rules before it take every hand it names, or its condition never "
+                    "holds)"
+                )
+        return out
+
+
+def hand_text(index: int) -> str:
+    """The seven cards of a colex index, as codes."""
+    left, cards = index, []
+    for k in range(7, 0, -1):
+        c = k - 1
+        while K.BINOM[c + 1, k] <= left:
+            c += 1
+        left -= int(K.BINOM[c, k])
+        cards.append(FULL_DECK[c].code)
+    return " ".join(cards)
+
+
+def run_slices(
+    way: HouseWay,
+    wheel: Wheel,
+    table: K.Arr,
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
+) -> Survey:
+    """Run the house way over every hand (writing ``table`` unless it is empty)."""
+    started = time.perf_counter()
+    program = compile_way(way)
+    tables = rank_tables(wheel)
+    lowest = wheel is Wheel.LOWEST
+    n_out = len(program.outcomes)
+    reach = np.zeros((53, n_out), dtype=np.int64)
+    stats = np.zeros((53, 5), dtype=np.int64)
+    stats[:, [1, 3, 4]] = -1
+
+    def run(top: int) -> int:
+        return int(
+            K.build_slice(
+                top, table, program.prog, lowest, tables.rank5, tables.rank2, K.BINOM,
+                tables.five_keys, reach[top], stats[top],
+            )
+        )  # fmt: skip
+
+    # The smallest slice first, alone (it compiles the kernel on a first run), then the
+    # largest first; progress as each slice ends.
+    done = run(6)
+    if progress is not None:
+        progress(done)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for future in as_completed([pool.submit(run, top) for top in range(52, 6, -1)]):
+            n = future.result()
+            done += n
+            if progress is not None:
+                progress(n)
+    if done != HANDS:
+        raise CacheError(f"ran {done} hands, expected {HANDS}")
+
+    def first(col: int) -> tuple[int, int]:
+        rows = [t for t in range(53) if stats[t, col] >= 0]
+        return (int(stats[rows[0], col]), rows[0]) if rows else (-1, -1)
+
+    first_unset, _ = first(1)
+    first_foul, top = first(3)
+    return Survey(
+        program,
+        tuple(int(x) for x in reach.sum(axis=0)),
+        int(stats[:, 0].sum()),
+        first_unset,
+        int(stats[:, 2].sum()),
+        first_foul,
+        int(stats[top, 4]) if top >= 0 else -1,
+        time.perf_counter() - started,
+    )
+
+
+def check(
+    way: HouseWay,
+    wheel: Wheel = Wheel.SECOND,
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
+) -> Survey:
+    """Run ``way`` over all 154,143,080 hands without writing a table (its problems, if any, in
+    :meth:`Survey.problems`)."""
+    return run_slices(way, wheel, np.zeros(0, dtype=np.uint8), workers, progress)
 
 
 def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
@@ -183,7 +301,6 @@ def build(
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + f".partial-{os.getpid()}")
     tables = rank_tables(wheel)
-    tp, quads = kernel_params(way)
     started = time.perf_counter()
     with partial.open("wb") as f:
         f.truncate(FILE_SIZE)
@@ -191,26 +308,10 @@ def build(
         table = np.memmap(
             partial, dtype=np.uint8, mode="r+", offset=DATA_OFFSET, shape=(3 * HANDS,)
         )
-        lowest = wheel is Wheel.LOWEST
-
-        def run(top: int) -> int:
-            return int(
-                K.build_slice(top, table, tp, quads, lowest, tables.rank5, tables.rank2, K.BINOM)
-            )
-
-        # The smallest slice first, alone (it compiles the kernel on a first run), then the
-        # largest first; progress as each slice ends.
-        done = run(6)
-        if progress is not None:
-            progress(done)
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for future in as_completed([pool.submit(run, top) for top in range(52, 6, -1)]):
-                n = future.result()
-                done += n
-                if progress is not None:
-                    progress(n)
-        if done != HANDS:
-            raise CacheError(f"compiled {done} hands, expected {HANDS}")
+        survey = run_slices(way, wheel, table, workers, progress)
+        problems = survey.problems()
+        if survey.unset or survey.fouls:
+            raise HouseWayError("; ".join(p for p in problems if "unreachable" not in p))
         table.flush()
         meta = {
             **identity(way, wheel),
@@ -219,6 +320,7 @@ def build(
             "build_seconds": round(time.perf_counter() - started, 1),
             "five_ranks": len(tables.five_keys),
             "two_ranks": len(tables.two_keys),
+            "reach": dict(zip(survey.program.outcomes, survey.reach, strict=True)),
         }
         blob = json.dumps(meta, sort_keys=True).encode()
         with partial.open("r+b") as out:

@@ -39,6 +39,7 @@ import numpy as np
 
 from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
+from paigow.analysis.program import compile_way
 from paigow.analysis.compiled import (
     HANDS,
     CacheError,
@@ -53,14 +54,14 @@ from paigow.analysis.optimal import structures
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
-from paigow.house_way import RULE_IDS
 from paigow.setting import LOW_POSITIONS, Setting
 
 FORMAT_VERSION: Final = 1
 MAGIC: Final = b"PAIGOWST"
 DATA_OFFSET: Final = 1 << 16
 DEALER_HANDS: Final = comb(46, 7)
-N_RULES: Final = len(RULE_IDS)
+#: Room for the rule ids of any house way in a run's sums (a house way with more is refused).
+N_RULES: Final = 96
 ROW_COLS: Final = KS.COLS
 
 
@@ -90,10 +91,10 @@ def chunk_task(chunk: StrategyChunk) -> tuple[str, list[int], K.Arr]:
     compiled = chunk.spec.open()
     st = structures(chunk.spec, chunk.deck, chunk.deck == FULL_DECK_INDICES, chunk.push)
     t = dealer_view(chunk.spec, chunk.push)
-    tp, quads = kernel_params(compiled.way)
+    prog = kernel_params(compiled.way)
     rows, sums = KS.strategy_chunk(
         chunk.top, chunk.second, t.table, K.BINOM, t.rank5, t.rank2, t.five_keys,
-        t.two_keys, tp, quads, compiled.wheel.value == "lowest", *st.kernel_args(), chunk.num,
+        t.two_keys, prog, compiled.wheel.value == "lowest", *st.kernel_args(), chunk.num,
         chunk.den, N_RULES, chunk.limit,
     )  # fmt: skip
     return chunk.key, [int(x) for x in sums], rows.astype(np.uint32)
@@ -155,8 +156,10 @@ class ClassResults:
     def edge(self) -> EdgeResult:
         return edge_from_sums(self.sums, self.deck, self.commission, self.seconds)
 
+    rule_ids: tuple[str, ...] = ()
+
     def rule_costs(self) -> list[RuleCost]:
-        return rule_costs(self.sums, self.commission, len(self.deck))
+        return rule_costs(self.sums, self.commission, self.rule_ids, len(self.deck))
 
 
 def edge_from_sums(
@@ -173,12 +176,15 @@ def edge_from_sums(
     )  # fmt: skip
 
 
-def rule_costs(sums: Sequence[int], commission: Commission, n: int = 53) -> list[RuleCost]:
-    """Per rule id: hands set, hands where the optimal setting differs, EV given up."""
+def rule_costs(
+    sums: Sequence[int], commission: Commission, rule_ids: Sequence[str], n: int = 53
+) -> list[RuleCost]:
+    """Per rule id (the house way's outcomes, :attr:`Program.outcomes`): hands set, hands where
+    the optimal setting differs, EV given up."""
     rate = commission.rate
     unit = rate.denominator * comb(n - 7, 7)
     out = []
-    for r, rule in enumerate(RULE_IDS):
+    for r, rule in enumerate(rule_ids):
         k = KS.HEAD + 3 * r
         out.append(RuleCost(rule, sums[k], sums[k + 1], Fraction(sums[k + 2], unit)))
     return out
@@ -242,7 +248,10 @@ def compute(
     allrows = np.concatenate(parts) if parts else np.zeros((0, ROW_COLS), dtype=np.uint32)
     allrows = allrows[np.argsort(allrows[:, KS.C_COLEX], kind="stable")]
     total = [sum(v[i] for v in done.values()) for i in range(KS.HEAD + 3 * N_RULES)]
-    return ClassResults(allrows, total, d, rate, time.perf_counter() - started)
+    outcomes = compile_way(spec.open().way).outcomes
+    if len(outcomes) > N_RULES:
+        raise ValueError(f"a house way with over {N_RULES} rule ids cannot be solved")
+    return ClassResults(allrows, total, d, rate, time.perf_counter() - started, outcomes)
 
 
 def optimal_edge(
@@ -391,6 +400,7 @@ def build(
             "hands": HANDS,
             "layout": {k: [v[0], v[1], list(v[2])] for k, v in layout.items()},
             "sums": result.sums,
+            "rule_ids": list(result.rule_ids),
             "edge": edge.to_dict(),
             "checksum": checksum(partial),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -514,7 +524,12 @@ class CompiledStrategy:
         )  # fmt: skip
 
     def rule_costs(self) -> list[RuleCost]:
-        return rule_costs(self.meta["sums"], self.commission)
+        return rule_costs(self.meta["sums"], self.commission, self.rule_ids)
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """The house way's rule ids, by the numbers the rows hold."""
+        return tuple(self.meta["rule_ids"])
 
     def lookup_indices(self, hands: K.Arr) -> K.Arr:
         """For an (n, 7) array of card indices: (n, 7) int64 rows [optimal setting, house way
@@ -546,5 +561,5 @@ class CompiledStrategy:
         hw_ev = (Fraction(int(row[5])) * pay - int(row[6])) / DEALER_HANDS
         return StrategyAnswer(
             tuple(seven), _setting_of(ordered, int(row[0])), int(row[0]),
-            _setting_of(ordered, int(row[1])), int(row[1]), RULE_IDS[int(row[2])], ev, hw_ev,
+            _setting_of(ordered, int(row[1])), int(row[1]), self.rule_ids[int(row[2])], ev, hw_ev,
         )  # fmt: skip

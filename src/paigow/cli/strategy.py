@@ -201,7 +201,7 @@ def strategy_hands(
 
     ev = (rows[:, 3] * pay - rows[:, 4]) / DEALER_HANDS
     hw_ev = (rows[:, 5] * pay - rows[:, 6]) / DEALER_HANDS
-    from paigow.house_way import RULE_IDS
+    rule_ids = strat.rule_ids
 
     out = []
     for k in range(len(idx)):
@@ -215,13 +215,13 @@ def strategy_hands(
             out.append(
                 f'{{"cards": "{lines[good[k]]}", "high": "{hi}", "low": "{lo}", '
                 f'"ev": {ev[k]:.9f}, "house_way_high": "{hhi}", "house_way_low": "{hlo}", '
-                f'"house_way_rule": "{RULE_IDS[rows[k, 2]]}", "house_way_ev": {hw_ev[k]:.9f}, '
+                f'"house_way_rule": "{rule_ids[rows[k, 2]]}", "house_way_ev": {hw_ev[k]:.9f}, '
                 f'"ev_given_up": {ev[k] - hw_ev[k]:.9f}}}'
             )
         else:
             out.append(
                 f"{lines[good[k]]}  optimal {hi} / {lo}  EV {ev[k]:+.6f}  house way {hhi} / "
-                f"{hlo} ({RULE_IDS[rows[k, 2]]})  gives up {ev[k] - hw_ev[k]:.6f}"
+                f"{hlo} ({rule_ids[rows[k, 2]]})  gives up {ev[k] - hw_ev[k]:.6f}"
             )
     if as_json and errors:  # each answer or error in the order of the input
         merged = dict(zip(good, out, strict=True)) | errors

@@ -1,7 +1,9 @@
 """Numba kernels of the analysis engine, one module per idea:
 
 - :mod:`.keys`: five-card and two-card keys, the best five of seven, the foul rule on keys;
-- :mod:`.houseway`: the house way over card indices, with rule numbers;
+- :mod:`.program`: any house way of the rule language, compiled to a program and read over card
+  indices, with outcome numbers; :mod:`.houseway`: the first format's fixed rules (kept to check
+  that the presets rewritten in the language set every hand as before);
 - :mod:`.table`: building and reading the compiled house way;
 - :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms, a push rule's
   triggering dealer hands taken out);
@@ -12,7 +14,7 @@
 - :mod:`.bonus` and :mod:`.bonus_sim`: the side wagers' bonus hand, counted over every hand and
   in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone).
 
-A compiled table depends only on :mod:`.keys`, :mod:`.houseway`, :mod:`.table` and :mod:`.colex`
+A compiled table depends only on :mod:`.keys`, :mod:`.program`, :mod:`.table` and :mod:`.colex`
 (:data:`TABLE_SOURCES`): editing the others leaves compiled tables valid. A saved exact edge, and
 the checkpoints of its run, are keyed by the digest of the code that counts it, per player
 (:data:`EDGE_SOURCES`, :func:`edge_digest`).
@@ -68,7 +70,7 @@ from paigow.analysis.kernels.table import build_slice, dense_setting, lookup
 
 #: The modules whose source determines a compiled table's contents (its identity), and a
 #: compiled strategy's.
-TABLE_SOURCES = ("colex.py", "keys.py", "houseway.py", "table.py")
+TABLE_SOURCES = ("colex.py", "keys.py", "program.py", "table.py")
 STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 
 #: The Python modules outside this package that decide every exact edge: the chunking and

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from paigow.analysis.kernels.colex import next_combination
-from paigow.analysis.kernels.houseway import house_way7
+from paigow.analysis.kernels.program import house_way_program, work_array
 
 Arr = npt.NDArray[Any]
 
@@ -248,21 +248,22 @@ def bonus_slice(top: int, table: Arr, counts: Arr) -> int:
 
 
 @nb.njit(cache=True)
-def deck_counts(deck: Arr, counts: Arr, tp: Arr, quads: Arr, lowest_wheel: bool, rank2: Arr) -> int:
+def deck_counts(deck: Arr, counts: Arr, prog: Arr, lowest_wheel: bool, rank2: Arr) -> int:
     """Add to ``counts[code, low]`` every seven-card hand of ``deck`` (card indices, distinct):
-    its code and the dense rank of the low hand the house way (``tp``, ``quads``: the kernel's
-    parameters, :func:`paigow.analysis.compiled.kernel_params`) sets. Returns the number of
+    its code and the dense rank of the low hand the house way ``prog`` (its program,
+    :func:`paigow.analysis.program.compile_way`) sets. Returns the number of
     hands. The reduced decks' counterpart of :func:`bonus_slice`."""
     c = np.arange(7)
     s = np.empty(7, dtype=np.int64)
     d = np.empty(7, dtype=np.int64)
+    work = work_array()
     n = 0
     while True:
         for k in range(7):
             s[k] = deck[c[k]]
         code = mask_code(bonus_mask(s))
         d[:] = np.sort(s)[::-1]
-        i, j, _ = house_way7(d, tp, quads, lowest_wheel)
+        i, j, _ = house_way_program(d, prog, lowest_wheel, work)
         counts[code, rank2[d[i], d[j]]] += 1
         n += 1
         if not next_combination(c, 7, len(deck)):

@@ -21,7 +21,7 @@ from paigow.analysis.kernels.colex import (
     next_combination,
     suit_weight,
 )
-from paigow.analysis.kernels.houseway import house_way7
+from paigow.analysis.kernels.program import house_way_program, work_array
 from paigow.analysis.kernels.keys import JOKER, is_foul
 from paigow.analysis.kernels.optimal import hand_counts
 from paigow.setting import LOW_POSITIONS
@@ -106,12 +106,12 @@ def best_of(sel: Arr, nsel: int, wins: Arr, losses: Arr, num: int, den: int, hw:
 
 
 @nb.njit(cache=True)
-def house_way_setting(p: Arr, tp: Arr, quads: Arr, lowest_wheel: bool) -> tuple[int, int]:
+def house_way_setting(p: Arr, prog: Arr, lowest_wheel: bool, work: Arr) -> tuple[int, int]:
     """The house way's setting (index q) and rule number for ``p`` (seven cards ascending)."""
     s = np.empty(7, dtype=np.int64)
     for k in range(7):
         s[k] = p[6 - k]
-    i, j, rule = house_way7(s, tp, quads, lowest_wheel)
+    i, j, rule = house_way_program(s, prog, lowest_wheel, work)
     return Q_OF[6 - i, 6 - j], rule
 
 
@@ -154,8 +154,7 @@ def strategy_chunk(
     rank2: Arr,
     five_keys: Arr,
     two_keys: Arr,
-    tp: Arr,
-    quads: Arr,
+    prog: Arr,
     lowest_wheel: bool,
     deck: Arr,
     class_of: Arr,
@@ -188,6 +187,7 @@ def strategy_chunk(
     if n == 0:
         return rows, sums
     p = np.empty(7, dtype=np.int64)
+    work = work_array()
     ph = np.empty(21, dtype=np.int64)
     pl = np.empty(21, dtype=np.int64)
     sel = np.empty(21, dtype=np.int64)
@@ -199,7 +199,7 @@ def strategy_chunk(
         weight = chunk_hand(c, top, second, deck, p)
         if weight:
             setting_ranks(p, binom, rank5, rank2, ph, pl)
-            hw, rule = house_way_setting(p, tp, quads, lowest_wheel)
+            hw, rule = house_way_setting(p, prog, lowest_wheel, work)
             nsel = candidates(ph, pl, five_keys, two_keys, hw, sel)
             total = hand_counts(
                 p, table, binom, deck, class_of, cum_base, cum, lw3, cc3, hc3, lw4, cc4, hc4,

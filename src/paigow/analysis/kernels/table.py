@@ -10,7 +10,8 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from paigow.analysis.kernels.houseway import house_way7
+from paigow.analysis.kernels.keys import is_foul, key2
+from paigow.analysis.kernels.program import house_way_program, work_array
 
 Arr = npt.NDArray[Any]
 
@@ -18,15 +19,19 @@ Arr = npt.NDArray[Any]
 @nb.njit(cache=True)
 def dense_setting(
     s: Arr,
-    tp: Arr,
-    quads: Arr,
+    prog: Arr,
     lowest_wheel: bool,
     rank5: Arr,
     rank2: Arr,
     binom: Arr,
+    work: Arr,
 ) -> tuple[int, int, int]:
-    """House way of seven cards sorted descending -> (dense high rank, dense low rank, rule)."""
-    i, j, rule = house_way7(s, tp, quads, lowest_wheel)
+    """House way of seven cards sorted descending -> (dense high rank, dense low rank, rule);
+    (-1, -1, -1) where no rule of ``prog`` applies. ``work``: a work array
+    (:func:`paigow.analysis.kernels.program.work_array`)."""
+    i, j, rule = house_way_program(s, prog, lowest_wheel, work)
+    if rule < 0:
+        return -1, -1, -1
     idx = 0
     n = 1
     for k in range(6, -1, -1):  # ascending order for the colex index
@@ -40,20 +45,27 @@ def dense_setting(
 def build_slice(
     top: int,
     table: Arr,
-    tp: Arr,
-    quads: Arr,
+    prog: Arr,
     lowest_wheel: bool,
     rank5: Arr,
     rank2: Arr,
     binom: Arr,
+    five_keys: Arr,
+    reach: Arr,
+    stats: Arr,
 ) -> int:
-    """Fill the compiled house way for every seven-card hand whose highest card is ``top``
-    (their colex indices are C(top, 7) .. C(top + 1, 7) - 1): three bytes per hand, the dense
-    high rank (little-endian) and the dense low rank. Returns the number of hands."""
+    """Set every seven-card hand whose highest card is ``top`` (their colex indices are
+    C(top, 7) .. C(top + 1, 7) - 1) by the house way ``prog``: where ``table`` is not empty, its
+    three bytes (the dense high rank, little-endian, and the dense low rank); ``reach[outcome]``
+    counts the hands each outcome set; ``stats``: hands no rule set and the first of them, hands
+    set into a foul, the first of them and its outcome (-1 where none). Returns the number of
+    hands."""
     s = np.empty(7, dtype=np.int64)
     s[0] = top
     idx = binom[top, 7]
     count = 0
+    write = table.shape[0] > 0
+    work = work_array()
     for f in range(top - 1, 4, -1):
         s[1] = f
         for e in range(f - 1, 3, -1):
@@ -75,13 +87,31 @@ def build_slice(
                                 + binom[f, 6]
                                 + idx
                             )
-                            h, low, _ = dense_setting(
-                                s, tp, quads, lowest_wheel, rank5, rank2, binom
-                            )
-                            table[3 * k] = h & 0xFF
-                            table[3 * k + 1] = h >> 8
-                            table[3 * k + 2] = low
                             count += 1
+                            i, j, out = house_way_program(s, prog, lowest_wheel, work)
+                            if out < 0:
+                                stats[0] += 1
+                                if stats[1] < 0:
+                                    stats[1] = k
+                                continue
+                            reach[out] += 1
+                            hi = 0
+                            n = 1
+                            for m in range(6, -1, -1):
+                                if m != i and m != j:
+                                    hi += binom[s[m], n]
+                                    n += 1
+                            h = rank5[hi]
+                            if is_foul(five_keys[h], key2(s[i], s[j])):
+                                stats[2] += 1
+                                if stats[3] < 0:
+                                    stats[3] = k
+                                    stats[4] = out
+                            if write:
+                                low = rank2[s[i], s[j]]
+                                table[3 * k] = h & 0xFF
+                                table[3 * k + 1] = h >> 8
+                                table[3 * k + 2] = low
     return count
 
 
