@@ -19,6 +19,7 @@ from paigow.analysis.bonus import BonusCounts, deck_counts, held_of, low_categor
 from paigow.analysis.bonus_return import analyze, break_even_meter, decimal
 from paigow.analysis.compiled import kernel_params
 from paigow.analysis.kernels import bonus as KB
+from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
 from paigow.bonus import (
     BONUS_PRESETS,
@@ -114,13 +115,19 @@ def test_full_deck_slices_join_the_compiled_table() -> None:
     """``bonus_slice`` (what the full-deck count runs) on the first slices of a compiled table
     built for them: the hands of the 14 lowest cards, set by the Python house way."""
     tables = rank_tables(Wheel.SECOND)
-    tp, quads = kernel_params(STANDARD)
+    prog = kernel_params(STANDARD)
     size = comb(14, 7)
     table = np.zeros(3 * size, dtype=np.uint8)
     counts = np.zeros((KB.N_CODES, len(tables.two_keys)), dtype=np.int64)
     n = 0
     for top in range(6, 14):
-        K.build_slice(top, table, tp, quads, False, tables.rank5, tables.rank2, K.BINOM)
+        reach, stats = np.zeros(len(compile_way(STANDARD).outcomes), dtype=np.int64), np.full(5, -1)
+        stats[[0, 2]] = 0
+        K.build_slice(
+            top, table, prog, False, tables.rank5, tables.rank2, K.BINOM, tables.five_keys,
+            reach, stats,
+        )  # fmt: skip
+        assert stats[0] == stats[2] == 0  # every hand set, none into a foul
         n += KB.bonus_slice(top, table, counts)
     assert n == size
     got = BonusCounts.from_array(counts, tables.two_keys, "standard", "second")

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from paigow.analysis import kernels as K
-from paigow.analysis.compiled import kernel_params
+from paigow.analysis.kernels import program as KP
+from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card
-from paigow.house_way import RULE_IDS, HouseWay
+from paigow.house_way import HouseWay
 from paigow.ranking import Wheel, best_five, evaluate_five, evaluate_two
 
 
@@ -103,7 +104,8 @@ def test_best_of_seven_batch_and_category_match_core() -> None:
 @pytest.mark.parametrize("preset", ["standard", "foxwoods"])
 def test_house_way_kernel_matches_core(preset: str) -> None:
     way = HouseWay.preset(preset)
-    tp, quads = kernel_params(way)
+    program = compile_way(way)
+    work = KP.work_array()
     t = rank_tables(Wheel.SECOND)
     rnd = random.Random(f"hw-{preset}")
     hands = [rnd.sample(range(53), 7) for _ in range(6000)]
@@ -112,10 +114,10 @@ def test_house_way_kernel_matches_core(preset: str) -> None:
     hands += [[52, *rnd.sample(range(52), 6)] for _ in range(1500)]
     for h in hands:
         s = np.array(sorted(h, reverse=True), dtype=np.int64)
-        hi, lo, rule = K.dense_setting(s, tp, quads, False, t.rank5, t.rank2, K.BINOM)
+        hi, lo, rule = K.dense_setting(s, program.prog, False, t.rank5, t.rank2, K.BINOM, work)
         core = way.set_hand([Card(c) for c in h])
         v = core.setting.value()
-        assert (t.five_keys[hi], t.two_keys[lo], RULE_IDS[rule]) == (
+        assert (t.five_keys[hi], t.two_keys[lo], program.outcomes[rule]) == (
             v.high.key,
             v.low.key,
             core.rule,

@@ -15,11 +15,11 @@ import pytest
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.kernels import strategy as KS
+from paigow.analysis.program import compile_way
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.analysis.strategy import compute, rule_costs
 from paigow.cards import Card
 from paigow.commission import Commission
-from paigow.house_way import RULE_IDS
 from paigow.ranking import Wheel
 from paigow.setting import LOW_POSITIONS, all_settings
 
@@ -91,11 +91,12 @@ def test_every_class_matches_brute_force(
         i, j = LOW_POSITIONS[int(row[KS.C_HW])]
         high = [Card(c) for k, c in enumerate(hand) if k not in (i, j)]
         assert (t.rank5_of(high), t.rank2_of([Card(hand[i]), Card(hand[j])])) == hw_ranks
-        assert RULE_IDS[int(row[KS.C_RULE])] == compiled.way.set_hand([Card(c) for c in hand]).rule
+        rule = compile_way(compiled.way).outcomes[int(row[KS.C_RULE])]
+        assert rule == compiled.way.set_hand([Card(c) for c in hand]).rule
     # the edge from the same run, and the rule costs add up
     edge = res.edge()
     assert edge.deals == comb(len(deck), 7) * comb(len(deck) - 7, 7)
-    costs = rule_costs(res.sums, rate, len(deck))
+    costs = rule_costs(res.sums, rate, compile_way(compiled.way).outcomes, len(deck))
     assert sum(c.hands for c in costs) == comb(len(deck), 7)
     assert all(c.given_up >= 0 and c.differ <= c.hands for c in costs)
     weights = res.rows[:, KS.C_WEIGHT].astype(np.int64)

@@ -24,15 +24,17 @@ import pytest
 
 from paigow.analysis import kernels as K
 from paigow.analysis.analyze import HandAnalysis, analyze, analyze_fast
-from paigow.analysis.compiled import CompiledHouseWay, kernel_params
+from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.edge import FULL_DECK_INDICES
+from paigow.analysis.kernels import program as KP
 from paigow.analysis.kernels import strategy as KS
 from paigow.analysis.kernels.optimal import hand_counts
 from paigow.analysis.optimal import Structures, structures
+from paigow.analysis.program import compile_way
 from paigow.analysis.runner import TableSpec
 from paigow.cards import FULL_DECK, Card
 from paigow.commission import Commission
-from paigow.house_way import RULE_IDS, HouseWay
+from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
 RATE = Commission("0.05").rate
@@ -57,7 +59,8 @@ class Kernel:
 
     def __init__(self, compiled: CompiledHouseWay, st: Structures) -> None:
         self.c, self.st = compiled, st
-        self.tp, self.quads = kernel_params(compiled.way)
+        self.program = compile_way(compiled.way)
+        self.work = KP.work_array()
 
     def counts(self, p: K.Arr, sel: K.Arr, nsel: int) -> tuple[K.Arr, K.Arr]:
         st = self.st
@@ -77,13 +80,14 @@ class Kernel:
         self._ph = np.empty(21, dtype=np.int64)
         self._pl = np.empty(21, dtype=np.int64)
         KS.setting_ranks(p, K.BINOM, t.rank5, t.rank2, self._ph, self._pl)
-        hw, rule = KS.house_way_setting(p, self.tp, self.quads, self.c.wheel is Wheel.LOWEST)
+        lowest = self.c.wheel is Wheel.LOWEST
+        hw, rule = KS.house_way_setting(p, self.program.prog, lowest, self.work)
         sel = np.empty(21, dtype=np.int64)
         nsel = KS.candidates(self._ph, self._pl, t.five_keys, t.two_keys, hw, sel)
         wins, losses = self.counts(p, sel, nsel)
         b = KS.best_of(sel, nsel, wins, losses, RATE.numerator, RATE.denominator, hw)
         ev = (Fraction(int(wins[b])) * (1 - RATE) - int(losses[b])) / DEALER_HANDS
-        return int(b), int(hw), RULE_IDS[int(rule)], ev
+        return int(b), int(hw), self.program.outcomes[int(rule)], ev
 
 
 def _check(kernel: Kernel, seven: list[Card], a: HandAnalysis) -> None:

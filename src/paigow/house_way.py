@@ -112,7 +112,8 @@ class HouseWay:
         try:
             data = json.loads(text) if json_text else tomllib.loads(text)
         except (ValueError, tomllib.TOMLDecodeError) as exc:
-            raise HouseWayError(f"{origin}: not valid {'JSON' if json_text else 'TOML'}: {exc}")
+            kind = "JSON" if json_text else "TOML"
+            raise HouseWayError(f"{origin}: not valid {kind}: {exc}") from None
         if not isinstance(data, dict):
             raise HouseWayError(f"{origin}: a house way file holds a table")
         lines = [] if json_text else rule_lines(text)
@@ -178,7 +179,7 @@ class HouseWay:
         if not isinstance(bands_raw, Mapping) or not all(
             isinstance(v, str) for v in bands_raw.values()
         ):
-            raise HouseWayError(f"{where}: [bands] holds names = \"ranks\" (e.g. low = \"2-6\")")
+            raise HouseWayError(f'{where}: [bands] holds names = "ranks" (e.g. low = "2-6")')
         bands = {}
         for band, ranks in bands_raw.items():
             if not re.fullmatch(r"[a-z][a-z0-9-]*", str(band)):
@@ -470,10 +471,10 @@ class HandReader:
             for setting, high, low in self.matching(spec):
                 if rule.high and high.category not in rule.high:
                     continue
-                if rule.choose == "best-low":
-                    key = (low.key, high.key)
-                else:  # first (within a spec: the strongest high hand), best-high
-                    key = (high.key, low.key)
+                # best-low: the low hand first; first (within a spec: the strongest high
+                # hand) and best-high: the high hand first
+                best_low = rule.choose == "best-low"
+                key = (low.key, high.key) if best_low else (high.key, low.key)
                 if best is None or key > best[0]:
                     best = (key, setting, high)
             if rule.choose == "first" and best is not None:
@@ -531,4 +532,5 @@ def _preset(key: str) -> HouseWay:
 def legacy_params(name: str) -> dict[str, Any]:
     """The first format's parameters of ``standard`` or ``foxwoods`` (for the checks that the
     rewritten presets set every hand as before)."""
-    return json.loads(json.dumps(_PRESET_PARAMS[name]))
+    copied: dict[str, Any] = json.loads(json.dumps(_PRESET_PARAMS[name]))
+    return copied

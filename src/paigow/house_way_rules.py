@@ -432,6 +432,21 @@ class Rule:
         """The id of a setting this rule made whose high hand is of ``category``."""
         return next((rid for cat, rid in self.ids if cat == category), self.id)
 
+    def action_text(self) -> str:
+        """What the rule sets, in the file's words: ``low pair``, ``high straight|flush,
+        best-low``."""
+        parts = []
+        low = self.text.get("low")
+        if low is not None:
+            parts.append(
+                "low " + (" or ".join(map(str, low)) if isinstance(low, list) else str(low))
+            )
+        if self.text.get("high") is not None:
+            parts.append(f"high {self.text['high']}")
+        if self.choose != "first":
+            parts.append(self.choose)
+        return ", ".join(parts) or "low any"
+
 
 _RULE_KEYS: Final = ("id", "when", "low", "high", "choose", "ids", "note")
 _ID = re.compile(r"[a-z0-9][a-z0-9.-]*")
@@ -457,8 +472,7 @@ def parse_rule(
     rid = data.get("id")
     if not isinstance(rid, str) or not _ID.fullmatch(rid):
         raise HouseWayError(
-            f"{where}: a rule needs an id of lowercase letters, digits, '.' and '-' "
-            f"(got {rid!r})"
+            f"{where}: a rule needs an id of lowercase letters, digits, '.' and '-' (got {rid!r})"
         )
     where = f"{where}: rule {rid!r}"
     when_text = data.get("when", "true")
@@ -488,7 +502,7 @@ def parse_rule(
     if low[0].is_any and choose == "first":
         raise HouseWayError(
             f"{where}: with every setting a candidate ('low' left out or 'any'), say how to "
-            "choose: choose = \"best-low\" or \"best-high\""
+            'choose: choose = "best-low" or "best-high"'
         )
     note = data.get("note")
     if note is not None and not isinstance(note, str):

@@ -30,6 +30,7 @@ import random
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
+from dataclasses import replace
 from typing import Any, Final
 
 from paigow.bonus.hand import BonusHand, bonus_hand
@@ -866,9 +867,20 @@ def _read(events: Sequence[Event | dict[str, Any]]) -> list[Event]:
 
 def _agrees(recorded: Event, replayed: Event) -> bool:
     """Whether a recorded event states the same facts as the replay's. Only the words a version-1
-    log added to an irregular deck's void (the card parser's message) are not compared."""
+    log added to an irregular deck's void (the card parser's message), and how a house way was
+    written (the first format or the rule language), are not compared."""
     if recorded == replayed:
         return True
+    if isinstance(recorded, RoundStarted) and isinstance(replayed, RoundStarted):
+        # a house way recorded in the first format (two_pair, quads) is the same house way as
+        # its rules in the rule language: compare what they set, not how they were written
+        try:
+            same_way = HouseWay.from_dict(recorded.house_way) == HouseWay.from_dict(
+                replayed.house_way
+            )
+        except PaigowError:
+            return False
+        return same_way and replace(recorded, house_way=replayed.house_way) == replayed
     return (
         isinstance(recorded, Voided)
         and isinstance(replayed, Voided)

@@ -23,12 +23,10 @@ from typing import Any, Final
 import numpy as np
 
 from paigow.analysis import kernels as K
-from paigow.analysis.tables import RankTables, rank_tables
-from paigow.cards import Card
-from paigow.errors import PaigowError
 from paigow.analysis.program import Program, compile_way
-from paigow.cards import FULL_DECK
-from paigow.errors import HouseWayError
+from paigow.analysis.tables import RankTables, rank_tables
+from paigow.cards import FULL_DECK, Card
+from paigow.errors import HouseWayError, PaigowError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
@@ -38,6 +36,7 @@ MAGIC: Final = b"PAIGOWHW"
 DATA_OFFSET: Final = 1 << 16
 FILE_SIZE: Final = DATA_OFFSET + 3 * HANDS
 CHUNK: Final = 1 << 24
+
 
 class CacheError(PaigowError):
     """A compiled house way file that is missing, corrupt or of another version."""
@@ -72,6 +71,18 @@ class Survey:
     foul_outcome: int
     seconds: float
 
+    @property
+    def complete(self) -> bool:
+        """Whether every hand ran (a check stopped at its first problem did not)."""
+        return sum(self.reach) + self.unset == HANDS
+
+    def reach_by_id(self) -> dict[str, int]:
+        """Hands set by each rule id (the rules sharing an id together)."""
+        out: dict[str, int] = {}
+        for rid, n in zip(self.program.outcomes, self.reach, strict=True):
+            out[rid] = out.get(rid, 0) + n
+        return out
+
     def by_rule(self) -> list[int]:
         """Hands set by each rule (its position in the house way), its ids together."""
         out = [0] * len(self.program.way.rules)
@@ -84,19 +95,22 @@ class Survey:
         example hand: a hand no rule sets, a hand set into a foul, a rule that sets no hand."""
         way = self.program.way
         out = []
+        more = "" if self.complete else " or more"  # a check that stopped at the first problem
         if self.unset:
             out.append(
-                f"{way.origin}: {self.unset:,} hands have no rule, e.g. "
+                f"{way.origin}: {self.unset:,}{more} hands have no rule, e.g. "
                 f"{hand_text(self.first_unset)}: add a rule for them (a last rule with no "
                 "'when' sets every hand the others leave)"
             )
         if self.fouls:
             rule = way.rules[self.program.rule_of[self.foul_outcome]]
             out.append(
-                f"{way.where(rule)}: rule {rule.id!r} sets {self.fouls:,} hands into a foul "
+                f"{way.where(rule)}: rule {rule.id!r} sets {self.fouls:,}{more} hands into a foul "
                 f"(the low hand above the high hand), e.g. {hand_text(self.first_foul)}"
             )
         for rule, n in zip(way.rules, self.by_rule(), strict=True):
+            if not self.complete:  # stopped early: not every hand ran
+                break
             if n == 0:
                 out.append(
                     f"{way.where(rule)}: rule {rule.id!r} is unreachable: it sets no hand "
@@ -124,8 +138,11 @@ def run_slices(
     table: K.Arr,
     workers: int = 2,
     progress: Callable[[int], None] | None = None,
+    stop_early: bool = False,
 ) -> Survey:
-    """Run the house way over every hand (writing ``table`` unless it is empty)."""
+    """Run the house way over every hand (writing ``table`` unless it is empty); with
+    ``stop_early``, the slices of the lowest cards first, ending at the first slice with a
+    hand unset or set into a foul."""
     started = time.perf_counter()
     program = compile_way(way)
     tables = rank_tables(wheel)
@@ -144,17 +161,26 @@ def run_slices(
         )  # fmt: skip
 
     # The smallest slice first, alone (it compiles the kernel on a first run), then the
-    # largest first; progress as each slice ends.
+    # largest first (the lowest first to stop early); progress as each slice ends.
     done = run(6)
     if progress is not None:
         progress(done)
+    order = range(7, 53) if stop_early else range(52, 6, -1)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for future in as_completed([pool.submit(run, top) for top in range(52, 6, -1)]):
+        futures = [pool.submit(run, top) for top in order]
+        for future in futures if stop_early else as_completed(futures):
             n = future.result()
             done += n
             if progress is not None:
                 progress(n)
-    if done != HANDS:
+            if stop_early and (stats[:, 0].sum() or stats[:, 2].sum()):
+                for f in futures:
+                    f.cancel()
+                break
+        for f in futures:  # the running ones finish before their arrays are read
+            if not f.cancelled():
+                f.result()
+    if not stop_early and done != HANDS:
         raise CacheError(f"ran {done} hands, expected {HANDS}")
 
     def first(col: int) -> tuple[int, int]:
@@ -180,10 +206,34 @@ def check(
     wheel: Wheel = Wheel.SECOND,
     workers: int = 2,
     progress: Callable[[int], None] | None = None,
+    stop_early: bool = False,
 ) -> Survey:
     """Run ``way`` over all 154,143,080 hands without writing a table (its problems, if any, in
-    :meth:`Survey.problems`)."""
-    return run_slices(way, wheel, np.zeros(0, dtype=np.uint8), workers, progress)
+    :meth:`Survey.problems`); with ``stop_early``, only until a slice shows a hand no rule
+    sets or one set into a foul."""
+    return run_slices(way, wheel, np.zeros(0, dtype=np.uint8), workers, progress, stop_early)
+
+
+def validate(way: HouseWay, wheel: Wheel = Wheel.SECOND, workers: int = 2) -> list[str]:
+    """The problems of a house way for a table (none for a fit one): a hand without a rule, a
+    hand set into a foul, a rule that sets no hand, each with its file and line and an example
+    hand. Checked on every hand once per house way and wheel (the answer kept in the cache by
+    the digest of the house way and of the kernels)."""
+    key = hashlib.sha256(
+        json.dumps([way.digest, wheel.value, _kernel_digest()]).encode()
+    ).hexdigest()[:24]
+    saved = cache_dir() / f"checked-{key}.json"
+    try:
+        return list(json.loads(saved.read_text("utf-8"))["problems"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    survey = check(way, wheel, workers, stop_early=True)
+    problems = survey.problems()
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    partial = saved.with_name(saved.name + f".{os.getpid()}")
+    partial.write_text(json.dumps({"house_way": way.name, "problems": problems}), "utf-8")
+    partial.replace(saved)
+    return problems
 
 
 def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
@@ -320,7 +370,7 @@ def build(
             "build_seconds": round(time.perf_counter() - started, 1),
             "five_ranks": len(tables.five_keys),
             "two_ranks": len(tables.two_keys),
-            "reach": dict(zip(survey.program.outcomes, survey.reach, strict=True)),
+            "reach": survey.reach_by_id(),
         }
         blob = json.dumps(meta, sort_keys=True).encode()
         with partial.open("r+b") as out:

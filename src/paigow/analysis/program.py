@@ -106,6 +106,102 @@ class _Builder:
             raise AssertionError(c.kind)
 
 
+# ----------------------------------------------------------------------------- shapes
+def _shape_known(five: int, fours: int, threes: int, pairs: int) -> dict[str, int]:
+    """The features a hand's shape decides (the rest depend on its ranks and suits)."""
+    singles = 7 - 5 * five - 4 * fours - 3 * threes - 2 * pairs
+    known = {
+        "five-aces": five,
+        "quads": int(fours > 0),
+        "full-house": int(threes >= 1 and pairs + threes >= 2),
+        "two-trips": int(threes == 2),
+        "trips": int(threes == 1 and pairs == 0 and fours == 0),
+        "three-pair": int(pairs == 3),
+        "two-pair": int(pairs == 2 and threes == 0 and fours == 0),
+        "one-pair": int(pairs == 1 and threes == 0 and fours == 0),
+        "no-pair": int(pairs == 0 and threes == 0 and fours == 0 and five == 0),
+        "pairs": pairs,
+        "threes": threes,
+        "fours": fours,
+    }
+    if five:
+        known |= {"aces": 5, "joker": 1}
+    absent = []  # rank features that are 0 for this shape
+    if pairs == 0:
+        absent += ["high-pair", "low-pair"]
+    if pairs != 3:
+        absent.append("middle-pair")
+    if threes == 0:
+        absent += ["three", "low-three"]
+    if fours == 0:
+        absent.append("four")
+    absent += [f"single{k}" for k in range(singles + 1, 6)]
+    known |= dict.fromkeys(absent, 0)
+    if singles == 0:
+        known |= {name: 0 for name in FLAGS if name.startswith("single-")}
+    return known
+
+
+def _fold(c: Condition, known: dict[str, int]) -> Condition | bool:
+    """``c`` simplified under the known features: True or False where they decide it."""
+    if c.kind == "true":
+        return True
+    if c.kind == "flag":
+        v = known.get(c.name)
+        return c if v is None else bool(v)
+    if c.kind == "cmp":
+        left = known.get(c.name)
+        right = known.get(c.other) if c.other else c.value
+        if left is None or right is None:
+            return c
+        return {"==": left == right, "!=": left != right, "<": left < right,
+                "<=": left <= right, ">": left > right, ">=": left >= right}[c.op]  # fmt: skip
+    if c.kind == "in":
+        v = known.get(c.name)
+        return c if v is None else v in c.ranks
+    if c.kind == "not":
+        inner = _fold(c.args[0], known)
+        return (not inner) if isinstance(inner, bool) else Condition("not", args=(inner,))
+    if c.kind in ("and", "or"):
+        decisive = c.kind == "or"  # True decides an `or`, False an `and`
+        rest: list[Condition] = []
+        for arg in c.args:
+            got = _fold(arg, known)
+            if got is decisive:
+                return decisive
+            if not isinstance(got, bool):
+                rest.append(got)
+        if not rest:
+            return not decisive
+        return rest[0] if len(rest) == 1 else Condition(c.kind, args=tuple(rest))
+    return c  # leaves: the cards decide
+
+
+_SHAPES = [
+    (five, fours, threes, pairs)
+    for five in (0, 1)
+    for fours in (0, 1)
+    for threes in (0, 1, 2)
+    for pairs in (0, 1, 2, 3)
+    if 5 * five + 4 * fours + 3 * threes + 2 * pairs <= 7
+]
+
+
+def shape_mask(c: Condition) -> int:
+    """The shapes (:func:`paigow.analysis.kernels.program.shape_of`) for which ``c`` may hold.
+
+    >>> from paigow.house_way_rules import parse_condition
+    >>> m = shape_mask(parse_condition("two-pair and high-pair == A"))
+    >>> [n for n in range(48) if m >> n & 1] == [KP.shape_of(0, 0, 0, 2)]
+    True
+    """
+    mask = 0
+    for shape in _SHAPES:
+        if _fold(c, _shape_known(*shape)) is not False:
+            mask |= 1 << KP.shape_of(*shape)
+    return mask
+
+
 _COMPILED: dict[str, tuple[KP.Arr, tuple[str, ...], tuple[int, ...]]] = {}
 
 
@@ -125,12 +221,24 @@ def _build(way: HouseWay) -> Program:
     rule_rows: list[list[int]] = []
     id_rows: list[list[int]] = []
     cand_rows: list[list[int]] = []
+    entries: list[list[list[int]]] = [[] for _ in range(KP.N_SHAPES)]  # [rule, code at, n]
     for r, rule in enumerate(way.rules):
-        code: list[list[int]] = []
-        b.condition(rule.when, code)
-        start = len(b.code)
-        for row in code:  # jumps are relative to the condition's first row
-            b.code.append(row)
+        placed: dict[str, tuple[int, int]] = {}
+        for shape in _SHAPES:
+            folded = _fold(rule.when, _shape_known(*shape))
+            if folded is False:
+                continue
+            if folded is True:
+                where = (0, 0)
+            else:
+                key = repr(folded)
+                if key not in placed:
+                    code: list[list[int]] = []
+                    b.condition(folded, code)
+                    placed[key] = (len(b.code), len(code))
+                    b.code.extend(code)  # jumps are relative to the condition's first row
+                where = placed[key]
+            entries[KP.shape_of(*shape)].append([r, *where])
         cand_at = len(cand_rows)
         for spec in rule.low:
             cand_rows.append([b.spec(spec)])
@@ -144,7 +252,7 @@ def _build(way: HouseWay) -> Program:
             rule_of.append(r)
         highmask = sum(1 << int(c) for c in rule.high)
         rule_rows.append(
-            [start, len(code), cand_at, len(rule.low), highmask, _CHOOSE[rule.choose], outcome,
+            [0, 0, cand_at, len(rule.low), highmask, _CHOOSE[rule.choose], outcome,
              1 if rule.ids else 0]
         )  # fmt: skip
         id_rows.append(ids)
@@ -153,12 +261,13 @@ def _build(way: HouseWay) -> Program:
     ids_at = rules_at + n
     cand_at = ids_at + n
     specs_at = cand_at + len(cand_rows)
-    code_at = specs_at + len(b.specs)
+    shapes_at = specs_at + len(b.specs)
+    entries_at = shapes_at + KP.N_SHAPES
+    code_at = entries_at + sum(len(e) for e in entries)
     prog = np.zeros((code_at + len(b.code), KP.WIDTH), dtype=np.int64)
-    prog[0, :5] = [n, rules_at, ids_at, specs_at, code_at]
+    prog[0, :6] = [n, rules_at, ids_at, specs_at, code_at, shapes_at]
     for r, row in enumerate(rule_rows):
         row = list(row)
-        row[0] += code_at
         row[2] += cand_at
         prog[rules_at + r, : len(row)] = row
         prog[ids_at + r] = id_rows[r]
@@ -166,6 +275,12 @@ def _build(way: HouseWay) -> Program:
         prog[cand_at + k, 0] = specs_at + row[0]
     for k, row in enumerate(b.specs):
         prog[specs_at + k, : len(row)] = row
+    at = entries_at
+    for n_shape, listed in enumerate(entries):
+        prog[shapes_at + n_shape, :2] = [at, len(listed)]
+        for r, start, length in listed:
+            prog[at, :3] = [r, code_at + start, length]
+            at += 1
     for k, row in enumerate(b.code):
         if row[0] == KP.OP_LEAVES:
             row = [row[0], specs_at + (-1 - row[1]), row[2]]
@@ -174,9 +289,9 @@ def _build(way: HouseWay) -> Program:
     return Program(way, prog, tuple(outcomes), tuple(rule_of))
 
 
-def set_hand(program: Program, cards: Sequence[Card], wheel: Wheel = Wheel.SECOND) -> tuple[
-    tuple[Card, ...], tuple[Card, ...], str
-]:
+def set_hand(
+    program: Program, cards: Sequence[Card], wheel: Wheel = Wheel.SECOND
+) -> tuple[tuple[Card, ...], tuple[Card, ...], str]:
     """The program's setting of seven cards: (high, low, rule id); for tests and the CLI.
 
     >>> from paigow.cards import parse_cards
@@ -195,5 +310,3 @@ def set_hand(program: Program, cards: Sequence[Card], wheel: Wheel = Wheel.SECON
     low = (by_index[int(s[i])], by_index[int(s[j])])
     high = tuple(by_index[int(c)] for k, c in enumerate(s) if k not in (i, j))
     return high, low, program.outcomes[out]
-
-

@@ -298,9 +298,8 @@ def render(
         ],
     ]
     params: list[list[Any]] = [
-        [f"two pair {k.replace('_', ' / ')}", a.value] for k, a in way.two_pair.items()
+        [rule.id, rule.text.get("when", "always"), rule.action_text()] for rule in way.rules
     ]
-    params += [[f"four of a kind, {k} ranks", a.value] for k, a in way.quads.items()]
     cat_rows = [
         [name, n, 100 * n / total, stats.dealer_high[name], 100 * stats.dealer_high[name] / total]
         for name, n in stats.categories.items()
@@ -360,7 +359,7 @@ def render(
 <p>Indiana Administrative Code 68 IAC 10-9. Generated {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} by paigow.</p>
 <p class="posted">Commission: {ruleset.commission}</p>
 <h2>Rules in force</h2>{_table(["rule", "value"], rules)}
-<h3>House way parameters</h3>{_table(["parameter", "action"], params)}
+<h3>House way rules, tried in order</h3>{_table(["rule", "when", "sets"], params)}
 <h2>Hand frequencies</h2>
 <p>All {total:,} seven-card hands of the 53-card deck: the best five-card hand, and the dealer's high hand as the house way sets it.</p>
 {_table(["hand", "best five", "%", "dealer's high", "%"], cat_rows)}

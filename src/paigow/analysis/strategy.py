@@ -39,7 +39,6 @@ import numpy as np
 
 from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
-from paigow.analysis.program import compile_way
 from paigow.analysis.compiled import (
     HANDS,
     CacheError,
@@ -51,6 +50,7 @@ from paigow.analysis.compiled import (
 from paigow.analysis.edge import FULL_DECK_INDICES, EdgeResult
 from paigow.analysis.kernels import strategy as KS
 from paigow.analysis.optimal import structures
+from paigow.analysis.program import compile_way
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
@@ -179,15 +179,18 @@ def edge_from_sums(
 def rule_costs(
     sums: Sequence[int], commission: Commission, rule_ids: Sequence[str], n: int = 53
 ) -> list[RuleCost]:
-    """Per rule id (the house way's outcomes, :attr:`Program.outcomes`): hands set, hands where
-    the optimal setting differs, EV given up."""
+    """Per rule id (the house way's outcomes, :attr:`Program.outcomes`; the rules sharing an id
+    summed), in the order of their first rule: hands set, hands where the optimal setting
+    differs, EV given up."""
     rate = commission.rate
     unit = rate.denominator * comb(n - 7, 7)
-    out = []
+    by_id: dict[str, list[int]] = {}  # several rules may share an id: one row for it
     for r, rule in enumerate(rule_ids):
         k = KS.HEAD + 3 * r
-        out.append(RuleCost(rule, sums[k], sums[k + 1], Fraction(sums[k + 2], unit)))
-    return out
+        got = by_id.setdefault(rule, [0, 0, 0])
+        for m in range(3):
+            got[m] += sums[k + m]
+    return [RuleCost(rule, h, d, Fraction(g, unit)) for rule, (h, d, g) in by_id.items()]
 
 
 def compute(

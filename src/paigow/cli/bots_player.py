@@ -19,7 +19,7 @@ import orjson
 from paigow.cards import Card, parse_cards
 from paigow.cli.bots_dragon import play_dragon
 from paigow.cli.bots_http import Api, Response
-from paigow.house_way import HouseWay
+from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from paigow.service.aio import stop_tasks, woken
 from paigow.setting import Setting, all_settings
 from paigow.variants import best_against
@@ -116,7 +116,8 @@ class Player:
         self.log = PlayerLog(name, credit)
         self.messages: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
-        self.way = HouseWay.preset(str(table["house_way"]))
+        named = str(table["house_way"])  # a table of an operator's own way: the bots play standard
+        self.way = HouseWay.preset(named if named in BUILTIN_PRESETS else "standard")
         self.start = 0  # the index of this player's first server
         self.current_rid: str | None = None
         self.connected = asyncio.Event()

@@ -116,7 +116,7 @@ HouseWayOpt = Annotated[
     typer.Option(
         "--house-way",
         metavar="NAME",
-        help="Preset name (standard, foxwoods) or a .toml/.json file.",
+        help="A preset's name (paigow house-way list) or a house-way file (.toml/.json).",
     ),
 ]
 WheelOpt = Annotated[Wheel, typer.Option("--wheel", help="Where A-2-3-4-5 ranks among straights.")]

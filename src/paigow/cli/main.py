@@ -1,6 +1,8 @@
 """The ``paigow`` command line, built from its groups of commands.
 
 - :mod:`paigow.cli.game`: ``hand``, ``deal``, ``play`` (the terminal table, :mod:`paigow.cli.play`);
+- :mod:`paigow.cli.house_way`: ``house-way`` (the presets, a house way's rules, the check of a
+  file over every hand);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
   :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
   :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
@@ -20,6 +22,7 @@ from paigow.cli import analysis, game, service
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
+from paigow.cli.house_way import house_way_app
 from paigow.cli.report import report_app
 from paigow.cli.strategy import strategy_app
 
@@ -44,6 +47,7 @@ app.command("serve")(service.serve)
 app.command("bots")(service.bots)
 
 # The groups.
+app.add_typer(house_way_app, name="house-way")
 app.add_typer(cache_app, name="cache")
 app.add_typer(strategy_app, name="strategy")
 app.add_typer(report_app, name="report")

@@ -14,8 +14,10 @@
 - :mod:`.bonus` and :mod:`.bonus_sim`: the side wagers' bonus hand, counted over every hand and
   in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone).
 
-A compiled table depends only on :mod:`.keys`, :mod:`.program`, :mod:`.table` and :mod:`.colex`
-(:data:`TABLE_SOURCES`): editing the others leaves compiled tables valid. A saved exact edge, and
+A compiled table depends only on :mod:`.keys`, :mod:`.program`, :mod:`.table` and :mod:`.colex`,
+with the house way's compiler (:mod:`paigow.analysis.program`) and the words of its rules
+(:mod:`paigow.house_way_rules`) (:data:`TABLE_SOURCES`): editing the others leaves compiled
+tables valid. A saved exact edge, and
 the checkpoints of its run, are keyed by the digest of the code that counts it, per player
 (:data:`EDGE_SOURCES`, :func:`edge_digest`).
 """
@@ -48,7 +50,14 @@ from paigow.analysis.kernels.dominance import (
     edge_chunk,
     points_containing,
 )
-from paigow.analysis.kernels.houseway import KEEP, KEEP_IF_ACE, KEEP_IF_KING, SPLIT, house_way7
+from paigow.analysis.kernels.houseway import (
+    KEEP,
+    KEEP_IF_ACE,
+    KEEP_IF_KING,
+    SPLIT,
+    house_way7,
+    legacy_arrays,
+)
 from paigow.analysis.kernels.keys import (
     ACE_R,
     JOKER,
@@ -66,11 +75,18 @@ from paigow.analysis.kernels.keys import (
 )
 from paigow.analysis.kernels.montecarlo import simulate_chunk, simulate_optimal_chunk
 from paigow.analysis.kernels.rng import below, seed_state
-from paigow.analysis.kernels.table import build_slice, dense_setting, lookup
+from paigow.analysis.kernels.table import build_slice, dense_setting, differ_slice, lookup
 
 #: The modules whose source determines a compiled table's contents (its identity), and a
 #: compiled strategy's.
-TABLE_SOURCES = ("colex.py", "keys.py", "program.py", "table.py")
+TABLE_SOURCES = (
+    "colex.py",
+    "keys.py",
+    "program.py",
+    "table.py",
+    "paigow/analysis/program.py",  # the compiler of a house way's rules
+    "paigow/house_way_rules.py",  # what the rules' words mean
+)
 STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 
 #: The Python modules outside this package that decide every exact edge: the chunking and
@@ -165,6 +181,7 @@ __all__ = [
     "best7_key",
     "binomials",
     "build_slice",
+    "differ_slice",
     "canonical",
     "colex",
     "colex5",
@@ -183,6 +200,7 @@ __all__ = [
     "key2_batch",
     "key5",
     "key5_batch",
+    "legacy_arrays",
     "lookup",
     "next_combination",
     "points_containing",

@@ -1,8 +1,7 @@
-"""The house way as a numba kernel: the dealer's setting of seven card indices, with the
-number of the rule that made it (its position in :data:`paigow.house_way.RULE_IDS`).
-
-It picks a setting of the same strength as :class:`paigow.house_way.HouseWay` (checked by the
-tests against the core on every hand of many rank patterns).
+"""The first format's fixed rules as a numba kernel (the reference the rule language's
+translation of that format is checked against on every hand): the dealer's setting of seven card
+indices, with the number of the rule that made it (its position in
+:data:`paigow.house_way_legacy.RULE_IDS`).
 """
 
 from __future__ import annotations
@@ -25,12 +24,31 @@ from paigow.analysis.kernels.keys import (
     key2,
     key5,
 )
-from paigow.house_way import RULE_IDS
+from paigow.house_way_legacy import RULE_IDS, Action, LegacyParams
 
 Arr = npt.NDArray[Any]
 
 # Actions of a house way parameter (as paigow.house_way.Action), in parameter arrays.
 KEEP, SPLIT, KEEP_IF_ACE, KEEP_IF_KING = 0, 1, 2, 3
+_ACTIONS = {
+    Action.KEEP: KEEP,
+    Action.SPLIT: SPLIT,
+    Action.KEEP_IF_ACE: KEEP_IF_ACE,
+    Action.KEEP_IF_KING: KEEP_IF_KING,
+}
+_CLASSES = {"low": 0, "middle": 1, "high": 2}
+
+
+def legacy_arrays(params: LegacyParams) -> tuple[Arr, Arr]:
+    """A first-format file's parameters as :func:`house_way7`'s arrays (two pair by the
+    pairs' classes, four of a kind by class)."""
+    tp = np.full((4, 4), SPLIT, dtype=np.int64)
+    for key, action in params.two_pair.items():
+        hi, lo = key.split("_")
+        tp[_CLASSES[hi], _CLASSES[lo]] = _ACTIONS[action]
+    quads = np.array([_ACTIONS[params.quads[c]] for c in ("low", "middle", "high")], dtype=np.int64)
+    return tp, quads
+
 
 R_FIVE_KINGS = RULE_IDS.index("five-aces.kings")
 R_FIVE_SPLIT = RULE_IDS.index("five-aces.split")

@@ -2,10 +2,12 @@
 compiled by :mod:`paigow.analysis.program` into one int64 array, and read here for seven cards.
 
 ``prog`` rows are ``WIDTH`` wide. Row 0: the number of rules and where the rules, the ids, the
-candidates, the low specs and the code start. A rule's row: where its condition's code starts,
-its candidates' first row and count, the mask of allowed high-hand categories, the way to choose
-and its outcome (the number of its id); its ids row: the outcome by high-hand category. A
-condition is postfix code with jumps for ``and`` / ``or``. Each setting it returns carries the
+candidates, the low specs, the code and the shapes start. A rule's row: its candidates' first
+row and count, the mask of allowed high-hand categories, the way to choose and its outcome (the
+number of its id); its ids row: the outcome by high-hand category. A hand's shape (its groups of
+a rank, :func:`shape_of`) decides many features, so each shape has its own list of the rules
+that may hold for it, each with its condition simplified for that shape (no code: it holds). A
+condition is postfix code with jumps for ``and`` / ``or``. Each setting returned carries the
 outcome number, which :mod:`paigow.analysis.program` maps back to the rule id.
 """
 
@@ -17,7 +19,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from paigow.analysis.kernels.keys import ACE_R, CAT_SHIFT, JOKER, _popc, is_foul, key2, key5
+from paigow.analysis.kernels.keys import CAT_SHIFT, JOKER, _popc, is_foul, key2, key5
 
 Arr = npt.NDArray[Any]
 
@@ -36,10 +38,22 @@ F_SINGLE = 13  # single-A .. single-2: 13 flags
 N_FLAGS = 26
 N_PAIRS, N_THREES, N_FOURS, N_ACES, N_HIGH_PAIR, N_MIDDLE_PAIR, N_LOW_PAIR = range(26, 33)
 N_THREE, N_LOW_THREE, N_FOUR, N_SINGLE1 = 33, 34, 35, 36  # single1..single5: 36..40
-N_FEATURES = 41
+N_FEATURES = 41  # fv[N_FEATURES]: the hand's shape
+N_SHAPES = 48
+
+
+def shape_of(five: int, fours: int, threes: int, pairs: int) -> int:
+    """The number of a hand's shape (its groups of five, four, three and two of a rank): a
+    rule's row holds the mask of the shapes its condition can hold for, so that the others
+    skip it unread."""
+    return five * 24 + fours * 12 + threes * 4 + pairs
+
 
 _I = np.array([i for i in range(7) for j in range(i + 1, 7)], dtype=np.int64)
 _J = np.array([j for i in range(7) for j in range(i + 1, 7)], dtype=np.int64)
+_PAIR = np.full((7, 7), -1, dtype=np.int64)  # the setting number of low cards at (i, j)
+for _k in range(21):
+    _PAIR[_I[_k], _J[_k]] = _k
 
 
 @nb.njit(cache=True, inline="always")
@@ -68,114 +82,150 @@ def _high_key(s: Arr, i: int, j: int, lowest_wheel: bool) -> int:
     return key5(h0, h1, h2, h3, h4, lowest_wheel)
 
 
+# the work array's parts: features at 0 (the shape at N_FEATURES), high keys at HK, the
+# settings a low spec fits at OK, the condition stack at STACK, counts at CNT
+HK, OK, STACK, CNT = 64, 96, 128, 192
+WORK = 256  # the size of a work array
+
+
 @nb.njit(cache=True)
-def _features(s: Arr, fv: Arr, scratch: Arr) -> None:
-    """The features of seven cards sorted descending (the three placement flags left at -1:
-    :func:`_placements` fills them when a condition asks)."""
-    cnt = scratch[0:15]
-    suit_cnt = scratch[15:19]
-    pairs = scratch[19:22]
-    threes = scratch[22:24]
-    cnt[:] = 0
-    suit_cnt[:] = 0
-    for k in range(7):
-        cnt[_rank(s[k])] += 1
-    fv[:] = 0
+def _features(s: Arr, w: Arr) -> None:
+    """The features of seven cards sorted descending into ``w[0:N_FEATURES + 1]`` (the three
+    straight and flush flags -1 where only the settings can tell: :func:`_placements` fills
+    them when a condition asks); ``w[CNT]``: the ranks present, as bits."""
+    for f in range(N_FEATURES + 1):
+        w[f] = 0
     np_, nt, nq = 0, 0, 0
     ns = 0
-    for r in range(14, 1, -1):
-        c = cnt[r]
+    p0 = p1 = p2 = 0
+    t0 = t1 = 0
+    aces = 0
+    present = 0
+    k = 0
+    while k < 7:  # sorted descending, so each rank's cards are a run (the joker with the aces)
+        r = _rank(s[k])
+        m = k + 1
+        while m < 7 and _rank(s[m]) == r:
+            m += 1
+        c = m - k
+        k = m
+        present |= 1 << r
+        if r == 14:
+            aces = c
         if c == 1:
-            fv[F_SINGLE + 14 - r] = 1
+            w[F_SINGLE + 14 - r] = 1
             if ns < 5:
-                fv[N_SINGLE1 + ns] = r
+                w[N_SINGLE1 + ns] = r
             ns += 1
         elif c == 2:
-            pairs[np_] = r
+            if np_ == 0:
+                p0 = r
+            elif np_ == 1:
+                p1 = r
+            else:
+                p2 = r
             np_ += 1
         elif c == 3:
-            threes[nt] = r
+            if nt == 0:
+                t0 = r
+            else:
+                t1 = r
             nt += 1
         elif c == 4:
-            fv[N_FOUR] = r
+            w[N_FOUR] = r
             nq += 1
-    five = cnt[14] == 5
-    fv[N_PAIRS], fv[N_THREES], fv[N_FOURS], fv[N_ACES] = np_, nt, nq, cnt[14]
+    w[CNT] = present
+    five = 1 if aces == 5 else 0
+    w[N_PAIRS], w[N_THREES], w[N_FOURS], w[N_ACES] = np_, nt, nq, aces
     if np_ > 0:
-        fv[N_HIGH_PAIR] = pairs[0]
-        fv[N_LOW_PAIR] = pairs[np_ - 1]
+        w[N_HIGH_PAIR] = p0
+        w[N_LOW_PAIR] = p2 if np_ == 3 else (p1 if np_ == 2 else p0)
     if np_ == 3:
-        fv[N_MIDDLE_PAIR] = pairs[1]
+        w[N_MIDDLE_PAIR] = p1
     if nt > 0:
-        fv[N_THREE] = threes[0]
-        fv[N_LOW_THREE] = threes[nt - 1]
-    fv[F_FIVE] = 1 if five else 0
-    fv[F_QUADS] = 1 if nq > 0 else 0
-    fv[F_FULL] = 1 if nt >= 1 and np_ + nt >= 2 else 0
-    fv[F_TWO_TRIPS] = 1 if nt == 2 else 0
-    fv[F_TRIPS] = 1 if nt == 1 and np_ == 0 and nq == 0 else 0
-    fv[F_THREE_PAIR] = 1 if np_ == 3 else 0
-    fv[F_TWO_PAIR] = 1 if np_ == 2 and nt == 0 and nq == 0 else 0
-    fv[F_ONE_PAIR] = 1 if np_ == 1 and nt == 0 and nq == 0 else 0
-    fv[F_NO_PAIR] = 1 if np_ == 0 and nt == 0 and nq == 0 and not five else 0
-    fv[F_JOKER] = 1 if s[0] == JOKER else 0
-    # straight and flush flags: known to be false without the enumeration when no five cards
-    # could make one
-    mask = 0
+        w[N_THREE] = t0
+        w[N_LOW_THREE] = t1 if nt == 2 else t0
+    w[F_FIVE] = five
+    w[F_QUADS] = 1 if nq > 0 else 0
+    w[F_FULL] = 1 if nt >= 1 and np_ + nt >= 2 else 0
+    w[F_TWO_TRIPS] = 1 if nt == 2 else 0
+    w[F_TRIPS] = 1 if nt == 1 and np_ == 0 and nq == 0 else 0
+    w[F_THREE_PAIR] = 1 if np_ == 3 else 0
+    w[F_TWO_PAIR] = 1 if np_ == 2 and nt == 0 and nq == 0 else 0
+    w[F_ONE_PAIR] = 1 if np_ == 1 and nt == 0 and nq == 0 else 0
+    w[F_NO_PAIR] = 1 if np_ == 0 and nt == 0 and nq == 0 and five == 0 else 0
     jk = 1 if s[0] == JOKER else 0
+    w[F_JOKER] = jk
+    # the straight and flush flags from the ranks, where they decide: with no five of a suit
+    # (the joker counting with any), a straight is there exactly when five ranks in a row are;
+    # with five of a suit and no five ranks in a row, a flush and nothing else. Otherwise the
+    # three are -1 until a condition asks (:func:`_placements` reads the 21 settings).
+    mask = 0
+    s0 = s1 = s2 = s3 = 0
     for k in range(7):
-        if s[k] != JOKER:
-            suit_cnt[s[k] & 3] += 1
-            mask |= 1 << (s[k] >> 2)
-    maybe = max(suit_cnt[0], suit_cnt[1], suit_cnt[2], suit_cnt[3]) + jk >= 5
-    if not maybe:
-        for top in range(3, 13):
-            w = 0x100F if top == 3 else 0x1F << (top - 4)
-            if _popc(mask & w) + jk >= 5:
-                maybe = True
-                break
-    if maybe:
-        fv[F_SF] = -1
-        fv[F_FLUSH] = -1
-        fv[F_STRAIGHT] = -1
+        c = s[k]
+        if c != JOKER:
+            u = c & 3
+            if u == 0:
+                s0 += 1
+            elif u == 1:
+                s1 += 1
+            elif u == 2:
+                s2 += 1
+            else:
+                s3 += 1
+            mask |= 1 << (c >> 2)
+    straight = 0
+    for top in range(3, 13):
+        win = 0x100F if top == 3 else 0x1F << (top - 4)
+        if _popc(mask & win) + jk >= 5:
+            straight = 1
+            break
+    if max(s0, s1, s2, s3) + jk < 5:
+        w[F_STRAIGHT] = straight
+    elif straight == 0:
+        w[F_FLUSH] = 1
+    else:
+        w[F_SF] = -1
+        w[F_FLUSH] = -1
+        w[F_STRAIGHT] = -1
+    w[N_FEATURES] = five * 24 + nq * 12 + nt * 4 + np_  # the hand's shape (see shape_of)
 
 
 @nb.njit(cache=True)
-def _keys(s: Arr, hk: Arr, lowest_wheel: bool) -> None:
-    """The high hands' keys of all 21 settings (``hk[k]``: low cards at ``_I[k]``, ``_J[k]``)."""
-    if hk[0] >= 0:
+def _keys(s: Arr, w: Arr, lowest_wheel: bool) -> None:
+    """The high hands' keys of all 21 settings into ``w[HK + k]`` (low cards at ``_I[k]``,
+    ``_J[k]``), once per hand."""
+    if w[HK] >= 0:
         return
     for k in range(21):
-        hk[k] = _high_key(s, _I[k], _J[k], lowest_wheel)
+        w[HK + k] = _high_key(s, _I[k], _J[k], lowest_wheel)
 
 
 @nb.njit(cache=True)
-def _placements(s: Arr, fv: Arr, hk: Arr, lowest_wheel: bool) -> None:
-    _keys(s, hk, lowest_wheel)
+def _placements(s: Arr, w: Arr, lowest_wheel: bool) -> None:
+    _keys(s, w, lowest_wheel)
     sf, fl, st = 0, 0, 0
     for k in range(21):
-        cat = hk[k] >> CAT_SHIFT
+        cat = w[HK + k] >> CAT_SHIFT
         if cat == 8 or cat == 9:
             sf = 1
         elif cat == 5:
             fl = 1
         elif cat == 4:
             st = 1
-    fv[F_SF], fv[F_FLUSH], fv[F_STRAIGHT] = sf, fl, st
+    w[F_SF], w[F_FLUSH], w[F_STRAIGHT] = sf, fl, st
 
 
 @nb.njit(cache=True)
-def _slot(s: Arr, fv: Arr, kind: int, arg: int) -> int:
+def _slot(s: Arr, w: Arr, kind: int, arg: int) -> int:
     """The rank a slot asks for (14: an ace or the joker), or 0 when the hand has none."""
     if kind == SLOT_GROUP:
-        return fv[arg]
+        return int(w[arg])
     if kind == SLOT_SINGLE:
-        return fv[N_SINGLE1 + arg - 1]
+        return int(w[N_SINGLE1 + arg - 1])
     if kind == SLOT_RANK:
-        for k in range(7):
-            if _rank(s[k]) == arg:
-                return arg
-        return 0
+        return arg if (w[CNT] >> arg) & 1 else 0
     return 14 if s[0] == JOKER else 0  # the joker
 
 
@@ -185,105 +235,107 @@ def _fits(c: int, rank: int, kind: int) -> bool:
 
 
 @nb.njit(cache=True)
-def _spec_matches(s: Arr, fv: Arr, prog: Arr, spec: int, ok: Arr) -> int:
-    """Mark in ``ok`` the settings whose low hand fits low spec number ``spec``; their count."""
-    row = prog[spec]
-    n = row[0]
-    ok[:] = 0
+def _spec_matches(s: Arr, w: Arr, prog: Arr, spec: int) -> int:
+    """The settings whose low hand fits low spec row ``spec``: their numbers listed from
+    ``w[OK]``, and their count."""
+    n = prog[spec, 0]
     if n == 0:  # any: every setting (fouls are dropped by the caller)
-        ok[:] = 1
+        for k in range(21):
+            w[OK + k] = k
         return 21
-    k1, a1 = row[1], row[2]
-    r1 = _slot(s, fv, k1, a1)
+    k1 = prog[spec, 1]
+    r1 = _slot(s, w, k1, prog[spec, 2])
     if r1 == 0:
         return 0
     count = 0
     if n == 1:
         for k in range(21):
             if _fits(s[_I[k]], r1, k1) or _fits(s[_J[k]], r1, k1):
-                ok[k] = 1
+                w[OK + count] = k
                 count += 1
         return count
-    k2, a2 = row[3], row[4]
-    r2 = _slot(s, fv, k2, a2)
+    k2 = prog[spec, 3]
+    r2 = _slot(s, w, k2, prog[spec, 4])
     if r2 == 0:
         return 0
-    for k in range(21):
-        a, b = s[_I[k]], s[_J[k]]
-        if (_fits(a, r1, k1) and _fits(b, r2, k2)) or (_fits(a, r2, k2) and _fits(b, r1, k1)):
-            ok[k] = 1
-            count += 1
+    # the pairs of positions (x < y) holding a card for each slot
+    for x in range(7):
+        a = s[x]
+        f1 = _fits(a, r1, k1)
+        f2 = _fits(a, r2, k2)
+        if not (f1 or f2):
+            continue
+        for y in range(x + 1, 7):
+            b = s[y]
+            if (f1 and _fits(b, r2, k2)) or (f2 and _fits(b, r1, k1)):
+                w[OK + count] = _PAIR[x, y]
+                count += 1
     return count
 
 
 @nb.njit(cache=True)
-def _condition(
-    s: Arr, fv: Arr, hk: Arr, prog: Arr, at: int, n: int, stack: Arr, ok: Arr, lowest: bool
-) -> bool:
-    sp = 0
+def _condition(s: Arr, w: Arr, prog: Arr, at: int, n: int, lowest: bool) -> bool:
+    sp = STACK
     pc = 0
     while pc < n:
-        row = prog[at + pc]
-        op = row[0]
-        if op == OP_FLAG or op == OP_FEAT:
-            f = row[1]
-            if fv[f] < 0:
-                _placements(s, fv, hk, lowest)
-            stack[sp] = fv[f]
+        op = prog[at + pc, 0]
+        arg = prog[at + pc, 1]
+        if op in (OP_FLAG, OP_FEAT):
+            if w[arg] < 0:
+                _placements(s, w, lowest)
+            w[sp] = w[arg]
             sp += 1
         elif op == OP_CONST:
-            stack[sp] = row[1]
+            w[sp] = arg
             sp += 1
         elif op == OP_TRUE:
-            stack[sp] = 1
+            w[sp] = 1
             sp += 1
         elif op == OP_CMP:
-            b = stack[sp - 1]
-            a = stack[sp - 2]
+            b = w[sp - 1]
+            a = w[sp - 2]
             sp -= 1
-            c = row[1]
-            if c == CMP_EQ:
+            if arg == CMP_EQ:
                 v = a == b
-            elif c == CMP_NE:
+            elif arg == CMP_NE:
                 v = a != b
-            elif c == CMP_LT:
+            elif arg == CMP_LT:
                 v = a < b
-            elif c == CMP_LE:
+            elif arg == CMP_LE:
                 v = a <= b
-            elif c == CMP_GT:
+            elif arg == CMP_GT:
                 v = a > b
             else:
                 v = a >= b
-            stack[sp - 1] = 1 if v else 0
+            w[sp - 1] = 1 if v else 0
         elif op == OP_IN:
-            stack[sp - 1] = (row[1] >> stack[sp - 1]) & 1
+            w[sp - 1] = (arg >> w[sp - 1]) & 1
         elif op == OP_NOT:
-            stack[sp - 1] = 1 if stack[sp - 1] == 0 else 0
+            w[sp - 1] = 1 if w[sp - 1] == 0 else 0
         elif op == OP_JZ:
-            if stack[sp - 1] == 0:
-                pc = row[1]
+            if w[sp - 1] == 0:
+                pc = arg
                 continue
             sp -= 1
         elif op == OP_JNZ:
-            if stack[sp - 1] != 0:
-                pc = row[1]
+            if w[sp - 1] != 0:
+                pc = arg
                 continue
             sp -= 1
         elif op == OP_LEAVES:
             v = 0
-            if _spec_matches(s, fv, prog, row[1], ok) > 0:
-                _keys(s, hk, lowest)
-                for k in range(21):
-                    if ok[k] and (row[2] >> (hk[k] >> CAT_SHIFT)) & 1:
+            n_ok = _spec_matches(s, w, prog, arg)
+            if n_ok > 0:
+                _keys(s, w, lowest)
+                cats = prog[at + pc, 2]
+                for t in range(n_ok):
+                    if (cats >> (w[HK + w[OK + t]] >> CAT_SHIFT)) & 1:
                         v = 1
                         break
-            stack[sp] = v
+            w[sp] = v
             sp += 1
         pc += 1
-    return stack[0] != 0
-
-
-WORK = 256  # the size of a work array
+    return bool(w[STACK] != 0)
 
 
 @nb.njit(cache=True)
@@ -297,35 +349,39 @@ def house_way_program(s: Arr, prog: Arr, lowest_wheel: bool, work: Arr) -> tuple
     """The house way ``prog`` for seven distinct cards ``s`` sorted DEScending by index (the
     joker first): the positions (i < j) of the two low cards and the outcome number; (-1, -1,
     -1) when no rule applies. ``work``: a :func:`work_array`, reused from hand to hand."""
-    fv = work[0:N_FEATURES]
-    hk = work[64:85]
-    ok = work[96:117]
-    stack = work[128:192]
-    _features(s, fv, work[192:224])
-    hk[:] = -1
-    head = prog[0]
-    n_rules, rules_at, ids_at = head[0], head[1], head[2]
-    for r in range(n_rules):
-        rule = prog[rules_at + r]
-        if not _condition(s, fv, hk, prog, rule[0], rule[1], stack, ok, lowest_wheel):
+    w = work
+    _features(s, w)
+    w[HK] = -1
+    rules_at, ids_at, shapes_at = prog[0, 1], prog[0, 2], prog[0, 5]
+    shape = w[N_FEATURES]
+    first, count = prog[shapes_at + shape, 0], prog[shapes_at + shape, 1]
+    for e in range(first, first + count):  # the rules that may hold for this shape, in order
+        r, code_at, code_n = prog[e, 0], prog[e, 1], prog[e, 2]
+        ra = rules_at + r
+        if code_n == 1 and prog[code_at, 0] == OP_FLAG:  # one flag: read it here
+            f = prog[code_at, 1]
+            if w[f] < 0:
+                _placements(s, w, lowest_wheel)
+            if w[f] == 0:
+                continue
+        elif code_n > 0 and not _condition(s, w, prog, code_at, code_n, lowest_wheel):
             continue
-        cand_at, cand_n, highmask, choose = rule[2], rule[3], rule[4], rule[5]
+        cand_at, cand_n, highmask, choose = prog[ra, 2], prog[ra, 3], prog[ra, 4], prog[ra, 5]
         best = -1
         best_a, best_b = -1, -1
         for ci in range(cand_n):
             spec = prog[cand_at + ci, 0]
-            n = _spec_matches(s, fv, prog, spec, ok)
+            n = _spec_matches(s, w, prog, spec)
             if n == 0:
                 continue
             is_any = prog[spec, 0] == 0
             need_keys = is_any or highmask != 0 or choose != CHOOSE_FIRST or n > 1
             if need_keys:
-                _keys(s, hk, lowest_wheel)
-            for k in range(21):
-                if not ok[k]:
-                    continue
+                _keys(s, w, lowest_wheel)
+            for t in range(n):
+                k = w[OK + t]
                 lk = key2(s[_I[k]], s[_J[k]])
-                h = hk[k] if need_keys else 0
+                h = w[HK + k] if need_keys else 0
                 if need_keys:
                     if highmask != 0 and ((highmask >> (h >> CAT_SHIFT)) & 1) == 0:
                         continue
@@ -341,9 +397,9 @@ def house_way_program(s: Arr, prog: Arr, lowest_wheel: bool, work: Arr) -> tuple
                 break
         if best < 0:
             continue
-        outcome = rule[6]
-        if rule[7] != 0:  # ids by the high hand kept
-            h = hk[best] if hk[best] >= 0 else _high_key(s, _I[best], _J[best], lowest_wheel)
+        outcome = prog[ra, 6]
+        if prog[ra, 7] != 0:  # ids by the high hand kept
+            h = w[HK + best] if w[HK] >= 0 else _high_key(s, _I[best], _J[best], lowest_wheel)
             by = prog[ids_at + r, h >> CAT_SHIFT]
             if by >= 0:
                 outcome = by

@@ -21,9 +21,9 @@ from paigow.analysis.kernels.colex import (
     next_combination,
     suit_weight,
 )
-from paigow.analysis.kernels.program import house_way_program, work_array
 from paigow.analysis.kernels.keys import JOKER, is_foul
 from paigow.analysis.kernels.optimal import hand_counts
+from paigow.analysis.kernels.program import house_way_program, work_array
 from paigow.setting import LOW_POSITIONS
 
 Arr = npt.NDArray[Any]

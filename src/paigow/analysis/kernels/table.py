@@ -120,3 +120,48 @@ def lookup(table: Arr, idx: int) -> tuple[Any, Any]:
     """The dense (high, low) ranks stored for the hand of colex index ``idx``."""
     k = 3 * idx
     return table[k] | (np.int64(table[k + 1]) << 8), np.int64(table[k + 2])
+
+
+@nb.njit(cache=True, nogil=True)
+def differ_slice(
+    top: int, prog: Arr, lowest_wheel: bool, table: Arr, base: Arr, binom: Arr, counts: Arr
+) -> int:
+    """For every hand whose highest card is ``top``: where the compiled ``table`` (set by the
+    house way ``prog``) and the compiled ``base`` hold different settings, count the hand in
+    ``counts[outcome]``, the outcome ``prog`` gives it. Returns the hands that differ."""
+    s = np.empty(7, dtype=np.int64)
+    s[0] = top
+    idx = binom[top, 7]
+    work = work_array()
+    n = 0
+    for f in range(top - 1, 4, -1):
+        s[1] = f
+        for e in range(f - 1, 3, -1):
+            s[2] = e
+            for d in range(e - 1, 2, -1):
+                s[3] = d
+                for c in range(d - 1, 1, -1):
+                    s[4] = c
+                    for b in range(c - 1, 0, -1):
+                        s[5] = b
+                        for a in range(b - 1, -1, -1):
+                            s[6] = a
+                            k = 3 * (
+                                binom[a, 1]
+                                + binom[b, 2]
+                                + binom[c, 3]
+                                + binom[d, 4]
+                                + binom[e, 5]
+                                + binom[f, 6]
+                                + idx
+                            )
+                            if (
+                                table[k] == base[k]
+                                and table[k + 1] == base[k + 1]
+                                and table[k + 2] == base[k + 2]
+                            ):
+                                continue
+                            _, _, out = house_way_program(s, prog, lowest_wheel, work)
+                            counts[out] += 1
+                            n += 1
+    return n

@@ -97,6 +97,21 @@ class HouseWayParams(Strict):
     ] = Field(max_length=8)
 
 
+class HouseWayRules(Strict):
+    """A house way in the rule language (docs/house-way.md): its file's table as JSON."""
+
+    name: Name
+    title: Annotated[str, StringConstraints(max_length=200)] | None = None
+    source: Annotated[str, StringConstraints(max_length=500)] | None = None
+    bands: dict[
+        Annotated[str, StringConstraints(max_length=32)],
+        Annotated[str, StringConstraints(max_length=64)],
+    ] = Field(default_factory=dict, max_length=16)
+    rules: list[dict[Annotated[str, StringConstraints(max_length=16)], Any]] = Field(
+        min_length=1, max_length=96, description="The [[rule]] tables, in order"
+    )
+
+
 class SideOfferIn(Strict):
     name: SideName = Field(description="The side wager's name at the table, e.g. 'fortune'")
     paytable: Annotated[str, StringConstraints(max_length=64)] | None = Field(
@@ -119,8 +134,15 @@ class CreateTableIn(Strict):
     commission: Annotated[str, StringConstraints(pattern=r"^[0-9./% ]{1,12}$")] = Field(
         default="5%", description="Posted commission rate, 0 to 5%: '5%', '2.5%' or '0.05'"
     )
-    house_way: Annotated[str, StringConstraints(max_length=32)] | HouseWayParams = Field(
-        default="standard", description="A preset (standard, foxwoods) or operator parameters"
+    house_way: Annotated[str, StringConstraints(max_length=32)] | HouseWayRules | HouseWayParams = (
+        Field(
+            default="standard",
+            description="A preset by name, an operator's rules (docs/house-way.md) or the "
+            "first format's parameters",
+        )
+    )
+    house_way_toml: Annotated[str, StringConstraints(max_length=40_000)] | None = Field(
+        default=None, description="An operator's house-way file (TOML text); wins over house_way"
     )
     start: Literal["dice", "rng"] = "dice"
     foul: Literal["loses", "reset"] = "loses"

@@ -5,6 +5,7 @@ check the ledger. The floor, its report and players' limits are in
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 import sqlalchemy as sa
@@ -57,13 +58,19 @@ BankPath = Annotated[str, Path(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description
     responses=error_responses(401, 403, 422),
 )
 async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
-    """Open a table with its ruleset (commission at most 5%, posted), house way, start
-    method, limits, time limits and mode; a ``variant`` (ez, commission-free, face-up) sets
+    """Open a table with its ruleset (commission at most 5%, posted), house way (a preset, an
+    operator's rules or file, run over every hand and refused with an example hand where it
+    leaves one without a rule or sets one into a foul), start method, limits, time limits and
+    mode; a ``variant`` (ez, commission-free, face-up) sets
     the commission, push rule and face up that the body does not give; ``dragon`` offers the
     dragon hand (off by default)."""
     way = tables.house_way_from(
-        body.house_way if isinstance(body.house_way, str) else body.house_way.model_dump()
+        body.house_way
+        if isinstance(body.house_way, str)
+        else body.house_way.model_dump(exclude_none=True),
+        body.house_way_toml,
     )
+    await asyncio.to_thread(tables.validate_house_way, way, body.wheel)  # every hand, once
     offers = side.build_offers(
         [
             side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)

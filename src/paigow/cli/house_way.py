@@ -1,0 +1,104 @@
+"""``paigow house-way``: the house ways (docs/house-way.md): ``list`` the presets, ``show`` a
+house way's rules, ``check`` a file over every hand (exit status 1, with the file's lines and
+example hands, where it is unfit for a table).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from paigow.cli.common import AnalysisJsonOpt, WheelOpt, WorkersOpt, out_console
+from paigow.cli.jobs import fail, load_house_way, progress_bar
+from paigow.ranking import Wheel
+
+house_way_app = typer.Typer(
+    help="House ways: the presets, a house way's rules, the check of a file over every hand.",
+    no_args_is_help=True,
+)
+
+WayArg = Annotated[
+    str, typer.Argument(metavar="NAME|FILE", help="A preset's name or a house-way file.")
+]
+
+
+@house_way_app.command("list")
+def list_command(as_json: AnalysisJsonOpt = False) -> None:
+    """The built-in presets, with where each was published."""
+    from paigow.house_way import BUILTIN_PRESETS, HouseWay
+
+    ways = [HouseWay.preset(name) for name in BUILTIN_PRESETS]
+    if as_json:
+        print(json.dumps([{"name": w.name, "title": w.title, "source": w.source,
+                           "rules": len(w.rules)} for w in ways]))  # fmt: skip
+        return
+    table = Table("preset", "title", "rules", "source")
+    for w in ways:
+        table.add_row(w.name, w.title, str(len(w.rules)), w.source)
+    out_console().print(table)
+
+
+@house_way_app.command("show")
+def show_command(house_way: WayArg, as_json: AnalysisJsonOpt = False) -> None:
+    """A house way's rules in the order they are tried (``--json``: its file's table)."""
+    way = load_house_way(house_way)
+    if as_json:
+        print(json.dumps(way.to_dict()))
+        return
+    console = out_console()
+    console.print(f"[bold]{way.name}[/bold]: {way.title or 'house way'}")
+    if way.source:
+        console.print(f"source: {way.source}")
+    if way.bands:
+        console.print("bands: " + ", ".join(f"{k} = {v}" for k, v in way.bands.items()))
+    table = Table("#", "rule id", "when", "sets")
+    for n, rule in enumerate(way.rules, 1):
+        table.add_row(str(n), rule.id, str(rule.text.get("when", "always")), rule.action_text())
+    console.print(table)
+
+
+@house_way_app.command("check")
+def check_command(
+    house_way: WayArg,
+    wheel: WheelOpt = Wheel.SECOND,
+    workers: WorkersOpt = 2,
+    as_json: AnalysisJsonOpt = False,
+) -> None:
+    """Run a house way over all 154,143,080 hands: the hands each rule sets, and what makes it
+    unfit for a table (a hand without a rule, a hand set into a foul, a rule that sets no hand;
+    each with its file's line and an example hand). Exit status 1 when there is any."""
+    from paigow.analysis.compiled import HANDS, check
+
+    way = load_house_way(house_way)
+    with progress_bar(f"checking {way.name}", HANDS) as advance:
+        survey = check(way, wheel, workers, advance)
+    problems = survey.problems()
+    if as_json:
+        print(json.dumps({
+            "house_way": way.name,
+            "hands": HANDS,
+            "seconds": round(survey.seconds, 1),
+            "by_rule": [
+                {"rule": r.id, "where": way.where(r), "hands": n}
+                for r, n in zip(way.rules, survey.by_rule(), strict=True)
+            ],
+            "unset": survey.unset,
+            "fouls": survey.fouls,
+            "problems": problems,
+        }))  # fmt: skip
+    else:
+        console = out_console()
+        table = Table("#", "rule id", "line", "hands set", "share")
+        for n, (rule, hands) in enumerate(zip(way.rules, survey.by_rule(), strict=True), 1):
+            table.add_row(
+                str(n), rule.id, str(rule.line or ""), f"{hands:,}", f"{100 * hands / HANDS:.4f}%"
+            )
+        console.print(table)
+        console.print(f"{HANDS:,} hands in {survey.seconds:.1f} s")
+    if problems:
+        raise fail("\n".join(problems), code=1)
+    if not as_json:
+        out_console().print(f"{way.origin or way.name}: every hand is set, none into a foul")
