@@ -151,15 +151,21 @@ def step_build(args: argparse.Namespace) -> tuple[dict[str, Any], Path | None]:
 
     from paigow.analysis import kernels as K
     from paigow.analysis.compiled import build, kernel_params
+    from paigow.analysis.program import compile_way
     from paigow.analysis.tables import rank_tables
     from paigow.ranking import Wheel
 
     way, wheel, path, _ = _setup(args, need_table=False)
     t = time.perf_counter()
     tables = rank_tables(wheel)
-    tp, quads = kernel_params(way)
+    prog = kernel_params(way)
     scratch = np.zeros(3 * 8, dtype=np.uint8)  # the one hand whose highest card is index 6
-    K.build_slice(6, scratch, tp, quads, wheel is Wheel.LOWEST, tables.rank5, tables.rank2, K.BINOM)
+    reach = np.zeros(len(compile_way(way).outcomes), dtype=np.int64)
+    stats = np.array([0, -1, 0, -1, -1], dtype=np.int64)
+    K.build_slice(
+        6, scratch, prog, wheel is Wheel.LOWEST, tables.rank5, tables.rank2, K.BINOM,
+        tables.five_keys, reach, stats,
+    )  # fmt: skip
     warm = time.perf_counter() - t
     t = time.perf_counter()
     build(way, wheel, path, workers=args.workers)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import paigow
-from paigow.house_way import RULE_IDS, HouseWay
+from paigow.house_way import RULE_IDS, legacy_params
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -182,7 +182,7 @@ def test_the_preset_table_is_the_presets() -> None:
         for i, name in ((2, "standard"), (3, "foxwoods"))
     }
     for name, params in shown.items():
-        way = HouseWay.preset(name).to_dict()
+        way = legacy_params(name)
         want = {f"{table}.{k}": v for table in ("two_pair", "quads") for k, v in way[table].items()}
         del want["two_pair.aces"]
         assert params == want

@@ -301,7 +301,8 @@ def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) ->
         hand = np.array(_hand_of(idx), dtype=np.int64)
         cls = KS.class_of_hand(hand, k64, K.BINOM, canon, new_suit)
         per_hand[idx] = KS.map_setting(hand, canon, new_suit, int(small[cls, 0]))
-    strat = CompiledStrategy(Path("-"), {}, keys, small, counts, per_hand, rate)
+    meta = {"rule_ids": list(res.rule_ids)}
+    strat = CompiledStrategy(Path("-"), meta, keys, small, counts, per_hand, rate)
     hands = np.array([_hand_of(idx) for idx in brute])[:, ::-1]  # any order
     rows = strat.lookup_indices(hands)
     t = compiled.tables

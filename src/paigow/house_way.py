@@ -28,25 +28,29 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from paigow.cards import ACE, Card, parse_cards, sort_cards
+from paigow.cards import Card, parse_cards, sort_cards
 from paigow.errors import HouseWayError
 from paigow.house_way_legacy import RULE_IDS, LegacyParams, is_legacy, translate
+from paigow.house_way_reader import HandReader
 from paigow.house_way_rules import (
-    RANK_NAMES,
-    Condition,
-    LowSpec,
     Rule,
     parse_ranks,
     parse_rule,
     rule_lines,
 )
-from paigow.ranking import Category, HandValue, TwoCardValue, Wheel, evaluate_five, evaluate_two
-from paigow.setting import Setting, all_settings, low_outranks_high
+from paigow.ranking import Wheel, evaluate_two
+from paigow.setting import Setting, low_outranks_high
 
 __all__ = ["BUILTIN_PRESETS", "RULE_IDS", "HouseWay", "HouseWaySetting"]
 
 #: The presets shipped in ``paigow/presets/house_ways`` (docs/house-way.md#presets).
-BUILTIN_PRESETS: Final = ("standard", "foxwoods")
+BUILTIN_PRESETS: Final = (
+    "standard",
+    "foxwoods",
+    "foxwoods-published",
+    "ballys-ac",
+    "gold-star-school",
+)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
 _TOP_KEYS: Final = ("name", "title", "source", "format", "bands", "rule", "rules")
 
@@ -68,7 +72,7 @@ class HouseWay:
     >>> HouseWay.preset("casino-royale")
     Traceback (most recent call last):
     ...
-    paigow.errors.HouseWayError: unknown house way 'casino-royale' (presets: standard, foxwoods; or a .toml/.json file)
+    paigow.errors.HouseWayError: unknown house way 'casino-royale' (presets: standard, foxwoods, foxwoods-published, ballys-ac, gold-star-school; or a .toml/.json file)
     """
 
     def __init__(
@@ -92,6 +96,9 @@ class HouseWay:
         self.title = title
         self.source = source
         self.origin = origin or self.name
+        #: Read from a file of the first format (its fixed rules, translated): such a way sets
+        #: every hand without a foul whatever its parameters, so it needs no check over every hand.
+        self.translated = False
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -165,7 +172,9 @@ class HouseWay:
             for preset in ("standard", "foxwoods"):
                 if _PRESET_PARAMS[preset] == params.to_dict() and data.get("name") == preset:
                     return _preset(preset)
-            data = {"name": data.get("name", ""), "rules": translate(params)}
+            way = cls.from_dict({"name": data.get("name", ""), "rules": translate(params)}, where)
+            way.translated = True
+            return way
         unknown = sorted(set(data) - set(_TOP_KEYS))
         if unknown:
             raise HouseWayError(
@@ -300,190 +309,6 @@ def _toml(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
-
-
-class HandReader:
-    """One hand read by rank groups (the joker counts with the aces): its features, and the
-    settings a rule's action may choose. The plain reading of docs/house-way.md."""
-
-    def __init__(self, seven: tuple[Card, ...], wheel: Wheel) -> None:
-        self.seven = seven  # highest first, joker first
-        self.wheel = wheel
-        groups: dict[int, list[Card]] = {}
-        for card in seven:
-            groups.setdefault(card.rank, []).append(card)  # the joker's rank is the ace's
-        self.groups = groups
-        self._settings: list[tuple[Setting, HandValue, TwoCardValue]] | None = None
-        by = {n: sorted((r for r, cs in groups.items() if len(cs) == n), reverse=True)
-              for n in (1, 2, 3, 4, 5)}  # fmt: skip
-        self.by_count = by
-        self._categories: set[Category] | None = None
-
-    def settings(self) -> list[tuple[Setting, HandValue, TwoCardValue]]:
-        """The 21 settings with their hands' values."""
-        if self._settings is None:
-            self._settings = [
-                (s, evaluate_five(s.high, self.wheel), evaluate_two(s.low))
-                for s in all_settings(self.seven)
-            ]
-        return self._settings
-
-    def categories(self) -> set[Category]:
-        """The categories some five of the seven make."""
-        if self._categories is None:
-            self._categories = {high.category for _, high, _ in self.settings()}
-        return self._categories
-
-    def feature(self, name: str) -> int:
-        """A number feature's value (docs/house-way.md#features)."""
-        by = self.by_count
-        pairs, threes = by[2], by[3]
-        singles = by[1]
-        if name == "pairs":
-            return len(pairs)
-        if name == "threes":
-            return len(threes)
-        if name == "fours":
-            return len(by[4])
-        if name == "aces":
-            return len(self.groups.get(ACE, []))
-        if name == "high-pair":
-            return pairs[0] if pairs else 0
-        if name == "middle-pair":
-            return pairs[1] if len(pairs) == 3 else 0
-        if name == "low-pair":
-            return pairs[-1] if pairs else 0
-        if name == "three":
-            return threes[0] if threes else 0
-        if name == "low-three":
-            return threes[-1] if threes else 0
-        if name == "four":
-            return by[4][0] if by[4] else 0
-        if name.startswith("single") and name[6:].isdigit():
-            n = int(name[6:])
-            return singles[n - 1] if len(singles) >= n else 0
-        raise HouseWayError(f"unknown feature {name!r}")  # pragma: no cover - parse checks
-
-    def flag(self, name: str) -> bool:
-        """A true-or-false feature's value."""
-        by = self.by_count
-        n2, n3, n4 = len(by[2]), len(by[3]), len(by[4])
-        five = bool(by[5])
-        if name == "five-aces":
-            return five
-        if name == "straight-flush":
-            return bool(self.categories() & {Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH})
-        if name == "flush":
-            return Category.FLUSH in self.categories()
-        if name == "straight":
-            return Category.STRAIGHT in self.categories()
-        if name == "quads":
-            return n4 > 0
-        if name == "full-house":
-            return n3 >= 1 and n2 + n3 >= 2
-        if name == "two-trips":
-            return n3 == 2
-        if name == "trips":
-            return n3 == 1 and n2 == 0 and n4 == 0
-        if name == "three-pair":
-            return n2 == 3
-        if name == "two-pair":
-            return n2 == 2 and n3 == 0 and n4 == 0
-        if name == "one-pair":
-            return n2 == 1 and n3 == 0 and n4 == 0
-        if name == "no-pair":
-            return n2 == 0 and n3 == 0 and n4 == 0 and not five
-        if name == "joker":
-            return any(c.is_joker for c in self.seven)
-        if name.startswith("single-"):
-            return _rank_of(name[7:]) in by[1]
-        raise HouseWayError(f"unknown feature {name!r}")  # pragma: no cover - parse checks
-
-    def holds(self, c: Condition) -> bool:
-        """Whether a condition holds for this hand."""
-        if c.kind == "true":
-            return True
-        if c.kind == "flag":
-            return self.flag(c.name)
-        if c.kind == "cmp":
-            left = self.feature(c.name)
-            right = self.feature(c.other) if c.other else c.value
-            return {
-                "==": left == right,
-                "!=": left != right,
-                "<": left < right,
-                "<=": left <= right,
-                ">": left > right,
-                ">=": left >= right,
-            }[c.op]
-        if c.kind == "in":
-            return self.feature(c.name) in c.ranks
-        if c.kind == "not":
-            return not self.holds(c.args[0])
-        if c.kind == "and":
-            return all(self.holds(a) for a in c.args)
-        if c.kind == "or":
-            return any(self.holds(a) for a in c.args)
-        if c.kind == "leaves":
-            assert c.low is not None
-            return any(high.category in c.cats for _, high, _ in self.matching(c.low))
-        raise AssertionError(c.kind)  # pragma: no cover
-
-    def slot_rank(self, slot: tuple[str, int | str]) -> int | None:
-        """The rank a low spec's slot asks for (14 for the joker), None if the hand has none."""
-        kind, arg = slot
-        if kind == "group":
-            rank = self.feature(str(arg))
-            return rank or None
-        if kind == "single":
-            singles = self.by_count[1]
-            return singles[int(arg) - 1] if len(singles) >= int(arg) else None
-        if kind == "rank":
-            return int(arg) if int(arg) in self.groups else None
-        return ACE if any(c.is_joker for c in self.seven) else None  # the joker
-
-    def matching(self, spec: LowSpec) -> list[tuple[Setting, HandValue, TwoCardValue]]:
-        """The settings whose low hand fits ``spec`` (any setting not a foul for ``any``)."""
-        if spec.is_any:
-            return [t for t in self.settings() if not low_outranks_high(t[1], t[2])]
-        wants = [self.slot_rank(s) for s in spec.slots]
-        if any(w is None for w in wants):
-            return []
-        joker = [s[0] == "joker" for s in spec.slots]
-
-        def fits(card: Card, n: int) -> bool:
-            return card.rank == wants[n] and (card.is_joker or not joker[n])
-
-        out = []
-        for t in self.settings():
-            a, b = t[0].low
-            if len(spec.slots) == 1:
-                if fits(a, 0) or fits(b, 0):
-                    out.append(t)
-            elif (fits(a, 0) and fits(b, 1)) or (fits(a, 1) and fits(b, 0)):
-                out.append(t)
-        return out
-
-    def act(self, rule: Rule) -> tuple[Setting, HandValue] | None:
-        """The setting a rule's action chooses, or None when no candidate can be made."""
-        best: tuple[tuple[int, int], Setting, HandValue] | None = None
-        for spec in rule.low:
-            for setting, high, low in self.matching(spec):
-                if rule.high and high.category not in rule.high:
-                    continue
-                # best-low: the low hand first; first (within a spec: the strongest high
-                # hand) and best-high: the high hand first
-                best_low = rule.choose == "best-low"
-                key = (low.key, high.key) if best_low else (high.key, low.key)
-                if best is None or key > best[0]:
-                    best = (key, setting, high)
-            if rule.choose == "first" and best is not None:
-                break
-        return None if best is None else (best[1], best[2])
-
-
-def _rank_of(letter: str) -> int:
-    return next(r for r, name in RANK_NAMES.items() if name == letter)
 
 
 def _read_preset(name: str) -> HouseWay:

@@ -374,3 +374,43 @@ def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
     inside(page, f"#floor-types tr[data-table='{made['id']}'] [data-field=band]", width)
     check_a11y(page)
     shot(page, f"-{viewport}-floor")
+
+
+OWN_WAY = """name = "my-casino"
+
+[[rule]]
+id = "mine.best-low"
+choose = "best-low"
+"""
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_operator_opens_a_table_with_its_own_house_way_file(
+    floor: Any, page: Page, shot: Any, viewport: str
+) -> None:
+    """docs/house-way.md: the form takes a house-way file, says what is wrong with a bad one
+    (its line and word), and opens the table with a good one (checked over every hand; here
+    checked once beforehand, so the server finds the answer kept)."""
+    from paigow.analysis.compiled import validate
+
+    assert validate(HouseWay.from_text(OWN_WAY, "house_way_toml")) == []
+    resize(page, viewport)
+    as_operator(page, floor.url, timeout=WAIT)
+    expect(page.locator("#t-house-own")).to_be_hidden(timeout=WAIT)
+    page.select_option("#t-house", "")
+    expect(page.locator("#t-house-own")).to_be_visible()
+    page.fill("#t-name", f"Own way {viewport}")
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("Choose your house way's file")
+    page.fill("#t-house-toml", OWN_WAY.replace('choose = "best-low"', 'when = "flsh"'))
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("house_way_toml:3", timeout=WAIT)
+    expect(page.locator("#op-msg")).to_contain_text("unknown feature 'flsh'")
+    shot(page, f"-refused-{viewport}")
+    page.fill("#t-house-toml", OWN_WAY)
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#op-msg")).to_contain_text("house way my-casino", timeout=WAIT)
+    made = [t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Own way {viewport}"]
+    assert [t["house_way"] for t in made] == ["my-casino"]
+    check_a11y(page)
+    shot(page, f"-{viewport}")

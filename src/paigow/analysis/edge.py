@@ -210,7 +210,18 @@ def house_way_edge(
         runner.map(edge_chunk, todo, record)
     if stop_after is not None and len(done) < len(chunks_for(spec, deck)):
         raise InterruptedError(f"stopped after {stop_after} chunks; {len(done)} done")
-    n = len(deck)
+    return _result(done, len(deck), push, commission, time.perf_counter() - started)
+
+
+def _result(
+    done: Mapping[str, Sequence[int]],
+    n: int,
+    push: PushRule,
+    commission: Commission | None,
+    seconds: float,
+) -> EdgeResult:
+    """The house-way player's result from every chunk's sums (inclusion-exclusion over the card
+    sets the two hands share), checked: each card set counted once, every deal once."""
     totals = [0, 0, 0]
     sets_by_k = [0] * 8
     flagged = done.get("0:0", [0, 0, 0, 0, 0])[4] if push is not PushRule.NONE else 0
@@ -233,7 +244,7 @@ def house_way_edge(
     if totals[2] != deals:
         raise AssertionError(f"inclusion-exclusion counted {totals[2]} deals, expected {deals}")
     win, loss = totals[0], totals[1]
-    extra: dict[str, Any] = {"deck": len(deck), "chunks": len(done)}
+    extra: dict[str, Any] = {"deck": n, "chunks": len(done)}
     if push is not PushRule.NONE:
         extra["push_rule"] = push.value
         extra["pushed_by_rule"] = flagged * comb(n - 7, 7)
@@ -244,9 +255,40 @@ def house_way_edge(
         deals - win - loss,
         loss,
         commission or Commission(),
-        time.perf_counter() - started,
+        seconds,
         extra,
     )
+
+
+def table_edge(
+    table: np.ndarray,
+    n_five: int,
+    n_two: int,
+    workers: int = 2,
+    commission: Commission | None = None,
+) -> EdgeResult:
+    """The house-way player's exact result over every deal of the full deck for a dealer's
+    table held in memory (the layout of :class:`~paigow.analysis.compiled.CompiledHouseWay`),
+    the player setting by the same table; no push rule, no checkpoint (about as long as
+    :func:`house_way_edge`). For tables that are no house way's own: one house way's settings
+    with another's in some hands (``paigow report house-ways``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    started = time.perf_counter()
+    deck = np.array(FULL_DECK_INDICES, dtype=np.int64)
+
+    def run(chunk: tuple[int, int]) -> tuple[str, list[int]]:
+        k, top = chunk
+        out = K.edge_chunk(
+            k, top, deck, table, K.BINOM, n_five, n_two, KT.MODE_NONE, NO_MASK, NO_MASK
+        )
+        return f"{k}:{top}", [int(x) for x in out[:4]]
+
+    # the chunks of chunks_for, the largest first
+    chunks = [(k, top) for k in range(6, 0, -1) for top in range(52, k - 2, -1)] + [(0, 0)]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        done = dict(pool.map(run, chunks))
+    return _result(done, 53, PushRule.NONE, commission, time.perf_counter() - started)
 
 
 def save_result(spec: TableSpec, result: EdgeResult) -> Path:

@@ -118,7 +118,7 @@ def _shape_known(five: int, fours: int, threes: int, pairs: int) -> dict[str, in
         "trips": int(threes == 1 and pairs == 0 and fours == 0),
         "three-pair": int(pairs == 3),
         "two-pair": int(pairs == 2 and threes == 0 and fours == 0),
-        "one-pair": int(pairs == 1 and threes == 0 and fours == 0),
+        "one-pair": int(pairs == 1 and threes == 0 and fours == 0 and five == 0),
         "no-pair": int(pairs == 0 and threes == 0 and fours == 0 and five == 0),
         "pairs": pairs,
         "threes": threes,

@@ -56,7 +56,8 @@ def show_command(house_way: WayArg, as_json: AnalysisJsonOpt = False) -> None:
         console.print("bands: " + ", ".join(f"{k} = {v}" for k, v in way.bands.items()))
     table = Table("#", "rule id", "when", "sets")
     for n, rule in enumerate(way.rules, 1):
-        table.add_row(str(n), rule.id, str(rule.text.get("when", "always")), rule.action_text())
+        when = " ".join(str(rule.text.get("when", "always")).split())
+        table.add_row(str(n), rule.id, when, rule.action_text())
     console.print(table)
 
 

@@ -1,7 +1,8 @@
 """``paigow report``: the par sheet (the default: ``paigow report --out FILE ...``, also
 ``paigow report sheet``; ``--bonus PAYTABLE|FILE`` adds each side wager offered with its exact
 return, ``--ruleset FILE`` takes a table's ruleset, its side wagers offered included) and
-``paigow report floor``, the floor's report by gaming day.
+``paigow report floor``, the floor's report by gaming day, and ``paigow report house-ways``, the
+house ways side by side (their exact edges and where they differ).
 
 ``paigow report floor --database URL --from DATE --to DATE --format csv|json|html [--out FILE]``
 writes the floor report, and exits with status 1, naming every difference, when the round records
@@ -74,8 +75,8 @@ class ReportFormat(StrEnum):
 
 report_app = typer.Typer(
     cls=ReportGroup,
-    help="Reports: the par sheet (paigow report --out FILE ...) or the floor's report "
-    "by gaming day (paigow report floor ...).",
+    help="Reports: the par sheet (paigow report --out FILE ...), the floor's report by gaming "
+    "day (paigow report floor ...) or the house ways side by side (paigow report house-ways).",
 )
 
 
@@ -164,6 +165,97 @@ def sheet_command(
         notes = [note for _, note in offers]
         write_report(out, render(ruleset, way, stats, sim, edges, costs, analyses, notes))
     out_console().print(f"wrote {out}")
+
+
+@report_app.command("house-ways")
+def house_ways_command(
+    house_way: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--house-way",
+            metavar="NAME|FILE",
+            help="A house way to show (repeat for each; default: every preset).",
+        ),
+    ] = None,
+    base: Annotated[
+        str,
+        typer.Option(
+            "--base", metavar="NAME|FILE", help="The house way the others are set beside."
+        ),
+    ] = "standard",
+    wheel: WheelOpt = Wheel.SECOND,
+    commission: Annotated[
+        str, typer.Option("--commission", metavar="RATE", help="Commission rate, at most 0.05.")
+    ] = "0.05",
+    no_worth: Annotated[
+        bool,
+        typer.Option(
+            "--no-worth",
+            help="Leave out what each difference is worth to the house (an exact edge each).",
+        ),
+    ] = False,
+    workers: WorkersOpt = 2,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """House ways side by side: each one's exact house edge and push rate (the house-way player
+    against the dealer), the optimal player's edge where its strategy is compiled, and the rule
+    ids that set hands otherwise than the base: how many, and what each difference alone is
+    worth to the house (the base's exact edge with only those hands changed, less its own)."""
+    import json
+
+    from rich.table import Table
+
+    from paigow.analysis.house_ways import compare
+    from paigow.analysis.runner import Runner
+    from paigow.cli.jobs import build_command, open_compiled
+    from paigow.house_way import BUILTIN_PRESETS
+
+    rate = parse_commission(commission)
+    ways = [load_house_way(name) for name in (house_way or BUILTIN_PRESETS)]
+    base_way = load_house_way(base)
+    err = terminal_err_console()
+    for way in dict.fromkeys([base_way, *ways]):
+        open_compiled(way, wheel, workers)
+    with err.status("counting the exact edges") as status:
+        figures = compare(
+            ways, base_way, wheel, rate, Runner(workers=workers),
+            progress=lambda what: status.update(f"counting the exact edges: {what}"),
+            worth=not no_worth,
+        )  # fmt: skip
+    if as_json:
+        print(json.dumps({"base": base_way.name, "commission": rate.as_str(),
+                          "wheel": wheel.value, "house_ways": [f.to_dict() for f in figures]}))  # fmt: skip
+        return
+    console = out_console()
+    table = Table("house way", "house edge", "push rate", "optimal edge", "cost to the player",
+                  f"hands set otherwise than {base_way.name}", title="The house ways")  # fmt: skip
+    for f in figures:
+        table.add_row(
+            f.way.name,
+            f"{float(f.edge.house_edge):.6%}",
+            f"{float(f.push_rate):.4%}",
+            "-" if f.optimal is None else f"{float(f.optimal.house_edge):.6%}",
+            "-" if f.cost is None else f"{float(f.cost):.4%}",
+            f"{f.differ:,}",
+        )
+    console.print(table)
+    for f in figures:
+        if not f.rules:
+            continue
+        rows = Table("rule id", "hands it sets", "set otherwise", "worth to the house",
+                     title=f"{f.way.name}: where it differs from {base_way.name}")  # fmt: skip
+        for r in sorted(f.rules, key=lambda r: -r.differ):
+            worth = "-" if r.worth is None else f"{float(r.worth):+.4%}"
+            rows.add_row(r.rule, f"{r.hands:,}", f"{r.differ:,}", worth)
+        console.print(rows)
+    missing = [f.way.name for f in figures if f.optimal is None]
+    if missing:
+        console.print(
+            "no optimal edge (its strategy is not compiled) for "
+            + ", ".join(missing)
+            + ": "
+            + "; ".join(build_command(n, wheel, rate) for n in missing)
+        )
 
 
 def _read_ruleset(path: Path, house_way: str, wheel: Wheel, commission: str | None) -> Ruleset:

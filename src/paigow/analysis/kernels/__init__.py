@@ -12,11 +12,13 @@
 - :mod:`.colex`: colex indices, combinations and suit classes;
 - :mod:`.optimal` and :mod:`.strategy`: the optimal player;
 - :mod:`.bonus` and :mod:`.bonus_sim`: the side wagers' bonus hand, counted over every hand and
-  in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone).
+  in the simulation (imported as submodules; cached counts depend on :mod:`.bonus` alone);
+- :mod:`.numba_cache`: numba's own cache of compiled kernels, by the digest of their sources.
 
 A compiled table depends only on :mod:`.keys`, :mod:`.program`, :mod:`.table` and :mod:`.colex`,
-with the house way's compiler (:mod:`paigow.analysis.program`) and the words of its rules
-(:mod:`paigow.house_way_rules`) (:data:`TABLE_SOURCES`): editing the others leaves compiled
+with the house way's compiler (:mod:`paigow.analysis.program`) and the reading of its rules
+(:mod:`paigow.house_way_words`, :mod:`paigow.house_way_conditions`,
+:mod:`paigow.house_way_rules`) (:data:`TABLE_SOURCES`): editing the others leaves compiled
 tables valid. A saved exact edge, and
 the checkpoints of its run, are keyed by the digest of the code that counts it, per player
 (:data:`EDGE_SOURCES`, :func:`edge_digest`).
@@ -29,6 +31,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+from paigow.analysis.kernels import numba_cache  # noqa: F401  (first: numba's cache folder)
 from paigow.analysis.kernels.colex import (
     BINOM,
     Arr,
@@ -85,7 +88,9 @@ TABLE_SOURCES = (
     "program.py",
     "table.py",
     "paigow/analysis/program.py",  # the compiler of a house way's rules
-    "paigow/house_way_rules.py",  # what the rules' words mean
+    "paigow/house_way_words.py",  # what the rules' words mean
+    "paigow/house_way_conditions.py",
+    "paigow/house_way_rules.py",
 )
 STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 
@@ -181,7 +186,6 @@ __all__ = [
     "best7_key",
     "binomials",
     "build_slice",
-    "differ_slice",
     "canonical",
     "colex",
     "colex5",
@@ -189,6 +193,7 @@ __all__ = [
     "count_classes",
     "dealer_histogram",
     "dense_setting",
+    "differ_slice",
     "dominance_counts",
     "dominance_hist",
     "dominance_pairs",

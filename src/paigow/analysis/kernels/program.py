@@ -152,7 +152,7 @@ def _features(s: Arr, w: Arr) -> None:
     w[F_TRIPS] = 1 if nt == 1 and np_ == 0 and nq == 0 else 0
     w[F_THREE_PAIR] = 1 if np_ == 3 else 0
     w[F_TWO_PAIR] = 1 if np_ == 2 and nt == 0 and nq == 0 else 0
-    w[F_ONE_PAIR] = 1 if np_ == 1 and nt == 0 and nq == 0 else 0
+    w[F_ONE_PAIR] = 1 if np_ == 1 and nt == 0 and nq == 0 and five == 0 else 0
     w[F_NO_PAIR] = 1 if np_ == 0 and nt == 0 and nq == 0 and five == 0 else 0
     jk = 1 if s[0] == JOKER else 0
     w[F_JOKER] = jk

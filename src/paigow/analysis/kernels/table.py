@@ -124,11 +124,22 @@ def lookup(table: Arr, idx: int) -> tuple[Any, Any]:
 
 @nb.njit(cache=True, nogil=True)
 def differ_slice(
-    top: int, prog: Arr, lowest_wheel: bool, table: Arr, base: Arr, binom: Arr, counts: Arr
+    top: int,
+    prog: Arr,
+    lowest_wheel: bool,
+    table: Arr,
+    base: Arr,
+    binom: Arr,
+    counts: Arr,
+    copy: Arr,
+    out: Arr,
 ) -> int:
     """For every hand whose highest card is ``top``: where the compiled ``table`` (set by the
     house way ``prog``) and the compiled ``base`` hold different settings, count the hand in
-    ``counts[outcome]``, the outcome ``prog`` gives it. Returns the hands that differ."""
+    ``counts[outcome]``, the outcome ``prog`` gives it; and where ``copy[outcome]`` is set,
+    copy the hand's setting from ``table`` into ``out`` (a copy of ``base``: the base with those
+    rules' hands set as ``table`` sets them; ``out`` may be empty when ``copy`` is all zero).
+    Returns the hands that differ."""
     s = np.empty(7, dtype=np.int64)
     s[0] = top
     idx = binom[top, 7]
@@ -161,7 +172,11 @@ def differ_slice(
                                 and table[k + 2] == base[k + 2]
                             ):
                                 continue
-                            _, _, out = house_way_program(s, prog, lowest_wheel, work)
-                            counts[out] += 1
+                            _, _, got = house_way_program(s, prog, lowest_wheel, work)
+                            counts[got] += 1
                             n += 1
+                            if copy[got]:
+                                out[k] = table[k]
+                                out[k + 1] = table[k + 1]
+                                out[k + 2] = table[k + 2]
     return n

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
 from paigow.errors import PaigowError
-from paigow.house_way import BUILTIN_PRESETS, HouseWay
+from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.service.accounts.auth import Principal
@@ -46,42 +46,6 @@ __all__ = [
     "OPEN_STATUSES",
     "SPOTS",
 ]
-
-
-def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) -> HouseWay:
-    """A built-in preset by name, an operator's house way as its file's table (the rule
-    language, or the first format's ``{name, two_pair, quads}``), or as the text of its TOML
-    file (``toml_text``, which wins); never a path (the API must not read the server's files).
-    Only what the file says is checked here; :func:`validate_house_way` runs it over every
-    hand."""
-    try:
-        if toml_text is not None:
-            return HouseWay.from_text(toml_text, "house_way_toml")
-        if isinstance(spec, str):
-            if spec.strip().lower() not in BUILTIN_PRESETS:
-                raise Unprocessable(
-                    f"unknown house way {spec!r}: use a preset ({', '.join(BUILTIN_PRESETS)}), "
-                    "give the house way's rules {name, bands, rules} or its file as "
-                    "house_way_toml",
-                    code="bad-house-way",
-                )
-            return HouseWay.preset(spec)
-        return HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
-    except PaigowError as exc:
-        raise Unprocessable(str(exc), code="bad-house-way") from None
-
-
-def validate_house_way(way: HouseWay, wheel: str) -> None:
-    """Refuse a house way that leaves a hand without a rule, sets one into a foul or has a rule
-    that sets no hand (run over all 154,143,080 hands once per house way: tens of seconds, then
-    remembered; the presets are checked by the test suite)."""
-    if way.name in BUILTIN_PRESETS and way == HouseWay.preset(way.name):
-        return
-    from paigow.analysis.compiled import validate  # the kernels load only when needed
-
-    problems = validate(way, Wheel(wheel))
-    if problems:
-        raise Unprocessable("; ".join(problems), code="bad-house-way")
 
 
 def build_ruleset(

@@ -62,7 +62,7 @@ export async function operatorView(root, shell) {
   houseFile.addEventListener("change", async () => { if (houseFile.files[0]) houseText.value = await houseFile.files[0].text(); });
   const housePanel = h("fieldset", { id: "t-house-own", class: "house-own", hidden: true },
     h("legend", {}, "Your house way"),
-    h("p", { id: "t-house-hint", class: "hint" }, "A house-way file in the rule language (see the rules page): it is run over all 154,143,080 hands before the table opens (up to a minute), and refused with an example hand where it leaves one without a rule or sets one into a foul."),
+    h("p", { id: "t-house-hint", class: "hint" }, "A house-way file in the rule language (docs/house-way.md): it is run over all 154,143,080 hands before the table opens (up to a minute), and refused with an example hand where it leaves one without a rule or sets one into a foul."),
     field("File", houseFile), field("Or its rules", houseText));
   f.house.addEventListener("change", () => { housePanel.hidden = f.house.value !== ""; });
   // the side wagers the table offers: each preset pay table, its limits, a progressive's bank
@@ -133,7 +133,7 @@ export async function operatorView(root, shell) {
         });
         msg.className = "ok";
         msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
-          (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
+          (own ? `; house way ${t.house_way}` : "") + (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
           (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
         announce(msg.textContent);
         await loadTables();

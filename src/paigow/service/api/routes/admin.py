@@ -40,7 +40,7 @@ from paigow.service.api.schemas import (
 )
 from paigow.service.books import audit, ledger
 from paigow.service.errors import NotFound
-from paigow.service.game import rounds, side, tables
+from paigow.service.game import house_way_checks, rounds, side, tables
 from paigow.service.game.variants import variant_settings
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
@@ -64,13 +64,15 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     mode; a ``variant`` (ez, commission-free, face-up) sets
     the commission, push rule and face up that the body does not give; ``dragon`` offers the
     dragon hand (off by default)."""
-    way = tables.house_way_from(
+    way = house_way_checks.house_way_from(
         body.house_way
         if isinstance(body.house_way, str)
         else body.house_way.model_dump(exclude_none=True),
         body.house_way_toml,
     )
-    await asyncio.to_thread(tables.validate_house_way, way, body.wheel)  # every hand, once
+    await asyncio.to_thread(
+        house_way_checks.validate_house_way, way, body.wheel
+    )  # every hand, once
     offers = side.build_offers(
         [
             side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)

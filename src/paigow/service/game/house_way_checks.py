@@ -1,0 +1,51 @@
+"""An operator's house way at a table (docs/house-way.md, docs/service.md): a preset by name, the
+rules as the API's JSON, or the text of a house-way file, refused with what is wrong; and the
+check over every hand before a table takes it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from paigow.errors import PaigowError
+from paigow.house_way import BUILTIN_PRESETS, HouseWay
+from paigow.ranking import Wheel
+from paigow.service.errors import Unprocessable
+
+
+def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) -> HouseWay:
+    """A built-in preset by name, an operator's house way as its file's table (the rule
+    language, or the first format's ``{name, two_pair, quads}``), or as the text of its TOML
+    file (``toml_text``, which wins); never a path (the API must not read the server's files).
+    Only what the file says is checked here; :func:`validate_house_way` runs it over every
+    hand."""
+    try:
+        if toml_text is not None:
+            return HouseWay.from_text(toml_text, "house_way_toml")
+        if isinstance(spec, str):
+            if spec.strip().lower() not in BUILTIN_PRESETS:
+                raise Unprocessable(
+                    f"unknown house way {spec!r}: use a preset ({', '.join(BUILTIN_PRESETS)}), "
+                    "give the house way's rules {name, bands, rules} or its file as "
+                    "house_way_toml",
+                    code="bad-house-way",
+                )
+            return HouseWay.preset(spec)
+        return HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
+    except PaigowError as exc:
+        raise Unprocessable(str(exc), code="bad-house-way") from None
+
+
+def validate_house_way(way: HouseWay, wheel: str) -> None:
+    """Refuse a house way that leaves a hand without a rule, sets one into a foul or has a rule
+    that sets no hand (run over all 154,143,080 hands once per house way: tens of seconds, then
+    remembered). The presets are checked by the test suite; a first-format file is the fixed
+    rules, which end in a rule for every hand and cannot foul, whatever the parameters (a rule
+    its parameters leave unreachable refuses no table that played before)."""
+    if way.translated or (way.name in BUILTIN_PRESETS and way == HouseWay.preset(way.name)):
+        return  # the first format's fixed rules set every hand; the presets pass the suite's
+    from paigow.analysis.compiled import validate  # the kernels load only when needed
+
+    problems = validate(way, Wheel(wheel))
+    if problems:
+        raise Unprocessable("; ".join(problems), code="bad-house-way")

@@ -1,0 +1,84 @@
+"""An operator's own house way at a table (docs/house-way.md, docs/service.md): the table form
+and API take a house-way file of the rule language or its table as JSON, refuse a bad one with
+what is wrong (its line, or a hand it leaves without a rule), and a table created with one sets
+the dealer's hand, and a timed-out player's, by its rules, with their ids in the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
+
+MINE = """name = "my-casino"
+title = "Every hand by the best low"
+
+[[rule]]
+id = "mine.best-low"
+choose = "best-low"
+"""
+
+
+def test_a_bad_house_way_file_is_refused_with_its_line(svc: Any) -> None:
+    op = svc.op
+    bad = MINE.replace('choose = "best-low"', 'when = "pairs >= 2 and flsh"\nlow = "pair"')
+    r = op.post("/api/admin/tables", {"name": "x", "house_way_toml": bad})
+    assert r.status_code == 422 and r.json()["code"] == "bad-house-way"
+    assert "house_way_toml:4: rule 'mine.best-low'" in r.json()["detail"]
+    assert "unknown feature 'flsh'" in r.json()["detail"]
+    r = op.post("/api/admin/tables", {"name": "x", "house_way": "casino-royale"})
+    assert r.status_code == 422 and "use a preset" in r.json()["detail"]
+    r = op.post("/api/admin/tables", {"name": "x", "house_way_toml": "name = 3"})
+    assert r.status_code == 422 and r.json()["code"] == "bad-house-way"
+
+
+def test_a_house_way_that_leaves_hands_without_a_rule_is_refused_with_one(svc: Any) -> None:
+    holes = MINE.replace('choose = "best-low"', 'when = "pairs > 0"\nlow = "single1+single2"')
+    r = svc.op.post("/api/admin/tables", {"name": "x", "house_way_toml": holes})
+    assert r.status_code == 422 and r.json()["code"] == "bad-house-way"
+    detail = r.json()["detail"]
+    assert "hands have no rule, e.g. " in detail
+    example = detail.split("e.g. ", 1)[1].split(":", 1)[0]
+    way = HouseWay.from_text(holes)
+    with pytest.raises(Exception, match="no rule sets the hand"):
+        way.set_hand(parse_cards(example))
+    assert all(t["name"] != "x" for t in svc.op.ok(svc.op.get("/api/tables")))  # none made
+
+
+@pytest.mark.slow
+def test_a_table_plays_by_an_operators_own_house_way(svc: Any) -> None:
+    """Checked over every hand at creation (tens of seconds, once per house way)."""
+    from paigow.analysis.compiled import validate
+
+    op = svc.op
+    # checked here first, so that the server finds the answer kept (the request would otherwise
+    # wait out the run over every hand)
+    assert validate(HouseWay.from_text(MINE, "house_way_toml")) == []
+    made = op.ok(
+        op.post(
+            "/api/admin/tables",
+            {"name": "mine", "house_way_toml": MINE, "betting_time_ms": 400,
+             "setting_time_ms": 1500},
+        ),
+        201,
+    )  # fmt: skip
+    assert made["house_way"] == "my-casino"
+    way = HouseWay.from_text(MINE)
+    a = svc.player()
+    a.sit(made["id"], 1)
+    rid = a.ok(a.wager(made["id"], 1000))["round_id"]
+    h = a.wait_dealt(made["id"])
+    a.wait_phase(made["id"], (None, "settled"))  # never sets: the house way sets it
+    rnd = op.ok(op.get(f"/api/rounds/{rid}"))
+    mine = next(e for e in rnd["events"] if e["type"] == "hand-set")
+    assert (mine["by"], mine["rule"]) == ("house-way", "mine.best-low")
+    want = way.set_hand(parse_cards(h["cards"])).setting
+    assert sorted(mine["low"]) == sorted(c.code for c in want.low) or sorted(
+        parse_cards(mine["low"])
+    ) == sorted(want.low)
+    dealer = next(e for e in rnd["events"] if e["type"] == "dealer-set")
+    assert dealer["rule"] == "mine.best-low"
+    started = rnd["events"][0]
+    assert started["house_way"]["rules"][0]["id"] == "mine.best-low"
