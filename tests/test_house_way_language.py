@@ -9,6 +9,7 @@ import itertools
 import json
 import random
 import re
+import tempfile
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from paigow.analysis import compiled as C
 from paigow.analysis import kernels as K
@@ -24,6 +26,7 @@ from paigow.analysis.kernels import program as KP
 from paigow.analysis.program import compile_way, set_hand, shape_mask
 from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card, parse_cards
+from paigow.cli import app
 from paigow.errors import HouseWayError
 from paigow.house_way import BUILTIN_PRESETS, RULE_IDS, HouseWay
 from paigow.house_way_legacy import LegacyParams
@@ -388,10 +391,19 @@ def test_the_check_over_every_hand_finds_each_problem_as_the_docs_show() -> None
     assert found is not None
     toml_text, shown = found.groups()
     way = HouseWay.from_text(toml_text, "house.toml")
-    survey = C.check(way)
-    problems = survey.problems()
+    folder = Path(tempfile.mkdtemp())
+    (folder / "house.toml").write_text(toml_text)
+    result = CliRunner().invoke(app, ["house-way", "check", str(folder / "house.toml"), "--json"])
+    assert result.exit_code == 1, result.output
+    printed = json.loads(result.stdout.splitlines()[0])
+    problems = [p.replace(str(folder / "house.toml"), "house.toml") for p in printed["problems"]]
     said = " ".join(shown.split("error: ", 1)[1].split())
     assert " ".join(" ".join(problems).split()) == said
+    assert [r["hands"] for r in printed["by_rule"]] == [
+        int(n.replace(",", "")) for n in re.findall(r"│ ([\d,]+) +│ [\d.]+% │", shown)
+    ]
+    survey = C.check(way, stop_early=True)  # the same first problem, found early
+    assert survey.unset > 0 and not survey.complete
     unset, foul, unreachable = problems
     assert foul.startswith("house.toml:3: rule 'ace-low' sets ") and "into a foul" in foul
     assert unreachable.startswith("house.toml:13: rule 'kings-again' is unreachable")
@@ -399,9 +411,6 @@ def test_the_check_over_every_hand_finds_each_problem_as_the_docs_show() -> None
         way.set_hand(parse_cards(foul.rsplit("e.g. ", 1)[1]))
     with pytest.raises(HouseWayError, match="no rule sets the hand"):
         way.set_hand(parse_cards(unset.split("e.g. ", 1)[1].split(":", 1)[0]))
-    by_id = survey.reach_by_id()
-    for rid, hands in re.findall(r"│ \d │ ([a-z-]+) +│ \d+ +│ ([\d,]+) ", shown):
-        assert by_id[rid] == int(hands.replace(",", "")), rid
 
 
 def test_validate_keeps_its_answer_by_the_rules_digest(
@@ -546,3 +555,23 @@ def test_the_readme_example_loads_and_plays_the_straight() -> None:
     assert got.rule == "two-pair.straight"
     assert evaluate_five(got.setting.high).category.name == "STRAIGHT"
     assert way.set_hand(parse_cards("6s 6d 5c 5h 4d 3c As")).rule == "pai-gow"
+
+
+# ------------------------------------------------------------------------------ the command line
+def test_the_house_way_commands_list_show_and_refuse(tmp_path: Path) -> None:
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(app, ["house-way", "list", "--json"]).stdout)
+    assert [w["name"] for w in listed] == list(BUILTIN_PRESETS)
+    assert all(w["source"] for w in listed)
+    shown = runner.invoke(app, ["house-way", "show", "foxwoods", "--json"])
+    assert HouseWay.from_dict(json.loads(shown.stdout)) == HouseWay.preset("foxwoods")
+    text = runner.invoke(app, ["house-way", "show", "ballys-ac"], env={"COLUMNS": "200"})
+    assert text.exit_code == 0 and "straight.joker-ace-high" in text.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n\n[[rule]]\nid = "x"\nwhen = "two-pair and hihg-pair == 9"\n')
+    for command in ("show", "check"):
+        result = runner.invoke(app, ["house-way", command, str(bad)])
+        assert result.exit_code != 0
+        assert f"{bad}:3: rule 'x'" in " ".join(result.output.split())
+    result = runner.invoke(app, ["hand", "Qs Qh 9c 9d 5s 3h 2c", "--house-way", "gold-star-school"])
+    assert result.exit_code == 0 and "gold-star-school" in result.stdout

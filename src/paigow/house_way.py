@@ -219,7 +219,7 @@ class HouseWay:
 
     def check_static(self) -> None:
         """What can be seen without dealing a hand: a rule after one that sets every hand can
-        never apply (the exhaustive checks are :func:`paigow.analysis.program.check`)."""
+        never apply (the exhaustive checks are :func:`paigow.analysis.compiled.check`)."""
         for n, rule in enumerate(self.rules[:-1]):
             if rule.when.kind == "true" and rule.low[0].is_any and not rule.high:
                 later = self.rules[n + 1]

@@ -1,9 +1,11 @@
-"""A house way compiled for the kernels, and the exhaustive check of a house way file.
+"""A house way compiled for the kernels.
 
 :func:`compile_way` turns the rules of any :class:`~paigow.house_way.HouseWay` into the array
-that :func:`paigow.analysis.kernels.program.house_way_program` reads; :func:`check` runs that
-program over all 154,143,080 hands and refuses a house way that leaves a hand without a rule or
-sets one into a foul (with an example hand), and names the rules that never set a hand.
+that :func:`paigow.analysis.kernels.program.house_way_program` reads: per hand shape (its groups
+of five, four, three and two of a rank) the rules that can hold for it, each condition folded
+for that shape; :func:`paigow.analysis.compiled.check` runs the program over all 154,143,080
+hands and refuses a house way that leaves a hand without a rule or sets one into a foul (with an
+example hand), and names the rules that never set a hand.
 
 >>> from paigow.house_way import HouseWay
 >>> p = compile_way(HouseWay.preset("standard"))

@@ -37,4 +37,4 @@ def _root() -> Path:
 
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = str(_root() / "numba" / kernels_digest())
+    numba.config.CACHE_DIR = str(_root() / "numba" / kernels_digest())  # type: ignore[attr-defined]
