@@ -68,7 +68,7 @@ class HouseWay:
 
     >>> hw = HouseWay.preset("standard")
     >>> hw.name, len(hw.rules), hw.rules[0].id
-    ('standard', 24, 'five-aces.kings')
+    ('standard', 23, 'five-aces.kings')
     >>> HouseWay.preset("casino-royale")
     Traceback (most recent call last):
     ...
@@ -162,7 +162,28 @@ class HouseWay:
         cls, data: Mapping[str, Any], origin: str = "", lines: Sequence[int] = ()
     ) -> HouseWay:
         """From a file's table (``rule`` or ``rules``: the list of rules), or from the first
-        format's ``{"name", "two_pair", "quads"}`` (translated); unknown keys are refused."""
+        format's ``{"name", "two_pair", "quads"}`` (translated); unknown keys are refused. The
+        same table read again (a table's house way at each step, a log's at each replay) is the
+        house way read before: the rules are read once.
+
+        >>> d = HouseWay.preset("foxwoods").to_dict()
+        >>> HouseWay.from_dict(d) is HouseWay.from_dict(dict(d))
+        True
+        """
+        try:
+            key = json.dumps([data, origin, list(lines)], sort_keys=True)
+        except (TypeError, ValueError):
+            return cls._read_dict(data, origin, lines)
+        way = _READ.get(key)
+        if way is None:
+            way = cls._read_dict(data, origin, lines)
+            if len(_READ) >= 64:
+                _READ.pop(next(iter(_READ)))
+            _READ[key] = way
+        return way
+
+    @classmethod
+    def _read_dict(cls, data: Mapping[str, Any], origin: str, lines: Sequence[int]) -> HouseWay:
         where = origin or str(data.get("name", "house way"))
         if is_legacy(data):
             unknown = sorted(set(data) - {"name", "two_pair", "quads"})
@@ -172,7 +193,9 @@ class HouseWay:
             for preset in ("standard", "foxwoods"):
                 if _PRESET_PARAMS[preset] == params.to_dict() and data.get("name") == preset:
                     return _preset(preset)
-            way = cls.from_dict({"name": data.get("name", ""), "rules": translate(params)}, where)
+            way = cls._read_dict(
+                {"name": data.get("name", ""), "rules": translate(params)}, where, ()
+            )
             way.translated = True
             return way
         unknown = sorted(set(data) - set(_TOP_KEYS))
@@ -318,6 +341,7 @@ def _read_preset(name: str) -> HouseWay:
 
 
 _PRESETS: dict[str, HouseWay] = {}
+_READ: dict[str, HouseWay] = {}  # HouseWay.from_dict's, by the table read (the last 64)
 #: The first format's parameters of the two presets that were written in it.
 _PRESET_PARAMS: Final = {
     "standard": {

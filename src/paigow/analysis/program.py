@@ -12,7 +12,7 @@ example hand), and names the rules that never set a hand.
 >>> p.outcomes[:3]
 ('five-aces.kings', 'five-aces.split', 'straight-flush')
 >>> int(p.prog[0, 0])  # the number of rules
-24
+23
 """
 
 from __future__ import annotations
