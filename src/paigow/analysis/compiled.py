@@ -1,7 +1,7 @@
 """The compiled house way: the dealer's setting for every one of the C(53, 7) = 154,143,080
 seven-card hands, as (dense high rank, dense low rank), indexed by the hand's colex index.
 
-Stored in a user cache folder, one file per (house way parameters, wheel, format), with a
+Stored in a user cache folder, one file per (house way's rules, wheel, format), with a
 checksum of the data; memory-mapped read-only. A missing or corrupt file is (re)built.
 """
 

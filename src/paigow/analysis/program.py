@@ -28,7 +28,7 @@ from paigow.cards import Card
 from paigow.errors import HouseWayError
 from paigow.house_way import HouseWay
 from paigow.house_way_rules import FLAGS, NUMBERS, Condition, LowSpec
-from paigow.ranking import Wheel
+from paigow.ranking import Category, Wheel
 
 _CMP = {"==": KP.CMP_EQ, "!=": KP.CMP_NE, "<": KP.CMP_LT, "<=": KP.CMP_LE, ">": KP.CMP_GT,
         ">=": KP.CMP_GE}  # fmt: skip
@@ -103,7 +103,15 @@ class _Builder:
                 out[at][1] = len(out)
         elif c.kind == "leaves":
             assert c.low is not None
+            guard = _leaves_guard(c.cats)
+            jump = -1
+            if guard is not None:  # a cheap flag first: no straight or flush, no placement of one
+                self.condition(guard, out)
+                jump = len(out)
+                out.append([KP.OP_JZ, -1])
             out.append([KP.OP_LEAVES, -1 - self.spec(c.low), sum(1 << int(k) for k in c.cats)])
+            if jump >= 0:
+                out[jump][1] = len(out)
         else:  # pragma: no cover
             raise AssertionError(c.kind)
 
@@ -142,6 +150,32 @@ def _shape_known(five: int, fours: int, threes: int, pairs: int) -> dict[str, in
     if singles == 0:
         known |= {name: 0 for name in FLAGS if name.startswith("single-")}
     return known
+
+
+#: The flag that holds whenever some placement's high hand is of the category.
+_CATEGORY_FLAG = {
+    Category.STRAIGHT: "straight",
+    Category.FLUSH: "flush",
+    Category.STRAIGHT_FLUSH: "straight-flush",
+    Category.ROYAL_FLUSH: "straight-flush",
+}
+
+
+def _leaves_guard(cats: frozenset[Category]) -> Condition | None:
+    """A condition that ``leaves(..., cats)`` implies, read from the flags alone (the flags
+    are exact from the ranks and suits in most hands, where ``leaves`` values every placement):
+    where every category is a straight or a flush, whether the seven make one at all.
+
+    >>> _leaves_guard(frozenset({Category.STRAIGHT, Category.ROYAL_FLUSH})).kind
+    'or'
+    >>> _leaves_guard(frozenset({Category.ONE_PAIR})) is None
+    True
+    """
+    if not cats or not cats <= set(_CATEGORY_FLAG):
+        return None
+    flags = sorted({_CATEGORY_FLAG[c] for c in cats})
+    conds = tuple(Condition("flag", name=f) for f in flags)
+    return conds[0] if len(conds) == 1 else Condition("or", args=conds)
 
 
 def _fold(c: Condition, known: dict[str, int]) -> Condition | bool:
