@@ -575,3 +575,42 @@ def test_the_house_way_commands_list_show_and_refuse(tmp_path: Path) -> None:
         assert f"{bad}:3:rule'x'" in "".join(result.output.split())  # wrapped as it may be
     result = runner.invoke(app, ["hand", "Qs Qh 9c 9d 5s 3h 2c", "--house-way", "gold-star-school"])
     assert result.exit_code == 0 and "gold-star-school" in result.stdout
+
+
+# ------------------------------------------------------------------------------ side by side
+@pytest.mark.exhaustive
+def test_the_house_ways_side_by_side(table_folder: Path) -> None:
+    """``paigow report house-ways``: each figure exact, the differences adding up."""
+    from fractions import Fraction
+
+    from paigow.analysis.edge import house_way_edge, table_edge
+    from paigow.analysis.house_ways import compare
+    from paigow.analysis.runner import Runner, TableSpec
+    from paigow.commission import Commission
+
+    standard, foxwoods = HouseWay.preset("standard"), HouseWay.preset("foxwoods")
+    rate, runner = Commission("0.05"), Runner(workers=2)
+    base = TableSpec.of(standard, Wheel.SECOND, table_folder)
+    own = house_way_edge(base, runner, rate)
+    compiled = base.open()
+    n5, n2 = len(compiled.tables.five_keys), len(compiled.tables.two_keys)
+    again = table_edge(np.asarray(compiled.table), n5, n2, 2, rate)  # the table in memory
+    assert (again.win, again.push, again.loss) == (own.win, own.push, own.loss)
+    same, fox = compare([standard, foxwoods], standard, Wheel.SECOND, rate, runner, table_folder)
+    assert same.differ == 0 and same.rules == () and same.edge.house_edge == own.house_edge
+    spec = TableSpec.of(foxwoods, Wheel.SECOND, table_folder)
+    assert fox.edge.house_edge == house_way_edge(spec, runner, rate).house_edge
+    assert sum(r.differ for r in fox.rules) == fox.differ > 0
+    assert {r.rule for r in fox.rules} <= set(foxwoods.rule_ids())
+    worth = sum((r.worth for r in fox.rules if r.worth is not None), Fraction(0))
+    assert abs(worth - (fox.edge.house_edge - own.house_edge)) < Fraction(1, 10**5)
+    shown = fox.to_dict()
+    assert shown["house_way"] == "foxwoods" and shown["hands_set_otherwise"] == fox.differ
+    result = CliRunner().invoke(
+        app, ["report", "house-ways", "--house-way", "foxwoods", "--no-worth", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout.splitlines()[-1])["house_ways"][0]
+    assert printed["house_edge_exact"] == str(fox.edge.house_edge)
+    assert printed["hands_set_otherwise"] == fox.differ
+    assert all(d["worth_to_house"] is None for d in printed["differences"])
