@@ -23,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 
 from paigow.analysis import kernels as K
+from paigow.analysis.cache_folder import cache_dir as cache_dir
 from paigow.analysis.program import Program, compile_way
 from paigow.analysis.tables import RankTables, rank_tables
 from paigow.cards import FULL_DECK, Card
@@ -40,15 +41,6 @@ CHUNK: Final = 1 << 24
 
 class CacheError(PaigowError):
     """A compiled house way file that is missing, corrupt or of another version."""
-
-
-def cache_dir() -> Path:
-    """``$PAIGOW_CACHE_DIR``, else ``$XDG_CACHE_HOME/paigow``, else ``~/.cache/paigow``."""
-    env = os.environ.get("PAIGOW_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "paigow"
 
 
 def kernel_params(way: HouseWay) -> K.Arr:

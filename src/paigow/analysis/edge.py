@@ -116,15 +116,18 @@ def chunks_for(
 ) -> list[EdgeChunk]:
     """Every chunk of the house-way-against-house-way edge, the largest first."""
     d = tuple(sorted(deck))
-    p = push.value
-    out = [EdgeChunk(spec, 0, 0, d, p)]
-    for k in range(1, 7):
-        out += [EdgeChunk(spec, k, top, d, p) for top in range(k - 1, len(d))]
+    return [EdgeChunk(spec, k, top, d, push.value) for k, top in _positions(len(d))]
 
-    def work(c: EdgeChunk) -> int:
-        if c.k == 0:
-            return comb(len(d), 7)
-        return comb(c.top, c.k - 1) * comb(len(d) - c.k, 7 - c.k) // 24 + 1
+
+def _positions(n: int) -> list[tuple[int, int]]:
+    """Every chunk of a deck of ``n`` cards as (k, top), the largest first."""
+    out = [(0, 0)] + [(k, top) for k in range(1, 7) for top in range(k - 1, n)]
+
+    def work(c: tuple[int, int]) -> int:
+        k, top = c
+        if k == 0:
+            return comb(n, 7)
+        return comb(top, k - 1) * comb(n - k, 7 - k) // 24 + 1
 
     return sorted(out, key=work, reverse=True)
 
@@ -284,10 +287,8 @@ def table_edge(
         )
         return f"{k}:{top}", [int(x) for x in out[:4]]
 
-    # the chunks of chunks_for, the largest first
-    chunks = [(k, top) for k in range(6, 0, -1) for top in range(52, k - 2, -1)] + [(0, 0)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        done = dict(pool.map(run, chunks))
+        done = dict(pool.map(run, _positions(53)))
     return _result(done, 53, PushRule.NONE, commission, time.perf_counter() - started)
 
 

@@ -1,5 +1,5 @@
 """Where numba keeps the kernels it compiled: a folder named by the digest of every kernel's
-source (``<cache>/numba/<digest>``, the cache as :func:`paigow.analysis.compiled.cache_dir`;
+source (``<cache>/numba/<digest>`` in :func:`paigow.analysis.cache_folder.cache_dir`;
 ``NUMBA_CACHE_DIR``, when set, wins).
 
 Numba checks only a function's own file before reusing its machine code, so a kernel calling
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numba
 
+from paigow.analysis.cache_folder import cache_dir
+
 
 def kernels_digest() -> str:
     """A digest of the kernels' source files (any edit makes a new cache folder).
@@ -28,13 +30,5 @@ def kernels_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def _root() -> Path:
-    env = os.environ.get("PAIGOW_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "paigow"
-
-
 if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = str(_root() / "numba" / kernels_digest())  # type: ignore[attr-defined]
+    numba.config.CACHE_DIR = str(cache_dir() / "numba" / kernels_digest())  # type: ignore[attr-defined]
