@@ -384,7 +384,7 @@ choose = "best-low"
 """
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("viewport", [*VIEWPORTS, "sideways"])
 def test_the_operator_opens_a_table_with_its_own_house_way_file(
     floor: Any, page: Page, shot: Any, viewport: str
 ) -> None:
@@ -394,7 +394,10 @@ def test_the_operator_opens_a_table_with_its_own_house_way_file(
     from paigow.analysis.compiled import validate
 
     assert validate(HouseWay.from_text(OWN_WAY, "house_way_toml")) == []
-    resize(page, viewport)
+    if viewport == "sideways":  # a phone held sideways
+        page.set_viewport_size({"width": 812, "height": 375})
+    else:
+        resize(page, viewport)
     as_operator(page, floor.url, timeout=WAIT)
     expect(page.locator("#t-house-own")).to_be_hidden(timeout=WAIT)
     page.select_option("#t-house", "")
