@@ -12,12 +12,17 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
-# The browser tests (not in the quick lane) drive Debian's Chromium, never a downloaded browser.
-if [ ${#quick[@]} -eq 0 ] && ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    else
-        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    fi
+# The browser tests (not in the quick lane) drive Debian's Chromium, never a downloaded browser;
+# the alert rules are checked by Prometheus' own promtool (Debian's `prometheus`).
+need=()
+if [ ${#quick[@]} -eq 0 ]; then
+    command -v chromium >/dev/null 2>&1 || need+=(chromium)
+    command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+fi
+if [ ${#need[@]} -gt 0 ]; then
+    as_root=()
+    [ "$(id -u)" = 0 ] || as_root=(sudo)
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 .venv/bin/python -m pytest -n 2 --dist loadfile -p no:cacheprovider "${quick[@]}" "$@"
