@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -41,3 +42,18 @@ def test_mypy_strict_clean() -> None:
         [sys.executable, "-m", "mypy", "--strict", "src"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_bandit_clean() -> None:
+    """bandit over src/ (its configuration in pyproject.toml) reports nothing."""
+    result = subprocess.run(
+        [_tool("bandit"), "-q", "-r", "src", "-c", "pyproject.toml", "-f", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    report = json.loads(result.stdout)
+    found = [f"{r['filename']}:{r['line_number']} {r['test_id']}" for r in report["results"]]
+    assert found == [] and not report["errors"], (found, report["errors"])
+    assert report["metrics"]["_totals"]["loc"] > 10_000  # it did scan the tree
+    assert result.returncode == 0, result.stderr

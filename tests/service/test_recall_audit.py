@@ -154,7 +154,8 @@ def test_schema_matches_the_models_and_logs_are_append_only(db_url: str) -> None
             from alembic.script import ScriptDirectory
 
             import paigow.service.store.bonus_models  # (side wagers: part of the schema too)
-            import paigow.service.store.floor_models  # noqa: F401  (its models are part of the schema)
+            import paigow.service.store.floor_models  # (its models are part of the schema)
+            import paigow.service.store.session_models  # noqa: F401  (sessions, second factor)
             from paigow.service.store.migrate import alembic_config
 
             head = ScriptDirectory.from_config(alembic_config(db)).get_current_head()

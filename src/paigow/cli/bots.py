@@ -77,7 +77,7 @@ def side_offers(bank: str) -> list[dict[str, Any]]:
 
 
 async def _run(cfg: BotConfig) -> dict[str, Any]:
-    rng = random.Random(cfg.seed)
+    rng = random.Random(cfg.seed)  # nosec B311  # load-test bots, seeded for replay; no secret
     stats = Stats()
     urls = split_urls(cfg.url)
     async with client_session() as http:
@@ -140,9 +140,8 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
             )
             if r.status_code != 200:
                 raise RuntimeError(f"cannot fund {name}: HTTP {r.status_code} {r.text[:200]}")
-            player = Player(
-                cfg, api, table, spot, name, password, credit, random.Random(rng.random())
-            )
+            own_rng = random.Random(rng.random())  # nosec B311  # a bot's seeded RNG; no secret
+            player = Player(cfg, api, table, spot, name, password, credit, own_rng)
             # players are spread over the servers given (several processes serve one database)
             player.start = (int(table["id"]) + spot) % len(urls)
             return player

@@ -112,7 +112,7 @@ class Player:
         self.cfg, self.api, self.table, self.spot = cfg, api, table, spot
         self.name, self.password = name, password
         self.rng = rng
-        self.token = ""
+        self.token = ""  # nosec B105  # empty until log-in; not a password
         self.log = PlayerLog(name, credit)
         self.messages: list[dict[str, Any]] = []
         self.changed = asyncio.Event()

@@ -289,7 +289,7 @@ def deal(
         before = parse_money(meter) if meter is not None else None
     except (PaigowError, ValueError) as exc:
         raise fail(str(exc)) from None
-    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()  # nosec B311  # seeded only on request, for replay
     rnd = Round(ruleset, way, round_id=f"seed-{seed}" if seed is not None else None)
     try:
         for spot in _parse_spots(spots):

@@ -8,7 +8,7 @@
   :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
   :mod:`paigow.cli.bonus` (``bonus``: side wagers' pay tables and their exact returns);
 - :mod:`paigow.cli.service`: ``serve``, ``bots`` (the load client, :mod:`paigow.cli.bots`),
-  ``admin``, ``audit``.
+  ``admin``, ``audit``; :mod:`paigow.cli.backup`: ``backup`` and ``restore``.
 
 Every module imports its heavy dependencies (numba, the service, FastAPI) inside the commands, so
 that ``paigow --help`` stays fast.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typer
 
-from paigow.cli import analysis, game, service
+from paigow.cli import analysis, backup, game, service
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
@@ -45,6 +45,8 @@ app.command("simulate")(analysis.simulate_command)
 app.command("edge")(analysis.edge_command)
 app.command("serve")(service.serve)
 app.command("bots")(service.bots)
+app.command("backup")(backup.backup_command)
+app.command("restore")(backup.restore_command)
 
 # The groups.
 app.add_typer(house_way_app, name="house-way")

@@ -229,7 +229,7 @@ class _Game:
         self.spot = spot
         self.read = read
         self.on_round = on_round
-        self.rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+        self.rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()  # nosec B311
         self.history: deque[RoundRecord] = deque(maxlen=HISTORY_SIZE)
         self.rounds_played = 0
         self.start_bankroll = bankroll

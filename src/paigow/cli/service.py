@@ -114,7 +114,7 @@ def admin_create(
     from paigow.service.errors import ServiceError
 
     try:
-        text = sys.stdin.read() if password_file == "-" else Path(password_file).read_text()
+        text = sys.stdin.read() if password_file == "-" else Path(password_file).read_text()  # nosec B105
     except OSError as exc:
         raise fail(f"cannot read the password file: {exc.strerror}") from None
     password = text.splitlines()[0] if text.strip() else ""

@@ -62,6 +62,16 @@ class ServiceConfig(BaseSettings):
     PostgreSQL database need the same ``PAIGOW_SECRET`` (or a shared folder)."""
     token_ttl_s: int = 3600
     """How long a login token is valid (seconds); a token claiming a longer life is refused."""
+    operator_second_factor: str = "enrolled"
+    """Operators' TOTP second factor: ``enrolled`` (the default) asks the code of an operator
+    who has enrolled one (``/api/auth/totp/enrol``, then ``confirm``), ``required`` also refuses
+    the admin and floor APIs to an operator without one (403 ``second-factor-required``: their
+    token only enrols), ``off`` asks no code at all. The default keeps ``paigow bots``, the demo
+    and a first ``paigow serve`` working with the operator's password alone; a casino sets
+    ``required``."""
+    session_cache_s: float = 5.0
+    """How long a process trusts what it read of a session (seconds): a session revoked in
+    another process is refused there within this time (in the same process, at once)."""
     login_limit_user: int = 10
     """Failed log-ins allowed per (username, client address) per window: a user is never locked
     out by failures from other addresses."""
@@ -92,8 +102,14 @@ class ServiceConfig(BaseSettings):
     (0: never). Players that never opened a WebSocket are left to ``idle_rounds``."""
     ws_per_user: int = 8
     """Open WebSockets allowed per user (per process)."""
-    ws_per_addr: int = 256
-    """Open WebSockets allowed per client address (per process), spectators included."""
+    ws_per_addr: int = 4096
+    """Open WebSockets allowed per client address (per process), signed-in and spectators
+    together. High: a casino floor behind one NAT address, or a test client, holds a socket per
+    player (600 players at 100 tables were refused beyond the former 256); each player is held
+    to ``ws_per_user`` and anonymous sockets to ``ws_spectators_per_addr``."""
+    ws_spectators_per_addr: int = 256
+    """Open WebSockets without a token (spectators) allowed per client address (per process):
+    they need no account, so these are the ones one address could open cheaply."""
     ws_ping_s: float = 20.0
     """The server pings every WebSocket this often; one that does not answer within
     ``ws_ping_timeout_s`` is dropped (applied by ``paigow serve``)."""
@@ -166,6 +182,12 @@ class ServiceConfig(BaseSettings):
     worker_log_level: str = "warning"
     """The log level of each worker process of ``paigow serve --workers N`` (its supervisor
     sets it from ``--log-level``)."""
+    log_format: str = "text"
+    """How ``paigow serve`` writes its logs: ``text``, or ``json``: one JSON object a line (time,
+    level, logger, message, and the request's id, table and round where one applies)."""
+    metrics_allow: str = ""
+    """Client addresses or networks (comma-separated, e.g. ``10.0.0.5,192.168.1.0/24``) that may
+    read ``/metrics`` without a token; anyone else needs an operator's token. Default: none."""
 
     def __init__(self, database_url: str, **values: Any) -> None:
         super().__init__(database_url=database_url, **values)

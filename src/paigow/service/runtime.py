@@ -61,7 +61,17 @@ class Runtime:
         self.hash_pool = HashPool(
             config.hash_threads or (os.cpu_count() or 2), config.hash_queue, config.hash_nice
         )
-        self.ws_caps = ConnectionCaps(config.ws_per_user, config.ws_per_addr)
+        self.ws_caps = ConnectionCaps(
+            config.ws_per_user, config.ws_per_addr, config.ws_spectators_per_addr
+        )
+        from paigow.service.accounts.sessions import SessionCache
+        from paigow.service.accounts.totp import second_factor_mode
+
+        self.second_factor = second_factor_mode(config.operator_second_factor)
+        """The operators' second factor: ``off``, ``enrolled`` or ``required``."""
+
+        self.sessions = SessionCache(config.session_cache_s, read=self.read_session)
+        self.bus.subscribe(0, self.sessions.on_notice)  # 0: every channel (revocations: -user)
         self._signer: TokenSigner | None = None
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
@@ -111,6 +121,17 @@ class Runtime:
         if secret:
             return secret
         return load_or_create(secret_path(self.db, self.config.data_dir))
+
+    def read_session(self, sid: str) -> tuple[int, bool] | None:
+        """A session's user and whether it is revoked, read from the database and cached
+        (:mod:`paigow.service.accounts.sessions`); None when there is no such session."""
+        from paigow.service.accounts.sessions import read_state
+
+        with self.db.read() as s:
+            state = read_state(s, sid)
+        if state is not None:
+            self.sessions.remember(sid, *state)
+        return state
 
     def cached_principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role) when cached and fresh, else None (no database read)."""

@@ -2,7 +2,7 @@
 limits on log-in attempts are in :mod:`paigow.service.accounts.throttles`).
 
 A token is ``base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`` where the payload is
-``{"sub": user id, "role": ..., "iat": ..., "exp": ...}``. The secret is never logged.
+``{"sub": user id, "role": ..., "iat": ..., "exp": ..., "sid": session id}``. The secret is never logged.
 
 >>> signer = TokenSigner(b"k" * 32)
 >>> token = signer.issue(7, "player", ttl_s=60, at=1000.0)
@@ -57,11 +57,13 @@ def _unb64(text: str) -> bytes:
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is making a request: a user's id, name and role."""
+    """Who is making a request: a user's id, name and role; ``second_factor``: what the token
+    says of the operator's second factor (True: verified, False: not yet, None: not asked)."""
 
     id: int
     username: str
     role: str
+    second_factor: bool | None = None
 
 
 class TokenSigner:
@@ -76,12 +78,32 @@ class TokenSigner:
     def __repr__(self) -> str:
         return "TokenSigner(<secret>)"
 
+    def derive(self, label: bytes) -> bytes:
+        """A key of its own for ``label`` (HMAC-SHA256 of the secret): e.g. the key that encrypts
+        the operators' TOTP secrets, so that the token secret itself is used only to sign."""
+        return hmac.new(self._secret, b"paigow-derive:" + label, hashlib.sha256).digest()
+
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._secret, payload.encode("ascii"), hashlib.sha256).digest())
 
-    def issue(self, user_id: int, role: str, ttl_s: int, at: float | None = None) -> str:
+    def issue(
+        self,
+        user_id: int,
+        role: str,
+        ttl_s: int,
+        at: float | None = None,
+        sid: str | None = None,
+        second_factor: bool | None = None,
+    ) -> str:
+        """A token for ``user_id``; ``sid``: the server-side session it belongs to
+        (:mod:`paigow.service.accounts.sessions`); ``second_factor``: whether the operator
+        passed their second factor (claim ``sf``; None: not asked)."""
         issued = int(at if at is not None else time.time())
-        body = {"sub": user_id, "role": role, "iat": issued, "exp": issued + ttl_s}
+        body: dict[str, Any] = {"sub": user_id, "role": role, "iat": issued, "exp": issued + ttl_s}
+        if sid is not None:
+            body["sid"] = sid
+        if second_factor is not None:
+            body["sf"] = second_factor
         payload = _b64(json.dumps(body, separators=(",", ":")).encode())
         return f"{payload}.{self._sign(payload)}"
 

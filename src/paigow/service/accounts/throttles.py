@@ -135,29 +135,49 @@ class RateLimiter:
 
 
 class ConnectionCaps:
-    """Open WebSocket connections per user and per address (spectators count per address)."""
+    """Open WebSocket connections per user, per address (everyone's) and per address without a
+    token (spectators: no account needed, so capped lower).
 
-    def __init__(self, per_user: int, per_addr: int) -> None:
+    >>> caps = ConnectionCaps(per_user=2, per_addr=3, per_spectator_addr=1)
+    >>> caps.acquire(None, "a"), caps.acquire(None, "a"), caps.acquire(1, "a")
+    (True, False, True)
+    >>> caps.acquire(2, "a"), caps.acquire(2, "b")
+    (True, True)
+    >>> caps.acquire(3, "a")
+    False
+    """
+
+    def __init__(self, per_user: int, per_addr: int, per_spectator_addr: int | None = None) -> None:
         self.per_user, self.per_addr = per_user, per_addr
+        self.per_spectator_addr = per_addr if per_spectator_addr is None else per_spectator_addr
         self.users: dict[int, int] = defaultdict(int)
         self.addrs: dict[str, int] = defaultdict(int)
+        self.spectators: dict[str, int] = defaultdict(int)
 
     def acquire(self, user_id: int | None, addr: str) -> bool:
         """Count a connection; False (nothing counted) when over a cap."""
-        if self.addrs[addr] >= self.per_addr or (
-            user_id is not None and self.users[user_id] >= self.per_user
-        ):
+        if self.addrs.get(addr, 0) >= self.per_addr:
             return False
-        self.addrs[addr] += 1
-        if user_id is not None:
+        if user_id is None:
+            if self.spectators.get(addr, 0) >= self.per_spectator_addr:
+                return False
+            self.spectators[addr] += 1
+        elif self.users.get(user_id, 0) >= self.per_user:
+            return False
+        else:
             self.users[user_id] += 1
+        self.addrs[addr] += 1
         return True
 
     def release(self, user_id: int | None, addr: str) -> None:
         self.addrs[addr] -= 1
         if self.addrs[addr] <= 0:
             del self.addrs[addr]
-        if user_id is not None:
+        if user_id is None:
+            self.spectators[addr] -= 1
+            if self.spectators[addr] <= 0:
+                del self.spectators[addr]
+        else:
             self.users[user_id] -= 1
             if self.users[user_id] <= 0:
                 del self.users[user_id]

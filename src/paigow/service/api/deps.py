@@ -6,6 +6,8 @@ step on the writer, which retries what may be retried (:mod:`paigow.service.stor
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -14,6 +16,7 @@ from fastapi import Depends, Header, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
+from paigow.service.accounts import sessions
 from paigow.service.accounts.auth import Principal
 from paigow.service.accounts.credentials import USERNAME_PATTERN
 from paigow.service.api import idempotency
@@ -22,6 +25,7 @@ from paigow.service.errors import BadRequest, Forbidden, Unauthorized
 from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
+from paigow.service.ops import metrics
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.unit import Tx
@@ -94,16 +98,32 @@ bearer = HTTPBearer(auto_error=False, description="The token from /api/auth/logi
 
 
 async def token_user(rt: Runtime, token: str) -> tuple[Principal, float]:
-    """The token's user and when the token expires: the user from the cache on the event loop,
-    read on a worker thread only when not cached. 401 for a bad or expired token, or a user
-    who no longer exists."""
+    """The token's user and when the token expires (see :func:`token_session`)."""
+    user, expires, _ = await token_session(rt, token)
+    return user, expires
+
+
+async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]:
+    """The token's user, when the token expires and its session id: the user and the session
+    from this process's caches on the event loop, read on a worker thread only when not cached.
+    401 for a bad, expired or revoked token, or a user who no longer exists."""
     claims = rt.signer.verify(token)
+    sid = claims.get("sid")
+    if not isinstance(sid, str):
+        raise Unauthorized("the token is not valid", code="invalid-token")
+    state = rt.sessions.cached(sid)
+    if state is None:
+        state = await asyncio.to_thread(rt.read_session, sid)
+    sessions.check(state, claims["sub"])
     user = rt.cached_principal(claims["sub"])
     if user is None:
         user = await asyncio.to_thread(rt.principal, claims["sub"])
     if user is None:
         raise Unauthorized("the token's user no longer exists", code="invalid-token")
-    return user, float(claims["exp"])
+    second_factor = claims.get("sf")
+    if isinstance(second_factor, bool):
+        user = dataclasses.replace(user, second_factor=second_factor)
+    return user, float(claims["exp"]), sid
 
 
 async def current_user(
@@ -122,9 +142,20 @@ async def current_user(
     return user
 
 
-async def operator(user: Annotated[Principal, Depends(current_user)]) -> Principal:
+async def operator(user: Annotated[Principal, Depends(current_user)], rt: RuntimeDep) -> Principal:
+    """An operator's token, with their second factor passed when the settings ask it (403
+    ``second-factor-required``; see ``operator_second_factor``)."""
     if user.role != Role.OPERATOR:
         raise Forbidden("operators only", code="operators-only")
+    mode = rt.second_factor
+    if mode != "off" and (
+        user.second_factor is False or (mode == "required" and user.second_factor is not True)
+    ):
+        raise Forbidden(
+            "this needs your second factor: enrol one (POST /api/auth/totp/enrol, then "
+            "/api/auth/totp/confirm) or verify your code (POST /api/auth/totp/verify)",
+            code="second-factor-required",
+        )
     return user
 
 
@@ -200,7 +231,11 @@ async def idempotent(
 ) -> dict[str, Any]:
     """Run ``action`` as a step on the writer; with a key, once (see :func:`once`)."""
     ttl_s = float(rt.config.idempotency_ttl_s)
-    return await rt.step(once(user, key, route, body, action, ahead, ttl_s=ttl_s))
+    started = time.perf_counter()
+    try:
+        return await rt.step(once(user, key, route, body, action, ahead, ttl_s=ttl_s))
+    finally:  # the step's time, refused or not (in memory: no I/O)
+        metrics.step_done(route.split("/", 1)[0], time.perf_counter() - started)
 
 
 def json_response(body: Any) -> Response:

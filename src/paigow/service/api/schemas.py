@@ -33,9 +33,24 @@ class RegisterIn(Strict):
     password: Password
 
 
+TotpCode = Annotated[str, StringConstraints(pattern=r"^[0-9]{6}$")]
+
+
 class LoginIn(Strict):
     username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
     password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    code: TotpCode | None = Field(
+        default=None, description="An operator's second-factor code (TOTP), once enrolled"
+    )
+
+
+class CodeIn(Strict):
+    code: TotpCode = Field(description="The 6-digit code the authenticator app shows")
+
+
+class EnrolOut(BaseModel):
+    otpauth_uri: str = Field(description="The secret as an otpauth:// URI (for the app)")
+    qr: str = Field(description="The URI's QR code as an SVG data URI")
 
 
 class SitIn(Strict):
@@ -227,6 +242,11 @@ class TokenOut(BaseModel):
     token_type: Literal["bearer"] = "bearer"
     expires_at: int
     user: UserOut
+    second_factor: Literal["enrol", "verify"] | None = Field(
+        default=None,
+        description="An operator whose token is limited until they enrol a second factor or "
+        "verify their code",
+    )
 
 
 class SeatOut(BaseModel):

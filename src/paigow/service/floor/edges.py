@@ -185,6 +185,11 @@ class EdgeWorker:
         with self._lock:
             return ident in self._running
 
+    def queued(self) -> int:
+        """The computations (edges, bonus counts) running or waiting here now."""
+        with self._lock:
+            return len(self._running)
+
     def ensure(self, db: Database, missing: Mapping[str, EdgeKey]) -> list[str]:
         """Start computing every ruleset of ``missing`` (ident -> (house way, wheel, push
         rule)) not computed yet nor running here (one that failed, again after
@@ -279,7 +284,7 @@ class EdgeWorker:
         try:
             if not self._closing and fut.exception() is not None:
                 log.warning("bonus counts %s failed: %s", key, fut.exception())
-        except Exception:  # cancelled at shutdown
+        except Exception:  # cancelled at shutdown  # nosec B110
             pass
         finally:
             with self._lock:

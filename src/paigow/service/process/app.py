@@ -22,7 +22,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InternalError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paigow.service.api.deps import current_user, operator
@@ -31,6 +31,7 @@ from paigow.service.api.routes import auth as routes_auth
 from paigow.service.api.routes import floor as routes_floor
 from paigow.service.api.routes import health as routes_health
 from paigow.service.api.routes import me as routes_me
+from paigow.service.api.routes import metrics as routes_metrics
 from paigow.service.api.routes import recall as routes_recall
 from paigow.service.api.routes import tables as routes_tables
 from paigow.service.api.routes import web as routes_web
@@ -41,7 +42,11 @@ from paigow.service.floor.edges import shutdown_edge_worker
 from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
+from paigow.service.ops import metrics
+from paigow.service.ops.headers import SecurityHeaders
+from paigow.service.ops.logs import RequestIds
 from paigow.service.runtime import Runtime, settle_memory
+from paigow.service.store import faults
 
 __all__ = [
     "BodyLimit",
@@ -232,6 +237,8 @@ def create_app(
             "table events: WebSocket `/ws/tables/{id}?token=...` (token optional: spectators)."
         ),
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc load a CDN's scripts: /openapi.json only
+        redoc_url=None,
         openapi_tags=[
             {"name": "auth", "description": "Register and log in"},
             {"name": "tables", "description": "Tables, seats, wagers and hands"},
@@ -245,11 +252,14 @@ def create_app(
     app.state.presence = presence
     app.state.states = states
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
-    app.add_middleware(ServerTiming)  # outermost: the whole of the app's time
+    app.add_middleware(SecurityHeaders)  # CSP and companions on every response, 413s too
+    app.add_middleware(ServerTiming)  # the whole of the app's time
+    app.add_middleware(RequestIds)  # outermost: every line logged in a request has its id
 
     # ------------------------------------------------------------------ errors
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        metrics.refused(exc.code)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
@@ -258,10 +268,16 @@ def create_app(
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
+        metrics.refused("invalid")
         return JSONResponse({"detail": detail, "code": "invalid"}, status_code=422)
 
     @app.exception_handler(OperationalError)
     async def _busy(request: Request, exc: OperationalError) -> JSONResponse:
+        if (fault := faults.classify(exc)) is not None:  # a full disk, a read-only database
+            metrics.db_error(fault.code)
+            log.warning("database refused a write: %s: %s", fault.code, exc.orig)
+            return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
+        metrics.db_error("busy")
         log.warning("database busy: %s", type(exc.orig).__name__)
         return JSONResponse(
             {"detail": "the database is busy; retry", "code": "busy"},
@@ -269,10 +285,19 @@ def create_app(
             headers={"Retry-After": "1"},
         )
 
+    @app.exception_handler(InternalError)
+    async def _refused(request: Request, exc: InternalError) -> JSONResponse:
+        if (fault := faults.classify(exc)) is None:  # PostgreSQL's read-only refusal is one
+            raise exc
+        metrics.db_error(fault.code)
+        log.warning("database refused a write: %s: %s", fault.code, exc.orig)
+        return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
+
     # ------------------------------------------------------------------ routes
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(routes_web.router)  # the browser table: /, /api/web/*
     app.mount("/static", StaticFiles(directory=routes_web.WEB_DIR), name="static")  # its files
     app.include_router(routes_floor.router)  # the operator's floor, reports, players' limits
+    app.include_router(routes_metrics.router)  # /metrics: Prometheus
     return app

@@ -28,9 +28,12 @@ from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
 from paigow.service.game import rounds, seats
+from paigow.service.ops import metrics
+from paigow.service.ops.logs import ROUND_ID, TABLE_ID
 from paigow.service.process.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
+from paigow.service.store import faults
 from paigow.service.store.bus import ALL, Notice
 from paigow.service.store.db import GameTable, RoundRow
 from paigow.service.store.statements import Sql
@@ -166,8 +169,16 @@ class Dealer:
         return Look(view, step, done, rounds.peek(tx, self.table_id))
 
     async def _look_step(self, free_seats: bool) -> Look:
-        """A look (:meth:`_look`) as a step of its own; answers once it has committed."""
-        return await self.rt.step(lambda tx: self._look(tx, free_seats))
+        """A look (:meth:`_look`) as a step of its own; answers once it has committed (timed
+        under the step it took, or ``look``)."""
+        TABLE_ID.set(self.table_id)  # for the logs (this dealer's task's own context)
+        started = time.perf_counter()
+        look = await self.rt.step(lambda tx: self._look(tx, free_seats))
+        kind = look.step.value if look.step is not None and look.done else "look"
+        metrics.step_done(kind, time.perf_counter() - started)
+        if look.view is not None:
+            ROUND_ID.set(look.view.round_id)
+        return look
 
     async def _tick(self) -> bool:
         longest = 10 * self.rt.config.dealer_poll_s
@@ -211,7 +222,13 @@ class Dealer:
     async def _act(self, step: DealerStep, view: rounds.TableView) -> bool:
         """Take ``step`` as a step of its own (one transaction); False when it was not due after
         all. Answers once the step has committed."""
-        return await self.rt.step(lambda tx: self._do(tx, step, view))
+        TABLE_ID.set(self.table_id)  # for the logs (this dealer's task's own context)
+        ROUND_ID.set(view.round_id)
+        started = time.perf_counter()
+        try:
+            return await self.rt.step(lambda tx: self._do(tx, step, view))
+        finally:
+            metrics.step_done(step.value, time.perf_counter() - started)
 
     def _do(self, tx: Tx, step: DealerStep, view: rounds.TableView) -> bool:
         rid = view.round_id
@@ -250,7 +267,12 @@ class Dealer:
         faults (the database unreachable, say) are recorded and the step retried with a growing
         pause: a round is never voided for an outage, it resumes when the database is back."""
         self._failures += 1
-        log.error("dealer fault at table %s: %s: %s", self.table_id, type(exc).__name__, exc)
+        if (full := faults.classify(exc)) is not None:  # a full or read-only database: the
+            # round is held, the step retried quietly (one warning, then one every 20 tries)
+            if self._failures == 1 or self._failures % 20 == 0:
+                log.warning("dealer at table %s holds its round: %s", self.table_id, full.code)
+        else:
+            log.error("dealer fault at table %s: %s: %s", self.table_id, type(exc).__name__, exc)
         details: dict[str, Any] = {
             "table_id": self.table_id,
             "error": f"{type(exc).__name__}: {exc}"[:500],

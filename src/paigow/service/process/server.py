@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import uvicorn
 
 from paigow.service.config import ServiceConfig, env_name
+from paigow.service.ops.logs import configure as log_format
 from paigow.service.orphans import stop_gracefully, watch_parent
 from paigow.service.store.db import normalize_url, safe_url
 
@@ -44,7 +45,7 @@ class _Server(uvicorn.Server):
             for sock in server.sockets:
                 port = sock.getsockname()[1]
                 break
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host  # nosec B104  # display only; binds nothing
         if ":" in shown and not shown.startswith("["):
             shown = f"[{shown}]"
         print(f"paigow table server: http://{shown}:{port}/", file=self._announce, flush=True)
@@ -82,6 +83,7 @@ def worker_app() -> Any:
     install_log_redaction()
     config = ServiceConfig.from_env(os.environ[WORKER_URL_ENV]).with_(freeze_gc=True)
     logging.getLogger("paigow.service").setLevel(config.worker_log_level.upper())
+    log_format(config.log_format)  # after uvicorn's own logging set-up in this worker
     # a supervisor killed with kill -9 cannot stop its workers: each stops itself, gracefully
     watch_parent(os.getppid(), stop_gracefully)
     return create_app(config=config)
@@ -148,6 +150,7 @@ def serve(
     server = _Server(uv_config, announce or sys.stdout)
     install_log_redaction()
     logging.getLogger("paigow.service").setLevel(log_level.upper())
+    log_format(config.log_format)  # uvicorn.Config set its loggers up: format them now
     with asyncio.Runner(loop_factory=uv_config.get_loop_factory()) as runner:  # uvloop
         runner.run(server.serve())
 
@@ -181,8 +184,9 @@ def _serve_workers(
             log_level, ServiceConfig.from_env(url, **overrides), forwarded_allow_ips
         ),
     )
+    log_format(ServiceConfig.from_env(url, **overrides).log_format)  # the supervisor's lines
     sock = uv_config.bind_socket()
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host  # nosec B104  # display only; binds nothing
     if ":" in shown and not shown.startswith("["):
         shown = f"[{shown}]"
     print(

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from paigow.service.aio import stop_tasks, woken
+from paigow.service.ops.metrics import NOTICE_LAG
 
 if TYPE_CHECKING:
     from paigow.service.store.db import Database
@@ -351,6 +352,8 @@ class EventBus:
                         except (ValueError, KeyError, TypeError, AttributeError):
                             continue
                         for notice in notices:
+                            if notice.events is not None:  # sealed at events.at, elsewhere
+                                NOTICE_LAG.observe(max(time.time() - notice.events.at, 0.0))
                             if notice.events is not None and self.on_events is not None:
                                 try:
                                     self.on_events(notice)

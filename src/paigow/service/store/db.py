@@ -256,33 +256,6 @@ def step_wire(driver: str | None = None, wire: str | None = None) -> tuple[str, 
     return drv, ("plain" if drv == "asyncpg" else how)
 
 
-def server_settings(options: str) -> dict[str, str]:
-    """libpq's ``options`` (``-c name=value`` ...) as asyncpg's ``server_settings``.
-
-    >>> server_settings("-csearch_path=t_1 -c statement_timeout=5s --jit=off")
-    {'search_path': 't_1', 'statement_timeout': '5s', 'jit': 'off'}
-    """
-    import shlex
-
-    out: dict[str, str] = {}
-    words = shlex.split(options)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "-c" and i + 1 < len(words):
-            word, i = words[i + 1], i + 1
-        elif word.startswith(("-c", "--")):
-            word = word[2:]
-        else:
-            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
-        name, sep, value = word.partition("=")
-        if not sep:
-            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
-        out[name.replace("-", "_")] = value
-        i += 1
-    return out
-
-
 class Database:
     """Engines and transactions for one database URL."""
 
@@ -324,6 +297,9 @@ class Database:
                 # at most pool_size, with the steps' (see async_engine) and one each for the
                 # dealer locks and LISTEN: 26 a process, three of which fit PostgreSQL's 100
                 pool_recycle=600,
+                # a connection left dead by a PostgreSQL restart is found at checkout and
+                # replaced (the steps' engine retries instead: PostgresWriter.run)
+                pool_pre_ping=True,
                 connect_args={"application_name": f"paigow-{os.getpid()}"},
             )
             self.read_engine = self.engine
@@ -404,7 +380,7 @@ class Database:
                 # the steps' caches, Tx.database)
                 if options := params.pop("options", None):
                     given = params.get("server_settings", {})
-                    params["server_settings"] = {**given, **server_settings(options)}
+                    params["server_settings"] = {**given, **pgwire.asyncpg_settings(options)}
 
         return engine
 

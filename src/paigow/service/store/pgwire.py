@@ -124,7 +124,11 @@ def owe_begin(engine: Any) -> None:
     @event.listens_for(engine, "commit")
     @event.listens_for(engine, "rollback")
     def _end(conn: Any) -> None:
-        wire_of(conn.connection.info).begin = False
+        # a connection lost in its transaction (a PostgreSQL outage) is invalidated, its info
+        # with it: touching ``conn.connection`` would raise PendingRollbackError over the
+        # disconnect the writer retries (a 500 where a retry answers)
+        if not conn.invalidated:
+            wire_of(conn.connection.info).begin = False
 
     @event.listens_for(engine, "before_cursor_execute")
     def _first(conn: Any, cursor: Any, *_args: Any) -> None:
@@ -243,3 +247,30 @@ async def send_together(
         else:
             kept[key] = rows
     return out, kept
+
+
+def asyncpg_settings(options: str) -> dict[str, str]:
+    """libpq's ``options`` (``-c name=value`` ...) as asyncpg's ``server_settings``.
+
+    >>> asyncpg_settings("-csearch_path=t_1 -c statement_timeout=5s --jit=off")
+    {'search_path': 't_1', 'statement_timeout': '5s', 'jit': 'off'}
+    """
+    import shlex
+
+    out: dict[str, str] = {}
+    words = shlex.split(options)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-c" and i + 1 < len(words):
+            word, i = words[i + 1], i + 1
+        elif word.startswith(("-c", "--")):
+            word = word[2:]
+        else:
+            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
+        name, sep, value = word.partition("=")
+        if not sep:
+            raise ValueError(f"unsupported PostgreSQL option for asyncpg: {word!r}")
+        out[name.replace("-", "_")] = value
+        i += 1
+    return out

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
+from paigow.service.ops import metrics
 from paigow.service.store.bus import EventBus, Notice
 from paigow.service.store.unit import Tx
 
@@ -61,6 +62,15 @@ def retryable(exc: BaseException) -> bool:
     if sqlstate in ("40001", "40P01", "23505"):
         return True
     return isinstance(exc, OperationalError) and "locked" in str(orig)
+
+
+def lost_before_commit(exc: BaseException, done: list[Tx]) -> bool:
+    """The step's connection was lost (a PostgreSQL outage or restart: SQLAlchemy invalidates
+    the pool's connections) before its commit was sent: nothing of it landed, so it is run
+    again on a new connection."""
+    return bool(getattr(exc, "connection_invalidated", False)) and not (
+        done and done[0].info.get("commit_sent")
+    )
 
 
 @dataclass
@@ -365,12 +375,13 @@ class PostgresWriter:
                 again = (
                     isinstance(exc, IntegrityError | OperationalError | DBAPIError)
                     and attempt < 3
-                    and retryable(exc)
+                    and (retryable(exc) or lost_before_commit(exc, done))
                 )
                 if not again:
                     if done:
                         _run_all(done[0].undone, "work after a rollback")
                     raise
+                metrics.DB_RETRIES.inc()
                 await asyncio.sleep(0.01 * (attempt + 1))
                 continue
             tx = done[0]
@@ -401,6 +412,7 @@ class PostgresWriter:
             _run_all(tx.kept, "work after a step")
             tx.kept.clear()
             try:
+                tx.info["commit_sent"] = True  # from here a lost connection may have committed
                 tx.commit_pending()  # what waits, and the commit, in one round trip
                 transaction.commit()  # (then nothing left to send)
             except BaseException:

@@ -14,6 +14,8 @@ export class ApiError extends Error {
   }
 }
 
+const SECOND_FACTOR_CODES = ["bad-code", "code-used", "second-factor-not-enrolled"];
+
 export async function api(method, path, body, { text = false } = {}) {
   const headers = {};
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
@@ -24,12 +26,17 @@ export async function api(method, path, body, { text = false } = {}) {
   } catch {
     throw new ApiError(0, { detail: "network", code: "offline" });
   }
-  if (r.status === 401 && session.token) {
-    logout();
-  }
   if (!r.ok) {
     let data = null;
     try { data = await r.json(); } catch { data = { detail: r.statusText }; }
+    // a 401 about the token ends the session here (a wrong second-factor code does not)
+    if (r.status === 401 && session.token && !SECOND_FACTOR_CODES.includes(data && data.code)) {
+      // an expired or revoked session: say so plainly, and show the log-in form
+      const ended = data && (data.code === "token-expired" || data.code === "token-revoked");
+      if (ended) session.notice = "Your session has expired — log in again";
+      logout();
+      if (ended && location.hash && location.hash !== "#/lobby") location.hash = "#/lobby";
+    }
     throw new ApiError(r.status, data);
   }
   return text ? r.text() : r.json();
@@ -42,12 +49,25 @@ export function key() {
 }
 
 export async function login(username, password) {
-  const data = await api("POST", "/api/auth/login", { username, password });
+  return keepSession(await api("POST", "/api/auth/login", { username, password }));
+}
+
+/** Keep a log-in's (or a second factor's) token and user; the user. */
+export function keepSession(data) {
+  session.notice = null;
   session.token = data.token;
   session.user = data.user;
   localStorage.setItem("paigow.token", data.token);
   localStorage.setItem("paigow.user", JSON.stringify(data.user));
   return data.user;
+}
+
+/** Log out at the server too (the session is revoked there), then here. */
+export async function endSession() {
+  if (session.token) {
+    try { await api("POST", "/api/auth/logout", undefined, { text: true }); } catch { /* gone already */ }
+  }
+  logout();
 }
 
 export function logout() {

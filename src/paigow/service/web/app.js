@@ -2,7 +2,7 @@
 // Each view is called as view(root, shell, ...ids) and returns its cleanup (or null); `shell`
 // holds what the page around the views offers them (refreshWho: the header's user and balance),
 // so that no view imports this module.
-import { api, session, login, logout, money, setBalance } from "./api.js";
+import { api, session, login, endSession, money, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { tableView } from "./table.js";
 import { recallView } from "./recall.js";
@@ -29,7 +29,7 @@ async function refreshWho() {
     who.replaceChildren(
       h("span", {}, me.username, h("span", { class: "role" }, ` (${me.role})`)),
       h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
-      h("button", { type: "button", id: "logout", onclick: () => { logout(); location.hash = "#/lobby"; } }, "Log out"),
+      h("button", { type: "button", id: "logout", onclick: async () => { await endSession(); location.hash = "#/lobby"; } }, "Log out"),
     );
     setBalance(me.balance);
     return me;
@@ -40,7 +40,7 @@ async function refreshWho() {
 }
 
 function authForms(onDone) {
-  const msg = h("p", { id: "auth-msg", role: "alert" });
+  const msg = h("p", { id: "auth-msg", role: "alert", class: session.notice ? "error" : null }, session.notice || "");
   const form = (id, title, action) => {
     const user = h("input", { id: `${id}-username`, name: "username", autocomplete: "username", required: true, minlength: 3, maxlength: 32 });
     const pass = h("input", { id: `${id}-password`, name: "password", type: "password", autocomplete: id === "register" ? "new-password" : "current-password", required: true, minlength: id === "register" ? 8 : 1 });
@@ -135,8 +135,22 @@ const ROUTES = [
 ];
 
 let routeGen = 0;
+let inFlight = null;
 
 export async function route() {
+  const p = render();
+  inFlight = p;
+  try { await p; } finally { if (inFlight === p) inFlight = null; }
+}
+
+// a log-in or log-out (an expired session among them) re-renders once the render under way is
+// done, so that two renders never fill the page at once
+async function rerender() {
+  while (inFlight) { try { await inFlight; } catch { /* shown by the view */ } }
+  await route();
+}
+
+async function render() {
   if (cleanup) { try { cleanup(); } catch { /* gone */ } cleanup = null; }
   const hash = location.hash || "#/lobby";
   const root = view();
@@ -160,5 +174,5 @@ export async function route() {
 }
 
 window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
-document.addEventListener("paigow:session", () => route());
+document.addEventListener("paigow:session", () => rerender());
 route();

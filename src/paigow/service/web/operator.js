@@ -2,6 +2,7 @@
 import { api, session, key, money, parseCents } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { auditSection } from "./audit.js";
+import { secondFactorPanel } from "./second_factor.js";
 
 /** A commission as an operator types it ("5%", "2.5", "0 %") -> its percentage as text, or null
  * when it is not a number from 0 to 5 (the most 68 IAC 10-9-1(f) allows). */
@@ -29,7 +30,14 @@ export async function operatorView(root, shell) {
   const msg = h("p", { id: "op-msg", role: "status", "aria-live": "polite" });
   const field = (label, input) => h("label", {}, label, input);
   // the defaults come from the server: the same as the demo tables' and the API's
-  const d = await api("GET", "/api/admin/table-defaults");
+  let d;
+  try {
+    d = await api("GET", "/api/admin/table-defaults");
+  } catch (err) {
+    if (err.code !== "second-factor-required") throw err;
+    await secondFactorPanel(root);
+    return null;
+  }
   const f = {
     name: h("input", { id: "t-name", required: true, maxlength: 64, value: "Table" }),
     commission: h("input", { id: "t-commission", value: d.commission, inputmode: "decimal", "aria-describedby": "t-commission-hint" }),

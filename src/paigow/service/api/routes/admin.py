@@ -6,6 +6,7 @@ check the ledger. The floor, its report and players' limits are in
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import sqlalchemy as sa
@@ -16,6 +17,7 @@ from paigow.bonus.paytable import BONUS_PRESETS, PayTable
 from paigow.commission import MAX_RATE, Commission
 from paigow.house_way import BUILTIN_PRESETS
 from paigow.ruleset import VARIANTS, PushRule, Ruleset
+from paigow.service.accounts import sessions
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.deps import (
     IdemHeader,
@@ -190,6 +192,37 @@ async def debit(
 ) -> dict[str, Any]:
     """Debit a wallet (cents; never below zero: 409). Idempotent by key."""
     return await move_money(rt, "debit", username, body, user, idempotency_key)
+
+
+@router.post(
+    "/api/admin/users/{username}/sessions/revoke",
+    tags=["admin"],
+    responses=error_responses(401, 403, 404, 422),
+)
+async def revoke_sessions(username: UsernamePath, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+    """Revoke every live session of a user (audited): their tokens are refused from then on
+    (401, ``token-revoked``) and their open live feeds close. ``{"revoked": how many}``."""
+    at = time.time()
+
+    def step(tx: Tx) -> tuple[int, list[str]]:
+        uid = tx.session.execute(
+            sa.select(User.id).where(User.username == username)
+        ).scalar_one_or_none()
+        if uid is None:
+            raise NotFound(f"no user {username}", code="no-user")
+        sids = sessions.revoke_user(tx, uid, at)
+        audit.record(
+            tx.session,
+            user.username,
+            "revoke-sessions",
+            f"user:{username}",
+            {"sessions": len(sids)},
+        )
+        return uid, sids
+
+    uid, sids = await rt.step(step)
+    rt.sessions.revoked(sids, uid)
+    return {"revoked": len(sids)}
 
 
 @router.get(

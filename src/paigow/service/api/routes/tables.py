@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -36,6 +37,7 @@ from paigow.service.api.schemas import (
 )
 from paigow.service.errors import NotFound
 from paigow.service.game import rounds, seats, tables
+from paigow.service.ops import metrics
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import now
 
@@ -91,7 +93,11 @@ async def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> R
 async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     """Leave your spot. A wager in play stays in play and its result goes to your wallet; a
     hand you have not set is set by the house way at once (or as soon as it is dealt)."""
-    return json_response(await rt.step(lambda tx: rounds.leave(tx, table_id, user)))
+    started = time.perf_counter()
+    try:
+        return json_response(await rt.step(lambda tx: rounds.leave(tx, table_id, user)))
+    finally:
+        metrics.step_done("leave", time.perf_counter() - started)
 
 
 @router.post(

@@ -12,11 +12,12 @@ import sqlalchemy as sa
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from paigow.service.accounts.auth import Principal
-from paigow.service.api.deps import HubDep, PresenceDep, RuntimeDep, token_user
+from paigow.service.api.deps import HubDep, PresenceDep, RuntimeDep, token_session
 from paigow.service.errors import ServiceError
 from paigow.service.game import rounds, tables
 from paigow.service.game.visibility import view_log
 from paigow.service.live.feeds import pump, watch_wallet
+from paigow.service.ops import metrics
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
 from paigow.service.store.unit import Tx
@@ -34,14 +35,15 @@ async def table_feed(
     token: str | None = None,
 ) -> None:
     """Live table events, filtered for the viewer (a player sees only their own cards).
-    Closed with 4401 when the token expires, 4429 beyond the connections allowed per user
+    Closed with 4401 when the token expires or its session is revoked, 4429 beyond the connections allowed per user
     or per address."""
     await websocket.accept()
     viewer: Principal | None = None
     expires: float | None = None
+    sid: str | None = None
     if token:
         try:
-            viewer, expires = await token_user(rt, token)
+            viewer, expires, sid = await token_session(rt, token)
         except ServiceError as exc:
             await websocket.send_json({"type": "error", **exc.body()})
             await websocket.close(code=4401, reason=exc.message[:120])
@@ -63,6 +65,7 @@ async def table_feed(
     feed = await hub.feed(table_id)
     queue = feed.subscribe()
     unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
+    metrics.WEBSOCKETS.inc()  # down again in the finally below
     try:
         snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
         if snapshot is None:
@@ -76,15 +79,29 @@ async def table_feed(
         seen_seq = snapshot["round"]["log_length"] if snapshot["round"] else 0
         viewer_id = viewer.id if viewer else None
         receiver = asyncio.create_task(_drain(websocket))
+        revoked: list[bool] = []
+
+        def end_session() -> None:  # revoked in this process: stop the pump, then close
+            revoked.append(True)
+            receiver.cancel()
+
+        unwatch_session = rt.sessions.watch(sid, viewer.id, end_session) if sid and viewer else None
         try:
             await pump(websocket, queue, receiver, expires, viewer_id, (seen_number, seen_seq))
         finally:
             receiver.cancel()
+            if unwatch_session is not None:
+                unwatch_session()
+        if revoked:
+            ended = "the session was ended; log in again"
+            await websocket.send_json({"type": "error", "detail": ended, "code": "token-revoked"})
+            await websocket.close(code=4401, reason=ended)
     except (WebSocketDisconnect, RuntimeError):
         return
     finally:
         if unwatch is not None:
             unwatch()
+        metrics.WEBSOCKETS.dec()
         feed.unsubscribe(queue)
         snapshot = None
         rt.ws_caps.release(viewer_key, addr)

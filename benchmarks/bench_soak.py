@@ -1,0 +1,178 @@
+"""A soak: paced play for ``--minutes`` (30) on two ``paigow serve`` processes over one
+PostgreSQL database (a fresh schema of the server at 127.0.0.1:5432), with the client of
+``bench_people.py`` (``--tables`` 10 x 6 players, 0.5-3 s of thought, 4 s betting, 15 s
+setting; players split between the two processes). Every ``--every`` seconds (60) each
+process's resident memory (VmRSS), open files (``/proc/PID/fd``) and PostgreSQL connections
+(its TCP sockets to port 5432) are sampled; at the end the table of samples and each series'
+least-squares slope per hour are printed (and written to ``--out`` as JSON, samples as they
+come). Nothing may grow without bound: the slope over the last two thirds of the run (after
+warm-up) is printed beside the whole run's.
+
+    nohup .venv/bin/python benchmarks/bench_soak.py --out /tmp/soak.json > /tmp/soak.log 2>&1 &
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_people as bp
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def fds(pid: int) -> tuple[int, set[str]]:
+    """Open files of ``pid`` and the inodes of its sockets."""
+    n, sockets = 0, set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        n += 1
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            sockets.add(target[8:-1])
+    return n, sockets
+
+
+def pg_connections(pid: int) -> int:
+    """``pid``'s TCP connections to port 5432 (its sockets matched in /proc/PID/net/tcp*)."""
+    _, inodes = fds(pid)
+    count = 0
+    for name in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]:
+            parts = line.split()
+            if parts[2].endswith(":1538") and parts[3] == "01" and parts[9] in inodes:
+                count += 1
+    return count
+
+
+def slope_per_hour(ts: list[float], ys: list[float]) -> float:
+    """Least-squares slope of ``ys`` against ``ts`` (seconds), per hour."""
+    n = len(ts)
+    if n < 2:
+        return 0.0
+    mt, my = sum(ts) / n, sum(ys) / n
+    den = sum((t - mt) ** 2 for t in ts)
+    return (
+        0.0
+        if den == 0
+        else 3600 * sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / den
+    )
+
+
+async def sample_loop(
+    servers: list[bp.Server],
+    every: float,
+    until: float,
+    samples: list[dict[str, Any]],
+    out: Path | None,
+) -> None:
+    t0 = time.time()
+    while True:
+        row: dict[str, Any] = {"t_s": round(time.time() - t0), "load": bp.loadavg()}
+        for i, s in enumerate(servers):
+            row[f"rss_kib_{i}"] = rss_kib(s.pid)
+            row[f"fds_{i}"] = fds(s.pid)[0]
+            row[f"pg_{i}"] = pg_connections(s.pid)
+            row[f"cpu_s_{i}"] = round(bp.cpu_s(s.pid), 1)
+        samples.append(row)
+        print(json.dumps(row), flush=True)
+        if out is not None:
+            out.write_text(json.dumps({"samples": samples}, indent=1))
+        if time.time() >= until:
+            return
+        await asyncio.sleep(min(every, max(0.0, until - time.time())))
+
+
+async def run(args: argparse.Namespace, servers: list[bp.Server]) -> dict[str, Any]:
+    start = time.time()
+    until = start + args.minutes * 60
+    samples: list[dict[str, Any]] = []
+    out = Path(args.out) if args.out else None
+    sampler = asyncio.create_task(sample_loop(servers, args.every, until, samples, out))
+    tally, wall = await bp.play([s.url for s in servers], args.tables, 6, 0, until - 25)
+    await sampler
+    series: dict[str, Any] = {}
+    keys = [k for k in samples[0] if k not in ("t_s", "load")]
+    cut = len(samples) // 3
+    for k in keys:
+        ts = [float(r["t_s"]) for r in samples]
+        ys = [float(r[k]) for r in samples]
+        series[k] = {
+            "first": ys[0],
+            "last": ys[-1],
+            "max": max(ys),
+            "slope_per_h": round(slope_per_hour(ts, ys), 1),
+            "slope_per_h_after_warmup": round(slope_per_hour(ts[cut:], ys[cut:]), 1),
+        }
+    return {
+        "minutes": args.minutes,
+        "tables": args.tables,
+        "players": args.tables * 6,
+        "database": "postgresql (one schema, two serve processes)",
+        "player_rounds": tally.rounds,
+        "wall_s": round(wall),
+        "hands_late": tally.late_refused + tally.late_timeout,
+        "cards_unseen": tally.unseen,
+        "ws_refused": tally.ws_refused,
+        "ws_dropped": tally.ws_dropped,
+        "errors": dict(tally.errors),
+        "notes": tally.notes[:5],
+        "wager_p99_ms": bp.pct(tally.latency["wager"], 0.99),
+        "set_p99_ms": bp.pct(tally.latency["set"], 0.99),
+        "series": series,
+        "samples": samples,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--tables", type=int, default=10)
+    ap.add_argument("--every", type=float, default=60)
+    ap.add_argument("--out", metavar="FILE")
+    ap.add_argument("--cheap-hash", action="store_true")
+    args = ap.parse_args()
+    env = bp.server_env(dict(bp.CHEAP_HASH) if args.cheap_hash else {})
+    url, schema, tmp = bp.database("postgresql")
+    bp.create_operator(url, tmp, env)
+    servers = [bp.start_server(url, env) for _ in range(2)]
+    try:
+        report = asyncio.run(run(args, servers))
+    finally:
+        for s in servers:
+            s.stop()
+        bp.drop_schema(schema)
+    report["server_errors"] = sum(
+        1 for s in servers for ln in s.lines if ln.startswith(("ERROR", "Traceback"))
+    )
+    print("t_s  " + "  ".join(k for k in report["samples"][0] if k != "t_s"))
+    for row in report["samples"]:
+        print("  ".join(str(v) for v in row.values()))
+    for k, v in report["series"].items():
+        print(
+            f"{k:>10}: first {v['first']:.0f} last {v['last']:.0f} max {v['max']:.0f} "
+            f"slope/h {v['slope_per_h']:+.1f} (after warm-up {v['slope_per_h_after_warmup']:+.1f})"
+        )
+    print(json.dumps({k: v for k, v in report.items() if k not in ("samples", "series")}))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=1))
+    return 1 if report["errors"] or report["server_errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Server-side sessions: a log-in opens one (a random ``sid`` the token carries, a row in
+``sessions``); log-out or an operator revokes it, and its tokens are refused from then on (401,
+``token-revoked``).
+
+The check stays cheap: each process keeps what it read of a session for ``session_cache_s``
+(a dict look-up a request; one primary-key read a session per period otherwise). A revocation
+sends a notice on the bus (kind ``sessions`` on the user's channel ``-user id``, with the
+step's commit): every process then forgets what it cached of that user's sessions and re-reads
+those of its open WebSockets, closing the revoked ones (the ``watch`` callbacks); the process
+that revoked does so at once.
+
+>>> cache = SessionCache(5.0)
+>>> cache.remember("abc", 7, revoked=False, at=100.0)
+>>> cache.cached("abc", at=104.0)
+(7, False)
+>>> cache.cached("abc", at=106.0) is None
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.service.errors import Unauthorized
+from paigow.service.store.bus import notify
+from paigow.service.store.session_models import AuthSession
+from paigow.service.store.unit import Tx
+
+MAX_CACHED = 100_000
+NOTICE: Final = "sessions"
+"""The bus notice's kind: "user N's sessions were revoked" (on channel ``-N``)."""
+
+
+def new_sid() -> str:
+    """A random session id (128 bits, hex)."""
+    return secrets.token_hex(16)
+
+
+def open_session(session: Session, user_id: int, ttl_s: int, at: float) -> str:
+    """Open a session for ``user_id`` in the caller's transaction (the user's expired sessions
+    are removed on the way); its id."""
+    session.execute(
+        sa.delete(AuthSession).where(AuthSession.user_id == user_id, AuthSession.expires_at < at)
+    )
+    sid = new_sid()
+    session.add(AuthSession(id=sid, user_id=user_id, created_at=at, expires_at=at + ttl_s))
+    return sid
+
+
+def revoke(tx: Tx, sid: str, user_id: int, at: float) -> bool:
+    """Revoke one session (and tell every process); whether it was live."""
+    notify(tx, -user_id, NOTICE)
+    done = tx.session.execute(
+        sa.update(AuthSession)
+        .where(AuthSession.id == sid, AuthSession.revoked_at.is_(None))
+        .values(revoked_at=at)
+    )
+    return bool(getattr(done, "rowcount", 0))
+
+
+def revoke_user(tx: Tx, user_id: int, at: float) -> list[str]:
+    """Revoke every live session of ``user_id`` (and tell every process); their ids."""
+    notify(tx, -user_id, NOTICE)
+    rows = tx.session.execute(
+        sa.update(AuthSession)
+        .where(
+            AuthSession.user_id == user_id,
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > at,
+        )
+        .values(revoked_at=at)
+        .returning(AuthSession.id)
+    )
+    return [str(sid) for sid in rows.scalars()]
+
+
+def read_state(session: Session, sid: str) -> tuple[int, bool] | None:
+    """A session's user and whether it is revoked; None when there is no such session."""
+    row = session.execute(
+        sa.select(AuthSession.user_id, AuthSession.revoked_at).where(AuthSession.id == sid)
+    ).one_or_none()
+    return None if row is None else (int(row[0]), row[1] is not None)
+
+
+class SessionCache:
+    """What this process last read of each session, for ``ttl_s`` seconds, and the callbacks
+    of its open WebSockets to run when one is revoked here."""
+
+    def __init__(
+        self, ttl_s: float, read: Callable[[str], tuple[int, bool] | None] | None = None
+    ) -> None:
+        self.ttl_s = ttl_s
+        self.read = read
+        """Reads a session from the database (on a worker thread), for the WebSockets' re-check."""
+        self._lock = threading.Lock()
+        self._states: dict[str, tuple[float, int, bool]] = {}
+        self._watchers: dict[str, set[Callable[[], None]]] = {}
+        self._owners: dict[str, int] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def cached(self, sid: str, at: float | None = None) -> tuple[int, bool] | None:
+        """The cached (user id, revoked) of ``sid``, or None when not cached or stale."""
+        hit = self._states.get(sid)
+        if hit is None or hit[0] <= (at if at is not None else time.monotonic()):
+            return None
+        return hit[1], hit[2]
+
+    def remember(self, sid: str, user_id: int, revoked: bool, at: float | None = None) -> None:
+        t = at if at is not None else time.monotonic()
+        with self._lock:
+            if len(self._states) > MAX_CACHED:
+                self._states.clear()
+            self._states[sid] = (t + self.ttl_s, user_id, revoked)
+
+    def revoked(self, sids: list[str], user_id: int) -> None:
+        """Sessions known revoked: remember it and close their WebSockets."""
+        for sid in sids:
+            self._states[sid] = (time.monotonic() + self.ttl_s, user_id, True)
+            self._owners.pop(sid, None)
+            for close in list(self._watchers.pop(sid, ())):
+                close()
+
+    def watch(self, sid: str, user_id: int, close: Callable[[], None]) -> Callable[[], None]:
+        """Run ``close`` when ``sid`` is revoked (on the event loop); the function to stop."""
+        self._watchers.setdefault(sid, set()).add(close)
+        self._owners[sid] = user_id
+
+        def stop() -> None:
+            watchers = self._watchers.get(sid)
+            if watchers is not None:
+                watchers.discard(close)
+                if not watchers:
+                    self._watchers.pop(sid, None)
+                    self._owners.pop(sid, None)
+
+        return stop
+
+    def on_notice(self, notice: Any) -> None:
+        """A bus notice (subscribed to every channel): on ``sessions`` for user N, forget N's
+        cached sessions and re-read those N's open WebSockets hold."""
+        if notice.kind != NOTICE:
+            return
+        user_id = -int(notice.table_id)
+        with self._lock:
+            for sid in [s for s, v in self._states.items() if v[1] == user_id]:
+                self._states.pop(sid, None)
+        watched = [s for s, uid in self._owners.items() if uid == user_id]
+        if watched and self.read is not None:
+            task = asyncio.get_running_loop().create_task(self._recheck(watched, user_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _recheck(self, sids: list[str], user_id: int) -> None:
+        assert self.read is not None
+        read = self.read
+        gone = []
+        for sid in sids:
+            state = await asyncio.to_thread(read, sid)
+            if state is None or state[1]:
+                gone.append(sid)
+        self.revoked(gone, user_id)
+
+
+def check(state: tuple[int, bool] | None, user_id: int) -> None:
+    """Refuse a token whose session is unknown, someone else's or revoked."""
+    if state is None or state[0] != user_id:
+        raise Unauthorized("the token's session is not known; log in again", code="invalid-token")
+    if state[1]:
+        raise Unauthorized("the session was ended; log in again", code="token-revoked")

@@ -1,0 +1,457 @@
+"""Backups of the service's database while it serves, and their restore into an empty database.
+
+A backup file is an uncompressed tar archive of two members: ``paigow-backup.json`` (the
+:class:`Manifest`: what it is, the Alembic revision, when, what it holds, the data's SHA-256) and
+the data: a SQLite copy made through SQLite's online backup API (one consistent snapshot while
+writers go on) or a ``pg_dump -Fc`` of the database's schema, taken under a snapshot exported by
+the transaction that counted what the manifest reports (the dump and the counts agree).
+
+Restoring checks the manifest and the data's digest before it writes anything, refuses a target
+that already holds the service's tables, then copies (SQLite: the backup API into the new file;
+PostgreSQL: ``pg_restore`` in one transaction, the schema renamed when the target's differs)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess  # nosec B404  # runs pg_dump/pg_restore only, argument lists
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import sqlalchemy as sa
+
+from paigow.service.errors import BadRequest, Conflict
+from paigow.service.store.db import Database
+
+FORMAT: Final = "paigow-backup"
+FORMAT_VERSION: Final = 1
+MANIFEST_NAME: Final = "paigow-backup.json"
+DATA_NAMES: Final = {"sqlite": "data.sqlite3", "postgresql": "data.pgdump"}
+SERVICE_TABLES: Final = ("alembic_version", "users", "rounds", "accounts")
+"""A target holding any of these already has the service's tables: restore refuses it."""
+SQLITE_STEP_PAGES: Final = 4096
+"""Pages the SQLite backup copies a step (the progress shown between steps)."""
+
+SCHEMA_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+"""The schema names restore quotes into its statements (a manifest is read from a file)."""
+
+Progress = Callable[[int, int], None]
+"""Called with (pages copied, pages in all) as a SQLite copy goes."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a backup file records about itself."""
+
+    format: str
+    format_version: int
+    backend: str
+    schema_version: str | None
+    """The Alembic revision of the backed-up database."""
+    created_at: str
+    schema: str | None
+    """PostgreSQL: the schema dumped."""
+    rounds: int
+    users: int
+    tables: int
+    data_bytes: int
+    sha256: str
+
+
+# ----------------------------------------------------------------------------------- helpers
+def pg_tool(name: str) -> str:
+    """``pg_dump`` / ``pg_restore``: the newest under /usr/lib/postgresql/*/bin, else on PATH."""
+    root = Path("/usr/lib/postgresql")
+    if root.is_dir():
+        found = sorted(
+            (p for p in root.glob(f"*/bin/{name}") if p.parent.parent.name.isdigit()),
+            key=lambda p: int(p.parent.parent.name),
+        )
+        if found:
+            return str(found[-1])
+    on_path = shutil.which(name)
+    if on_path is None:
+        raise BadRequest(
+            f"{name} not found (install the PostgreSQL client)", code="pg-tool-missing"
+        )
+    return on_path
+
+
+def _pg_args(db: Database) -> tuple[list[str], dict[str, str]]:
+    """``pg_dump``/``pg_restore`` connection arguments (no shell; the password in the
+    environment, never on the command line)."""
+    from psycopg.conninfo import make_conninfo
+
+    url = db.url
+    params: dict[str, Any] = {}
+    for key, value in (("host", url.host), ("port", url.port), ("dbname", url.database)):
+        if value:
+            params[key] = value
+    if url.username:
+        params["user"] = url.username
+    for key, given in url.query.items():
+        params[key] = given if isinstance(given, str) else given[-1]
+    env = {**os.environ}
+    if url.password:
+        env["PGPASSWORD"] = str(url.password)
+    return ["--dbname", make_conninfo("", **params)], env
+
+
+def _run(args: list[str], env: dict[str, str], what: str) -> str:
+    proc = subprocess.run(args, env=env, capture_output=True, text=True, check=False)  # nosec B603  # fixed tool, list args, no shell
+    if proc.returncode != 0:
+        raise BadRequest(
+            f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}",
+            code="backup-tool-failed",
+        )
+    return proc.stdout
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def known_revision(revision: str | None) -> bool:
+    """Whether this code's migrations know ``revision``."""
+    from alembic.script import ScriptDirectory
+
+    from paigow.service.store.migrate import alembic_config
+
+    if revision is None:
+        return False
+    script = ScriptDirectory.from_config(alembic_config(None))  # type: ignore[arg-type]
+    try:
+        return script.get_revision(revision) is not None
+    except Exception:
+        return False
+
+
+def _sqlite_counts(conn: sqlite3.Connection) -> tuple[str | None, int, int, int]:
+    rev = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    counts = [
+        int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # nosec B608  # t from a fixed tuple
+        for t in ("rounds", "users", "game_tables")
+    ]
+    return (rev[0] if rev else None), counts[0], counts[1], counts[2]
+
+
+def _write_archive(out: Path, manifest: Manifest, data: Path) -> None:
+    """The archive at ``out``, written beside it and moved into place whole."""
+    tmp = out.with_name(f".{out.name}.part")
+    try:
+        with tarfile.open(tmp, "w") as tar:
+            body = json.dumps(asdict(manifest), indent=2).encode()
+            info = tarfile.TarInfo(MANIFEST_NAME)
+            info.size, info.mtime = len(body), int(datetime.now(UTC).timestamp())
+            tar.addfile(info, io.BytesIO(body))
+            tar.add(data, arcname=DATA_NAMES[manifest.backend])
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------------------------ backup
+def backup(url: str, out: Path, progress: Progress | None = None) -> Manifest:
+    """Back up the database at ``url`` into the new file ``out`` (the service may be serving)."""
+    if out.exists():
+        raise Conflict(f"{out} exists: give a new file", code="backup-exists")
+    db = Database(url)
+    try:
+        with tempfile.TemporaryDirectory(dir=out.parent, prefix=".paigow-backup-") as tmpdir:
+            data = Path(tmpdir) / "data"
+            if db.is_sqlite:
+                rev, rounds, users, tables = _backup_sqlite(db, data, progress)
+                schema = None
+            else:
+                rev, rounds, users, tables, schema = _backup_postgres(db, data)
+            if rev is None:
+                raise BadRequest(
+                    f"{db.display_url} has no service tables (never migrated)", code="not-migrated"
+                )
+            manifest = Manifest(
+                FORMAT,
+                FORMAT_VERSION,
+                db.backend,
+                rev,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+                schema,
+                rounds,
+                users,
+                tables,
+                data.stat().st_size,
+                _digest(data),
+            )
+            _write_archive(out, manifest, data)
+    finally:
+        db.dispose()
+    return manifest
+
+
+def _backup_sqlite(
+    db: Database, data: Path, progress: Progress | None
+) -> tuple[str | None, int, int, int]:
+    assert db.path is not None
+    if not db.path.exists():
+        raise BadRequest(f"no database file {db.path}", code="no-database")
+    src = sqlite3.connect(db.path, timeout=30)
+    dst = sqlite3.connect(data)
+    try:
+        # the whole copy inside one read transaction: one WAL snapshot, however many steps
+        src.execute("BEGIN")
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+        def step(_status: int, remaining: int, total: int) -> None:
+            if progress is not None:
+                progress(total - remaining, total)
+
+        src.backup(dst, pages=SQLITE_STEP_PAGES, progress=step, sleep=0)
+        src.rollback()
+        dst.execute("PRAGMA journal_mode=DELETE")
+        return _sqlite_counts(dst)
+    except sqlite3.DatabaseError as exc:
+        if "no such table" in str(exc):
+            return None, 0, 0, 0
+        raise
+    finally:
+        src.close()
+        dst.close()
+
+
+def _backup_postgres(db: Database, data: Path) -> tuple[str | None, int, int, int, str]:
+    args, env = _pg_args(db)
+    with db.engine.connect() as conn:
+        conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            schema = conn.execute(sa.text("SELECT current_schema()")).scalar()
+            if schema is None:
+                return None, 0, 0, 0, ""
+            snapshot = conn.execute(sa.text("SELECT pg_export_snapshot()")).scalar_one()
+            present = set(sa.inspect(conn).get_table_names(schema=schema))
+            if "alembic_version" not in present:
+                return None, 0, 0, 0, schema
+            rev = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
+            counts = [
+                int(conn.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one())  # nosec B608  # t from a fixed tuple
+                for t in ("rounds", "users", "game_tables")
+            ]
+            # pg_dump reads the very snapshot the counts were made in (held while it runs)
+            cmd = [pg_tool("pg_dump"), "-Fc", "--no-owner", "--no-privileges"]
+            cmd += ["--schema", schema, "--snapshot", str(snapshot), "--file", str(data), *args]
+            _run(cmd, env, "pg_dump")
+    return rev, counts[0], counts[1], counts[2], schema
+
+
+# ----------------------------------------------------------------------------------- restore
+def read_manifest(path: Path) -> Manifest:
+    """The manifest of the backup file at ``path``; a clear refusal if it is not one."""
+    try:
+        with tarfile.open(path, "r:") as tar:
+            member = tar.extractfile(MANIFEST_NAME)
+            if member is None:
+                raise KeyError(MANIFEST_NAME)
+            raw = json.loads(member.read())
+        manifest = Manifest(**raw)
+    except FileNotFoundError:
+        raise BadRequest(f"no backup file {path}", code="no-backup") from None
+    except (tarfile.TarError, KeyError, ValueError, TypeError, OSError) as exc:
+        raise BadRequest(
+            f"{path} is not a paigow backup (or is damaged): {type(exc).__name__}: {exc}",
+            code="backup-unreadable",
+        ) from None
+    if manifest.format != FORMAT or manifest.format_version != FORMAT_VERSION:
+        raise BadRequest(
+            f"{path} is {manifest.format} version {manifest.format_version}, not {FORMAT} "
+            f"version {FORMAT_VERSION}",
+            code="backup-unreadable",
+        )
+    if manifest.schema is not None and not SCHEMA_NAME.fullmatch(manifest.schema):
+        raise BadRequest(f"{path}: bad schema name {manifest.schema!r}", code="backup-unreadable")
+    if manifest.backend not in DATA_NAMES:
+        raise BadRequest(f"unknown backend {manifest.backend!r}", code="backup-unreadable")
+    if not known_revision(manifest.schema_version):
+        raise BadRequest(
+            f"the backup's schema version {manifest.schema_version} is unknown to this paigow "
+            "(a newer release made it)",
+            code="backup-newer",
+        )
+    return manifest
+
+
+@contextlib.contextmanager
+def _extracted(path: Path, manifest: Manifest, folder: Path) -> Iterator[Path]:
+    """The backup's data extracted into ``folder`` and checked against its digest."""
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".paigow-restore-") as tmpdir:
+        data = Path(tmpdir) / "data"
+        try:
+            with tarfile.open(path, "r:") as tar:
+                member = tar.extractfile(DATA_NAMES[manifest.backend])
+                if member is None:
+                    raise KeyError(DATA_NAMES[manifest.backend])
+                with data.open("wb") as f:
+                    shutil.copyfileobj(member, f, 1 << 20)
+        except (tarfile.TarError, KeyError, OSError, EOFError) as exc:
+            raise BadRequest(
+                f"{path}: cannot read the backup's data: {type(exc).__name__}: {exc}",
+                code="backup-unreadable",
+            ) from None
+        if data.stat().st_size != manifest.data_bytes or _digest(data) != manifest.sha256:
+            raise BadRequest(
+                f"{path}: the data does not match its manifest's digest (damaged)",
+                code="backup-unreadable",
+            )
+        yield data
+
+
+def restore(url: str, source: Path, progress: Progress | None = None) -> Manifest:
+    """Restore the backup ``source`` into the empty database at ``url``; then migrate it to this
+    code's head (a backup made by an older release)."""
+    manifest = read_manifest(source)
+    db = Database(url)
+    try:
+        if manifest.backend != db.backend:
+            raise BadRequest(
+                f"the backup is of {manifest.backend}; the target is {db.backend}",
+                code="backup-backend-mismatch",
+            )
+        if db.is_sqlite:
+            _restore_sqlite(db, source, manifest, progress)
+        else:
+            _restore_postgres(db, source, manifest)
+    finally:
+        db.dispose()
+    db = Database(url)
+    try:
+        db.migrate()
+    finally:
+        db.dispose()
+    return manifest
+
+
+def _refuse_sqlite_target(path: Path) -> None:
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise Conflict(
+            f"{path} is not an empty SQLite file: {exc}", code="restore-not-empty"
+        ) from None
+    if names:
+        raise Conflict(
+            f"{path} already holds tables ({', '.join(sorted(names)[:5])}...): restore only into "
+            "a new or empty database",
+            code="restore-not-empty",
+        )
+
+
+def _restore_sqlite(
+    db: Database, source: Path, manifest: Manifest, progress: Progress | None
+) -> None:
+    assert db.path is not None
+    _refuse_sqlite_target(db.path)
+    db.path.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        _extracted(source, manifest, db.path.parent) as data,
+        contextlib.closing(sqlite3.connect(f"file:{data}?mode=ro", uri=True)) as src,
+    ):
+        check = src.execute("PRAGMA integrity_check").fetchone()
+        if check is None or check[0] != "ok":
+            raise BadRequest(
+                f"{source}: the SQLite copy fails its integrity check: {check}",
+                code="backup-unreadable",
+            )
+
+        def step(_status: int, remaining: int, total: int) -> None:
+            if progress is not None:
+                progress(total - remaining, total)
+
+        part = db.path.with_name(f".{db.path.name}.restoring")
+        try:
+            with contextlib.closing(sqlite3.connect(part)) as dst:
+                src.backup(dst, pages=SQLITE_STEP_PAGES, progress=step, sleep=0)
+                dst.execute("PRAGMA journal_mode=WAL")
+            os.replace(part, db.path)  # the restored file appears whole, or not at all
+        finally:
+            part.unlink(missing_ok=True)
+
+
+def _schema_tables(conn: sa.Connection, schema: str) -> set[str]:
+    rows = conn.execute(
+        sa.text(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = :s"
+        ),
+        {"s": schema},
+    )
+    return {r[0] for r in rows}
+
+
+def _target_schema(conn: sa.Connection) -> str:
+    schema = conn.execute(sa.text("SELECT current_schema()")).scalar()
+    if schema is not None:
+        return str(schema)
+    path = str(conn.execute(sa.text("SHOW search_path")).scalar() or "")
+    return path.split(",")[0].strip().strip('"')
+
+
+def _restore_postgres(db: Database, source: Path, manifest: Manifest) -> None:
+    dumped = manifest.schema or "public"
+    with db.engine.connect() as conn:
+        target = _target_schema(conn)
+        if not SCHEMA_NAME.fullmatch(target):
+            raise BadRequest(f"unsupported target schema name {target!r}", code="bad-schema")
+        held = _schema_tables(conn, target)
+        if held:
+            raise Conflict(
+                f"schema {target} of {db.display_url} already holds {len(held)} relations "
+                f"({', '.join(sorted(held)[:5])}...): restore only into an empty schema",
+                code="restore-not-empty",
+            )
+        exists = conn.execute(
+            sa.text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"), {"s": dumped}
+        ).scalar_one()
+        if dumped != target and exists:
+            raise Conflict(
+                f"the backup's schema {dumped} exists in the target database: restore into "
+                f"schema {dumped} or into a database without it",
+                code="restore-schema-taken",
+            )
+    args, env = _pg_args(db)
+    folder = Path(tempfile.gettempdir())
+    with _extracted(source, manifest, folder) as data:
+        listing = _run([pg_tool("pg_restore"), "--list", str(data)], env, "pg_restore --list")
+        # the schema itself is made here (or exists already), not by pg_restore
+        kept = [line for line in listing.splitlines() if " SCHEMA - " not in line]
+        items = data.with_name("items.list")
+        items.write_text("\n".join(kept) + "\n")
+        with db.engine.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{dumped}"'))
+        cmd = [pg_tool("pg_restore"), "--no-owner", "--no-privileges", "--exit-on-error"]
+        cmd += ["--single-transaction", "--use-list", str(items), *args, str(data)]
+        try:
+            _run(cmd, env, "pg_restore")
+        except BadRequest:
+            if dumped != target:
+                with db.engine.begin() as conn:
+                    conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{dumped}" CASCADE'))
+            raise
+    if dumped != target:
+        with db.engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{target}"'))
+            conn.execute(sa.text(f'ALTER SCHEMA "{dumped}" RENAME TO "{target}"'))
