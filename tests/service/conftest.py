@@ -254,13 +254,32 @@ class Client:
 class WsReader:
     """A WebSocket client reading table events on a thread, with waits that time out."""
 
-    def __init__(self, url: str, table: int, token: str | None) -> None:
+    def __init__(
+        self,
+        url: str,
+        table: int,
+        token: str | None,
+        *,
+        cookie: str | None = None,
+        origin: str | None = None,
+    ) -> None:
+        """``cookie``: the session cookie's value, sent as a browser does (with ``origin``)."""
         from websockets.sync.client import connect
+
+        from paigow.service.api.deps import SESSION_COOKIE
 
         ws_url = url.replace("http://", "ws://") + f"/ws/tables/{table}"
         if token:
             ws_url += f"?token={token}"
-        self.conn = connect(ws_url, proxy=None, open_timeout=10, legacy=True)
+        headers = {"Cookie": f"{SESSION_COOKIE}={cookie}"} if cookie else {}
+        self.conn = connect(
+            ws_url,
+            proxy=None,
+            open_timeout=10,
+            legacy=True,
+            origin=origin,  # type: ignore[arg-type]
+            additional_headers=headers,
+        )
         self.messages: list[dict[str, Any]] = []
         self.q: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.closed: int | None = None

@@ -45,7 +45,7 @@ def test_the_constructor_takes_only_what_it_is_given(bare_env: pytest.MonkeyPatc
     bare_env.setenv("PAIGOW_ARGON2_MEMORY_KIB", "1024")
     by_position = ServiceConfig("sqlite:///x.db")
     assert by_position == ServiceConfig(database_url="sqlite:///x.db")
-    assert (by_position.token_ttl_s, by_position.argon2_memory_kib) == (3600, 19_456)
+    assert (by_position.token_ttl_s, by_position.argon2_memory_kib) == (28_800, 19_456)
     assert ServiceConfig("sqlite:///x.db", token_ttl_s=60).token_ttl_s == 60
 
 

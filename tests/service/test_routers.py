@@ -30,6 +30,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("POST", "/api/auth/register"): AUTH,
     ("POST", "/api/auth/login"): AUTH,
     ("POST", "/api/auth/logout"): AUTH,
+    ("POST", "/api/auth/password"): AUTH,
+    ("GET", "/api/auth/session"): AUTH,
     ("POST", "/api/auth/totp/enrol"): AUTH,
     ("POST", "/api/auth/totp/confirm"): AUTH,
     ("POST", "/api/auth/totp/verify"): AUTH,

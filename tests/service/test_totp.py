@@ -118,3 +118,101 @@ def test_enrolled_mode_asks_the_code_once_enrolled(svc: Service) -> None:
         _as(svc, _login(svc, totp.at(at + 30)).json()["token"]).get("/api/admin/floor").status_code
         == 200
     )
+
+
+def _audit(svc: Service, reader: Client | None = None) -> list[dict[str, Any]]:
+    import json
+
+    c = reader or svc.op
+    return [json.loads(line) for line in c.get("/api/admin/audit").text.splitlines()]
+
+
+def test_recovery_codes_work_once_each(svc: Service) -> None:
+    totp = _enrol(svc.op)
+    at = _steady()
+    out = svc.op.ok(svc.op.post("/api/auth/totp/confirm", {"code": totp.at(at)}))
+    codes = out["recovery_codes"]
+    assert len(codes) == 10 and len(set(codes)) == 10
+    # shown once: only their hashes are kept
+    engine = sa.create_engine(svc.db_url)
+    try:
+        with engine.connect() as conn:
+            stored = conn.execute(sa.text("SELECT code_hash FROM recovery_codes")).scalars().all()
+    finally:
+        engine.dispose()
+    assert len(stored) == 10 and not set(codes) & set(stored)
+    body = {"username": OPERATOR[0], "password": OPERATOR[1], "recovery_code": codes[3].upper()}
+    r = Client(svc.url).post("/api/auth/login", body)
+    assert r.status_code == 200 and r.json()["second_factor"] is None, r.text
+    assert _as(svc, r.json()["token"]).get("/api/admin/floor").status_code == 200
+    r = Client(svc.url).post("/api/auth/login", body)  # spent
+    assert r.status_code == 401 and r.json()["code"] == "bad-code"
+    # or at the verify step
+    half = _as(svc, _login(svc).json()["token"])
+    full = half.ok(half.post("/api/auth/totp/verify", {"recovery_code": codes[4]}))
+    assert _as(svc, full["token"]).get("/api/admin/floor").status_code == 200
+
+
+def test_wrong_codes_are_throttled_and_audited(db_url: str) -> None:
+    svc = Service(db_url, login_limit_user=5, login_limit_addr=50)
+    try:
+        totp = _enrol(svc.op)
+        at = _steady()
+        op = _as(
+            svc, svc.op.ok(svc.op.post("/api/auth/totp/confirm", {"code": totp.at(at)}))["token"]
+        )
+        wrong = f"{(int(totp.at(at)) + 7) % 1_000_000:06d}"
+        for _ in range(5):
+            r = _login(svc, wrong)
+            assert r.status_code == 401 and r.json()["code"] == "bad-code"
+        r = _login(svc, totp.at(at + 30))  # even the right code now waits out the window
+        assert r.status_code == 429, r.text
+        refused = [a for a in _audit(svc, op) if a["action"] == "refused"]
+        assert len(refused) == 5 and {a["details"]["code"] for a in refused} == {"bad-code"}
+        assert all(a["actor"] == OPERATOR[0] for a in refused)
+    finally:
+        svc.stop()
+
+
+def test_an_operator_made_to_enrol_and_a_reset_by_the_cli(db_url: str) -> None:
+    from typer.testing import CliRunner
+
+    from paigow.cli.main import app
+    from paigow.service.accounts.operators import create_operator
+
+    svc = Service(db_url)
+    try:
+        create_operator(db_url, "newboss", "a-good-passphrase", require_2fa=True)
+        first = Client(svc.url).post(
+            "/api/auth/login", {"username": "newboss", "password": "a-good-passphrase"}
+        )
+        assert first.json()["second_factor"] == "enrol"
+        limited = _as(svc, first.json()["token"])
+        r = limited.get("/api/admin/floor")
+        assert r.status_code == 403 and r.json()["code"] == "second-factor-required"
+        refusals = [a for a in _audit(svc) if a["action"] == "refused"]
+        assert refusals[-1]["actor"] == "newboss"
+        assert refusals[-1]["details"]["route"] == "GET /api/admin/floor"
+        totp = _enrol(limited)
+        at = _steady()
+        full = limited.ok(limited.post("/api/auth/totp/confirm", {"code": totp.at(at)}))
+        op = _as(svc, full["token"])
+        assert op.get("/api/admin/floor").status_code == 200
+
+        # locked out: the CLI resets it (audited), ends the sessions, and they enrol again
+        result = CliRunner().invoke(app, ["admin", "reset-2fa", "newboss", "--database", db_url])
+        assert result.exit_code == 0, result.output
+        assert "removed" in result.output
+        time.sleep(5.2)  # another process's revocation is seen within session_cache_s
+        assert op.get("/api/admin/floor").json()["code"] == "token-revoked"
+        again = Client(svc.url).post(
+            "/api/auth/login", {"username": "newboss", "password": "a-good-passphrase"}
+        )
+        assert again.json()["second_factor"] == "enrol"
+        resets = [a for a in _audit(svc) if a["action"] == "second-factor-reset"]
+        assert resets and resets[-1]["target"] == "user:newboss"
+        assert resets[-1]["details"]["was_enrolled"] is True
+        bad = CliRunner().invoke(app, ["admin", "reset-2fa", "nobody", "--database", db_url])
+        assert bad.exit_code == 2 and "no operator nobody" in bad.output
+    finally:
+        svc.stop()

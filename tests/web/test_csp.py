@@ -1,5 +1,5 @@
 """The strict Content-Security-Policy in Debian's Chromium: every page of the app, as a player and
-as an operator at 1366x768, works (a round played through the page, its live feed over the
+as an operator at 1366x768, 375x812 and 812x375, works (a round played through the page, its live feed over the
 WebSocket that ``connect-src 'self'`` allows) without one policy violation or console error; and
 the policy is really enforced (an inline script and an inline style injected are refused)."""
 
@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.web.walks import (
     LAPTOP,
+    PHONE,
     as_operator,
     my_cards,
     new_page,
@@ -58,9 +59,17 @@ def visit(page: Page, url: str, route: str, ready: str) -> None:
     expect(page.locator("#view .error")).to_have_count(0)
 
 
-def test_every_page_works_under_the_policy(site: Any, browser: Browser) -> None:
+LANDSCAPE = {"width": 812, "height": 375}
+
+
+@pytest.mark.parametrize(
+    "viewport", [LAPTOP, PHONE, LANDSCAPE], ids=["laptop", "phone", "landscape"]
+)
+def test_every_page_works_under_the_policy(
+    site: Any, browser: Browser, viewport: dict[str, int]
+) -> None:
     table = site.table(name="Policy")
-    page, _, _ = player_page(site, browser, LAPTOP)
+    page, _, _ = player_page(site, browser, viewport)
     watch = Watch(page)  # from here on: every navigation records its violations
     found: list[str] = []
     visit(page, site.url, "lobby", f"#open-table-{table}")
@@ -82,7 +91,7 @@ def test_every_page_works_under_the_policy(site: Any, browser: Browser) -> None:
     found += watch.problems("recall")
     page.context.close()
 
-    op = new_page(browser, LAPTOP)
+    op = new_page(browser, viewport)
     watch = Watch(op)
     as_operator(op, site.url)
     op.get_by_role("button", name="Load the audit log").click()

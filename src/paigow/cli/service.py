@@ -106,6 +106,13 @@ def admin_create(
             metavar="FILE", help="A file holding the password (first line); - for standard input."
         ),
     ],
+    require_2fa: Annotated[
+        bool,
+        typer.Option(
+            "--require-2fa",
+            help="The operator must enrol a second factor (TOTP) at their first sign-in.",
+        ),
+    ] = False,
 ) -> None:
     """Create an operator (operators open and close tables, move money and read the audit log)."""
     from pathlib import Path
@@ -119,10 +126,30 @@ def admin_create(
         raise fail(f"cannot read the password file: {exc.strerror}") from None
     password = text.splitlines()[0] if text.strip() else ""
     try:
-        user = create_operator(database, username, password)
+        user = create_operator(database, username, password, require_2fa=require_2fa)
     except (ServiceError, ValueError) as exc:
         raise fail(str(exc)) from None
     out_console().print(f"operator {user['username']} created (id {user['id']})")
+
+
+@admin_app.command("reset-2fa")
+def admin_reset_2fa(
+    username: Annotated[str, typer.Argument(metavar="USER", help="The operator's username.")],
+    database: DatabaseOpt,
+) -> None:
+    """Remove a locked-out operator's second factor and recovery codes (audited): their
+    sessions end and they enrol a new one at their next sign-in."""
+    from paigow.service.accounts.operators import reset_second_factor
+    from paigow.service.errors import ServiceError
+
+    try:
+        was = reset_second_factor(database, username)
+    except (ServiceError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    said = "removed" if was else "none was on"
+    out_console().print(
+        f"second factor of {username}: {said}; they enrol one at their next sign-in"
+    )
 
 
 audit_app = typer.Typer(help="Audit of the table service's database.", no_args_is_help=True)

@@ -60,13 +60,22 @@ class ServiceConfig(BaseSettings):
     """Where the secret file lives: default beside the SQLite file, or for PostgreSQL
     ``$XDG_DATA_HOME/paigow`` (``~/.local/share/paigow``). Processes on several machines sharing a
     PostgreSQL database need the same ``PAIGOW_SECRET`` (or a shared folder)."""
-    token_ttl_s: int = 3600
-    """How long a login token is valid (seconds); a token claiming a longer life is refused."""
+    token_ttl_s: int = 28_800
+    """A session's absolute expiry (seconds): its token (and the browser's cookie) is valid this
+    long after the log-in, however active; a token claiming a longer life is refused."""
+    session_idle_s: int = 1800
+    """A session unused this long (seconds, kept to the minute) is ended: its next request is
+    refused (401 ``session-idle``); 0: no idle expiry."""
+    behind_tls: bool = False
+    """The service is reached over TLS through a proxy: the session cookie is marked
+    ``Secure`` (it is whenever the request itself came over TLS)."""
     operator_second_factor: str = "enrolled"
     """Operators' TOTP second factor: ``enrolled`` (the default) asks the code of an operator
     who has enrolled one (``/api/auth/totp/enrol``, then ``confirm``), ``required`` also refuses
     the admin and floor APIs to an operator without one (403 ``second-factor-required``: their
-    token only enrols), ``off`` asks no code at all. The default keeps ``paigow bots``, the demo
+    token only enrols; an operator created with ``paigow admin create --require-2fa``, or
+    whose second factor was reset, is held to enrolling whatever this says, unless ``off``),
+    ``off`` asks no code at all. The default keeps ``paigow bots``, the demo
     and a first ``paigow serve`` working with the operator's password alone; a casino sets
     ``required``."""
     session_cache_s: float = 5.0

@@ -7,6 +7,7 @@ the steps (:mod:`paigow.service.store.writer`); and transactions that send table
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import threading
 import time
@@ -24,10 +25,12 @@ from paigow.service.store.db import Database, User
 from paigow.service.store.unit import Tx
 
 if TYPE_CHECKING:
+    from paigow.service.accounts.sessions import SessionState
     from paigow.service.config import ServiceConfig
 
 PRINCIPAL_TTL_S = 30.0
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 
 class Runtime:
@@ -122,15 +125,31 @@ class Runtime:
             return secret
         return load_or_create(secret_path(self.db, self.config.data_dir))
 
-    def read_session(self, sid: str) -> tuple[int, bool] | None:
-        """A session's user and whether it is revoked, read from the database and cached
-        (:mod:`paigow.service.accounts.sessions`); None when there is no such session."""
-        from paigow.service.accounts.sessions import read_state
+    def read_session(self, sid: str) -> SessionState | None:
+        """A session's user, whether it is revoked and when it was last used, read from the
+        database and cached (:mod:`paigow.service.accounts.sessions`); None when there is no
+        such session. A live session last used over a minute ago is noted as used now (a write
+        that may fail, e.g. on a full database, without failing the request)."""
+        from paigow.service.accounts.sessions import TOUCH_S, read_state, touch
 
         with self.db.read() as s:
             state = read_state(s, sid)
-        if state is not None:
-            self.sessions.remember(sid, *state)
+        if state is None:
+            return None
+        now = time.time()
+        idle_s = self.config.session_idle_s
+        if (
+            not state.revoked
+            and (idle_s <= 0 or now - state.last_seen <= idle_s)
+            and now - state.last_seen > (min(TOUCH_S, idle_s / 4) if idle_s > 0 else TOUCH_S)
+        ):
+            try:
+                with self.write() as tx:
+                    touch(tx.session, sid, now)
+                state = state._replace(last_seen=now)
+            except sa.exc.SQLAlchemyError as exc:  # the request goes on; noted next time
+                _log.warning("could not note session use: %s", type(exc).__name__)
+        self.sessions.remember(sid, state)
         return state
 
     def cached_principal(self, user_id: int) -> Principal | None:

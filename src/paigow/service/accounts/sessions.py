@@ -9,10 +9,14 @@ step's commit): every process then forgets what it cached of that user's session
 those of its open WebSockets, closing the revoked ones (the ``watch`` callbacks); the process
 that revoked does so at once.
 
+A session also ends when unused for ``session_idle_s`` (401 ``session-idle``): what it was last
+used for is kept to the minute (``last_seen_at``, written at most once a minute a session) and
+read with it. It ends at the latest ``token_ttl_s`` after it was opened, as its token does.
+
 >>> cache = SessionCache(5.0)
->>> cache.remember("abc", 7, revoked=False, at=100.0)
+>>> cache.remember("abc", SessionState(7, False, 90.0), at=100.0)
 >>> cache.cached("abc", at=104.0)
-(7, False)
+SessionState(user_id=7, revoked=False, last_seen=90.0)
 >>> cache.cached("abc", at=106.0) is None
 True
 """
@@ -24,7 +28,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -35,6 +39,10 @@ from paigow.service.store.session_models import AuthSession
 from paigow.service.store.unit import Tx
 
 MAX_CACHED = 100_000
+TOUCH_S: Final = 60.0
+"""A session's ``last_seen_at`` is written again once it is this old (or a quarter of
+``session_idle_s``, if less): the idle expiry is kept to the minute, at one small write a
+minute an active session."""
 NOTICE: Final = "sessions"
 """The bus notice's kind: "user N's sessions were revoked" (on channel ``-N``)."""
 
@@ -82,12 +90,53 @@ def revoke_user(tx: Tx, user_id: int, at: float) -> list[str]:
     return [str(sid) for sid in rows.scalars()]
 
 
-def read_state(session: Session, sid: str) -> tuple[int, bool] | None:
-    """A session's user and whether it is revoked; None when there is no such session."""
+class SessionState(NamedTuple):
+    """What a request needs of a session: its user, whether it was revoked, when last used."""
+
+    user_id: int
+    revoked: bool
+    last_seen: float
+
+
+def read_state(session: Session, sid: str) -> SessionState | None:
+    """A session's user, whether it is revoked and when it was last used; None when there is
+    no such session."""
     row = session.execute(
-        sa.select(AuthSession.user_id, AuthSession.revoked_at).where(AuthSession.id == sid)
+        sa.select(
+            AuthSession.user_id,
+            AuthSession.revoked_at,
+            sa.func.coalesce(AuthSession.last_seen_at, AuthSession.created_at),
+        ).where(AuthSession.id == sid)
     ).one_or_none()
-    return None if row is None else (int(row[0]), row[1] is not None)
+    if row is None:
+        return None
+    return SessionState(int(row[0]), row[1] is not None, float(row[2]))
+
+
+def touch(session: Session, sid: str, at: float) -> None:
+    """Note that ``sid`` was used at ``at`` (in the caller's transaction)."""
+    session.execute(
+        sa.update(AuthSession)
+        .where(AuthSession.id == sid, AuthSession.revoked_at.is_(None))
+        .values(last_seen_at=at)
+    )
+
+
+def revoke_others(tx: Tx, user_id: int, keep: str, at: float) -> list[str]:
+    """Revoke every live session of ``user_id`` but ``keep`` (a password changed); their ids."""
+    notify(tx, -user_id, NOTICE)
+    rows = tx.session.execute(
+        sa.update(AuthSession)
+        .where(
+            AuthSession.user_id == user_id,
+            AuthSession.id != keep,
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > at,
+        )
+        .values(revoked_at=at)
+        .returning(AuthSession.id)
+    )
+    return [str(sid) for sid in rows.scalars()]
 
 
 class SessionCache:
@@ -95,35 +144,36 @@ class SessionCache:
     of its open WebSockets to run when one is revoked here."""
 
     def __init__(
-        self, ttl_s: float, read: Callable[[str], tuple[int, bool] | None] | None = None
+        self, ttl_s: float, read: Callable[[str], SessionState | None] | None = None
     ) -> None:
         self.ttl_s = ttl_s
         self.read = read
         """Reads a session from the database (on a worker thread), for the WebSockets' re-check."""
         self._lock = threading.Lock()
-        self._states: dict[str, tuple[float, int, bool]] = {}
+        self._states: dict[str, tuple[float, SessionState]] = {}
         self._watchers: dict[str, set[Callable[[], None]]] = {}
         self._owners: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def cached(self, sid: str, at: float | None = None) -> tuple[int, bool] | None:
-        """The cached (user id, revoked) of ``sid``, or None when not cached or stale."""
+    def cached(self, sid: str, at: float | None = None) -> SessionState | None:
+        """What was read of ``sid``, or None when not cached or stale."""
         hit = self._states.get(sid)
         if hit is None or hit[0] <= (at if at is not None else time.monotonic()):
             return None
-        return hit[1], hit[2]
+        return hit[1]
 
-    def remember(self, sid: str, user_id: int, revoked: bool, at: float | None = None) -> None:
+    def remember(self, sid: str, state: SessionState, at: float | None = None) -> None:
         t = at if at is not None else time.monotonic()
         with self._lock:
             if len(self._states) > MAX_CACHED:
                 self._states.clear()
-            self._states[sid] = (t + self.ttl_s, user_id, revoked)
+            self._states[sid] = (t + self.ttl_s, state)
 
     def revoked(self, sids: list[str], user_id: int) -> None:
         """Sessions known revoked: remember it and close their WebSockets."""
         for sid in sids:
-            self._states[sid] = (time.monotonic() + self.ttl_s, user_id, True)
+            state = SessionState(user_id, True, time.time())
+            self._states[sid] = (time.monotonic() + self.ttl_s, state)
             self._owners.pop(sid, None)
             for close in list(self._watchers.pop(sid, ())):
                 close()
@@ -150,7 +200,7 @@ class SessionCache:
             return
         user_id = -int(notice.table_id)
         with self._lock:
-            for sid in [s for s, v in self._states.items() if v[1] == user_id]:
+            for sid in [s for s, v in self._states.items() if v[1].user_id == user_id]:
                 self._states.pop(sid, None)
         watched = [s for s, uid in self._owners.items() if uid == user_id]
         if watched and self.read is not None:
@@ -164,14 +214,27 @@ class SessionCache:
         gone = []
         for sid in sids:
             state = await asyncio.to_thread(read, sid)
-            if state is None or state[1]:
+            if state is None or state.revoked:
                 gone.append(sid)
         self.revoked(gone, user_id)
 
 
-def check(state: tuple[int, bool] | None, user_id: int) -> None:
-    """Refuse a token whose session is unknown, someone else's or revoked."""
-    if state is None or state[0] != user_id:
+def check(state: SessionState | None, user_id: int, idle_s: float, at: float) -> None:
+    """Refuse a token whose session is unknown, someone else's, revoked, or unused for longer
+    than ``idle_s`` (0: no idle expiry).
+
+    >>> check(SessionState(7, False, 100.0), 7, 1800, 1000.0)
+    >>> check(SessionState(7, False, 100.0), 7, 600, 1000.0)
+    Traceback (most recent call last):
+    ...
+    paigow.service.errors.Unauthorized: the session was unused for over 10 minutes; log in again
+    """
+    if state is None or state.user_id != user_id:
         raise Unauthorized("the token's session is not known; log in again", code="invalid-token")
-    if state[1]:
+    if state.revoked:
         raise Unauthorized("the session was ended; log in again", code="token-revoked")
+    if idle_s > 0 and at - state.last_seen > idle_s:
+        minutes = f"{idle_s / 60:g} minutes" if idle_s >= 60 else f"{idle_s:g} seconds"
+        raise Unauthorized(
+            f"the session was unused for over {minutes}; log in again", code="session-idle"
+        )

@@ -17,6 +17,10 @@ XORed with an HMAC-SHA256 keystream of (key, nonce, counter), and an HMAC-SHA256
 Traceback (most recent call last):
 ...
 ValueError: the stored second factor does not decrypt
+
+Confirming a second factor also gives the operator ten one-time recovery codes (each 80 random
+bits, shown once, stored as their SHA-256): one may stand in for a code, once, when the
+authenticator is lost. ``paigow admin reset-2fa`` removes both for a locked-out operator.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+import time
 from typing import Any, Final
 
 import pyotp
@@ -34,7 +39,7 @@ from pyotp.utils import strings_equal
 from sqlalchemy.orm import Session
 
 from paigow.service.errors import Conflict, Unauthorized
-from paigow.service.store.session_models import OperatorTotp
+from paigow.service.store.session_models import EnrolmentRequired, OperatorTotp, RecoveryCode
 
 ISSUER: Final = "paigow"
 KEY_LABEL: Final = b"totp-secrets"
@@ -147,10 +152,89 @@ def check_code(session: Session, key: bytes, user_id: int, code: str, at: float)
     row.last_step = step
 
 
-def confirm(session: Session, key: bytes, user_id: int, code: str, at: float) -> None:
-    """Turn the enrolled second factor on with its first code."""
+def confirm(session: Session, key: bytes, user_id: int, code: str, at: float) -> list[str]:
+    """Turn the enrolled second factor on with its first code; the operator's ten new recovery
+    codes (shown once)."""
     check_code(session, key, user_id, code, at)
     row = _row(session, user_id)
     assert row is not None
     if row.confirmed_at is None:
         row.confirmed_at = at
+    session.execute(sa.delete(EnrolmentRequired).where(EnrolmentRequired.user_id == user_id))
+    return new_recovery_codes(session, user_id)
+
+
+RECOVERY_CODES: Final = 10
+"""How many recovery codes an operator gets."""
+_B32: Final = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_recovery_code() -> str:
+    """A recovery code: 16 base32 letters (80 random bits) in four groups.
+
+    >>> code = new_recovery_code()
+    >>> len(code), code.count("-"), normal_code(code.upper().replace("-", " ")) == code
+    (19, 3, True)
+    """
+    letters = "".join(secrets.choice(_B32) for _ in range(16))
+    return "-".join(letters[i : i + 4] for i in range(0, 16, 4))
+
+
+def normal_code(text: str) -> str:
+    """A recovery code as typed (any case, spaces or dashes) in its written form."""
+    letters = "".join(c for c in text.lower() if c.isalnum())
+    return "-".join(letters[i : i + 4] for i in range(0, len(letters), 4))
+
+
+def _hash_code(code: str) -> str:
+    return hashlib.sha256(normal_code(code).encode("ascii", "replace")).hexdigest()
+
+
+def new_recovery_codes(session: Session, user_id: int) -> list[str]:
+    """Ten fresh recovery codes for ``user_id`` (any earlier ones are spent); their text, to be
+    shown once: only their hashes are kept."""
+    session.execute(sa.delete(RecoveryCode).where(RecoveryCode.user_id == user_id))
+    codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
+    session.add_all(RecoveryCode(user_id=user_id, code_hash=_hash_code(c)) for c in codes)
+    return codes
+
+
+def use_recovery_code(session: Session, user_id: int, code: str, at: float) -> int:
+    """Spend one of ``user_id``'s recovery codes (401 ``bad-code`` when it is not one, or was
+    used); how many remain."""
+    rows = (
+        session.execute(
+            sa.select(RecoveryCode)
+            .where(RecoveryCode.user_id == user_id, RecoveryCode.used_at.is_(None))
+            .with_for_update()
+        )
+        .scalars()
+        .all()
+    )
+    wanted = _hash_code(code)
+    hit = next((r for r in rows if hmac.compare_digest(r.code_hash, wanted)), None)
+    if hit is None:
+        raise Unauthorized("that recovery code is not right, or was used", code="bad-code")
+    hit.used_at = at
+    return len(rows) - 1
+
+
+def reset(session: Session, user_id: int) -> bool:
+    """Remove ``user_id``'s second factor and recovery codes (a locked-out operator), and make
+    them enrol again at their next sign-in; whether one was on."""
+    was = is_enrolled(session, user_id)
+    session.execute(sa.delete(RecoveryCode).where(RecoveryCode.user_id == user_id))
+    session.execute(sa.delete(OperatorTotp).where(OperatorTotp.user_id == user_id))
+    require_enrolment(session, user_id)
+    return was
+
+
+def require_enrolment(session: Session, user_id: int) -> None:
+    """Make ``user_id`` enrol a second factor at their next sign-in."""
+    if session.get(EnrolmentRequired, user_id) is None:
+        session.add(EnrolmentRequired(user_id=user_id, since=time.time()))
+
+
+def must_enrol(session: Session, user_id: int) -> bool:
+    """Whether ``user_id`` was told to enrol a second factor at their next sign-in."""
+    return session.get(EnrolmentRequired, user_id) is not None

@@ -9,7 +9,9 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
 
 import orjson
 from fastapi import Depends, Header, Path, Request, Response
@@ -21,6 +23,7 @@ from paigow.service.accounts.auth import Principal
 from paigow.service.accounts.credentials import USERNAME_PATTERN
 from paigow.service.api import idempotency
 from paigow.service.api.schemas import ErrorOut
+from paigow.service.books import audit
 from paigow.service.errors import BadRequest, Forbidden, Unauthorized
 from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
@@ -114,7 +117,7 @@ async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]
     state = rt.sessions.cached(sid)
     if state is None:
         state = await asyncio.to_thread(rt.read_session, sid)
-    sessions.check(state, claims["sub"])
+    sessions.check(state, claims["sub"], rt.config.session_idle_s, time.time())
     user = rt.cached_principal(claims["sub"])
     if user is None:
         user = await asyncio.to_thread(rt.principal, claims["sub"])
@@ -126,31 +129,109 @@ async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]
     return user, float(claims["exp"]), sid
 
 
+SESSION_COOKIE: Final = "paigow_session"
+"""The browser's session cookie (``HttpOnly``, ``SameSite=Strict``): it holds the session's
+token, which the page's scripts never see."""
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True)
+class Presented:
+    """The token a request presents, and whether it came in the session cookie (a browser's)
+    rather than in ``Authorization: Bearer`` (a script's)."""
+
+    token: str
+    cookie: bool
+
+
+def presented(conn: HTTPConnection, creds: HTTPAuthorizationCredentials | None) -> Presented | None:
+    """The request's token: a bearer token if one is sent, else the session cookie's."""
+    if creds is not None and creds.scheme.lower() == "bearer":
+        return Presented(creds.credentials, cookie=False)
+    cookie = conn.cookies.get(SESSION_COOKIE)
+    return Presented(cookie, cookie=True) if cookie else None
+
+
+def same_origin(conn: HTTPConnection) -> bool:
+    """Whether the request's ``Origin`` is this service itself (its host and port as the
+    request addressed them). A browser sends ``Origin`` with every request that changes
+    something and with every WebSocket; a request without one is not same-origin.
+
+    >>> from starlette.requests import Request
+    >>> def req(**h: str) -> Request:
+    ...     raw = [(k.encode(), v.encode()) for k, v in h.items()]
+    ...     return Request({"type": "http", "method": "POST", "headers": raw})
+    >>> same_origin(req(host="t.example:8000", origin="http://t.example:8000"))
+    True
+    >>> same_origin(req(host="t.example:8000", origin="https://evil.example"))
+    False
+    >>> same_origin(req(host="t.example:8000"))
+    False
+    """
+    origin, host = conn.headers.get("origin"), conn.headers.get("host")
+    if not origin or not host or origin == "null":
+        return False
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def check_origin(conn: HTTPConnection) -> None:
+    """403 ``bad-origin`` unless the request comes from this service's own pages."""
+    if not same_origin(conn):
+        raise Forbidden(
+            "this request did not come from this service's own pages (its Origin header is "
+            "another site's, or missing): refused",
+            code="bad-origin",
+        )
+
+
+def wants_token(
+    conn: HTTPConnection, creds: HTTPAuthorizationCredentials | None, method: str
+) -> Presented:
+    """The request's token (401 ``not-logged-in`` without one); a browser's cookie on a request
+    that changes something must come from this service's own pages (403 ``bad-origin``)."""
+    token = presented(conn, creds)
+    if token is None:
+        raise Unauthorized(
+            "log in first (or send Authorization: Bearer <token>)",
+            code="not-logged-in",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    if token.cookie and method not in SAFE_METHODS:
+        check_origin(conn)
+    return token
+
+
 async def current_user(
     request: Request,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
-    """The token's user (see :func:`token_user`)."""
-    if creds is None or creds.scheme.lower() != "bearer":
-        raise Unauthorized(
-            "log in first: send Authorization: Bearer <token>",
-            code="not-logged-in",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    """The user of the request's token or session cookie (see :func:`token_user`)."""
+    token = wants_token(request, creds, request.method)
     rt: Runtime = request.app.state.rt
-    user, _ = await token_user(rt, creds.credentials)
+    user, _ = await token_user(rt, token.token)
     return user
 
 
-async def operator(user: Annotated[Principal, Depends(current_user)], rt: RuntimeDep) -> Principal:
+async def operator(
+    request: Request, user: Annotated[Principal, Depends(current_user)], rt: RuntimeDep
+) -> Principal:
     """An operator's token, with their second factor passed when the settings ask it (403
-    ``second-factor-required``; see ``operator_second_factor``)."""
+    ``second-factor-required``, audited; see ``operator_second_factor``)."""
     if user.role != Role.OPERATOR:
         raise Forbidden("operators only", code="operators-only")
     mode = rt.second_factor
     if mode != "off" and (
         user.second_factor is False or (mode == "required" and user.second_factor is not True)
     ):
+        details = {
+            "code": "second-factor-required",
+            "route": f"{request.method} {request.url.path}",
+        }
+        await rt.step(
+            lambda tx: audit.record(
+                tx.session, user.username, "refused", f"user:{user.username}", details
+            )
+        )
         raise Forbidden(
             "this needs your second factor: enrol one (POST /api/auth/totp/enrol, then "
             "/api/auth/totp/confirm) or verify your code (POST /api/auth/totp/verify)",

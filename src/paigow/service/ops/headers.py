@@ -21,6 +21,7 @@ CSP = "; ".join(
         "style-src 'self'",
         "img-src 'self' data:",
         "connect-src 'self'",
+        "object-src 'none'",
         "base-uri 'none'",
         "form-action 'self'",
         "frame-ancestors 'none'",
@@ -36,12 +37,17 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 """The headers added, as raw ASGI pairs (precomputed)."""
 
+NO_STORE: tuple[bytes, bytes] = (b"cache-control", b"no-store")
+"""On every answer of the API (``/api/...``) and of ``/metrics``: a person's data (a wallet, a
+hand, a statement, the audit log) is never kept by a browser's or a proxy's cache."""
+_PRIVATE_PREFIXES = ("/api/", "/metrics")
+
 _NAMES = frozenset(name for name, _ in SECURITY_HEADERS)
 
 
 class SecurityHeaders:
-    """Pure ASGI middleware: add :data:`SECURITY_HEADERS` to every HTTP response, replacing any
-    of the same names a route set."""
+    """Pure ASGI middleware: add :data:`SECURITY_HEADERS` to every HTTP response (and
+    :data:`NO_STORE` to the API's), replacing any of the same names a route set."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -51,10 +57,15 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        private = str(scope.get("path", "")).startswith(_PRIVATE_PREFIXES)
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [h for h in message.get("headers", ()) if h[0] not in _NAMES]
+                names = _NAMES | {NO_STORE[0]} if private else _NAMES
+                headers = [h for h in message.get("headers", ()) if h[0] not in names]
                 headers.extend(SECURITY_HEADERS)
+                if private:
+                    headers.append(NO_STORE)
                 message = {**message, "headers": headers}
             await send(message)
 

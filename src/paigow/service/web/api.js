@@ -1,7 +1,16 @@
-// The service's HTTP API and the logged-in session (token in localStorage).
+// The service's HTTP API and the logged-in session. The session itself lives in an HttpOnly
+// cookie the server sets at log-in: no script here (or injected) can read it; the page keeps
+// only who is logged in (from /api/me), in memory.
 export const session = {
-  token: localStorage.getItem("paigow.token"),
-  user: JSON.parse(localStorage.getItem("paigow.user") || "null"),
+  user: null,
+  notice: null,
+};
+
+// Why a session ended, as the server's 401 code says it, in the words the page shows.
+const ENDED = {
+  "token-expired": "Your session has expired — log in again.",
+  "session-idle": "Your session ended after a while without activity — log in again.",
+  "token-revoked": "Your session was ended (logged out, your password changed, or ended by the operator) — log in again.",
 };
 
 export class ApiError extends Error {
@@ -14,32 +23,50 @@ export class ApiError extends Error {
   }
 }
 
+/** The codes that say a session ended (on HTTP and on the live feed). */
+export const SESSION_ENDED = Object.keys(ENDED);
+
 const SECOND_FACTOR_CODES = ["bad-code", "code-used", "second-factor-not-enrolled"];
 
 export async function api(method, path, body, { text = false } = {}) {
   const headers = {};
-  if (session.token) headers.Authorization = `Bearer ${session.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let r;
   try {
-    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    r = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, { detail: "network", code: "offline" });
   }
   if (!r.ok) {
     let data = null;
     try { data = await r.json(); } catch { data = { detail: r.statusText }; }
-    // a 401 about the token ends the session here (a wrong second-factor code does not)
-    if (r.status === 401 && session.token && !SECOND_FACTOR_CODES.includes(data && data.code)) {
-      // an expired or revoked session: say so plainly, and show the log-in form
-      const ended = data && (data.code === "token-expired" || data.code === "token-revoked");
-      if (ended) session.notice = "Your session has expired — log in again";
-      logout();
-      if (ended && location.hash && location.hash !== "#/lobby") location.hash = "#/lobby";
+    // a 401 about the session ends it here (a wrong second-factor code does not)
+    if (r.status === 401 && session.user && !SECOND_FACTOR_CODES.includes(data && data.code)) {
+      sessionEnded(data && data.code);
     }
     throw new ApiError(r.status, data);
   }
   return text ? r.text() : r.json();
+}
+
+/** The server said the session ended (`code` says why): say so plainly and show the log-in
+ * form; a seat and a wager in play stay as the rules say (the server keeps them). */
+export function sessionEnded(code) {
+  session.notice = ENDED[code] || ENDED["token-expired"];
+  forget();
+  if (location.hash && location.hash !== "#/lobby") location.hash = "#/lobby";
+}
+
+/** Who is logged in, asked of the server (the cookie goes with the request): at start-up. */
+export async function restoreSession() {
+  try {
+    const out = await api("GET", "/api/auth/session");
+    session.user = out.user;
+    if (!out.user && ENDED[out.ended]) session.notice = ENDED[out.ended];
+  } catch {
+    session.user = null;
+  }
+  return session.user;
 }
 
 export function key() {
@@ -48,33 +75,31 @@ export function key() {
   return "web-" + Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Log in: the server sets the session cookie; the answer (without the token) is returned. */
 export async function login(username, password) {
-  return keepSession(await api("POST", "/api/auth/login", { username, password }));
+  const data = await api("POST", "/api/auth/login", { username, password, cookie: true });
+  keepSession(data);
+  return data;
 }
 
-/** Keep a log-in's (or a second factor's) token and user; the user. */
+/** Keep a log-in's (or a second factor's) user; the user. */
 export function keepSession(data) {
   session.notice = null;
-  session.token = data.token;
   session.user = data.user;
-  localStorage.setItem("paigow.token", data.token);
-  localStorage.setItem("paigow.user", JSON.stringify(data.user));
   return data.user;
 }
 
-/** Log out at the server too (the session is revoked there), then here. */
+/** Log out at the server (the session is revoked there and the cookie cleared), then here. */
 export async function endSession() {
-  if (session.token) {
+  if (session.user) {
     try { await api("POST", "/api/auth/logout", undefined, { text: true }); } catch { /* gone already */ }
   }
-  logout();
+  forget();
 }
 
-export function logout() {
-  session.token = null;
+/** Forget the user here and re-render (the server's session is not touched). */
+export function forget() {
   session.user = null;
-  localStorage.removeItem("paigow.token");
-  localStorage.removeItem("paigow.user");
   document.dispatchEvent(new CustomEvent("paigow:session"));
 }
 

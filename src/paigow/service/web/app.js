@@ -2,7 +2,7 @@
 // Each view is called as view(root, shell, ...ids) and returns its cleanup (or null); `shell`
 // holds what the page around the views offers them (refreshWho: the header's user and balance),
 // so that no view imports this module.
-import { api, session, login, endSession, money, setBalance } from "./api.js";
+import { api, session, login, endSession, restoreSession, money, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { tableView } from "./table.js";
 import { recallView } from "./recall.js";
@@ -20,7 +20,7 @@ async function refreshWho() {
   const floorNav = document.getElementById("nav-floor");
   if (floorNav) floorNav.hidden = !(session.user && session.user.role === "operator");
   who.replaceChildren();
-  if (!session.token) {
+  if (!session.user) {
     who.append(h("span", {}, "Not logged in"));
     return null;
   }
@@ -82,7 +82,7 @@ async function refreshBalance() {
 async function lobbyView(root) {
   root.replaceChildren(h("h1", {}, "Lobby"));
   const me = await refreshWho();
-  if (!session.token) {
+  if (!session.user) {
     root.append(h("p", {}, "Log in or register to sit at a table. Anyone can watch."), authForms(() => route()));
   } else if (me) {
     root.append(h("p", { class: "panel" }, `Your balance: `, h("strong", { id: "lobby-balance", "data-balance": "" }, money(me.balance)),
@@ -112,7 +112,7 @@ async function lobbyView(root) {
             h("a", { class: "button primary", href: `#/table/${t.id}`, id: `open-table-${t.id}` }, `Open table ${t.id}`),
             h("a", { class: "button", href: `#/recall/${t.id}` }, `Recall table ${t.id}`)));
       })));
-      if (session.token) refreshBalance();
+      if (session.user) refreshBalance();
     } catch (err) {
       body.replaceChildren(h("p", { class: "error" }, errorText(err)));
     }
@@ -175,4 +175,5 @@ async function render() {
 
 window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
 document.addEventListener("paigow:session", () => rerender());
-route();
+// who is logged in is the server's to say (the session is an HttpOnly cookie): ask, then render
+restoreSession().finally(() => route());

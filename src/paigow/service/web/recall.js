@@ -18,7 +18,7 @@ function dragonBlock(s) {
 export async function recallView(root, shell, id) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
   await shell.refreshWho();
-  if (!session.token) {
+  if (!session.user) {
     root.append(h("p", { class: "panel" }, "Log in to read the table's rounds."));
     return null;
   }

@@ -21,19 +21,44 @@ export async function secondFactorPanel(root) {
     path = "/api/auth/totp/verify";
     panel.append(h("p", {}, "Enter the 6-digit code your authenticator app shows."));
   }
-  panel.append(h("form", {
+  const verifying = path.endsWith("/verify");
+  // a lost authenticator: one of the recovery codes stands in for a code, once
+  const recovery = h("input", { id: "sf-recovery", name: "recovery_code", autocomplete: "off", maxlength: 40, placeholder: "xxxx-xxxx-xxxx-xxxx" });
+  if (verifying) code.required = false;
+  const form = h("form", {
     id: "sf-form",
     onsubmit: async (ev) => {
       ev.preventDefault();
       msg.textContent = "";
+      const body = verifying && recovery.value.trim() ? { recovery_code: recovery.value.trim() } : { code: code.value.trim() };
       try {
-        keepSession(await api("POST", path, { code: code.value.trim() }));
-        document.dispatchEvent(new CustomEvent("paigow:session"));
+        const out = await api("POST", path, body);
+        keepSession(out);
+        if (out.recovery_codes && out.recovery_codes.length) {
+          showRecoveryCodes(panel, out.recovery_codes);
+        } else {
+          document.dispatchEvent(new CustomEvent("paigow:session"));
+        }
       } catch (err) {
         msg.className = "error";
         msg.textContent = errorText(err);
       }
     },
-  }, h("div", { class: "row" }, h("label", {}, "Code", code), h("button", { type: "submit", class: "primary" }, "Confirm"))), msg);
+  }, h("div", { class: "row" }, h("label", {}, "Code", code),
+    verifying ? h("label", {}, "Or a recovery code", recovery) : null,
+    h("button", { type: "submit", class: "primary" }, verifying ? "Verify" : "Confirm")));
+  panel.append(form, msg);
   root.append(panel);
+}
+
+/** After enrolment: the ten recovery codes, shown this once, then on to the operator's page. */
+function showRecoveryCodes(panel, codes) {
+  panel.replaceChildren(
+    h("h2", { id: "sf-title" }, "Your recovery codes"),
+    h("p", {}, "Your second factor is on. Keep these ten codes somewhere safe (printed, or in a password manager): each lets you sign in once if you lose your authenticator. They are shown only now."),
+    h("ol", { id: "sf-recovery-codes", class: "codes" }, codes.map((c) => h("li", {}, h("code", {}, c)))),
+    h("p", {}, h("button", {
+      type: "button", class: "primary", id: "sf-continue",
+      onclick: () => document.dispatchEvent(new CustomEvent("paigow:session")),
+    }, "I have kept them: continue")));
 }

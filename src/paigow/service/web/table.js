@@ -4,7 +4,7 @@
 // A table with side wagers adds a bonus circle beside the main wager, its pay tables in the side
 // panel, the live meter and the showdown's bonus hands and Envy and jackpot news on the felt.
 // A table offering the dragon hand shows it on its empty spot and the offer in your seat.
-import { api, session, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
+import { api, session, sessionEnded, SESSION_ENDED, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
 import { describe, derive, countPath, dragonTurn, positionName, pushPosted, roundName } from "./describe.js";
@@ -53,7 +53,7 @@ export async function tableView(root, shell, id) {
   const navStart = window.paigowNavStart ?? 0;
   window.paigowReadyMs = undefined;
   let table = await api("GET", `/api/tables/${id}`);
-  const me = session.token ? await shell.refreshWho() : null;
+  const me = session.user ? await shell.refreshWho() : null;
   const username = me ? me.username : null;
   if (me && wallet.balance === null) setBalance(me.balance);
   const wagerKey = `paigow.wager.${id}`;
@@ -295,7 +295,7 @@ export async function tableView(root, shell, id) {
     const cards = dealt && n === mine ? myCards() : null;
     const gone = inPlayWithoutPlayer(n, s);
     const who = players[n] || null;
-    const canSit = !seated.occupied && !gone && !!session.token && mySeat() === null && table.status === "open";
+    const canSit = !seated.occupied && !gone && !!session.user && mySeat() === null && table.status === "open";
     const isStart = !!(s.start && s.start.position === n + 1 && !ended(s));
     const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.reason, result.text] : null,
       canSit, isStart, gone, who, ended(s)];
@@ -349,7 +349,7 @@ export async function tableView(root, shell, id) {
   function renderSpots() {
     const s = st();
     const seated = mySeat();
-    const dragonCtx = { mine: myWagerSpot, ended, sit, canSit: (n) => !seatOf(n).occupied && !!session.token && mySeat() === null && table.status === "open" };
+    const dragonCtx = { mine: myWagerSpot, ended, sit, canSit: (n) => !seatOf(n).occupied && !!session.user && mySeat() === null && table.status === "open" };
     for (let n = 1; n <= 6; n++) {
       const el = spotEls[n];
       const dragon = isDragonSpot(n, s);
@@ -558,10 +558,10 @@ export async function tableView(root, shell, id) {
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
     const offered = wagered && dragonTurn(s) === seated ? [roundId, s.dragon.spot] : null; // the dragon hand: your turn
-    const k = [!!session.token, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s), offered];
+    const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s), offered];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
-      if (!session.token) {
+      if (!session.user) {
         out.push(h("p", {}, "Watching. ", h("a", { href: "#/lobby" }, "Log in"), " to play."));
         return out;
       }
@@ -733,8 +733,8 @@ export async function tableView(root, shell, id) {
   }
 
   async function renderWallet() {
-    walletPanel.hidden = !session.token; // watching, logged out: no wallet (nor its label)
-    if (!session.token) { walletPanel.replaceChildren(); return; }
+    walletPanel.hidden = !session.user; // watching, logged out: no wallet (nor its label)
+    if (!session.user) { walletPanel.replaceChildren(); return; }
     try {
       const l = await api("GET", "/api/web/ledger");
       setBalance(l.balance);
@@ -836,7 +836,8 @@ export async function tableView(root, shell, id) {
   function connect() {
     if (closed) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${proto}://${location.host}/ws/tables/${id}${session.token ? `?token=${encodeURIComponent(session.token)}` : ""}`;
+    // the session cookie goes with the upgrade (same origin): no token in the URL
+    const url = `${proto}://${location.host}/ws/tables/${id}`;
     const sock = new WebSocket(url);
     ws = sock;
     sock.onmessage = (m) => {
@@ -882,6 +883,8 @@ export async function tableView(root, shell, id) {
         setBalance(msg.balance);
         scheduleWallet();
       } else if (msg.type === "error") {
+        // the session ended (expired, idle, logged out elsewhere or by the operator): say why
+        if (session.user && SESSION_ENDED.includes(msg.code)) { closed = true; sessionEnded(msg.code); return; }
         fail(msg);
       } else if (msg.type === "meter") {
         onMeter(msg); // a progressive bank's live meter: not one of the round's events

@@ -12,7 +12,14 @@ import sqlalchemy as sa
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from paigow.service.accounts.auth import Principal
-from paigow.service.api.deps import HubDep, PresenceDep, RuntimeDep, token_session
+from paigow.service.api.deps import (
+    SESSION_COOKIE,
+    HubDep,
+    PresenceDep,
+    RuntimeDep,
+    same_origin,
+    token_session,
+)
 from paigow.service.errors import ServiceError
 from paigow.service.game import rounds, tables
 from paigow.service.game.visibility import view_log
@@ -34,13 +41,22 @@ async def table_feed(
     presence: PresenceDep,
     token: str | None = None,
 ) -> None:
-    """Live table events, filtered for the viewer (a player sees only their own cards).
-    Closed with 4401 when the token expires or its session is revoked, 4429 beyond the connections allowed per user
-    or per address."""
+    """Live table events, filtered for the viewer (a player sees only their own cards). The
+    viewer is the ``token``'s (a script's) or the session cookie's (a browser's, which must
+    come from this service's own pages: 4403 ``bad-origin``); neither: a spectator. Closed
+    with 4401 when the session expires or is revoked, 4429 beyond the connections allowed per
+    user or per address."""
     await websocket.accept()
     viewer: Principal | None = None
     expires: float | None = None
     sid: str | None = None
+    cookie = None if token else websocket.cookies.get(SESSION_COOKIE)
+    if cookie and not same_origin(websocket):
+        refusal = "this connection did not come from this service's own pages: refused"
+        await websocket.send_json({"type": "error", "detail": refusal, "code": "bad-origin"})
+        await websocket.close(code=4403, reason=refusal)
+        return
+    token = token or cookie
     if token:
         try:
             viewer, expires, sid = await token_session(rt, token)
