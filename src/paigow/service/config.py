@@ -190,8 +190,8 @@ class ServiceConfig(BaseSettings):
     read ``/metrics`` without a token; anyone else needs an operator's token. Default: none."""
     metrics: bool = True
     """Whether the process keeps Prometheus metrics: off (``PAIGOW_METRICS=off``), the steps
-    record nothing and ``/metrics`` answers 404. Measured cost on: within 3% of a saturated
-    server's CPU per round (docs/benchmarks.md)."""
+    record nothing and ``/metrics`` answers 404. Measured cost on: about 0.15% of a saturated
+    server's CPU a round (docs/benchmarks.md)."""
 
     def __init__(self, database_url: str, **values: Any) -> None:
         super().__init__(database_url=database_url, **values)
