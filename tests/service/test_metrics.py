@@ -253,6 +253,8 @@ def test_notices_between_processes_are_timed(helpers: Any) -> None:
     total = value(after, "paigow_notice_lag_seconds_sum") - value(
         before, "paigow_notice_lag_seconds_sum"
     )
+    assert ("paigow_db_connections_in_use", frozenset({("pool", "steps")})) in after
+    assert value(after, "paigow_db_steps_waiting") == 0  # the steps' pool lends at once here
     assert count >= 4, count  # wagers, the deal, the settings, the settlement at least
     assert 0 <= total / count < 1.0  # on one machine, well under a second each
 
@@ -378,3 +380,61 @@ def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str
         svc.stop()
         metrics.enable(True)  # the process's other servers count again
     assert metrics.enabled()
+
+
+def test_retries_are_told_by_kind() -> None:
+    """A retried step's error: PostgreSQL's deadlock, serialization failure and unique-key race
+    by their SQLSTATE, SQLite's lock by its message, anything else a lost connection."""
+    from sqlalchemy.exc import OperationalError
+
+    from paigow.service.store.writer import retry_kind
+
+    class Orig(Exception):
+        def __init__(self, text: str, sqlstate: str | None) -> None:
+            super().__init__(text)
+            self.sqlstate = sqlstate
+
+    def error(text: str, sqlstate: str | None = None) -> OperationalError:
+        return OperationalError("SELECT 1", {}, Orig(text, sqlstate))
+
+    assert retry_kind(error("deadlock detected", "40P01")) == "deadlock"
+    assert retry_kind(error("could not serialize access", "40001")) == "serialization"
+    assert retry_kind(error("duplicate key", "23505")) == "unique-race"
+    assert retry_kind(error("database is locked")) == "locked"
+    assert retry_kind(error("server closed the connection unexpectedly")) == "connection-lost"
+
+
+def test_background_jobs_by_state_and_done() -> None:
+    """The floor's worker reports its computations by job and state (a future not yet handed
+    to the worker process waits; one handed to it runs), and counts each finished one under
+    its outcome."""
+    from concurrent.futures import Future
+
+    from paigow.service.floor.edges import EdgeWorker
+    from paigow.service.ops import metrics
+
+    worker = EdgeWorker()
+    waiting: Future[Any] = Future()
+    running: Future[Any] = Future()
+    assert running.set_running_or_notify_cancel()
+    bonus: Future[Any] = Future()
+    worker._running.update({"e1": waiting, "e2": running, "bonus:e1": bonus})
+    assert worker.states() == {
+        ("edge", "waiting"): 1,
+        ("edge", "running"): 1,
+        ("bonus", "waiting"): 1,
+    }
+
+    def done(outcome: str) -> float:
+        labels = {"job": "bonus", "outcome": outcome}
+        return metrics.REGISTRY.get_sample_value("paigow_background_jobs_done_total", labels) or 0.0
+
+    ok, failed = done("ok"), done("failed")
+    bonus.set_result(True)
+    worker._bonus_done("bonus:e1", bonus)
+    broken: Future[Any] = Future()
+    broken.set_exception(RuntimeError("no memory"))
+    worker._running["bonus:e2"] = broken
+    worker._bonus_done("bonus:e2", broken)
+    assert (done("ok") - ok, done("failed") - failed) == (1, 1)
+    assert worker.states() == {("edge", "waiting"): 1, ("edge", "running"): 1}
