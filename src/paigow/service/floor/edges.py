@@ -186,11 +186,6 @@ class EdgeWorker:
         with self._lock:
             return ident in self._running
 
-    def queued(self) -> int:
-        """The computations (edges, bonus counts) running or waiting here now."""
-        with self._lock:
-            return len(self._running)
-
     def states(self) -> dict[tuple[str, str], int]:
         """The computations here now by (job: ``edge`` or ``bonus``, state: ``waiting`` or
         ``running``); running: handed to the worker process (its executor hands on one more

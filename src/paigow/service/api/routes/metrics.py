@@ -82,7 +82,8 @@ class Books:
 
 def _books(rt: Runtime) -> Books:
     """The ledger's imbalance (the sum of every account), the wallets' total, the players
-    seated, the house's accounts by kind: three cheap aggregate queries."""
+    seated (two cheap aggregate queries), and the house's accounts by kind (a few rows a
+    table, summed here)."""
     with rt.db.read() as s:
         total, wallets = s.execute(
             sa.select(
