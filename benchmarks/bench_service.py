@@ -38,6 +38,8 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
     git worktree add /tmp/base 9f1c085
     .venv/bin/python benchmarks/bench_service.py --tree base=/tmp/base/src --tree new=src
     .venv/bin/python benchmarks/bench_service.py --full                        # 100 paced tables
+    .venv/bin/python benchmarks/bench_service.py --metrics-cost --backend sqlite \
+        --tables 4 --rounds 12                                 # metrics on / off, side by side
 
 Exit status 1 if anything was lost or paid twice (ledger, replays, audit) or a request failed
 unexpectedly. The goals are judged for the last tree; on a machine shared with other work the
@@ -385,6 +387,7 @@ def saturated(
             )
         )
         cpu, own = s.cpu_s() - cpu0, _own_cpu() - own0
+        recorded = recorded_a_round(s.urls[0], report["rounds"]) if variant else None
     finally:
         done.set()
         sampler.join()
@@ -421,11 +424,12 @@ def saturated(
         "set p50/p99 ms": f"{lat['set']['p50']}/{lat['set']['p99']}",
         "server CPU ms per round (steady)": steady_cpu,
         **({"PostgreSQL CPU ms per round (steady)": steady_pg} if backend == "postgresql" else {}),
-        "server CPU ms per round (play)": round(1000 * play_cpu / max(report["rounds"], 1)),
+        "server CPU ms per round (play)": round(1000 * play_cpu / max(report["rounds"], 1), 2),
         "server CPU ms per round (setup included)": round(1000 * cpu / max(report["rounds"], 1)),
         "bots' CPU ms per round (setup and checks included)": round(
             1000 * own / max(report["rounds"], 1)
         ),
+        **({"metrics recorded a round": recorded} if recorded is not None else {}),
         "time-outs": report["timeouts"],
         "server log errors": sum(SERVER_ERRORS.pop(p.pid, 0) for p in s.procs),
         "checks": "PASS"
@@ -433,6 +437,59 @@ def saturated(
         else f"FAIL {report['errors']['unexpected']} {report['error_notes'][:3]}",
         "ok": ok,
     }
+
+
+def recorded_a_round(url: str, rounds: int) -> float | None:
+    """The metrics a server recorded on its step path (steps timed, rounds counted, refusals)
+    a round, from its ``/metrics`` (None: it keeps none, or refuses this address)."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        r = httpx.get(f"{url}/metrics", timeout=10)
+    except httpx.HTTPError:
+        return None
+    if r.status_code != 200 or rounds <= 0:
+        return None
+    n = 0.0
+    for family in text_string_to_metric_families(r.text):
+        for x in family.samples:
+            if x.name in (
+                "paigow_step_seconds_count",
+                "paigow_rounds_dealt_total",
+                "paigow_rounds_ended_total",
+                "paigow_refusals_total",
+            ):
+                n += x.value
+    return round(n / rounds, 1)
+
+
+def metrics_call_us() -> dict[str, float]:
+    """What the step path's metrics cost in this interpreter (µs a call, best of 5 timeit
+    runs): a step timed (``step_done``, with its two ``perf_counter`` calls) and a round
+    counted, on and off."""
+    import timeit
+
+    from paigow.ruleset import Ruleset
+    from paigow.service.ops import metrics
+
+    rules = Ruleset()
+
+    def step() -> None:
+        t = time.perf_counter()
+        metrics.step_done("wager", time.perf_counter() - t)
+
+    def count() -> None:
+        metrics.ended("casino", rules, "settled")()
+
+    out: dict[str, float] = {}
+    for on in (True, False):
+        metrics.enable(on)
+        for name, fn in (("step timed", step), ("round counted", count)):
+            best = min(timeit.repeat(fn, number=20_000, repeat=5)) / 20_000
+            out[f"{name}, metrics {'on' if on else 'off'}"] = round(best * 1e6, 2)
+    metrics.enable(True)
+    return out
 
 
 OWN_PG = "PostgreSQL CPU ms a round (marginal, the servers' backends)"
@@ -1001,8 +1058,23 @@ def main() -> int:
         " the plain game), or a column each (both: the plain figure beside the one with side "
         "wagers in play, a column named NAME+side)",
     )
+    ap.add_argument(
+        "--metrics-cost",
+        action="store_true",
+        help="what Prometheus metrics cost: saturated only, each tree served with metrics on and "
+        "off (PAIGOW_METRICS), the columns interleaved (--repeat, default 3 here), and the ratio "
+        "of the servers' CPU a round, on / off (issue 44's target: within 3%%)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    if args.metrics_cost:
+        args.variant = [
+            f"metrics-{x}=PAIGOW_METRICS={x},PAIGOW_METRICS_ALLOW=127.0.0.1" for x in ("on", "off")
+        ]
+        args.scenarios = "saturated"
+        args.short_rounds = 0  # the play's CPU a round: half the runs of the marginal figure
+        if args.repeat == 1:
+            args.repeat = 4
     if args.full:
         args.paced_tables, args.paced_seconds = 100, 120
     args.scenarios = args.scenarios.split(",")
@@ -1063,6 +1135,9 @@ def main() -> int:
                     for key, value in marginal(short.pop("_totals"), totals).items():
                         figures[f"{backend}: {key}"] = value
                 figures[label_rate] = r["rounds/s"]
+                figures[f"{backend}: server CPU ms a round (play)"] = r[
+                    "server CPU ms per round (play)"
+                ]
                 for key, value in figures.items():
                     if isinstance(value, int | float):
                         runs[name][key].append(value)
@@ -1120,7 +1195,59 @@ def main() -> int:
         print()
         for line in compare(runs, names):
             print(line)
+    if args.metrics_cost:
+        print()
+        for line in cost_ratios(runs, names):
+            print(line)
+        calls = metrics_call_us()
+        print("the step path's metrics, µs a call:", calls)
+        for name in names:
+            for backend in backends:
+                per_round = results[name].get(f"saturated {backend} metrics recorded a round")
+                cpu = results[name].get(f"{backend}: server CPU ms a round (play)")
+                if name.endswith("metrics-on") and per_round and cpu:
+                    extra = per_round * (
+                        calls["step timed, metrics on"] - calls["step timed, metrics off"]
+                    )
+                    print(
+                        f"{name} {backend}: {per_round} metrics recorded a round x their cost "
+                        f"= {extra:.1f} µs a round, {extra / (10 * cpu):.3f}% of the "
+                        f"{cpu} ms of CPU a round"
+                    )
     return 0 if ok else 1
+
+
+def cost_ratios(runs: dict[str, dict[str, list[float]]], names: list[str]) -> list[str]:
+    """``--metrics-cost``: for each pair of columns ``X/metrics-on`` and ``X/metrics-off`` (or
+    ``metrics-on`` and ``metrics-off``), the ratio of their servers' CPU a round, on / off: of
+    the runs' means and of their medians.
+
+    >>> cost_ratios({"metrics-on": {"sqlite: server CPU ms a round (play)": [10.3, 10.1, 10.2]},
+    ...              "metrics-off": {"sqlite: server CPU ms a round (play)": [10.0, 9.9, 10.1]}},
+    ...             ["metrics-on", "metrics-off"])  # doctest: +NORMALIZE_WHITESPACE
+    ['metrics on / off, sqlite: server CPU ms a round (play): 1.020 (medians 1.020;
+      on 10.20 [10.1-10.3], off 10.00 [9.9-10.1])']
+    """
+    out = []
+    for on in names:
+        if not on.endswith("metrics-on"):
+            continue
+        off = on.removesuffix("on") + "off"
+        if off not in runs:
+            continue
+        for key, a in runs[on].items():
+            b = runs[off].get(key)
+            if "CPU ms a round" not in key or not a or not b or min(b) <= 0:
+                continue
+            mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+            ratio = statistics.median(a) / statistics.median(b)
+            prefix = on.removesuffix("metrics-on").rstrip("/")
+            out.append(
+                f"metrics on / off{' (' + prefix + ')' if prefix else ''}, {key}: "
+                f"{mean_a / mean_b:.3f} (medians {ratio:.3f}; on {mean_a:.2f} "
+                f"[{min(a):g}-{max(a):g}], off {mean_b:.2f} [{min(b):g}-{max(b):g}])"
+            )
+    return out
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from paigow.service.ops.logs import REQUEST_ID, ROUND_ID, TABLE_ID, JsonFormatter
+from paigow.service.ops.logs import REQUEST_ID, ROUND_ID, TABLE_ID, USER, JsonFormatter
 
 
 def _record(msg: str, *args: object) -> logging.LogRecord:
@@ -20,20 +20,22 @@ def _record(msg: str, *args: object) -> logging.LogRecord:
 
 
 def test_a_json_line_carries_the_context_and_hides_tokens() -> None:
-    tokens = (REQUEST_ID.set("req-1"), TABLE_ID.set(7), ROUND_ID.set("r-9"))
+    tokens = (REQUEST_ID.set("req-1"), TABLE_ID.set(7), ROUND_ID.set("r-9"), USER.set("ann"))
     try:
         line = JsonFormatter().format(_record("GET /ws/tables/7?token=%s done", "abc.def"))
     finally:
         REQUEST_ID.reset(tokens[0])
         TABLE_ID.reset(tokens[1])
         ROUND_ID.reset(tokens[2])
+        USER.reset(tokens[3])
     doc = json.loads(line)
     assert doc["request_id"] == "req-1" and doc["table"] == 7 and doc["round"] == "r-9"
+    assert doc["user"] == "ann"
     assert doc["level"] == "WARNING" and doc["logger"] == "paigow.service.x"
     assert doc["message"] == "GET /ws/tables/7?token=<redacted> done"
     assert doc["time"].endswith("+00:00")
     bare = json.loads(JsonFormatter().format(_record("outside a request")))
-    assert "request_id" not in bare and "table" not in bare
+    assert "request_id" not in bare and "table" not in bare and "user" not in bare
 
 
 def _logged(server: Any, needle: str, timeout: float = 10) -> list[dict[str, Any]]:
@@ -51,7 +53,8 @@ def _logged(server: Any, needle: str, timeout: float = 10) -> list[dict[str, Any
 def test_serve_logs_json_lines_with_request_ids(helpers: Any, sqlite_url: str) -> None:
     """``paigow serve`` with ``PAIGOW_LOG_FORMAT=json`` at ``--log-level info``: a sane incoming id
     is kept, an unsafe one replaced, a missing one made; each is in the response's header and in
-    the access line of its request (with the table of ``/api/tables/{id}``); every line the
+    the access line of its request (with the table of ``/api/tables/{id}``, the user of an
+    authenticated request); every line the
     server writes but its start-up announcements is a JSON object; a WebSocket's token is
     redacted."""
     from paigow.service.process.server import STOP_HINT
@@ -71,6 +74,19 @@ def test_serve_logs_json_lines_with_request_ids(helpers: Any, sqlite_url: str) -
         (line,) = [d for d in _logged(server, made) if "/api/tables/3" in d["message"]]
         assert line["request_id"] == made and line["table"] == 3
         assert line["logger"] == "uvicorn.access" and line["level"] == "INFO"
+
+        # an authenticated request's lines carry its user; an anonymous one's none
+        body = {"username": "logan", "password": "password-logan"}
+        assert httpx.post(f"{server.url}/api/auth/register", json=body).status_code == 201
+        token = httpx.post(f"{server.url}/api/auth/login", json=body).json()["token"]
+        auth = {"Authorization": f"Bearer {token}", "X-Request-ID": "who-1"}
+        assert httpx.get(f"{server.url}/api/me", headers=auth).status_code == 200
+        (line,) = [d for d in _logged(server, "who-1") if "/api/me" in d["message"]]
+        assert line["user"] == "logan" and line["request_id"] == "who-1"
+        r = httpx.get(f"{server.url}/api/me", headers={"X-Request-ID": "who-2"})
+        assert r.status_code == 401
+        (line,) = [d for d in _logged(server, "who-2") if "/api/me" in d["message"]]
+        assert "user" not in line
 
         r = httpx.get(f"{server.url}/api/health")
         fresh = r.headers["x-request-id"]

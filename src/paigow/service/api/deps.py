@@ -29,6 +29,7 @@ from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
 from paigow.service.ops import metrics
+from paigow.service.ops.logs import USER
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.unit import Tx
@@ -126,6 +127,7 @@ async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]
     second_factor = claims.get("sf")
     if isinstance(second_factor, bool):
         user = dataclasses.replace(user, second_factor=second_factor)
+    USER.set(user.username)  # the request's log lines carry it from here
     return user, float(claims["exp"]), sid
 
 

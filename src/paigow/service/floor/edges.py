@@ -27,6 +27,7 @@ from paigow.analysis.edge import is_current
 from paigow.commission import Commission
 from paigow.service.floor.hold import table_ident
 from paigow.service.floor.totals import check_flag
+from paigow.service.ops import metrics
 from paigow.service.orphans import exit_with_parent
 from paigow.service.statuses import TableStatus
 from paigow.service.store.db import Database, GameTable, now
@@ -185,10 +186,16 @@ class EdgeWorker:
         with self._lock:
             return ident in self._running
 
-    def queued(self) -> int:
-        """The computations (edges, bonus counts) running or waiting here now."""
+    def states(self) -> dict[tuple[str, str], int]:
+        """The computations here now by (job: ``edge`` or ``bonus``, state: ``waiting`` or
+        ``running``); running: handed to the worker process (its executor hands on one more
+        than it runs, so one waiting may show as running)."""
+        out: dict[tuple[str, str], int] = {}
         with self._lock:
-            return len(self._running)
+            for key, fut in self._running.items():
+                at = ("bonus" if key.startswith("bonus:") else "edge", _state(fut))
+                out[at] = out.get(at, 0) + 1
+        return out
 
     def ensure(self, db: Database, missing: Mapping[str, EdgeKey]) -> list[str]:
         """Start computing every ruleset of ``missing`` (ident -> (house way, wheel, push
@@ -257,8 +264,10 @@ class EdgeWorker:
                     return
                 if counts is None:
                     edge.status, edge.error, edge.finished_at = "failed", error, now()
+                    metrics.background_done("edge", ok=False)
                     return
                 store_counts(s, ident, edge.house_way, edge.wheel, counts)
+            metrics.background_done("edge", ok=True)
         except Exception:
             log.exception("storing the exact edge %s", ident)
         finally:
@@ -282,8 +291,11 @@ class EdgeWorker:
 
     def _bonus_done(self, key: str, fut: Future[bool]) -> None:
         try:
-            if not self._closing and fut.exception() is not None:
-                log.warning("bonus counts %s failed: %s", key, fut.exception())
+            if not self._closing:
+                failed = fut.exception() is not None
+                if failed:
+                    log.warning("bonus counts %s failed: %s", key, fut.exception())
+                metrics.background_done("bonus", ok=not failed)
         except Exception:  # cancelled at shutdown  # nosec B110
             pass
         finally:
@@ -339,6 +351,10 @@ def _recheck(session: Session, ident: str) -> None:
 
 _worker: EdgeWorker | None = None
 _worker_lock = threading.Lock()
+
+
+def _state(fut: Future[Any]) -> str:
+    return "running" if fut.running() else "waiting"
 
 
 def edge_worker() -> EdgeWorker:

@@ -1,10 +1,11 @@
-"""Logs as JSON lines (``log_format = json``) with the request's id, table and round, and the
-middleware that gives every HTTP request and WebSocket its id.
+"""Logs as JSON lines (``log_format = json``) with the request's id, user, table and round, and
+the middleware that gives every HTTP request and WebSocket its id.
 
 The id is the incoming ``X-Request-ID`` when it is sane (1-64 characters of letters, digits and
 ``-_.:``), else a new one; it is returned in the response's ``X-Request-ID`` header. It, the
-table (from the path ``/.../tables/{id}``) and the round (where a step knows it) live in context
-variables, so that every line logged while the request is handled carries them.
+table (from the path ``/.../tables/{id}``), the user (once the request's token is checked:
+:func:`paigow.service.api.deps.token_session`) and the round (where a step knows it) live in
+context variables, so that every line logged while the request is handled carries them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 REQUEST_ID: Final[ContextVar[str | None]] = ContextVar("paigow_request_id", default=None)
 TABLE_ID: Final[ContextVar[int | None]] = ContextVar("paigow_table_id", default=None)
 ROUND_ID: Final[ContextVar[str | None]] = ContextVar("paigow_round_id", default=None)
+USER: Final[ContextVar[str | None]] = ContextVar("paigow_user", default=None)
+"""The username of the request's token, once it has been checked."""
 
 HEADER: Final = "x-request-id"
 _SANE: Final = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -45,7 +48,8 @@ def request_id(incoming: str | None) -> str:
 
 class JsonFormatter(logging.Formatter):
     """One JSON object a line: time (UTC, ISO 8601), level, logger, message (tokens redacted),
-    and the request id, table and round where they are known; an exception's traceback too."""
+    and the request id, user, table and round where they are known; an exception's traceback
+    too."""
 
     def format(self, record: logging.LogRecord) -> str:
         doc: dict[str, object] = {
@@ -54,9 +58,11 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": _TOKEN.sub(r"\1<redacted>", record.getMessage()),
         }
-        rid, table, rnd = REQUEST_ID.get(), TABLE_ID.get(), ROUND_ID.get()
+        rid, table, rnd, user = REQUEST_ID.get(), TABLE_ID.get(), ROUND_ID.get(), USER.get()
         if rid is not None:
             doc["request_id"] = rid
+        if user is not None:
+            doc["user"] = user
         if table is not None:
             doc["table"] = table
         if rnd is not None:
@@ -106,6 +112,7 @@ class RequestIds:
             REQUEST_ID.set(rid),
             TABLE_ID.set(int(match.group(1)) if match else None),
             ROUND_ID.set(None),
+            USER.set(None),
         )
         header = (HEADER.encode(), rid.encode())
 
@@ -120,3 +127,4 @@ class RequestIds:
             REQUEST_ID.reset(tokens[0])
             TABLE_ID.reset(tokens[1])
             ROUND_ID.reset(tokens[2])
+            USER.reset(tokens[3])

@@ -185,6 +185,7 @@ def create_app(
             raise ValueError("create_app needs a database URL or a config")
         config = ServiceConfig.from_env(database_url, **overrides)
     rt = Runtime(config)
+    metrics.enable(config.metrics)  # process-wide: the step path checks one flag
     hub = FeedHub(rt)
     presence = Presence(rt)
     states = tables.PublicStates()

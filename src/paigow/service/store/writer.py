@@ -64,6 +64,22 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and "locked" in str(orig)
 
 
+_RETRY_KINDS: dict[str | None, str] = {
+    "40001": "serialization",
+    "40P01": "deadlock",
+    "23505": "unique-race",
+}
+
+
+def retry_kind(exc: BaseException) -> str:
+    """What a retried step met, for the retries' counter: ``deadlock``, ``serialization``,
+    ``unique-race``, ``locked`` (SQLite) or ``connection-lost``."""
+    sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    if sqlstate in _RETRY_KINDS:
+        return _RETRY_KINDS[sqlstate]
+    return "locked" if retryable(exc) else "connection-lost"
+
+
 def lost_before_commit(exc: BaseException, done: list[Tx]) -> bool:
     """The step's connection was lost (a PostgreSQL outage or restart: SQLAlchemy invalidates
     the pool's connections) before its commit was sent: nothing of it landed, so it is run
@@ -155,6 +171,14 @@ class SqliteWriter:
             if conn.invalidated:
                 self._reader = None
             raise
+
+    def waiting(self) -> int:
+        """Steps queued for the writer now."""
+        return len(self._queue)
+
+    def pools(self) -> dict[str, Any]:
+        """No pool of the writer's own (one connection, from the database's write engine)."""
+        return {}
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` as a step; its result once its commit is on disk (or its exception)."""
@@ -338,6 +362,15 @@ class PostgresWriter:
         self.clear_kept = clear_kept
         self.steps = 0
         self._engine: AsyncEngine | None = None
+        self._waiting = 0
+
+    def waiting(self) -> int:
+        """Steps waiting for a connection of the steps' pool now."""
+        return self._waiting
+
+    def pools(self) -> dict[str, Any]:
+        """The steps' connection pool (none before :meth:`start`)."""
+        return {} if self._engine is None else {"steps": self._engine.pool}
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         if self._engine is None:
@@ -368,8 +401,12 @@ class PostgresWriter:
             raise RuntimeError("the writer is not running")
         for attempt in range(4):
             done: list[Tx] = []
+            lent = False
+            self._waiting += 1  # till the pool lends a connection (the metrics' waiting steps)
             try:
                 async with engine.connect() as conn:
+                    self._waiting -= 1
+                    lent = True
                     result = await conn.run_sync(self._step, fn, done)
             except Exception as exc:
                 again = (
@@ -381,9 +418,12 @@ class PostgresWriter:
                     if done:
                         _run_all(done[0].undone, "work after a rollback")
                     raise
-                metrics.DB_RETRIES.inc()
+                metrics.retried(retry_kind(exc))
                 await asyncio.sleep(0.01 * (attempt + 1))
                 continue
+            finally:
+                if not lent:
+                    self._waiting -= 1
             tx = done[0]
             self.steps += 1
             _run_all(tx.after, "work after a commit")

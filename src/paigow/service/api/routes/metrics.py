@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Any, Final
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Request, Response
@@ -15,7 +16,8 @@ from fastapi.security import HTTPAuthorizationCredentials
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from paigow.service.api.deps import RuntimeDep, bearer, client_addr, token_user
-from paigow.service.errors import Forbidden, Unauthorized
+from paigow.service.books.ledger import SHARES, SYSTEM_ACCOUNTS
+from paigow.service.errors import Forbidden, NotFound, Unauthorized
 from paigow.service.floor.edges import edge_worker
 from paigow.service.ops import metrics
 from paigow.service.runtime import Runtime
@@ -47,9 +49,41 @@ def _listed(addr: str, networks: tuple[Network, ...]) -> bool:
     return any(ip in n for n in networks)
 
 
-def _books(rt: Runtime) -> tuple[int, int, int]:
+_KINDS: Final = (SHARES.removesuffix(":table-"), *sorted(SYSTEM_ACCOUNTS, key=len, reverse=True))
+"""The house's account kinds, the longest first (a table's shares of the meters before the
+meter)."""
+
+
+def account_kind(name: str) -> str:
+    """A system account's kind: its name without its table or progressive bank.
+
+    >>> account_kind("house:win:table-7"), account_kind("house:side-win:table-7")
+    ('house:win', 'house:side-win')
+    >>> account_kind("progressive:meter:shares:table-2"), account_kind("progressive:seed:mega")
+    ('progressive:meter:shares', 'progressive:seed')
+    >>> account_kind("operator:credits")
+    'operator:credits'
+    """
+    for kind in _KINDS:
+        if name == kind or name.startswith(kind + ":"):
+            return kind
+    return name
+
+
+@dataclass(frozen=True)
+class Books:
+    """The ledger's figures a scrape reports."""
+
+    imbalance: int
+    wallets: int
+    seated: int
+    house: dict[str, int]
+
+
+def _books(rt: Runtime) -> Books:
     """The ledger's imbalance (the sum of every account), the wallets' total, the players
-    seated: three cheap sums."""
+    seated (two cheap aggregate queries), and the house's accounts by kind (a few rows a
+    table, summed here)."""
     with rt.db.read() as s:
         total, wallets = s.execute(
             sa.select(
@@ -60,7 +94,28 @@ def _books(rt: Runtime) -> tuple[int, int, int]:
             )
         ).one()
         seated = s.execute(sa.select(sa.func.count()).select_from(Seat)).scalar_one()
-    return int(total), int(wallets), int(seated)
+        house: dict[str, int] = {}
+        for name, balance in s.execute(
+            sa.select(Account.name, Account.balance).where(Account.kind == "system")
+        ):
+            kind = account_kind(name)
+            house[kind] = house.get(kind, 0) + int(balance)
+    return Books(int(total), int(wallets), int(seated), house)
+
+
+def _in_use(rt: Runtime) -> dict[str, int]:
+    """Each connection pool's connections lent out now: ``requests`` (the database's engine),
+    ``reads`` (SQLite's read engine) and ``steps`` (PostgreSQL's steps' engine)."""
+    pools: dict[str, Any] = {"requests": rt.db.engine.pool}
+    if rt.db.read_engine is not rt.db.engine:
+        pools["reads"] = rt.db.read_engine.pool
+    pools.update(rt.writer.pools())
+    out: dict[str, int] = {}
+    for name, pool in pools.items():
+        checkedout = getattr(pool, "checkedout", None)  # QueuePool's (not every Pool's)
+        if checkedout is not None:
+            out[name] = int(checkedout())
+    return out
 
 
 @router.get("/metrics", include_in_schema=False)
@@ -69,8 +124,11 @@ async def read_metrics(
     rt: RuntimeDep,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Response:
-    """The metrics; 401 ``metrics-unauthorized`` without a token from an unlisted address, 403
+    """The metrics; 404 when the process keeps none (setting ``metrics`` off), 401
+    ``metrics-unauthorized`` without a token from an unlisted address, 403
     ``metrics-forbidden`` for a token that is not an operator's."""
+    if not metrics.enabled():
+        raise NotFound("metrics are off (PAIGOW_METRICS)", code="metrics-off")
     if not _listed(client_addr(request), allowed_networks(rt.config.metrics_allow)):
         if creds is None or creds.scheme.lower() != "bearer":
             raise Unauthorized(
@@ -81,6 +139,8 @@ async def read_metrics(
         user, _ = await token_user(rt, creds.credentials)
         if user.role != Role.OPERATOR:
             raise Forbidden("metrics are for operators only", code="metrics-forbidden")
-    imbalance, wallets, seated = await asyncio.to_thread(_books, rt)
-    metrics.set_books(imbalance, wallets, seated, edge_worker().queued())
+    books = await asyncio.to_thread(_books, rt)
+    metrics.set_books(books.imbalance, books.wallets, books.seated, books.house)
+    metrics.set_db(_in_use(rt), rt.writer.waiting())
+    metrics.set_background(edge_worker().states())
     return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)

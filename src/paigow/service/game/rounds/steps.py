@@ -208,7 +208,7 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
-    tx.after.append(metrics.counted(metrics.ROUNDS_DEALT, head.table.rules))  # once committed
+    tx.after.append(metrics.dealt(head.table.mode, head.table.rules))  # once committed
     notify(tx, table_id)
     return True
 
@@ -347,7 +347,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             "returned": d.returned,
         }
     _end(tx, head, row, result_doc)
-    tx.after.append(metrics.counted(metrics.ROUNDS_SETTLED, rules))  # once committed
+    tx.after.append(metrics.ended(head.table.mode, rules, "settled"))  # once committed
     notify(tx, table_id)
     return True
 
@@ -433,7 +433,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         f"round:{row.id}",
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
-    tx.after.append(metrics.counted(metrics.ROUNDS_VOIDED, head.table.rules))  # once committed
+    tx.after.append(metrics.ended(head.table.mode, head.table.rules, "voided"))  # committed
     notify(tx, table_id)
     return True
 
