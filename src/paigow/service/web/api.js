@@ -15,6 +15,7 @@ export class ApiError extends Error {
 }
 
 const SECOND_FACTOR_CODES = ["bad-code", "code-used", "second-factor-not-enrolled"];
+const STORAGE_CODES = ["storage-full", "storage-read-only"];
 
 export async function api(method, path, body, { text = false } = {}) {
   const headers = {};
@@ -29,6 +30,8 @@ export async function api(method, path, body, { text = false } = {}) {
   if (!r.ok) {
     let data = null;
     try { data = await r.json(); } catch { data = { detail: r.statusText }; }
+    // the database refused a write (full, read-only): paused.js shows why play is paused
+    if (r.status === 503 && data && STORAGE_CODES.includes(data.code)) document.dispatchEvent(new CustomEvent("paigow:storage", { detail: data.code }));
     // a 401 about the token ends the session here (a wrong second-factor code does not)
     if (r.status === 401 && session.token && !SECOND_FACTOR_CODES.includes(data && data.code)) {
       // an expired or revoked session: say so plainly, and show the log-in form

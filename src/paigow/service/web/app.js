@@ -10,6 +10,7 @@ import { operatorView } from "./operator.js";
 import { rulesView } from "./rules.js";
 import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
+import { watchStorage } from "./paused.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -175,4 +176,5 @@ async function render() {
 
 window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
 document.addEventListener("paigow:session", () => rerender());
+watchStorage();
 route();
