@@ -16,7 +16,16 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.service.test_full_disk import fill, tmpfs
-from tests.web.walks import LAPTOP, PHONE, at_table, hand_over_api, sit, wager, wager_over_api
+from tests.web.walks import (
+    LAPTOP,
+    PHONE,
+    at_table,
+    axe_problems,
+    hand_over_api,
+    sit,
+    wager,
+    wager_over_api,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -69,6 +78,8 @@ def test_pages_say_play_is_paused_while_the_database_is_full(
             expect(page.locator("#tables")).to_be_visible(timeout=WAIT)
             expect(banner).to_contain_text(FULL, timeout=WAIT)
             shot(page, "-lobby-375x812")
+            assert axe_problems(page) == []  # the banner's contrast and role among them
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
             page.set_viewport_size(LAPTOP)
             shot(page, "-lobby-1366x768")
             # room made: the held round deals, and the banner goes by itself
