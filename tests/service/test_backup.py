@@ -552,3 +552,53 @@ def test_point_in_time_recovery_to_between_two_rounds(helpers: Any, tmp_path: Pa
     finally:
         restored.remove()
         shutil.rmtree(archive, ignore_errors=True)
+
+
+def test_postgres_replace_is_all_or_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--replace`` on PostgreSQL into the dumped schema's own name: when ``pg_restore`` fails
+    after the old schema was set aside, the old schema comes back as it was (its extra user
+    there, no ``_replaced_`` schema left); the real restore then replaces it whole."""
+    from paigow.service.accounts.operators import create_operator
+    from paigow.service.errors import BadRequest
+    from paigow.service.store import backup as store_backup
+    from tests.service.conftest import pg_admin, pg_schema
+
+    with pg_schema() as url:
+        schema = url.rsplit("%3D", 1)[1]
+        try:
+            create_operator(url, "boss", "operator-password")
+            out = tmp_path / "pg.backup"
+            assert cli("backup", "--database", url, "--to", str(out))[0] == 0
+            create_operator(url, "extra", "operator-password")
+
+            def names() -> list[str]:
+                with pg_tx(url) as conn:
+                    return sorted(conn.execute(sa.text("SELECT username FROM users")).scalars())
+
+            real = store_backup._pg_restore
+
+            def failing(*args: Any, **kwargs: Any) -> None:
+                real(*args, **kwargs)  # the new schema restored ... then a failure, say
+                raise BadRequest("pg_restore failed (exit 1): simulated", code="backup-tool-failed")
+
+            monkeypatch.setattr(store_backup, "_pg_restore", failing)
+            code, text = cli("restore", "--database", url, "--from", str(out), "--replace")
+            assert code != 0 and "simulated" in text, text
+            assert names() == ["boss", "extra"]
+            monkeypatch.setattr(store_backup, "_pg_restore", real)
+            code, text = cli("restore", "--database", url, "--from", str(out), "--replace")
+            assert code == 0, text
+            assert names() == ["boss"]
+            code, text = cli("audit", "verify", "--database", url)
+            assert code == 0, text
+        finally:
+            with pg_admin() as conn:
+                left = conn.execute(
+                    "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s",
+                    (f"{schema}_replaced_%",),
+                ).fetchall()
+                for (name,) in left:
+                    conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+        assert left == []

@@ -20,14 +20,22 @@ if TYPE_CHECKING:
 def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
     """A Rich progress line on a terminal's standard error (none in a pipe): a pulse while
     pg_dump/pg_restore run, the SQLite copy's pages done of all as it goes."""
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     console = terminal_err_console()
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed:,.0f}/{task.total:,.0f} pages"),
+        MofNCompleteColumn(),
+        TextColumn("pages"),
         TimeElapsedColumn(),
         console=console,
         transient=True,
