@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -140,6 +141,8 @@ def play_through(svc: Service, a: Client, b: Client, table: int, url: str,
         assert ph == "betting"  # held, not dealt, not voided
         assert counts(url) == after
     assert svc.op.get("/api/health").json()["storage"] == code  # the pages say play is paused
+    scraped = svc.op.get("/metrics").text  # and the operator's alert reads it
+    assert re.search(rf'paigow_storage_paused\{{code="{code}"[^}}]*\}} 1\.0', scraped), scraped
     start()
     hand = a.wait_dealt(table, timeout=30)  # resumes by itself
     cards = hand["cards"]

@@ -82,6 +82,13 @@ WALLETS_TOTAL: Final = Gauge(
 SEATED: Final = Gauge(
     "paigow_seated_players", "Players seated at any table, read at scrape.", registry=REGISTRY
 )
+STORAGE_PAUSED: Final = Gauge(
+    "paigow_storage_paused",
+    "1 while this process sees the database refuse writes (play paused), by code; read at scrape.",
+    ["code"],
+    registry=REGISTRY,
+)
+STORAGE_CODES: Final = ("storage-full", "storage-read-only")
 
 
 def table_kind(rules: Ruleset) -> str:
@@ -121,6 +128,12 @@ def set_books(imbalance: int, wallets: int, seated: int, queued: int) -> None:
     WALLETS_TOTAL.set(wallets)
     SEATED.set(seated)
     BACKGROUND_QUEUE.set(queued)
+
+
+def set_storage(code: str | None) -> None:
+    """Whether play is paused for the database's refusals (``code``; None: writes work)."""
+    for each in STORAGE_CODES:
+        STORAGE_PAUSED.labels(each).set(1 if code == each else 0)
 
 
 class _Labelled(Collector):

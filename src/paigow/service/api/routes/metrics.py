@@ -83,4 +83,5 @@ async def read_metrics(
             raise Forbidden("metrics are for operators only", code="metrics-forbidden")
     imbalance, wallets, seated = await asyncio.to_thread(_books, rt)
     metrics.set_books(imbalance, wallets, seated, edge_worker().queued())
+    metrics.set_storage(rt.storage.code)
     return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
