@@ -1,6 +1,7 @@
 """In Chromium: the table page and the lobby say plainly that play is paused, and why, while the
-database is out of space (SQLite on a small tmpfs filled by a file, mounted and unmounted here),
-and the banner goes by itself once room is made and the held round deals. Screenshots at
+database is out of space (SQLite on a small tmpfs filled by a file, mounted and unmounted here)
+or read-only (a private PostgreSQL cluster with ``default_transaction_read_only``), and the banner
+goes by itself once room is made (writes allowed) and the held round deals. Screenshots at
 1366x768 and 375x812."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.service import pg_cluster
 from tests.service.test_full_disk import fill, tmpfs
 from tests.web.walks import (
     LAPTOP,
@@ -91,4 +93,36 @@ def test_pages_say_play_is_paused_while_the_database_is_full(
         finally:
             if filler is not None:
                 filler.unlink()
+            site.stop()
+
+
+@pytest.mark.skipif(not pg_cluster.available(), reason="no private PostgreSQL clusters here")
+def test_pages_say_play_is_paused_while_the_database_is_read_only(
+    browser: Browser, site_class: Any, shot: Any
+) -> None:
+    def read_only(pg: pg_cluster.Cluster, on: bool) -> None:
+        pg.sql(f"ALTER SYSTEM SET default_transaction_read_only = {'on' if on else 'off'}")
+        pg.sql("SELECT pg_reload_conf()")
+        time.sleep(0.5)  # every session, the server's pooled ones too, takes it
+
+    with pg_cluster.cluster() as pg:
+        site = site_class(pg.url())
+        try:
+            table = site.table(betting_time_ms=4000, setting_time_ms=60_000)
+            page, _name, _api = at_table(site, browser, PHONE, table)
+            banner = page.locator("#paused")
+            sit(page, 1)
+            _other, _pw, api = site.player()
+            wager_over_api(api, table, 2, 1000)
+            read_only(pg, True)
+            wager(page, "10")
+            expect(banner).to_contain_text(
+                "Play is paused: the database is read-only (it takes no changes).", timeout=WAIT
+            )
+            expect(page.locator("#view")).to_contain_text("Not taken: play is paused")
+            shot(page, "-table-375x812")
+            read_only(pg, False)
+            expect(banner).to_be_hidden(timeout=WAIT)
+            assert len(hand_over_api(api, table)) == 7
+        finally:
             site.stop()
