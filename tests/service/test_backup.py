@@ -602,3 +602,32 @@ def test_postgres_replace_is_all_or_nothing(
                 for (name,) in left:
                     conn.execute(f'DROP SCHEMA "{name}" CASCADE')
         assert left == []
+
+
+def test_an_older_releases_backup_is_restored_and_migrated(tmp_path: Path) -> None:
+    """A backup of a database at an earlier schema version (one this release knows) restores and
+    is migrated to this release's head; the summary names the backup's version."""
+    from paigow.service.store.backup import head_revision
+    from paigow.service.store.db import Database
+    from paigow.service.store.migrate import current_revision, upgrade
+
+    old = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    db = Database(old)
+    try:
+        upgrade(db, "0008_meter_shares")
+    finally:
+        db.dispose()
+    out = tmp_path / "old.backup"
+    code, text = cli("backup", "--database", old, "--to", str(out))
+    assert code == 0 and "schema version 0008_meter_shares" in text, text
+    new = f"sqlite:///{tmp_path / 'new.sqlite3'}"
+    code, text = cli("restore", "--database", new, "--from", str(out))
+    assert code == 0 and "schema version 0008_meter_shares" in text, text
+    assert f"migrated from schema version 0008_meter_shares to {head_revision()}" in text, text
+    db = Database(new)
+    try:
+        assert current_revision(db) == head_revision() != "0008_meter_shares"
+    finally:
+        db.dispose()
+    code, text = cli("audit", "verify", "--database", new)
+    assert code == 0, text

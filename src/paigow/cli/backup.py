@@ -97,7 +97,7 @@ def restore_command(
     --replace), after checking its digest and schema version; then migrate it to this
     release's schema."""
     from paigow.service.errors import ServiceError
-    from paigow.service.store.backup import restore
+    from paigow.service.store.backup import head_revision, restore
 
     try:
         with _progress("restoring") as progress:
@@ -105,3 +105,5 @@ def restore_command(
     except (ServiceError, ValueError) as exc:
         raise fail(str(exc)) from None
     _summary("restored from", manifest, str(source))
+    if manifest.schema_version != (head := head_revision()):
+        out_console().print(f"migrated from schema version {manifest.schema_version} to {head}")

@@ -6,9 +6,12 @@ the data: a SQLite copy made through SQLite's online backup API (one consistent 
 writers go on) or a ``pg_dump -Fc`` of the database's schema, taken under a snapshot exported by
 the transaction that counted what the manifest reports (the dump and the counts agree).
 
-Restoring checks the manifest and the data's digest before it writes anything, refuses a target
-that already holds the service's tables, then copies (SQLite: the backup API into the new file;
-PostgreSQL: ``pg_restore`` in one transaction, the schema renamed when the target's differs)."""
+Restoring checks the manifest (a schema version this release knows) and the data's size and
+digest before it writes anything, refuses a target that already holds tables unless told to
+replace it, then copies (SQLite: the backup API into a new file moved into place whole;
+PostgreSQL: ``pg_restore`` in one transaction, the schema renamed when the target's differs, a
+replaced schema set aside until the restore has committed). A full disk during a backup removes
+the partial file and says so."""
 
 from __future__ import annotations
 
