@@ -1,7 +1,7 @@
 """A full disk and a read-only database, for real: the database on a small tmpfs that a filler
 file fills (SQLite's file; a PostgreSQL tablespace holding the whole database), and PostgreSQL
 made read-only (``ALTER SYSTEM SET default_transaction_read_only`` and a reload, which every open
-session takes). Each refused step answers 503 with ``database-full`` / ``database-read-only``,
+session takes). Each refused step answers 503 with ``storage-full`` / ``storage-read-only``,
 nothing of it is applied, the dealer holds its round (never voided) and play resumes by itself
 once the space or the writes come back."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -139,6 +140,9 @@ def play_through(svc: Service, a: Client, b: Client, table: int, url: str,
     if strict_hold:
         assert ph == "betting"  # held, not dealt, not voided
         assert counts(url) == after
+    assert svc.op.get("/api/health").json()["storage"] == code  # the pages say play is paused
+    scraped = svc.op.get("/metrics").text  # and the operator's alert reads it
+    assert re.search(rf'paigow_storage_paused\{{code="{code}"[^}}]*\}} 1\.0', scraped), scraped
     start()
     hand = a.wait_dealt(table, timeout=30)  # resumes by itself
     cards = hand["cards"]
@@ -148,6 +152,7 @@ def play_through(svc: Service, a: Client, b: Client, table: int, url: str,
     assert rnd["phase"] == "settled", rnd["phase"]
     assert a.balance() == 100_000 - 1500 + sum(rnd["result"]["returned"].values())
     b.ok(b.wager(table, 2000))  # the next step succeeds
+    assert svc.op.get("/api/health").json()["storage"] == "ok"  # writes work: not paused
     report = svc.verify()
     assert report["ok"], report
 
@@ -166,12 +171,12 @@ def test_the_drivers_refusals_are_classified() -> None:
     full = sqlite3.OperationalError("database or disk is full")
     locked = sqlite3.OperationalError("database is locked")
     read_only = sqlite3.OperationalError("attempt to write a readonly database")
-    assert code(OperationalError("INSERT", {}, full)) == "database-full"
-    assert code(OperationalError("INSERT", {}, read_only)) == "database-read-only"
+    assert code(OperationalError("INSERT", {}, full)) == "storage-full"
+    assert code(OperationalError("INSERT", {}, read_only)) == "storage-read-only"
     assert code(OperationalError("INSERT", {}, locked)) is None  # busy: retried, as before
-    assert code(OperationalError("INSERT", {}, pe.DiskFull("could not extend"))) == "database-full"
+    assert code(OperationalError("INSERT", {}, pe.DiskFull("could not extend"))) == "storage-full"
     pg_ro = pe.ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction")
-    assert code(InternalError("INSERT", {}, pg_ro)) == "database-read-only"
+    assert code(InternalError("INSERT", {}, pg_ro)) == "storage-read-only"
     assert code(OperationalError("INSERT", {}, pe.DeadlockDetected("deadlock"))) is None
 
 
@@ -204,7 +209,7 @@ def test_sqlite_full_disk_refuses_holds_and_resumes() -> None:
             def start() -> None:
                 filler.pop().unlink()
 
-            play_through(svc, a, b, table, url, stop, start, "database-full", strict_hold=True)
+            play_through(svc, a, b, table, url, stop, start, "storage-full", strict_hold=True)
         finally:
             svc.stop()
 
@@ -241,7 +246,7 @@ def test_postgres_tablespace_full_refuses_holds_and_resumes() -> None:
                 def start() -> None:
                     filler.pop().unlink()
 
-                play_through(svc, a, b, table, url, stop, start, "database-full", strict_hold=False)
+                play_through(svc, a, b, table, url, stop, start, "storage-full", strict_hold=False)
                 assert "No space left on device" in pg.log_text()
             finally:
                 svc.stop()
@@ -271,7 +276,7 @@ def test_postgres_read_only_refuses_holds_and_resumes() -> None:
             play_through(
                 svc, a, b, table, url,
                 lambda: read_only(True), lambda: read_only(False),
-                "database-read-only", strict_hold=True,
+                "storage-read-only", strict_hold=True,
             )  # fmt: skip
         finally:
             svc.stop()

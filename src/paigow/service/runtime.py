@@ -22,6 +22,7 @@ from paigow.service.config import env_setting
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import Batch, EventBus, Notice, appended_batches
 from paigow.service.store.db import Database, User
+from paigow.service.store.faults import StoragePause
 from paigow.service.store.unit import Tx
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class Runtime:
         self._principals: dict[int, tuple[float, Principal]] = {}
         from paigow.service.store.writer import PostgresWriter, SqliteWriter, Writer
 
+        self.storage = StoragePause()
+        """Whether the database refused writes lately (see :class:`StoragePause`)."""
         self.writer: Writer = (
             SqliteWriter(
                 self.db,

@@ -253,6 +253,8 @@ class ErrorOut(BaseModel):
 
 class HealthOut(BaseModel):
     status: Literal["ok"]
+    storage: Literal["ok", "storage-full", "storage-read-only"] = "ok"
+    """``ok``, or why play is paused: the database out of space or read-only."""
 
 
 class UserOut(BaseModel):

@@ -61,7 +61,7 @@ NOTICE_LAG: Final = Histogram(
 )
 DB_ERRORS: Final = Counter(
     "paigow_db_errors",
-    "Database errors answered to a request (busy, database-full, database-read-only), by code.",
+    "Database errors answered to a request (busy, storage-full, storage-read-only), by code.",
     ["code"],
     registry=REGISTRY,
 )
@@ -115,6 +115,13 @@ HOUSE: Final = Gauge(
 SEATED: Final = Gauge(
     "paigow_seated_players", "Players seated at any table, read at scrape.", registry=REGISTRY
 )
+STORAGE_PAUSED: Final = Gauge(
+    "paigow_storage_paused",
+    "1 while this process sees the database refuse writes (play paused), by code; read at scrape.",
+    ["code"],
+    registry=REGISTRY,
+)
+STORAGE_CODES: Final = ("storage-full", "storage-read-only")
 
 for _kind in TABLE_KINDS:  # every series from the start: rate() and increase() see the first
     ROUNDS_DEALT.labels(_kind)
@@ -221,6 +228,12 @@ def set_background(jobs: Mapping[tuple[str, str], int]) -> None:
     for job in ("edge", "bonus"):
         for state in ("waiting", "running"):
             BACKGROUND.labels(job, state).set(jobs.get((job, state), 0))
+
+
+def set_storage(code: str | None) -> None:
+    """Whether play is paused for the database's refusals (``code``; None: writes work)."""
+    for each in STORAGE_CODES:
+        STORAGE_PAUSED.labels(each).set(1 if code == each else 0)
 
 
 class _Labelled(Collector):

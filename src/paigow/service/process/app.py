@@ -176,6 +176,32 @@ def install_log_redaction() -> None:
 
 
 # ----------------------------------------------------------------------------- the app
+class StorageWatch:
+    """ASGI middleware: while play is paused for the database's refusals
+    (:class:`~paigow.service.store.faults.StoragePause`), an HTTP write (not GET or HEAD)
+    answered 2xx clears it. Costs an attribute read otherwise."""
+
+    def __init__(self, app: ASGIApp, pause: faults.StoragePause) -> None:
+        self.app = app
+        self.pause = pause
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") in ("GET", "HEAD")
+            or self.pause.code is None
+        ):
+            await self.app(scope, receive, send)
+            return
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                self.pause.wrote()
+            await send(message)
+
+        await self.app(scope, receive, watched)
+
+
 def create_app(
     database_url: str | None = None, *, config: ServiceConfig | None = None, **overrides: Any
 ) -> FastAPI:
@@ -253,6 +279,7 @@ def create_app(
     app.state.presence = presence
     app.state.states = states
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(StorageWatch, pause=rt.storage)  # a write answered 2xx: writes work
     app.add_middleware(SecurityHeaders)  # CSP and companions on every response, 413s too
     app.add_middleware(ServerTiming)  # the whole of the app's time
     app.add_middleware(RequestIds)  # outermost: every line logged in a request has its id
@@ -275,6 +302,7 @@ def create_app(
     @app.exception_handler(OperationalError)
     async def _busy(request: Request, exc: OperationalError) -> JSONResponse:
         if (fault := faults.classify(exc)) is not None:  # a full disk, a read-only database
+            rt.storage.refused(fault.code)
             metrics.db_error(fault.code)
             log.warning("database refused a write: %s: %s", fault.code, exc.orig)
             return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
@@ -290,6 +318,7 @@ def create_app(
     async def _refused(request: Request, exc: InternalError) -> JSONResponse:
         if (fault := faults.classify(exc)) is None:  # PostgreSQL's read-only refusal is one
             raise exc
+        rt.storage.refused(fault.code)
         metrics.db_error(fault.code)
         log.warning("database refused a write: %s: %s", fault.code, exc.orig)
         return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)

@@ -197,6 +197,8 @@ class Dealer:
             if step is DealerStep.DEALER and ended:  # the settlement: a step of its own, at once
                 ended = await self._act(DealerStep.SETTLE, view)
             self.steps += 1
+            if self._failures:  # a step written after faults: writes work again
+                self.rt.storage.wrote()
             self._failures = 0
             if step in (DealerStep.SETTLE, DealerStep.VOID, DealerStep.DEALER):
                 self._seats_at = 0.0  # betting opens again: free the seats of players gone
@@ -269,6 +271,7 @@ class Dealer:
         self._failures += 1
         if (full := faults.classify(exc)) is not None:  # a full or read-only database: the
             # round is held, the step retried quietly (one warning, then one every 20 tries)
+            self.rt.storage.refused(full.code)  # the pages say play is paused
             if self._failures == 1 or self._failures % 20 == 0:
                 log.warning("dealer at table %s holds its round: %s", self.table_id, full.code)
         else:

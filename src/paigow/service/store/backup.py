@@ -6,13 +6,17 @@ the data: a SQLite copy made through SQLite's online backup API (one consistent 
 writers go on) or a ``pg_dump -Fc`` of the database's schema, taken under a snapshot exported by
 the transaction that counted what the manifest reports (the dump and the counts agree).
 
-Restoring checks the manifest and the data's digest before it writes anything, refuses a target
-that already holds the service's tables, then copies (SQLite: the backup API into the new file;
-PostgreSQL: ``pg_restore`` in one transaction, the schema renamed when the target's differs)."""
+Restoring checks the manifest (a schema version this release knows) and the data's size and
+digest before it writes anything, refuses a target that already holds tables unless told to
+replace it, then copies (SQLite: the backup API into a new file moved into place whole;
+PostgreSQL: ``pg_restore`` in one transaction, the schema renamed when the target's differs, a
+replaced schema set aside until the restore has committed). A full disk during a backup removes
+the partial file and says so."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -67,6 +71,8 @@ class Manifest:
     tables: int
     data_bytes: int
     sha256: str
+    last_round: str | None = None
+    """The id of the round begun last (None: no rounds)."""
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -126,28 +132,50 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def known_revision(revision: str | None) -> bool:
-    """Whether this code's migrations know ``revision``."""
+def _script() -> Any:
     from alembic.script import ScriptDirectory
 
     from paigow.service.store.migrate import alembic_config
 
+    return ScriptDirectory.from_config(alembic_config(None))  # type: ignore[arg-type]
+
+
+def known_revision(revision: str | None) -> bool:
+    """Whether this code's migrations know ``revision``."""
     if revision is None:
         return False
-    script = ScriptDirectory.from_config(alembic_config(None))  # type: ignore[arg-type]
     try:
-        return script.get_revision(revision) is not None
+        return _script().get_revision(revision) is not None
     except Exception:
         return False
 
 
-def _sqlite_counts(conn: sqlite3.Connection) -> tuple[str | None, int, int, int]:
+def head_revision() -> str:
+    """This release's schema version (its migrations' head)."""
+    return str(_script().get_current_head())
+
+
+Counts = tuple[str | None, int, int, int, str | None]
+"""(schema version, rounds, users, tables, the last round's id)."""
+LAST_ROUND: Final = "SELECT id FROM rounds ORDER BY created_at DESC, id DESC LIMIT 1"
+
+
+def _sqlite_counts(conn: sqlite3.Connection) -> Counts:
     rev = conn.execute("SELECT version_num FROM alembic_version").fetchone()
     counts = [
         int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # nosec B608  # t from a fixed tuple
         for t in ("rounds", "users", "game_tables")
     ]
-    return (rev[0] if rev else None), counts[0], counts[1], counts[2]
+    last = conn.execute(LAST_ROUND).fetchone()
+    return (rev[0] if rev else None), counts[0], counts[1], counts[2], (last[0] if last else None)
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` is a full disk (the OS's ENOSPC, SQLite's "disk is full", a tool's)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return "no space left on device" in text or "database or disk is full" in text
 
 
 def _write_archive(out: Path, manifest: Manifest, data: Path) -> None:
@@ -170,41 +198,54 @@ def backup(url: str, out: Path, progress: Progress | None = None) -> Manifest:
     """Back up the database at ``url`` into the new file ``out`` (the service may be serving)."""
     if out.exists():
         raise Conflict(f"{out} exists: give a new file", code="backup-exists")
+    if not out.parent.is_dir():
+        raise BadRequest(f"no folder {out.parent} for {out.name}", code="no-folder")
     db = Database(url)
     try:
-        with tempfile.TemporaryDirectory(dir=out.parent, prefix=".paigow-backup-") as tmpdir:
-            data = Path(tmpdir) / "data"
-            if db.is_sqlite:
-                rev, rounds, users, tables = _backup_sqlite(db, data, progress)
-                schema = None
-            else:
-                rev, rounds, users, tables, schema = _backup_postgres(db, data)
-            if rev is None:
-                raise BadRequest(
-                    f"{db.display_url} has no service tables (never migrated)", code="not-migrated"
-                )
-            manifest = Manifest(
-                FORMAT,
-                FORMAT_VERSION,
-                db.backend,
-                rev,
-                datetime.now(UTC).isoformat(timespec="seconds"),
-                schema,
-                rounds,
-                users,
-                tables,
-                data.stat().st_size,
-                _digest(data),
-            )
-            _write_archive(out, manifest, data)
+        return _backup(db, out, progress)
+    except (OSError, sqlite3.Error, BadRequest) as exc:
+        if not _no_space(exc):
+            raise
+        # the temporary folder and the archive's .part are gone (their context managers)
+        raise BadRequest(
+            f"no space left on the device of {out.parent}: the backup was not written and its "
+            f"partial file was removed; make room (or give another place) and run it again",
+            code="backup-no-space",
+        ) from None
     finally:
         db.dispose()
+
+
+def _backup(db: Database, out: Path, progress: Progress | None) -> Manifest:
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".paigow-backup-") as tmpdir:
+        data = Path(tmpdir) / "data"
+        if db.is_sqlite:
+            (rev, rounds, users, tables, last), schema = _backup_sqlite(db, data, progress), None
+        else:
+            rev, rounds, users, tables, last, schema = _backup_postgres(db, data)
+        if rev is None:
+            raise BadRequest(
+                f"{db.display_url} has no service tables (never migrated)", code="not-migrated"
+            )
+        manifest = Manifest(
+            FORMAT,
+            FORMAT_VERSION,
+            db.backend,
+            rev,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            schema,
+            rounds,
+            users,
+            tables,
+            data.stat().st_size,
+            _digest(data),
+            last,
+        )
+        _write_archive(out, manifest, data)
     return manifest
 
 
-def _backup_sqlite(
-    db: Database, data: Path, progress: Progress | None
-) -> tuple[str | None, int, int, int]:
+def _backup_sqlite(db: Database, data: Path, progress: Progress | None) -> Counts:
     assert db.path is not None
     if not db.path.exists():
         raise BadRequest(f"no database file {db.path}", code="no-database")
@@ -225,35 +266,36 @@ def _backup_sqlite(
         return _sqlite_counts(dst)
     except sqlite3.DatabaseError as exc:
         if "no such table" in str(exc):
-            return None, 0, 0, 0
+            return None, 0, 0, 0, None
         raise
     finally:
         src.close()
         dst.close()
 
 
-def _backup_postgres(db: Database, data: Path) -> tuple[str | None, int, int, int, str]:
+def _backup_postgres(db: Database, data: Path) -> tuple[str | None, int, int, int, str | None, str]:
     args, env = _pg_args(db)
     with db.engine.connect() as conn:
         conn = conn.execution_options(isolation_level="REPEATABLE READ")
         with conn.begin():
             schema = conn.execute(sa.text("SELECT current_schema()")).scalar()
             if schema is None:
-                return None, 0, 0, 0, ""
+                return None, 0, 0, 0, None, ""
             snapshot = conn.execute(sa.text("SELECT pg_export_snapshot()")).scalar_one()
             present = set(sa.inspect(conn).get_table_names(schema=schema))
             if "alembic_version" not in present:
-                return None, 0, 0, 0, schema
+                return None, 0, 0, 0, None, schema
             rev = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
             counts = [
                 int(conn.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one())  # nosec B608  # t from a fixed tuple
                 for t in ("rounds", "users", "game_tables")
             ]
+            last = conn.execute(sa.text(LAST_ROUND)).scalar()
             # pg_dump reads the very snapshot the counts were made in (held while it runs)
             cmd = [pg_tool("pg_dump"), "-Fc", "--no-owner", "--no-privileges"]
             cmd += ["--schema", schema, "--snapshot", str(snapshot), "--file", str(data), *args]
             _run(cmd, env, "pg_dump")
-    return rev, counts[0], counts[1], counts[2], schema
+    return rev, counts[0], counts[1], counts[2], last, schema
 
 
 # ----------------------------------------------------------------------------------- restore
@@ -261,7 +303,10 @@ def read_manifest(path: Path) -> Manifest:
     """The manifest of the backup file at ``path``; a clear refusal if it is not one."""
     try:
         with tarfile.open(path, "r:") as tar:
-            member = tar.extractfile(MANIFEST_NAME)
+            first = tar.next()  # the manifest is written first (a file cut short still has it)
+            if first is None or first.name != MANIFEST_NAME:
+                raise KeyError(MANIFEST_NAME)
+            member = tar.extractfile(first)
             if member is None:
                 raise KeyError(MANIFEST_NAME)
             raw = json.loads(member.read())
@@ -285,8 +330,9 @@ def read_manifest(path: Path) -> Manifest:
         raise BadRequest(f"unknown backend {manifest.backend!r}", code="backup-unreadable")
     if not known_revision(manifest.schema_version):
         raise BadRequest(
-            f"the backup's schema version {manifest.schema_version} is unknown to this paigow "
-            "(a newer release made it)",
+            f"the backup's schema version {manifest.schema_version} is unknown to this release "
+            f"of paigow, whose schema version is {head_revision()} (a newer release, or another "
+            "program, made it): restore it with the release that made it",
             code="backup-newer",
         )
     return manifest
@@ -306,19 +352,31 @@ def _extracted(path: Path, manifest: Manifest, folder: Path) -> Iterator[Path]:
                     shutil.copyfileobj(member, f, 1 << 20)
         except (tarfile.TarError, KeyError, OSError, EOFError) as exc:
             raise BadRequest(
-                f"{path}: cannot read the backup's data: {type(exc).__name__}: {exc}",
+                f"{path}: the backup is cut short or damaged: its data cannot be read whole "
+                f"({type(exc).__name__}: {exc}); nothing was restored",
                 code="backup-unreadable",
             ) from None
-        if data.stat().st_size != manifest.data_bytes or _digest(data) != manifest.sha256:
+        size, digest = data.stat().st_size, _digest(data)
+        if size != manifest.data_bytes:
             raise BadRequest(
-                f"{path}: the data does not match its manifest's digest (damaged)",
+                f"{path}: the backup is cut short or damaged: its data has {size:,} bytes, its "
+                f"manifest says {manifest.data_bytes:,}; nothing was restored",
+                code="backup-unreadable",
+            )
+        if digest != manifest.sha256:
+            raise BadRequest(
+                f"{path}: the backup was changed or damaged: its data's SHA-256 is {digest}, its "
+                f"manifest's {manifest.sha256}; nothing was restored",
                 code="backup-unreadable",
             )
         yield data
 
 
-def restore(url: str, source: Path, progress: Progress | None = None) -> Manifest:
-    """Restore the backup ``source`` into the empty database at ``url``; then migrate it to this
+def restore(
+    url: str, source: Path, progress: Progress | None = None, *, replace: bool = False
+) -> Manifest:
+    """Restore the backup ``source`` into the empty database at ``url`` (``replace``: or in
+    place of what it holds, swapped in whole once the copy is complete); then migrate it to this
     code's head (a backup made by an older release)."""
     manifest = read_manifest(source)
     db = Database(url)
@@ -329,9 +387,9 @@ def restore(url: str, source: Path, progress: Progress | None = None) -> Manifes
                 code="backup-backend-mismatch",
             )
         if db.is_sqlite:
-            _restore_sqlite(db, source, manifest, progress)
+            _restore_sqlite(db, source, manifest, progress, replace=replace)
         else:
-            _restore_postgres(db, source, manifest)
+            _restore_postgres(db, source, manifest, replace=replace)
     finally:
         db.dispose()
     db = Database(url)
@@ -355,16 +413,17 @@ def _refuse_sqlite_target(path: Path) -> None:
     if names:
         raise Conflict(
             f"{path} already holds tables ({', '.join(sorted(names)[:5])}...): restore only into "
-            "a new or empty database",
+            "a new or empty database, or give --replace to put the backup in its place",
             code="restore-not-empty",
         )
 
 
 def _restore_sqlite(
-    db: Database, source: Path, manifest: Manifest, progress: Progress | None
+    db: Database, source: Path, manifest: Manifest, progress: Progress | None, *, replace: bool
 ) -> None:
     assert db.path is not None
-    _refuse_sqlite_target(db.path)
+    if not replace:
+        _refuse_sqlite_target(db.path)
     db.path.parent.mkdir(parents=True, exist_ok=True)
     with (
         _extracted(source, manifest, db.path.parent) as data,
@@ -386,9 +445,24 @@ def _restore_sqlite(
             with contextlib.closing(sqlite3.connect(part)) as dst:
                 src.backup(dst, pages=SQLITE_STEP_PAGES, progress=step, sleep=0)
                 dst.execute("PRAGMA journal_mode=WAL")
+            if replace:
+                _retire_wal(db.path)
             os.replace(part, db.path)  # the restored file appears whole, or not at all
         finally:
             part.unlink(missing_ok=True)
+
+
+def _retire_wal(path: Path) -> None:
+    """Before a file is replaced: fold its WAL in and remove the ``-wal``/``-shm`` files, so
+    that no stale log is replayed onto the restored file."""
+    if path.exists():
+        with (
+            contextlib.suppress(sqlite3.DatabaseError),
+            contextlib.closing(sqlite3.connect(path, timeout=30)) as conn,
+        ):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for tail in ("-wal", "-shm"):
+        path.with_name(path.name + tail).unlink(missing_ok=True)
 
 
 def _schema_tables(conn: sa.Connection, schema: str) -> set[str]:
@@ -410,17 +484,21 @@ def _target_schema(conn: sa.Connection) -> str:
     return path.split(",")[0].strip().strip('"')
 
 
-def _restore_postgres(db: Database, source: Path, manifest: Manifest) -> None:
+def _restore_postgres(db: Database, source: Path, manifest: Manifest, *, replace: bool) -> None:
     dumped = manifest.schema or "public"
+    aside: str | None = None
+    """``replace`` into the dumped schema's own name: the old schema, renamed out of the way
+    until the restore has committed (then dropped; renamed back if it fails)."""
     with db.engine.connect() as conn:
         target = _target_schema(conn)
         if not SCHEMA_NAME.fullmatch(target):
             raise BadRequest(f"unsupported target schema name {target!r}", code="bad-schema")
         held = _schema_tables(conn, target)
-        if held:
+        if held and not replace:
             raise Conflict(
                 f"schema {target} of {db.display_url} already holds {len(held)} relations "
-                f"({', '.join(sorted(held)[:5])}...): restore only into an empty schema",
+                f"({', '.join(sorted(held)[:5])}...): restore only into an empty schema, or "
+                "give --replace to put the backup in its place",
                 code="restore-not-empty",
             )
         exists = conn.execute(
@@ -432,6 +510,29 @@ def _restore_postgres(db: Database, source: Path, manifest: Manifest) -> None:
                 f"schema {dumped} or into a database without it",
                 code="restore-schema-taken",
             )
+    if held and dumped == target:
+        aside = f"{target[:40]}_replaced_{os.urandom(4).hex()}"
+        with db.engine.begin() as conn:
+            conn.execute(sa.text(f'ALTER SCHEMA "{target}" RENAME TO "{aside}"'))
+    try:
+        _pg_restore(db, source, manifest, dumped, made=dumped != target)
+    except BaseException:
+        if aside is not None:  # the old schema back as it was
+            with db.engine.begin() as conn:
+                conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{target}" CASCADE'))
+                conn.execute(sa.text(f'ALTER SCHEMA "{aside}" RENAME TO "{target}"'))
+        raise
+    with db.engine.begin() as conn:  # one transaction: the old schema goes, the new one in
+        if aside is not None:
+            conn.execute(sa.text(f'DROP SCHEMA "{aside}" CASCADE'))
+        if dumped != target:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{target}" CASCADE'))
+            conn.execute(sa.text(f'ALTER SCHEMA "{dumped}" RENAME TO "{target}"'))
+
+
+def _pg_restore(db: Database, source: Path, manifest: Manifest, dumped: str, *, made: bool) -> None:
+    """``pg_restore`` of the backup into the schema ``dumped`` (made here if missing); nothing
+    of it is left when it fails (``made``: the schema itself is dropped then)."""
     args, env = _pg_args(db)
     folder = Path(tempfile.gettempdir())
     with _extracted(source, manifest, folder) as data:
@@ -447,11 +548,7 @@ def _restore_postgres(db: Database, source: Path, manifest: Manifest) -> None:
         try:
             _run(cmd, env, "pg_restore")
         except BadRequest:
-            if dumped != target:
+            if made:  # (one transaction: it left nothing in it)
                 with db.engine.begin() as conn:
                     conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{dumped}" CASCADE'))
             raise
-    if dumped != target:
-        with db.engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{target}"'))
-            conn.execute(sa.text(f'ALTER SCHEMA "{dumped}" RENAME TO "{target}"'))

@@ -27,6 +27,7 @@ export class ApiError extends Error {
 export const SESSION_ENDED = Object.keys(ENDED);
 
 const SECOND_FACTOR_CODES = ["bad-code", "code-used", "second-factor-not-enrolled"];
+const STORAGE_CODES = ["storage-full", "storage-read-only"];
 
 export async function api(method, path, body, { text = false } = {}) {
   const headers = {};
@@ -40,6 +41,8 @@ export async function api(method, path, body, { text = false } = {}) {
   if (!r.ok) {
     let data = null;
     try { data = await r.json(); } catch { data = { detail: r.statusText }; }
+    // the database refused a write (full, read-only): paused.js shows why play is paused
+    if (r.status === 503 && data && STORAGE_CODES.includes(data.code)) document.dispatchEvent(new CustomEvent("paigow:storage", { detail: data.code }));
     // a 401 about the session ends it here (a wrong second-factor code does not)
     if (r.status === 401 && session.user && !SECOND_FACTOR_CODES.includes(data && data.code)) {
       sessionEnded(data && data.code);

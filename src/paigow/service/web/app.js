@@ -10,6 +10,7 @@ import { operatorView } from "./operator.js";
 import { rulesView } from "./rules.js";
 import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
+import { watchStorage } from "./paused.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -175,5 +176,6 @@ async function render() {
 
 window.addEventListener("hashchange", () => { window.paigowNavStart = performance.now(); route(); view().focus({ preventScroll: true }); });
 document.addEventListener("paigow:session", () => rerender());
+watchStorage();
 // who is logged in is the server's to say (the session is an HttpOnly cookie): ask, then render
 restoreSession().finally(() => route());

@@ -54,6 +54,8 @@ const MESSAGES = {
   "no-user": () => "There is no player with that username.",
   "operators-only": () => "Operators only.",
   "no-table": () => "There is no such table.",
+  "storage-full": () => "Not taken: play is paused while the database is out of space. Nothing was taken from your wallet; try again once play resumes.",
+  "storage-read-only": () => "Not taken: play is paused while the database is read-only. Nothing was taken from your wallet; try again once play resumes.",
   "offline": () => "The table server cannot be reached: check the connection and try again.",
 };
 

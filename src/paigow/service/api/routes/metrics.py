@@ -143,4 +143,5 @@ async def read_metrics(
     metrics.set_books(books.imbalance, books.wallets, books.seated, books.house)
     metrics.set_db(_in_use(rt), rt.writer.waiting())
     metrics.set_background(edge_worker().states())
+    metrics.set_storage(rt.storage.code)
     return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
