@@ -212,7 +212,7 @@ def test_promtool_checks_the_rules_and_each_alert_fires() -> None:
         ["promtool", "check", "rules", str(ALERTS)], capture_output=True, text=True, check=False
     )
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "SUCCESS: 5 rules found" in check.stdout
+    assert "SUCCESS: 6 rules found" in check.stdout
     tested = subprocess.run(
         ["promtool", "test", "rules", str(ALERT_TESTS)],
         capture_output=True,
