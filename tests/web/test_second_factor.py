@@ -156,6 +156,7 @@ def test_an_operator_enrols_a_second_factor(page: Page, strict: Server) -> None:
     assert not violations, violations
     # the next log-in asks the code: the page offers to verify it
     page.click("#logout")
+    expect(page.locator("#login-form")).to_be_visible(timeout=WAIT)  # the page re-rendered
     log_in(page, strict.url, *OPERATOR)
     page.goto(strict.url + "/#/operator")
     expect(page.locator("#sf-form")).to_be_visible(timeout=WAIT)
@@ -166,6 +167,7 @@ def test_an_operator_enrols_a_second_factor(page: Page, strict: Server) -> None:
     expect(page.locator("#t-name")).to_be_visible(timeout=WAIT)
     # a lost authenticator: a recovery code stands in, once
     page.click("#logout")
+    expect(page.locator("#login-form")).to_be_visible(timeout=WAIT)  # the page re-rendered
     log_in(page, strict.url, *OPERATOR)
     page.goto(strict.url + "/#/operator")
     expect(page.locator("#sf-recovery")).to_be_visible(timeout=WAIT)
