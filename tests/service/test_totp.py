@@ -44,7 +44,12 @@ def test_required_second_factor(db_url: str) -> None:
     svc = Service(db_url, operator_second_factor="required")
     try:
         limited = svc.op
-        for path in ("/api/admin/floor", "/api/admin/audit", "/api/admin/table-defaults"):
+        for path in (
+            "/api/admin/floor",
+            "/api/admin/audit",
+            "/api/admin/table-defaults",
+            "/metrics",
+        ):
             r = limited.get(path)
             assert r.status_code == 403 and r.json()["code"] == "second-factor-required", r.text
             assert "enrol" in r.json()["detail"]

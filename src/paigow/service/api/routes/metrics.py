@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from paigow.service.api.deps import RuntimeDep, bearer, client_addr, token_user
+from paigow.service.api.deps import RuntimeDep, bearer, client_addr, operator, token_user
 from paigow.service.books.ledger import SHARES, SYSTEM_ACCOUNTS
 from paigow.service.errors import Forbidden, NotFound, Unauthorized
 from paigow.service.floor.edges import edge_worker
@@ -139,6 +139,7 @@ async def read_metrics(
         user, _ = await token_user(rt, creds.credentials)
         if user.role != Role.OPERATOR:
             raise Forbidden("metrics are for operators only", code="metrics-forbidden")
+        await operator(request, user, rt)  # the second factor, where the settings ask it
     books = await asyncio.to_thread(_books, rt)
     metrics.set_books(books.imbalance, books.wallets, books.seated, books.house)
     metrics.set_db(_in_use(rt), rt.writer.waiting())
