@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.house_way import HouseWay
 from tests.web.walks import (
@@ -62,7 +63,9 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "deck": 53,
         "code": edge_digest("house-way"),
     }
-    (folder / "edge-standard-second-house-way.json").write_text(json.dumps(saved))
+    (folder / saved_name(HouseWay.preset("standard"), "second", "house-way")).write_text(
+        json.dumps(saved)
+    )
     before = os.environ.get("PAIGOW_CACHE_DIR")
     os.environ["PAIGOW_CACHE_DIR"] = str(folder)
     yield folder

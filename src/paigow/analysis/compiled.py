@@ -206,26 +206,49 @@ def check(
     return run_slices(way, wheel, np.zeros(0, dtype=np.uint8), workers, progress, stop_early)
 
 
+def _checked_path(way: HouseWay, wheel: Wheel) -> Path:
+    """Where the answer of a check is kept: by the digest of the rules and of the kernels."""
+    key = hashlib.sha256(
+        json.dumps([way.digest, wheel.value, _kernel_digest()]).encode()
+    ).hexdigest()[:24]
+    return cache_dir() / f"checked-{key}.json"
+
+
+def remembered(way: HouseWay, wheel: Wheel = Wheel.SECOND) -> dict[str, Any] | None:
+    """The answer of an earlier check of these rules by these kernels (``problems``, and
+    ``by_rule``: the hands each rule sets, where the check ran over every hand), or None."""
+    try:
+        data = json.loads(_checked_path(way, wheel).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("problems"), list):
+        return None
+    return data
+
+
+def remember(way: HouseWay, wheel: Wheel, survey: Survey) -> None:
+    """Keep a check's answer (:func:`remembered` reads it)."""
+    saved = _checked_path(way, wheel)
+    data: dict[str, Any] = {"house_way": way.name, "problems": survey.problems()}
+    if survey.complete:
+        data |= {"by_rule": survey.by_rule(), "seconds": round(survey.seconds, 1)}
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    partial = saved.with_name(saved.name + f".{os.getpid()}")
+    partial.write_text(json.dumps(data), "utf-8")
+    partial.replace(saved)
+
+
 def validate(way: HouseWay, wheel: Wheel = Wheel.SECOND, workers: int = 2) -> list[str]:
     """The problems of a house way for a table (none for a fit one): a hand without a rule, a
     hand set into a foul, a rule that sets no hand, each with its file and line and an example
     hand. Checked on every hand once per house way and wheel (the answer kept in the cache by
-    the digest of the house way and of the kernels)."""
-    key = hashlib.sha256(
-        json.dumps([way.digest, wheel.value, _kernel_digest()]).encode()
-    ).hexdigest()[:24]
-    saved = cache_dir() / f"checked-{key}.json"
-    try:
-        return list(json.loads(saved.read_text("utf-8"))["problems"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    the digest of the house way and of the kernels: :func:`remembered`)."""
+    known = remembered(way, wheel)
+    if known is not None:
+        return [str(p) for p in known["problems"]]
     survey = check(way, wheel, workers, stop_early=True)
-    problems = survey.problems()
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    partial = saved.with_name(saved.name + f".{os.getpid()}")
-    partial.write_text(json.dumps({"house_way": way.name, "problems": problems}), "utf-8")
-    partial.replace(saved)
-    return problems
+    remember(way, wheel, survey)
+    return survey.problems()
 
 
 def identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:

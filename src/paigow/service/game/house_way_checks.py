@@ -13,15 +13,31 @@ from paigow.ranking import Wheel
 from paigow.service.errors import Unprocessable
 
 
-def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) -> HouseWay:
+def house_way_label(data: Mapping[str, Any]) -> str:
+    """How a table shows its house way (:attr:`HouseWay.label`: a preset's name, a file's name
+    and the start of its digest), from the house way a table keeps.
+
+    >>> house_way_label(HouseWay.preset("standard").to_dict())
+    'standard'
+    """
+    try:
+        return HouseWay.from_dict(data).label
+    except PaigowError:
+        return str(data.get("name", ""))
+
+
+def house_way_from(
+    spec: str | Mapping[str, Any], toml_text: str | None = None, file_name: str | None = None
+) -> HouseWay:
     """A built-in preset by name, an operator's house way as its file's table (the rule
     language, or the first format's ``{name, two_pair, quads}``), or as the text of its TOML
-    file (``toml_text``, which wins); never a path (the API must not read the server's files).
-    Only what the file says is checked here; :func:`validate_house_way` runs it over every
-    hand."""
+    file (``toml_text``, which wins; its errors name ``file_name``, the file as the operator
+    gave it); never a path (the API must not read the server's files). A house way may not
+    take a preset's name unless it is that preset. Only what the file says is checked here;
+    :func:`validate_house_way` runs it over every hand."""
     try:
         if toml_text is not None:
-            return HouseWay.from_text(toml_text, "house_way_toml")
+            return HouseWay.from_text(toml_text, file_name or "your house-way file")
         if isinstance(spec, str):
             if spec.strip().lower() not in BUILTIN_PRESETS:
                 raise Unprocessable(
@@ -31,7 +47,14 @@ def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) 
                     code="bad-house-way",
                 )
             return HouseWay.preset(spec)
-        return HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
+        way = HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
+        if way.name.lower() in BUILTIN_PRESETS and not way.is_preset:
+            raise Unprocessable(
+                f"the name {way.name!r} is a preset's, and these rules are not the preset's: "
+                "give your house way a name of its own",
+                code="bad-house-way",
+            )
+        return way
     except PaigowError as exc:
         raise Unprocessable(str(exc), code="bad-house-way") from None
 
