@@ -755,3 +755,49 @@ def test_report_suggests_the_files_path_and_its_help_is_its_own(
     helped = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "200"})
     assert helped.exit_code == 0 and "house-ways" in helped.stdout
     assert "--rounds" not in helped.stdout and "report sheet --help" in helped.stdout
+
+
+# ------------------------------------------------------------------------------ plain English
+@pytest.mark.parametrize("preset", BUILTIN_PRESETS)
+def test_every_preset_reads_in_plain_words_with_an_example_per_rule(preset: str) -> None:
+    """Issue 50: numbered rules in plain words generated from the rules, each with an example
+    hand that rule sets (checked against the house way itself)."""
+    from paigow.house_way_plain import plain_rules
+
+    way = HouseWay.preset(preset)
+    rules = plain_rules(way)
+    assert [r.number for r in rules] == list(range(1, len(way.rules) + 1))
+    for rule, plain in zip(way.rules, rules, strict=True):
+        assert plain.id == rule.id and plain.text.endswith(".")
+        assert plain.example is not None, plain
+        seven, setting, rid = plain.example
+        got = way.set_hand(seven)
+        assert got.rule == rid and got.setting.same_hands(setting)
+
+
+def test_the_plain_words_come_from_the_rules_themselves(tmp_path: Path) -> None:
+    from paigow.house_way_plain import plain_text
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        'name = "mine"\n\n[[rule]]\nid = "kings"\nwhen = "one-pair and pair in J-K"\n'
+        'low = "pair"\n\n[[rule]]\nid = "rest"\nchoose = "best-low"\n'
+    )
+    text = plain_text(HouseWay.from_file(path))
+    assert "1. One pair, and the highest pair is jacks to kings: the highest pair goes low." in text
+    assert (
+        "2. Every other hand: of the settings that do not foul, play the one with the best low"
+        in text
+    )
+    assert text.count("   e.g. ") == 2
+    result = CliRunner().invoke(app, ["house-way", "show", "--plain", str(path)])
+    assert result.exit_code == 0 and result.stdout == text
+
+
+def test_the_docs_plain_english_is_what_the_command_prints() -> None:
+    text = (DOCS / "house-way.md").read_text("utf-8")
+    block = text.split("$ paigow house-way show --plain standard\n", 1)[1].split("```", 1)[0]
+    printed = CliRunner().invoke(app, ["house-way", "show", "--plain", "standard"]).stdout
+    for line in block.splitlines():
+        if line != "...":
+            assert line in printed.splitlines(), line

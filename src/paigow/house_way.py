@@ -300,6 +300,19 @@ class HouseWay:
         """
         return self.name if self.is_preset else f"{self.name} #{self.digest[:8]}"
 
+    @classmethod
+    def label_of(cls, data: Mapping[str, Any]) -> str:
+        """:attr:`label` of a house way kept as data (a table's, a log's); its name where the
+        data is no house way.
+
+        >>> HouseWay.label_of(HouseWay.preset("standard").to_dict()), HouseWay.label_of({"name": "x"})
+        ('standard', 'x')
+        """
+        try:
+            return cls.from_dict(data).label
+        except HouseWayError:
+            return str(data.get("name", ""))
+
     def where(self, rule: Rule) -> str:
         """``file:line`` of a rule (or the file and the rule's number)."""
         if rule.line:

@@ -42,12 +42,27 @@ def list_command(as_json: AnalysisJsonOpt = False) -> None:
 
 
 @house_way_app.command("show")
-def show_command(house_way: WayArg, as_json: AnalysisJsonOpt = False) -> None:
+def show_command(
+    house_way: WayArg,
+    as_json: AnalysisJsonOpt = False,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain", help="The rules numbered, in plain words, each with an example hand."
+        ),
+    ] = False,
+) -> None:
     """A house way's rules in the order they are tried, with each rule's ``note`` and the ids it
-    gives by the high hand kept (``--json``: its file's table)."""
+    gives by the high hand kept (``--json``: its file's table; ``--plain``: numbered rules in
+    plain words, generated from the rules, each with an example hand it sets)."""
     way = load_house_way(house_way)
     if as_json:
         print(json.dumps(way.to_dict()))
+        return
+    if plain:
+        from paigow.house_way_plain import plain_text
+
+        print(plain_text(way), end="")
         return
     console = out_console()
     console.print(f"[bold]{way.name}[/bold]: {way.title or 'house way'}")

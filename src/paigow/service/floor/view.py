@@ -27,7 +27,6 @@ from paigow.service.floor.hold import (
     table_push,
 )
 from paigow.service.floor.side import meters, offers_of, side_figures, side_totals
-from paigow.service.game.house_way_checks import house_way_label
 from paigow.service.statuses import TableStatus
 from paigow.service.store.db import GameTable, Seat, User, now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable
@@ -53,7 +52,7 @@ def _table_figures(
         "status": t.status,
         "mode": t.mode,
         "house_way": t.house_way["name"],
-        "house_way_label": house_way_label(t.house_way),
+        "house_way_label": HouseWay.label_of(t.house_way),
         "wheel": t.ruleset["wheel"],
         "commission": t.ruleset["commission"],
         "commission_posted": str(Commission(t.ruleset["commission"])),

@@ -13,19 +13,6 @@ from paigow.ranking import Wheel
 from paigow.service.errors import Unprocessable
 
 
-def house_way_label(data: Mapping[str, Any]) -> str:
-    """How a table shows its house way (:attr:`HouseWay.label`: a preset's name, a file's name
-    and the start of its digest), from the house way a table keeps.
-
-    >>> house_way_label(HouseWay.preset("standard").to_dict())
-    'standard'
-    """
-    try:
-        return HouseWay.from_dict(data).label
-    except PaigowError:
-        return str(data.get("name", ""))
-
-
 def house_way_from(
     spec: str | Mapping[str, Any], toml_text: str | None = None, file_name: str | None = None
 ) -> HouseWay:

@@ -25,7 +25,6 @@ from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.errors import Conflict, NotFound, Unprocessable
 from paigow.service.game import side
-from paigow.service.game.house_way_checks import house_way_label
 from paigow.service.game.variants import posted_variant
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 from paigow.service.store.bus import notify
@@ -267,7 +266,7 @@ def _state_of(
         "commission_posted": str(Commission(rs["commission"])),
         **posted_variant(rs),
         "house_way": table.house_way["name"],
-        "house_way_label": house_way_label(table.house_way),
+        "house_way_label": HouseWay.label_of(table.house_way),
         "start": rs["start"],
         "foul": rs["foul"],
         "wheel": rs["wheel"],
