@@ -122,3 +122,18 @@ def test_a_table_shows_a_files_house_way_by_name_and_digest(
     floor = op.ok(op.get("/api/admin/floor"))
     row = next(t for t in floor["tables"] if t["id"] == made["id"])
     assert row["house_way_label"] == f"my-casino #{digest[:8]}"
+
+
+def test_a_tables_house_way_in_plain_words(svc: Any) -> None:
+    """Issue 50: ``GET /api/tables/{id}/house-way``, the table's own house way numbered in plain
+    words (the rules page shows it), each rule with an example hand it sets."""
+    op = svc.op
+    made = op.ok(op.post("/api/admin/tables", {"name": "fox", "house_way": "foxwoods"}), 201)
+    got = op.ok(op.get(f"/api/tables/{made['id']}/house-way"))
+    way = HouseWay.preset("foxwoods")
+    assert (got["name"], got["label"], got["digest"]) == ("foxwoods", "foxwoods", way.digest)
+    assert [r["number"] for r in got["rules"]] == list(range(1, len(way.rules) + 1))
+    for rule in got["rules"]:
+        example = rule["example"]
+        assert way.set_hand(parse_cards(example["cards"])).rule == example["rule"]
+    assert op.get("/api/tables/999999/house-way").status_code == 404

@@ -59,3 +59,34 @@ def validate_house_way(way: HouseWay, wheel: str) -> None:
     problems = validate(way, Wheel(wheel))
     if problems:
         raise Unprocessable("; ".join(problems), code="bad-house-way")
+
+
+_PLAIN: dict[str, dict[str, Any]] = {}  # the plain words of each house way, by its digest
+
+
+def plain_house_way(way: HouseWay) -> dict[str, Any]:
+    """A house way in plain words for the table's rules page (:mod:`paigow.house_way_plain`):
+    its name, label and digest, and each rule numbered with an example hand; worked out once
+    per house way (a second or two) and kept by its digest."""
+    kept = _PLAIN.get(way.digest)
+    if kept is None:
+        from paigow.house_way_plain import plain_rules
+
+        rules = []
+        for r in plain_rules(way):
+            example = None
+            if r.example is not None:
+                seven, setting, rid = r.example
+                example = {
+                    "cards": [c.code for c in seven],
+                    "high": [c.code for c in setting.high],
+                    "low": [c.code for c in setting.low],
+                    "rule": rid,
+                }
+            rules.append({"number": r.number, "id": r.id, "text": r.text, "example": example})
+        kept = {"name": way.name, "label": way.label, "digest": way.digest,
+                "title": way.title, "rules": rules}  # fmt: skip
+        if len(_PLAIN) >= 32:
+            _PLAIN.pop(next(iter(_PLAIN)))
+        _PLAIN[way.digest] = kept
+    return kept

@@ -130,6 +130,7 @@ const ROUTES = [
   [/^#\/recall\/(\d+)$/, recallView],
   [/^#\/operator$/, operatorView],
   [/^#\/rules$/, rulesView],
+  [/^#\/rules\/(\d+)$/, rulesView],
   [/^#\/floor$/, floorView],
   [/^#\/limits$/, limitsView],
 ];

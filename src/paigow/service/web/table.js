@@ -114,7 +114,7 @@ export async function tableView(root, shell, id) {
   const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "Table events, oldest first" });
   const logPanel = h("section", { class: "panel", id: "log-panel", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Table events"),
     h("div", { "aria-live": "polite", "aria-relevant": "additions", id: "log-live" }, logList));
-  const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: "#/rules", id: "rules-link" }, "How to play (the rules)"));
+  const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: `#/rules/${table.id}`, id: "rules-link" }, "How to play (the rules and this table's house way)"));
   const closeSide = h("button", { type: "button", id: "side-close", class: "side-close", onclick: () => { openSide(false); infoBtn.focus(); } }, "Close");
   const side = h("aside", { class: "side", id: "side", "aria-label": "Table info: the posted rules, results, your wallet and the events" },
     h("div", { class: "side-head" }, h("h2", {}, "Table info"), closeSide),
