@@ -53,16 +53,16 @@ def strength(setting: Any) -> tuple[int, int]:
 REFUSALS = [
     # (the file's text after name/bands, words the error must hold)
     ('[[rule]]\nid = "x"\nwhen = "two-pair and hihg-pair in 7-T"\n',
-     ["house.toml:6", "unknown feature 'hihg-pair' at column 14", "did you mean 'high-pair'"]),
-    ('[[rule]]\nid = "x"\nwhen = "flush == 2"\n', ["house.toml:6", "'flush' is true or false"]),
-    ('[[rule]]\nid = "x"\nwhen = "pairs"\n', ["house.toml:6", "'pairs' (column 1) is a number"]),
+     ["house.toml:8", "unknown feature 'hihg-pair' at column 14", "did you mean 'high-pair'"]),
+    ('[[rule]]\nid = "x"\nwhen = "flush == 2"\n', ["house.toml:8", "'flush' is true or false"]),
+    ('[[rule]]\nid = "x"\nwhen = "pairs"\n', ["house.toml:8", "'pairs' (column 1) is a number"]),
     ('[[rule]]\nid = "x"\nwhen = "pair in tall"\n', ["unknown band 'tall' at column 9", "bands: high, low, middle"]),
     ('[[rule]]\nid = "x"\nwhen = "pair in K-7"\n', ["runs downwards"]),
     ('[[rule]]\nid = "x"\nwhen = "pair >> 3"\n', ["expected a rank, a number or a number"]),
     ('[[rule]]\nid = "x"\nwhen = "pair ! 3"\n', ["unexpected '!' at column 6"]),
     ('[[rule]]\nid = "x"\nwhen = "(pairs > 1"\n', ["expected ')' at the end"]),
     ('[[rule]]\nid = "x"\nwhen = "7 < pair"\n', ["a comparison starts with a feature"]),
-    ('[[rule]]\nid = "x"\nlow = "A+Z"\n', ["house.toml:6", "low spec 'A+Z': unknown card 'Z'"]),
+    ('[[rule]]\nid = "x"\nlow = "A+Z"\n', ["house.toml:8", "low spec 'A+Z': unknown card 'Z'"]),
     ('[[rule]]\nid = "x"\nlow = "pair+A"\n', ["'pair' is two cards already"]),
     ('[[rule]]\nid = "x"\nlow = "single1+single1"\n', ["names the same card twice"]),
     ('[[rule]]\nid = "x"\nlow = "K"\n', ["name two cards"]),
@@ -79,6 +79,21 @@ REFUSALS = [
     ('[[rule]]\nid = "a"\nchoose = "best-low"\n\n[[rule]]\nid = "b"\nlow = "pair"\n',
      ["house.toml:10: rule 'b' is unreachable: rule 'a' (house.toml:6) sets every hand"]),
     ('[[rule]\nid = "x"\n', ["not valid TOML"]),
+    # issue 50, item 4: the nearest word for actions and keys too
+    ('[[rule]]\nid = "x"\nlow = "for"\n', ["house.toml:8", "did you mean 'four'?"]),
+    ('[[rule]]\nid = "x"\nlow = "A+singel2"\n', ["did you mean 'single2'?"]),
+    ('[[rule]]\nid = "x"\nlow = "pair"\nhigh = "staright"\n',
+     ["house.toml:9", "unknown high-hand category 'staright' (did you mean 'straight'?)"]),
+    ('[[rule]]\nid = "x"\nchoose = "bestlow"\n', ["house.toml:8", "did you mean 'best-low'?"]),
+    ('[[rule]]\nid = "x"\nlo = "pair"\n', ["unknown key(s) 'lo' (did you mean 'low'?)"]),
+    ('[[rule]]\nid = "x"\nlow = "pair"\nids = { flsh = "f" }\n', ["did you mean 'flush'?"]),
+    # item 7: the line of the key at fault, a multi-line condition's first line
+    ('[[rule]]\nid = "x"\nlow = "pair"\nwhen = """\npairs > 0 and\nflsh"""\n',
+     ["house.toml:9: rule 'x'", "unknown feature 'flsh'"]),
+    # item 6: a rule after a catch-all of singletons is found without the sweep
+    ('[[rule]]\nid = "all"\nlow = "single1+single2"\n\n[[rule]]\nid = "pair"\nwhen = "one-pair"\n'
+     'low = "single2+single3"\n',
+     ["house.toml:10: rule 'pair' is unreachable: rule 'all' (house.toml:6) sets every hand"]),
     ("", ["no [[rule]] tables"]),
 ]  # fmt: skip
 
@@ -110,7 +125,7 @@ def test_a_band_must_be_ranks_and_a_name_must_be_a_name() -> None:
 def test_a_file_error_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "casino.toml"
     path.write_text('name = "c"\n\n[[rule]]\nid = "x"\nwhen = "quad"\nlow = "pair"\n')
-    with pytest.raises(HouseWayError, match=rf"{re.escape(str(path))}:3: rule 'x'.*'quad'"):
+    with pytest.raises(HouseWayError, match=rf"{re.escape(str(path))}:5: rule 'x'.*'quad'"):
         HouseWay.from_file(path)
     path.write_text('[[rule]]\nid = "x"\nlow = "single1+single2"\n')
     assert HouseWay.from_file(path).name == "casino"  # a file without a name takes its stem
@@ -572,7 +587,7 @@ def test_the_house_way_commands_list_show_and_refuse(tmp_path: Path) -> None:
     for command in ("show", "check"):
         result = runner.invoke(app, ["house-way", command, str(bad)])
         assert result.exit_code != 0
-        assert f"{bad}:3:rule'x'" in "".join(result.output.split())  # wrapped as it may be
+        assert f"{bad}:5:rule'x'" in "".join(result.output.split())  # wrapped as it may be
     result = runner.invoke(app, ["hand", "Qs Qh 9c 9d 5s 3h 2c", "--house-way", "gold-star-school"])
     assert result.exit_code == 0 and "gold-star-school" in result.stdout
 
@@ -614,3 +629,175 @@ def test_the_house_ways_side_by_side(table_folder: Path) -> None:
     assert printed["house_edge_exact"] == str(fox.edge.house_edge)
     assert printed["hands_set_otherwise"] == fox.differ
     assert all(d["worth_to_house"] is None for d in printed["differences"])
+
+
+# ------------------------------------------------------------------------------ issue 50
+FOULS = """name = "ace-low"
+
+[[rule]]
+id = "ace-low"
+when = "no-pair and single-A"
+low = "A+single2"
+
+[[rule]]
+id = "rest"
+choose = "best-low"
+"""
+
+
+def test_a_preset_name_is_the_presets_alone(tmp_path: Path) -> None:
+    """Item 2: a file may take a preset's name only with the preset's rules."""
+    posing = tmp_path / "posing.toml"
+    posing.write_text(FOULS.replace('"ace-low"\n\n', '"Standard"\n\n', 1))
+    with pytest.raises(HouseWayError, match=r"the name 'Standard' is the standard preset's"):
+        HouseWay.from_file(posing)
+    result = CliRunner().invoke(app, ["hand", "Qs Qh 9c 9d 5s 3h 2c", "--house-way", str(posing)])
+    assert result.exit_code == 2 and "a name of its own" in " ".join(result.output.split())
+    own = tmp_path / "standard-copy.toml"
+    own.write_text(STANDARD.to_toml())
+    assert HouseWay.from_file(own).is_preset and HouseWay.from_file(own).label == "standard"
+    mine = HouseWay.from_text(FOULS, "a.toml")
+    assert mine.label == f"ace-low #{mine.digest[:8]}"
+
+
+def test_the_saved_edges_are_known_by_name_and_digest() -> None:
+    """Item 2: two files with one name never share the figures kept in the cache."""
+    from paigow.analysis.edge import saved_name
+
+    one = HouseWay.from_text(FOULS, "a.toml")
+    other = HouseWay.from_text(FOULS.replace("best-low", "best-high"), "b.toml")
+    assert one.name == other.name
+    names = {saved_name(w, "second", "house-way") for w in (one, other)}
+    assert len(names) == 2 and all(one.name in n for n in names)
+
+
+def test_a_hand_a_file_sets_into_a_foul_is_a_clean_error(tmp_path: Path) -> None:
+    """Item 3: exit status 2 and ``error:``, no traceback; in a batch the other hands go on
+    (exit status 1, as for a line that is not seven cards)."""
+    path = tmp_path / "fouls.toml"
+    path.write_text(FOULS)
+    runner = CliRunner()
+    result = runner.invoke(app, ["hand", "Ac Ks Qs Js Ts 9s 7h", "--house-way", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    said = " ".join(result.output.split())
+    assert (
+        said.startswith("error:") and "rule 'ace-low' sets Ac Ks Qs Js Ts 9s 7h into a foul" in said
+    )
+    batch = "Ac Ks Qs Js Ts 9s 7h\nQs Qh 9c 9d 5s 3h 2c\n"
+    result = runner.invoke(app, ["hand", "-", "--house-way", str(path), "--json"], input=batch)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+    assert "into a foul" in lines[0]["error"] and lines[1]["house_way"]["rule"] == "rest"
+
+
+def test_a_check_that_passed_is_remembered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 5: ``house-way check`` answers at once for rules (and kernels) that passed."""
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "mine"\n\n[[rule]]\nid = "all"\nchoose = "best-low"\n')
+    way = HouseWay.from_file(path)
+    survey = C.Survey(C.compile_way(way), (C.HANDS,), 0, -1, 0, -1, -1, 1.0)
+    C.remember(way, Wheel.SECOND, survey)  # what a first check keeps
+
+    def no_sweep(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("checked again")
+
+    monkeypatch.setattr(C, "check", no_sweep)
+    result = CliRunner().invoke(app, ["house-way", "check", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert printed["remembered"] and printed["problems"] == []
+    assert printed["by_rule"][0]["hands"] == C.HANDS and printed["digest"] == way.digest
+    assert C.validate(way) == []  # the server's memory is the same
+    other = tmp_path / "other.toml"
+    other.write_text(path.read_text().replace("best-low", "best-high"))
+    with pytest.raises(AssertionError, match="checked again"):
+        CliRunner().invoke(app, ["house-way", "check", str(other)], catch_exceptions=False)
+
+
+def test_show_prints_notes_and_ids() -> None:
+    """Item 8: the "NOT IN SOURCE" marks can be reviewed, and the ids by the high hand kept."""
+    result = CliRunner().invoke(app, ["house-way", "show", "ballys-ac"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert "rule 1 (five-aces.kings) note: NOT IN SOURCE: taken from standard" in lines
+    assert any(x.startswith("rule ") and "ids: a flush high is 'flush'" in x for x in lines)
+    assert f"digest: {HouseWay.preset('ballys-ac').digest}" in lines
+
+
+def test_report_suggests_the_files_path_and_its_help_is_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 9: the strategy build suggested for a file names the file, and ``report --help``
+    lists the commands without ``report sheet``'s options."""
+    from types import SimpleNamespace
+
+    from paigow.analysis import house_ways
+    from paigow.cli import jobs
+
+    path = tmp_path / "my way.toml"
+    path.write_text(FOULS.replace("ace-low", "mgm-grand", 1))
+    monkeypatch.setattr(jobs, "open_compiled", lambda *a, **k: None)
+    zero = SimpleNamespace(house_edge=0)
+
+    def compare(ways: list[HouseWay], *a: Any, **k: Any) -> list[Any]:
+        return [SimpleNamespace(way=w, edge=zero, push_rate=0, optimal=None, cost=None, differ=0,
+                                rules=()) for w in ways]  # fmt: skip
+
+    monkeypatch.setattr(house_ways, "compare", compare)
+    result = CliRunner().invoke(
+        app, ["report", "house-ways", "--house-way", str(path)], env={"COLUMNS": "300"}
+    )
+    assert result.exit_code == 0, result.output
+    assert f"paigow strategy build --house-way '{path}'" in result.stdout
+    helped = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "200"})
+    assert helped.exit_code == 0 and "house-ways" in helped.stdout
+    assert "--rounds" not in helped.stdout and "report sheet --help" in helped.stdout
+
+
+# ------------------------------------------------------------------------------ plain English
+@pytest.mark.parametrize("preset", BUILTIN_PRESETS)
+def test_every_preset_reads_in_plain_words_with_an_example_per_rule(preset: str) -> None:
+    """Issue 50: numbered rules in plain words generated from the rules, each with an example
+    hand that rule sets (checked against the house way itself)."""
+    from paigow.house_way_plain import plain_rules
+
+    way = HouseWay.preset(preset)
+    rules = plain_rules(way)
+    assert [r.number for r in rules] == list(range(1, len(way.rules) + 1))
+    for rule, plain in zip(way.rules, rules, strict=True):
+        assert plain.id == rule.id and plain.text.endswith(".")
+        assert plain.example is not None, plain
+        seven, setting, rid = plain.example
+        got = way.set_hand(seven)
+        assert got.rule == rid and got.setting.same_hands(setting)
+
+
+def test_the_plain_words_come_from_the_rules_themselves(tmp_path: Path) -> None:
+    from paigow.house_way_plain import plain_text
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        'name = "mine"\n\n[[rule]]\nid = "kings"\nwhen = "one-pair and pair in J-K"\n'
+        'low = "pair"\n\n[[rule]]\nid = "rest"\nchoose = "best-low"\n'
+    )
+    text = plain_text(HouseWay.from_file(path))
+    assert "1. One pair, and the highest pair is jacks to kings: the highest pair goes low." in text
+    assert (
+        "2. Every other hand: of the settings that do not foul, play the one with the best low"
+        in text
+    )
+    assert text.count("   e.g. ") == 2
+    result = CliRunner().invoke(app, ["house-way", "show", "--plain", str(path)])
+    assert result.exit_code == 0 and result.stdout == text
+
+
+def test_the_docs_plain_english_is_what_the_command_prints() -> None:
+    text = (DOCS / "house-way.md").read_text("utf-8")
+    block = text.split("$ paigow house-way show --plain standard\n", 1)[1].split("```", 1)[0]
+    printed = CliRunner().invoke(app, ["house-way", "show", "--plain", "standard"]).stdout
+    for line in block.splitlines():
+        if line != "...":
+            assert line in printed.splitlines(), line

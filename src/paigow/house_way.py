@@ -33,9 +33,11 @@ from paigow.errors import HouseWayError
 from paigow.house_way_legacy import RULE_IDS, LegacyParams, is_legacy, translate
 from paigow.house_way_reader import HandReader
 from paigow.house_way_rules import (
+    LowSpec,
     Rule,
     parse_ranks,
     parse_rule,
+    rule_key_lines,
     rule_lines,
 )
 from paigow.ranking import Wheel, evaluate_two
@@ -99,6 +101,7 @@ class HouseWay:
         #: Read from a file of the first format (its fixed rules, translated): such a way sets
         #: every hand without a foul whatever its parameters, so it needs no check over every hand.
         self.translated = False
+        self._digest: str | None = None
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -124,7 +127,8 @@ class HouseWay:
         if not isinstance(data, dict):
             raise HouseWayError(f"{origin}: a house way file holds a table")
         lines = [] if json_text else rule_lines(text)
-        return cls.from_dict(data, origin, lines)
+        keys = [] if json_text else rule_key_lines(text)
+        return _own_name(cls.from_dict(data, origin, lines, keys))
 
     @classmethod
     def from_file(cls, path: str | Path) -> HouseWay:
@@ -145,7 +149,8 @@ class HouseWay:
             raw["name"] = p.stem
         if not isinstance(raw, dict):
             raise HouseWayError(f"house way file {str(p)!r} must hold a table")
-        return cls.from_dict(raw, str(p), [] if data_is_json else rule_lines(text))
+        lines, keys = ([], []) if data_is_json else (rule_lines(text), rule_key_lines(text))
+        return _own_name(cls.from_dict(raw, str(p), lines, keys))
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> HouseWay:
@@ -159,7 +164,11 @@ class HouseWay:
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], origin: str = "", lines: Sequence[int] = ()
+        cls,
+        data: Mapping[str, Any],
+        origin: str = "",
+        lines: Sequence[int] = (),
+        keys: Sequence[Mapping[str, int]] = (),
     ) -> HouseWay:
         """From a file's table (``rule`` or ``rules``: the list of rules), or from the first
         format's ``{"name", "two_pair", "quads"}`` (translated); unknown keys are refused. The
@@ -171,19 +180,25 @@ class HouseWay:
         True
         """
         try:
-            key = json.dumps([data, origin, list(lines)], sort_keys=True)
+            key = json.dumps([data, origin, list(lines), list(keys)], sort_keys=True)
         except (TypeError, ValueError):
-            return cls._read_dict(data, origin, lines)
+            return cls._read_dict(data, origin, lines, keys)
         way = _READ.get(key)
         if way is None:
-            way = cls._read_dict(data, origin, lines)
+            way = cls._read_dict(data, origin, lines, keys)
             if len(_READ) >= 64:
                 _READ.pop(next(iter(_READ)))
             _READ[key] = way
         return way
 
     @classmethod
-    def _read_dict(cls, data: Mapping[str, Any], origin: str, lines: Sequence[int]) -> HouseWay:
+    def _read_dict(
+        cls,
+        data: Mapping[str, Any],
+        origin: str,
+        lines: Sequence[int],
+        keys: Sequence[Mapping[str, int]] = (),
+    ) -> HouseWay:
         where = origin or str(data.get("name", "house way"))
         if is_legacy(data):
             unknown = sorted(set(data) - {"name", "two_pair", "quads"})
@@ -228,7 +243,8 @@ class HouseWay:
             at = f"{where}:{line}" if line else f"{where}: rule {n + 1}"
             if not isinstance(raw, Mapping):
                 raise HouseWayError(f"{at}: a rule is a table (id, when, low, ...)")
-            rules.append(parse_rule(raw, bands, at, line))
+            rule_keys = keys[n] if n < len(keys) else None
+            rules.append(parse_rule(raw, bands, at, line, rule_keys, where if line else ""))
         way = cls(
             str(data.get("name", "")),
             rules,
@@ -241,15 +257,61 @@ class HouseWay:
         return way
 
     def check_static(self) -> None:
-        """What can be seen without dealing a hand: a rule after one that sets every hand can
-        never apply (the exhaustive checks are :func:`paigow.analysis.compiled.check`)."""
+        """What can be seen without dealing a hand: a rule that sets every hand a later rule
+        could set leaves that later rule unreachable (the exhaustive checks are
+        :func:`paigow.analysis.compiled.check`). A rule shadows a later one when it always
+        holds, keeps any high hand, and each of the later rule's low specs needs at least the
+        cards one of its own needs (``any``; the same spec; ``single2+single3`` before
+        ``single1+single2``, which needs two singletons where it needs three).
+
+        >>> text = 'name = "h"\\n[[rule]]\\nid = "all"\\nlow = "single1+single2"\\n'
+        >>> HouseWay.from_text(text + '[[rule]]\\nid = "late"\\nlow = "single2+single3"\\n', "h.toml")
+        Traceback (most recent call last):
+        ...
+        paigow.errors.HouseWayError: h.toml:5: rule 'late' is unreachable: rule 'all' (h.toml:2) sets every hand it could set
+        """
         for n, rule in enumerate(self.rules[:-1]):
-            if rule.when.kind == "true" and rule.low[0].is_any and not rule.high:
-                later = self.rules[n + 1]
-                raise HouseWayError(
-                    f"{self.where(later)}: rule {later.id!r} is unreachable: rule {rule.id!r} "
-                    f"({self.where(rule)}) sets every hand"
-                )
+            if rule.when.kind != "true" or rule.high:
+                continue
+            for later in self.rules[n + 1 :]:
+                if all(any(_covers(mine, theirs) for mine in rule.low) for theirs in later.low):
+                    every = rule.low[0].is_any
+                    raise HouseWayError(
+                        f"{self.where(later)}: rule {later.id!r} is unreachable: rule "
+                        f"{rule.id!r} ({self.where(rule)}) sets every hand"
+                        + ("" if every else " it could set")
+                    )
+
+    @property
+    def is_preset(self) -> bool:
+        """Whether this is a built-in preset, rules and all (not a file under its name)."""
+        key = self.name.lower()
+        return key in BUILTIN_PRESETS and self.digest == _preset(key).digest
+
+    @property
+    def label(self) -> str:
+        """How a table shows the house way: a preset's name, or a file's name and the start of
+        its digest (two files with one name are told apart).
+
+        >>> HouseWay.preset("foxwoods").label
+        'foxwoods'
+        >>> HouseWay.from_text('name = "mine"\\n[[rule]]\\nid = "x"\\nchoose = "best-low"\\n').label
+        'mine #ab349a13'
+        """
+        return self.name if self.is_preset else f"{self.name} #{self.digest[:8]}"
+
+    @classmethod
+    def label_of(cls, data: Mapping[str, Any]) -> str:
+        """:attr:`label` of a house way kept as data (a table's, a log's); its name where the
+        data is no house way.
+
+        >>> HouseWay.label_of(HouseWay.preset("standard").to_dict()), HouseWay.label_of({"name": "x"})
+        ('standard', 'x')
+        """
+        try:
+            return cls.from_dict(data).label
+        except HouseWayError:
+            return str(data.get("name", ""))
 
     def where(self, rule: Rule) -> str:
         """``file:line`` of a rule (or the file and the rule's number)."""
@@ -288,11 +350,14 @@ class HouseWay:
 
     @property
     def digest(self) -> str:
-        """A digest of the rules (what decides every setting), 16 hex digits."""
-        rules = json.dumps(
-            {"bands": self.bands, "rules": self.to_dict()["rules"]}, sort_keys=True
-        ).encode()
-        return hashlib.sha256(rules).hexdigest()[:16]
+        """A digest of the rules (what decides every setting), 16 hex digits: a house way's
+        identity (the caches, the table and the floor know a file's house way by it)."""
+        if self._digest is None:
+            rules = json.dumps(
+                {"bands": self.bands, "rules": self.to_dict()["rules"]}, sort_keys=True
+            ).encode()
+            self._digest = hashlib.sha256(rules).hexdigest()[:16]
+        return self._digest
 
     def rule_ids(self) -> tuple[str, ...]:
         """Every rule id a setting can carry, in the order of the rules (each once)."""
@@ -328,6 +393,22 @@ class HouseWay:
         )
 
 
+def _covers(mine: LowSpec, theirs: LowSpec) -> bool:
+    """Whether every hand that has a candidate for ``theirs`` has one for ``mine``."""
+    if mine.is_any or mine == theirs:
+        return True
+    if theirs.is_any:
+        return False
+    singles = [int(arg) for kind, arg in theirs.slots if kind == "single"]
+    own = [int(arg) for kind, arg in mine.slots if kind == "single"]
+    # singletons only: needing the n-th singleton holds whenever a later n does
+    return (
+        len(own) == len(mine.slots) == 2
+        and len(singles) == len(theirs.slots)
+        and max(own) <= max(singles)
+    )
+
+
 def _toml(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
@@ -337,7 +418,20 @@ def _toml(value: object) -> str:
 def _read_preset(name: str) -> HouseWay:
     folder = resources.files("paigow.presets").joinpath("house_ways")
     text = folder.joinpath(f"{name}.toml").read_text("utf-8")
-    return HouseWay.from_text(text, f"presets/house_ways/{name}.toml")
+    origin = f"presets/house_ways/{name}.toml"
+    return HouseWay.from_dict(tomllib.loads(text), origin, rule_lines(text), rule_key_lines(text))
+
+
+def _own_name(way: HouseWay) -> HouseWay:
+    """``way``, unless it takes a preset's name without being that preset (a house way's
+    identity is its rules: two ways with one name must not share a table's figures)."""
+    key = way.name.strip().lower()
+    if key in BUILTIN_PRESETS and way.digest != _preset(key).digest:
+        raise HouseWayError(
+            f"{way.origin}: the name {way.name!r} is the {key} preset's, and these rules are not "
+            f"{key}'s: give your house way a name of its own"
+        )
+    return way
 
 
 _PRESETS: dict[str, HouseWay] = {}

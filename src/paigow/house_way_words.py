@@ -11,7 +11,9 @@ LowSpec(text='A+single1', slots=(('rank', 14), ('single', 1)))
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -88,6 +90,20 @@ CHOICES: Final = ("first", "best-low", "best-high")
 OPERATORS: Final = ("==", "!=", "<=", ">=", "<", ">")
 
 
+def suggest(word: str, words: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the nearest of ``words`` to a misspelt ``word``, or ``""``.
+
+    >>> suggest("staright", CATEGORIES)
+    " (did you mean 'straight'?)"
+    >>> suggest("bestlow", CHOICES)
+    " (did you mean 'best-low'?)"
+    >>> suggest("zzz", CHOICES)
+    ''
+    """
+    near = difflib.get_close_matches(word, list(words), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def rank_range(text: str, where: str) -> frozenset[int]:
     """``2-6`` -> {2..6}; ``9`` -> {9}."""
     m = re.fullmatch(r"(10|[2-9TJQKA])(?:-(10|[2-9TJQKA]))?", text.strip())
@@ -130,6 +146,7 @@ class LowSpec:
 
 
 ANY: Final = LowSpec("any", ())
+_CARD_WORDS: Final = ("joker", "single1", "single2", "single3", "single4", "single5")
 
 
 def _slot(word: str, spec: str) -> tuple[str, int | str]:
@@ -144,8 +161,9 @@ def _slot(word: str, spec: str) -> tuple[str, int | str]:
         raise HouseWayError(
             f"low spec {spec!r}: {word!r} is two cards already; it cannot be joined with '+'"
         )
+    near = suggest(word, [*_CARD_WORDS, *GROUPS]) if len(word) > 1 else ""
     raise HouseWayError(
-        f"low spec {spec!r}: unknown card {word!r} (one card: single1..single5, a rank "
+        f"low spec {spec!r}: unknown card {word!r}{near} (one card: single1..single5, a rank "
         "such as A or K, joker; two cards: pair, high-pair, middle-pair, low-pair, three, "
         "low-three, four, or two single cards joined by '+')"
     )
@@ -162,6 +180,10 @@ def parse_low(text: str, partial: bool = False) -> LowSpec:
     parts = [p.strip() for p in spec.split("+")]
     if len(parts) == 1 and partial:
         return LowSpec(spec, (_slot(parts[0], spec),))
+    if len(parts) == 1 and len(spec) > 1 and spec not in RANK_LETTERS:
+        near = suggest(spec, [*GROUPS, "any"])
+        if near:
+            raise HouseWayError(f"low spec {spec!r}: unknown two-card group{near}")
     if len(parts) != 2 or not all(parts):
         raise HouseWayError(
             f"low spec {spec!r}: name two cards (e.g. 'single1+single2', 'A+K') or a pair "
@@ -180,6 +202,7 @@ def parse_categories(text: str) -> frozenset[Category]:
     if unknown:
         raise HouseWayError(
             f"unknown high-hand categor{'y' if len(unknown) == 1 else 'ies'} "
-            f"{', '.join(map(repr, unknown))} (categories: {', '.join(CATEGORIES)})"
+            f"{', '.join(map(repr, unknown))}{suggest(unknown[0], CATEGORIES)} "
+            f"(categories: {', '.join(CATEGORIES)})"
         )
     return frozenset(CATEGORIES[n] for n in names)

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
@@ -491,7 +492,7 @@ def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: 
         "house_edge_exact": "3/200",
         "code": edge_digest("optimal"),
     }
-    path = tmp_path / "edge-standard-second-optimal.json"
+    path = tmp_path / saved_name(HouseWay.preset("standard"), "second", "optimal")
     # counted by other code (another digest, or none recorded): stale, not shown
     for stale in ({**saved, "code": "0" * 16}, {k: v for k, v in saved.items() if k != "code"}):
         path.write_text(json.dumps(stale))
@@ -617,7 +618,7 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
     cache.mkdir()
     monkeypatch.setenv("PAIGOW_CACHE_DIR", str(cache))
     saved = saved_result()
-    path = cache / "edge-standard-second-house-way.json"
+    path = cache / saved_name(HouseWay.preset("standard"), "second", "house-way")
     # a result for another deck, or counts that do not add up, are not taken
     path.write_text(json.dumps({**saved, "deck": 52}))
     assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
@@ -764,8 +765,7 @@ def test_the_floors_background_hold_takes_each_tables_push_rule_and_commission(
 
     # what `paigow edge --variant NAME` saves, then the worker's jobs run
     for push in HOUSE_WAY_COUNTS:
-        suffix = "" if push == "none" else f"-{push}"
-        path = cache / f"edge-standard-second-house-way{suffix}.json"
+        path = cache / saved_name(HouseWay.preset("standard"), "second", "house-way", push)
         path.write_text(json.dumps(saved_result(push)))
     for fn, args, fut in jobs:
         fut.set_result(fn(*args))  # the done callback stores the counts

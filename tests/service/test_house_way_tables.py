@@ -26,7 +26,12 @@ def test_a_bad_house_way_file_is_refused_with_its_line(svc: Any) -> None:
     bad = MINE.replace('choose = "best-low"', 'when = "pairs >= 2 and flsh"\nlow = "pair"')
     r = op.post("/api/admin/tables", {"name": "x", "house_way_toml": bad})
     assert r.status_code == 422 and r.json()["code"] == "bad-house-way"
-    assert "house_way_toml:4: rule 'mine.best-low'" in r.json()["detail"]
+    # issue 50, item 7: the 'when' line, and the file by the name it was given
+    assert "your house-way file:6: rule 'mine.best-low'" in r.json()["detail"]
+    r = op.post(
+        "/api/admin/tables", {"name": "x", "house_way_toml": bad, "house_way_file": "mine.toml"}
+    )
+    assert "mine.toml:6: rule 'mine.best-low'" in r.json()["detail"]
     assert "unknown feature 'flsh'" in r.json()["detail"]
     r = op.post("/api/admin/tables", {"name": "x", "house_way": "casino-royale"})
     assert r.status_code == 422 and "use a preset" in r.json()["detail"]
@@ -82,3 +87,53 @@ def test_a_table_plays_by_an_operators_own_house_way(svc: Any) -> None:
     assert dealer["rule"] == "mine.best-low"
     started = rnd["events"][0]
     assert started["house_way"]["rules"][0]["id"] == "mine.best-low"
+
+
+def test_a_file_may_not_take_a_presets_name_unless_it_is_that_preset(svc: Any) -> None:
+    """Issue 50, item 2: a house way's identity is its content."""
+    op = svc.op
+    posing = MINE.replace('name = "my-casino"', 'name = "standard"')
+    r = op.post("/api/admin/tables", {"name": "x", "house_way_toml": posing})
+    assert r.status_code == 422 and r.json()["code"] == "bad-house-way"
+    assert "the name 'standard' is the standard preset's" in r.json()["detail"]
+    rules = HouseWay.from_text(MINE).to_dict() | {"name": "Foxwoods"}
+    r = op.post("/api/admin/tables", {"name": "x", "house_way": rules})
+    assert r.status_code == 422 and "is a preset's" in r.json()["detail"]
+    itself = HouseWay.preset("standard").to_toml()
+    assert HouseWay.from_text(itself).is_preset  # the preset's own file keeps its name
+
+
+def test_a_table_shows_a_files_house_way_by_name_and_digest(
+    svc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50, item 2: two files with one name are told apart at the table and the floor."""
+    from paigow.analysis import compiled
+
+    monkeypatch.setattr(compiled, "validate", lambda *a, **k: [])  # not the run over every hand
+    op = svc.op
+    made = op.ok(op.post("/api/admin/tables", {"name": "mine", "house_way_toml": MINE}), 201)
+    digest = HouseWay.from_text(MINE).digest
+    assert made["house_way"] == "my-casino"
+    assert made["house_way_label"] == f"my-casino #{digest[:8]}"
+    listed = {t["id"]: t for t in op.ok(op.get("/api/tables"))}
+    assert listed[made["id"]]["house_way_label"] == f"my-casino #{digest[:8]}"
+    plain = op.ok(op.post("/api/admin/tables", {"name": "plain"}), 201)
+    assert plain["house_way_label"] == "standard"
+    floor = op.ok(op.get("/api/admin/floor"))
+    row = next(t for t in floor["tables"] if t["id"] == made["id"])
+    assert row["house_way_label"] == f"my-casino #{digest[:8]}"
+
+
+def test_a_tables_house_way_in_plain_words(svc: Any) -> None:
+    """Issue 50: ``GET /api/tables/{id}/house-way``, the table's own house way numbered in plain
+    words (the rules page shows it), each rule with an example hand it sets."""
+    op = svc.op
+    made = op.ok(op.post("/api/admin/tables", {"name": "fox", "house_way": "foxwoods"}), 201)
+    got = op.ok(op.get(f"/api/tables/{made['id']}/house-way"))
+    way = HouseWay.preset("foxwoods")
+    assert (got["name"], got["label"], got["digest"]) == ("foxwoods", "foxwoods", way.digest)
+    assert [r["number"] for r in got["rules"]] == list(range(1, len(way.rules) + 1))
+    for rule in got["rules"]:
+        example = rule["example"]
+        assert way.set_hand(parse_cards(example["cards"])).rule == example["rule"]
+    assert op.get("/api/tables/999999/house-way").status_code == 404

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.cards import parse_cards
 from paigow.commission import Commission
@@ -340,8 +341,12 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     plain = {**saved, "push_rule": None, "win": 2358120164000604, "push": 3427552624666108}
     plain.pop("push_rule")
     plain["loss"] = deals - plain["win"] - plain["push"]
-    (cache / "edge-standard-second-house-way.json").write_text(json.dumps(plain))
-    ez_file = cache / "edge-standard-second-house-way-queen-high-pai-gow.json"
+    (cache / saved_name(HouseWay.preset("standard"), "second", "house-way")).write_text(
+        json.dumps(plain)
+    )
+    ez_file = cache / saved_name(
+        HouseWay.preset("standard"), "second", "house-way", "queen-high-pai-gow"
+    )
     # a result for another push rule is not taken
     ez_file.write_text(json.dumps({**saved, "push_rule": "nine-high-low"}))
     assert edges.saved_house_way(cache, HW.to_dict(), "second", "queen-high-pai-gow") is None
@@ -413,6 +418,9 @@ def test_the_floors_worker_counts_under_the_tables_push_rule(
     got = edges.compute_edge_counts(way, "second", 1, "queen-high-pai-gow")
     assert asked == [PushRule.QUEEN_HIGH_PAI_GOW]
     assert (got["win"], got["push"], got["loss"]) == tuple(EZ_COUNTS.values())
-    assert (tmp_path / "edge-standard-second-house-way-queen-high-pai-gow.json").exists()
+    assert (
+        tmp_path
+        / saved_name(HouseWay.preset("standard"), "second", "house-way", "queen-high-pai-gow")
+    ).exists()
     again = edges.compute_edge_counts(way, "second", 1, "queen-high-pai-gow")
     assert again["push"] == EZ_COUNTS["push"] and len(asked) == 1  # read back, not recounted

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.house_way import HouseWay
 from tests.web.walks import (
@@ -62,7 +63,9 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "deck": 53,
         "code": edge_digest("house-way"),
     }
-    (folder / "edge-standard-second-house-way.json").write_text(json.dumps(saved))
+    (folder / saved_name(HouseWay.preset("standard"), "second", "house-way")).write_text(
+        json.dumps(saved)
+    )
     before = os.environ.get("PAIGOW_CACHE_DIR")
     os.environ["PAIGOW_CACHE_DIR"] = str(folder)
     yield folder
@@ -153,6 +156,8 @@ def test_the_floors_columns_are_on_screen(floor: Any, page: Page, shot: Any, vie
     expect(first).to_have_attribute("data-flagged", "1", timeout=WAIT)
     expect(first.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(1)
     expect(page.locator("#floor-tables")).not_to_contain_text("computing")
+    # issue 50, item 10: each table's house way
+    expect(first.locator("[data-field=house-way]")).to_contain_text("house way standard")
     shot(page, f"-{viewport}")
     for field in ("band", "status", "house_result", "theoretical"):
         inside(page, f"#floor-tables [data-field={field}]", width)
@@ -200,6 +205,9 @@ def test_the_operator_page_shows_every_live_table_and_its_close_button(
     expect(page.locator(f"#close-{tid}")).to_be_visible(timeout=WAIT)
     inside(page, "#op-tables button[id^=close-]", width)
     inside(page, "#op-tables td[data-label=Commission]", width)
+    # issue 50, item 10: each table's house way
+    way = page.locator(f"#op-tables tr[data-table='{tid}'] [data-field=house-way]")
+    expect(way).to_have_text("house way standard")
     page.click(f"#close-{tid}")
     expect(page.locator(f"#op-tables tr[data-table='{tid}']")).to_contain_text("clos", timeout=WAIT)
     check_a11y(page)
@@ -249,7 +257,7 @@ def test_the_table_form_takes_commission_as_a_percentage_with_the_demo_defaults(
     for bad in ("6%", "5.5", "-1%", "0.05.1", "five"):
         page.fill("#t-commission", bad)
         page.click("#create-table button[type=submit]")
-        expect(page.locator("#op-msg")).to_contain_text("percentage from 0 to 5%")
+        expect(page.locator("#create-msg")).to_contain_text("percentage from 0 to 5%")
         expect(page.locator("#t-commission")).to_have_attribute("aria-invalid", "true")
     assert len(floor.op.call("GET", "/api/tables")) == before
     page.fill("#t-name", f"Two and a half {viewport}")
@@ -384,13 +392,24 @@ choose = "best-low"
 """
 
 
+def in_view(page: Page, selector: str) -> None:
+    """``selector`` is visible and wholly inside the viewport (no scrolling needed)."""
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box is not None and size is not None, selector
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5, (selector, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5, (selector, box)
+
+
 @pytest.mark.parametrize("viewport", [*VIEWPORTS, "sideways"])
 def test_the_operator_opens_a_table_with_its_own_house_way_file(
-    floor: Any, page: Page, shot: Any, viewport: str
+    floor: Any, page: Page, shot: Any, viewport: str, tmp_path: Path
 ) -> None:
     """docs/house-way.md: the form takes a house-way file, says what is wrong with a bad one
-    (its line and word), and opens the table with a good one (checked over every hand; here
-    checked once beforehand, so the server finds the answer kept)."""
+    (its file by the name it was given, the line and the word) beside its button, in view, with
+    the button disabled while the check runs (issue 50, items 1 and 7), and opens the table
+    with a good one (checked over every hand; here checked once beforehand, so the server finds
+    the answer kept), shown by its name and the start of its digest (item 2)."""
     from paigow.analysis.compiled import validate
 
     assert validate(HouseWay.from_text(OWN_WAY, "house_way_toml")) == []
@@ -404,16 +423,39 @@ def test_the_operator_opens_a_table_with_its_own_house_way_file(
     expect(page.locator("#t-house-own")).to_be_visible()
     page.fill("#t-name", f"Own way {viewport}")
     page.click("#create-table button[type=submit]")
-    expect(page.locator("#op-msg")).to_contain_text("Choose your house way's file")
-    page.fill("#t-house-toml", OWN_WAY.replace('choose = "best-low"', 'when = "flsh"'))
+    expect(page.locator("#create-msg")).to_contain_text("Choose your house way's file")
+    in_view(page, "#create-msg")
+    bad = tmp_path / "casino-way.toml"
+    bad.write_text(OWN_WAY.replace('choose = "best-low"', 'when = "flsh"'))
+    page.set_input_files("#t-house-file", str(bad))
+    expect(page.locator("#t-house-toml")).to_have_value(bad.read_text())
+    held: list[Any] = []  # the request held, to see the form while the check runs
+    page.route(
+        "**/api/admin/tables", lambda route: route.continue_() if held else held.append(route)
+    )
     page.click("#create-table button[type=submit]")
-    expect(page.locator("#op-msg")).to_contain_text("house_way_toml:3", timeout=WAIT)
-    expect(page.locator("#op-msg")).to_contain_text("unknown feature 'flsh'")
+    expect(page.locator("#create-msg")).to_contain_text("Checking your house way")
+    expect(page.locator("#create-table button[type=submit]")).to_be_disabled()
+    in_view(page, "#create-msg")
+    shot(page, f"-checking-{viewport}")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("#create-msg")).to_contain_text("casino-way.toml:5", timeout=WAIT)
+    expect(page.locator("#create-msg")).to_contain_text("unknown feature 'flsh'")
+    expect(page.locator("#create-table button[type=submit]")).to_be_enabled()
+    in_view(page, "#create-msg")
     shot(page, f"-refused-{viewport}")
+    page.fill("#t-house-toml", OWN_WAY.replace("my-casino", "standard"))
+    page.click("#create-table button[type=submit]")
+    expect(page.locator("#create-msg")).to_contain_text("a name of its own", timeout=WAIT)
     page.fill("#t-house-toml", OWN_WAY)
     page.click("#create-table button[type=submit]")
-    expect(page.locator("#op-msg")).to_contain_text("house way my-casino", timeout=WAIT)
+    digest = HouseWay.from_text(OWN_WAY).digest[:8]
+    expect(page.locator("#op-msg")).to_contain_text(f"house way my-casino #{digest}", timeout=WAIT)
+    expect(page.locator("#create-msg")).to_contain_text(f"house way my-casino #{digest}")
     made = [t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Own way {viewport}"]
     assert [t["house_way"] for t in made] == ["my-casino"]
+    row = page.locator(f"#op-tables tr[data-table='{made[0]['id']}'] [data-field=house-way]")
+    expect(row).to_have_text(f"house way my-casino #{digest}", timeout=WAIT)
     check_a11y(page)
     shot(page, f"-{viewport}")

@@ -40,6 +40,7 @@ from paigow.analysis.kernels import trigger as KT
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.cards import Card
 from paigow.commission import Commission
+from paigow.house_way import HouseWay
 from paigow.ruleset import PushRule
 from paigow.variants import is_nine_high_low
 
@@ -305,11 +306,22 @@ def save_result(spec: TableSpec, result: EdgeResult) -> Path:
         "code": K.edge_digest(result.player),
     }
     path = Path(spec.folder) if spec.folder else cache_dir()
-    push = result.extra.get("push_rule")
-    suffix = f"-{push}" if push else ""  # a push rule's counts beside the plain ones
-    out = path / f"edge-{compiled.way.name}-{compiled.wheel.value}-{result.player}{suffix}.json"
+    push = str(result.extra.get("push_rule") or "none")  # a push rule's beside the plain ones
+    out = path / saved_name(compiled.way, compiled.wheel.value, result.player, push)
     out.write_text(json.dumps(data, indent=2))
     return out
+
+
+def saved_name(way: HouseWay, wheel: str, player: str, push: str = "none") -> str:
+    """The file name of a saved result: the house way's name and digest (two files with one
+    name never share figures), the wheel, the player and the push rule.
+
+    >>> saved_name(HouseWay.preset("standard"), "second", "house-way")
+    'edge-standard-d01f7c7bc9b60335-second-house-way.json'
+    """
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in way.name)
+    suffix = "" if push == "none" else f"-{push}"
+    return f"edge-{safe}-{way.digest}-{wheel}-{player}{suffix}.json"
 
 
 def is_current(data: Mapping[str, Any]) -> bool:

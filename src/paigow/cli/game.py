@@ -34,7 +34,7 @@ from paigow.cli.common import (
     out_console,
     variant_rules,
 )
-from paigow.errors import PaigowError
+from paigow.errors import HouseWayError, PaigowError
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
 from paigow.narrator import narrate_log, push_words
@@ -168,7 +168,15 @@ def hand(
             else:
                 err_console().print(f"[bold red]error:[/] {line!r}: {exc}", highlight=False)
             continue
-        report = hand_report(seven, way, wheel)
+        try:
+            report = hand_report(seven, way, wheel)
+        except HouseWayError as exc:  # the file's rule sets this hand into a foul
+            failures += 1
+            if as_json:
+                print(json.dumps({"input": line, "error": str(exc)}))
+            else:
+                err_console().print(f"[bold red]error:[/] {exc}", highlight=False)
+            continue
         if as_json:
             print(json.dumps(report))
         else:

@@ -42,11 +42,27 @@ def list_command(as_json: AnalysisJsonOpt = False) -> None:
 
 
 @house_way_app.command("show")
-def show_command(house_way: WayArg, as_json: AnalysisJsonOpt = False) -> None:
-    """A house way's rules in the order they are tried (``--json``: its file's table)."""
+def show_command(
+    house_way: WayArg,
+    as_json: AnalysisJsonOpt = False,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain", help="The rules numbered, in plain words, each with an example hand."
+        ),
+    ] = False,
+) -> None:
+    """A house way's rules in the order they are tried, with each rule's ``note`` and the ids it
+    gives by the high hand kept (``--json``: its file's table; ``--plain``: numbered rules in
+    plain words, generated from the rules, each with an example hand it sets)."""
     way = load_house_way(house_way)
     if as_json:
         print(json.dumps(way.to_dict()))
+        return
+    if plain:
+        from paigow.house_way_plain import plain_text
+
+        print(plain_text(way), end="")
         return
     console = out_console()
     console.print(f"[bold]{way.name}[/bold]: {way.title or 'house way'}")
@@ -54,11 +70,18 @@ def show_command(house_way: WayArg, as_json: AnalysisJsonOpt = False) -> None:
         console.print(f"source: {way.source}")
     if way.bands:
         console.print("bands: " + ", ".join(f"{k} = {v}" for k, v in way.bands.items()))
+    console.print(f"digest: {way.digest}")
     table = Table("#", "rule id", "when", "sets")
     for n, rule in enumerate(way.rules, 1):
         when = " ".join(str(rule.text.get("when", "always")).split())
         table.add_row(str(n), rule.id, when, rule.action_text())
     console.print(table)
+    for n, rule in enumerate(way.rules, 1):  # a line each, never cut: to be reviewed
+        ids = ", ".join(f"a {cat.label} high is {rid!r}" for cat, rid in rule.ids)
+        if ids:
+            console.print(f"rule {n} ({rule.id}) ids: {ids}", soft_wrap=True)
+        if rule.text.get("note"):
+            console.print(f"rule {n} ({rule.id}) note: {rule.text['note']}", soft_wrap=True)
 
 
 @house_way_app.command("check")
@@ -67,38 +90,60 @@ def check_command(
     wheel: WheelOpt = Wheel.SECOND,
     workers: WorkersOpt = 2,
     as_json: AnalysisJsonOpt = False,
+    again: Annotated[
+        bool, typer.Option("--again", help="Run over every hand even if these rules passed before.")
+    ] = False,
 ) -> None:
     """Run a house way over all 154,143,080 hands: the hands each rule sets, and what makes it
     unfit for a table (a hand without a rule, a hand set into a foul, a rule that sets no hand;
-    each with its file's line and an example hand). Exit status 1 when there is any."""
-    from paigow.analysis.compiled import HANDS, check
+    each with its file's line and an example hand). Exit status 1 when there is any. A file
+    that passed is remembered (by the digest of its rules and of the kernels, in the cache
+    folder) and answered at once."""
+    from paigow.analysis.compiled import HANDS, check, remember, remembered
 
     way = load_house_way(house_way)
-    with progress_bar(f"checking {way.name}", HANDS) as advance:
-        survey = check(way, wheel, workers, advance)
-    problems = survey.problems()
+    known = None if again else remembered(way, wheel)
+    if known is not None and not known["problems"] and isinstance(known.get("by_rule"), list):
+        by_rule = [int(n) for n in known["by_rule"]]
+        problems: list[str] = []
+        seconds, unset, fouls = 0.0, 0, 0
+    else:
+        known = None
+        with progress_bar(f"checking {way.name}", HANDS) as advance:
+            survey = check(way, wheel, workers, advance)
+        remember(way, wheel, survey)
+        problems, by_rule, seconds = survey.problems(), survey.by_rule(), survey.seconds
+        unset, fouls = survey.unset, survey.fouls
     if as_json:
         print(json.dumps({
             "house_way": way.name,
+            "digest": way.digest,
             "hands": HANDS,
-            "seconds": round(survey.seconds, 1),
+            "seconds": round(seconds, 1),
+            "remembered": known is not None,
             "by_rule": [
                 {"rule": r.id, "where": way.where(r), "hands": n}
-                for r, n in zip(way.rules, survey.by_rule(), strict=True)
+                for r, n in zip(way.rules, by_rule, strict=True)
             ],
-            "unset": survey.unset,
-            "fouls": survey.fouls,
+            "unset": unset,
+            "fouls": fouls,
             "problems": problems,
         }))  # fmt: skip
     else:
         console = out_console()
         table = Table("#", "rule id", "line", "hands set", "share")
-        for n, (rule, hands) in enumerate(zip(way.rules, survey.by_rule(), strict=True), 1):
+        for n, (rule, hands) in enumerate(zip(way.rules, by_rule, strict=True), 1):
             table.add_row(
                 str(n), rule.id, str(rule.line or ""), f"{hands:,}", f"{100 * hands / HANDS:.4f}%"
             )
         console.print(table)
-        console.print(f"{HANDS:,} hands in {survey.seconds:.1f} s")
+        if known is not None:
+            console.print(
+                f"{HANDS:,} hands: remembered from an earlier check of these rules "
+                f"(digest {way.digest}; --again runs it again)"
+            )
+        else:
+            console.print(f"{HANDS:,} hands in {seconds:.1f} s")
     if problems:
         raise fail("\n".join(problems), code=1)
     if not as_json:

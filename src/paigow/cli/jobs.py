@@ -9,6 +9,7 @@ fast.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -128,6 +129,8 @@ def build_command(house_way: str, wheel: Wheel, rate: Commission, push: str = "n
 
     >>> build_command("foxwoods", Wheel.SECOND, Commission("0.05"))
     'paigow strategy build --house-way foxwoods'
+    >>> build_command("my way.toml", Wheel.SECOND, Commission("0.05"))
+    "paigow strategy build --house-way 'my way.toml'"
     >>> build_command("standard", Wheel.LOWEST, Commission("0.04"))
     'paigow strategy build --wheel lowest --commission 0.04'
     >>> build_command("standard", Wheel.SECOND, Commission("0"), "nine-high-low")
@@ -135,7 +138,7 @@ def build_command(house_way: str, wheel: Wheel, rate: Commission, push: str = "n
     """
     words = ["paigow strategy build"]
     if house_way != "standard":
-        words.append(f"--house-way {house_way}")
+        words.append(f"--house-way {shlex.quote(house_way)}")
     if wheel is not Wheel.SECOND:
         words.append(f"--wheel {wheel.value}")
     if rate != Commission():

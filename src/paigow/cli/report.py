@@ -52,17 +52,12 @@ if TYPE_CHECKING:
 
 class ReportGroup(TyperGroup):
     """``report ARGS`` runs ``report sheet ARGS`` unless ARGS start with a subcommand's name;
-    ``report --help`` shows the sheet's options too."""
+    ``report --help`` lists the commands (``report sheet --help``: the sheet's options)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
             args = ["sheet", *args]
         return super().parse_args(ctx, args)
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        super().format_help(ctx, formatter)
-        sheet = self.commands["sheet"]
-        sheet.format_help(typer.Context(sheet, info_name="sheet", parent=ctx), formatter)
 
 
 class ReportFormat(StrEnum):
@@ -76,7 +71,8 @@ class ReportFormat(StrEnum):
 report_app = typer.Typer(
     cls=ReportGroup,
     help="Reports: the par sheet (paigow report --out FILE ...), the floor's report by gaming "
-    "day (paigow report floor ...) or the house ways side by side (paigow report house-ways).",
+    "day (paigow report floor ...) or the house ways side by side (paigow report house-ways). "
+    "Each command's options: paigow report sheet --help, and so on.",
 )
 
 
@@ -211,7 +207,9 @@ def house_ways_command(
     from paigow.house_way import BUILTIN_PRESETS
 
     rate = parse_commission(commission)
-    ways = [load_house_way(name) for name in (house_way or BUILTIN_PRESETS)]
+    named = list(house_way or BUILTIN_PRESETS)
+    ways = [load_house_way(name) for name in named]
+    given = dict(zip(ways, named, strict=True))  # each way as the command line named it
     base_way = load_house_way(base)
     err = terminal_err_console()
     for way in dict.fromkeys([base_way, *ways]):
@@ -248,13 +246,15 @@ def house_ways_command(
             worth = "-" if r.worth is None else f"{float(r.worth):+.4%}"
             rows.add_row(r.rule, f"{r.hands:,}", f"{r.differ:,}", worth)
         console.print(rows)
-    missing = [f.way.name for f in figures if f.optimal is None]
+    missing = [f.way for f in figures if f.optimal is None]
     if missing:
         console.print(
             "no optimal edge (its strategy is not compiled) for "
-            + ", ".join(missing)
+            + ", ".join(w.name for w in missing)
             + ": "
-            + "; ".join(build_command(n, wheel, rate) for n in missing)
+            + "; ".join(build_command(given.get(w, w.name), wheel, rate) for w in missing),
+            highlight=False,
+            soft_wrap=True,
         )
 
 

@@ -183,6 +183,10 @@ class CreateTableIn(Strict):
     house_way_toml: Annotated[str, StringConstraints(max_length=40_000)] | None = Field(
         default=None, description="An operator's house-way file (TOML text); wins over house_way"
     )
+    house_way_file: Annotated[str, StringConstraints(max_length=200)] | None = Field(
+        default=None,
+        description="The name of the house-way file (what errors in house_way_toml call it)",
+    )
     start: Literal["dice", "rng"] = "dice"
     foul: Literal["loses", "reset"] = "loses"
     wheel: Literal["second", "lowest"] = "second"
@@ -336,6 +340,11 @@ class TableOut(BaseModel):
     face_up: bool = Field(default=False, description="The dealer's hand is dealt face up")
     dragon: bool = Field(default=False, description="The dragon hand is offered")
     house_way: str
+    house_way_label: str = Field(
+        default="",
+        description="The house way as shown: a preset's name, or a file's name and the start "
+        "of the digest of its rules",
+    )
     start: Literal["dice", "rng"]
     foul: str
     wheel: str

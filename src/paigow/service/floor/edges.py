@@ -23,8 +23,10 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.analysis.compiled import cache_dir
-from paigow.analysis.edge import is_current
+from paigow.analysis.edge import is_current, saved_name
 from paigow.commission import Commission
+from paigow.errors import PaigowError
+from paigow.house_way import HouseWay
 from paigow.service.floor.hold import table_ident
 from paigow.service.floor.totals import check_flag
 from paigow.service.ops import metrics
@@ -88,9 +90,16 @@ def compute_bonus_counts(house_way_json: str, wheel: str, workers: int = 2) -> b
     return True
 
 
-def _suffix(push: str) -> str:
-    """What ``paigow edge`` adds to a saved result's name for a push rule."""
-    return "" if push == "none" else f"-{push}"
+def _saved_path(
+    folder: Path, house_way: Mapping[str, Any], wheel: str, player: str, push: str
+) -> Path | None:
+    """Where ``paigow edge`` saves a result for this house way (by its name and the digest of
+    its rules: :func:`paigow.analysis.edge.saved_name`), None for a table that is no house way."""
+    try:
+        way = HouseWay.from_dict(house_way)
+    except PaigowError:
+        return None
+    return folder / saved_name(way, wheel, player, push)
 
 
 def saved_house_way(
@@ -107,8 +116,8 @@ def saved_house_way(
     >>> saved_house_way(Path(tempfile.mkdtemp()), {"name": "standard"}, "second") is None
     True
     """
-    saved = folder / f"edge-{house_way.get('name')}-{wheel}-house-way{_suffix(push)}.json"
-    if not saved.exists():
+    saved = _saved_path(folder, house_way, wheel, "house-way", push)
+    if saved is None or not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())
@@ -142,8 +151,8 @@ def saved_optimal(
     """The optimal player's exact edge by commission rate, from the result ``paigow edge
     --player optimal`` saved in ``folder`` for this house way, wheel and push rule (None if
     there is none, or it was counted by other code than today's)."""
-    saved = folder / f"edge-{house_way.get('name')}-{wheel}-optimal{_suffix(push)}.json"
-    if not saved.exists():
+    saved = _saved_path(folder, house_way, wheel, "optimal", push)
+    if saved is None or not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())

@@ -52,6 +52,7 @@ def _table_figures(
         "status": t.status,
         "mode": t.mode,
         "house_way": t.house_way["name"],
+        "house_way_label": HouseWay.label_of(t.house_way),
         "wheel": t.ruleset["wheel"],
         "commission": t.ruleset["commission"],
         "commission_posted": str(Commission(t.ruleset["commission"])),

@@ -13,15 +13,18 @@ from paigow.ranking import Wheel
 from paigow.service.errors import Unprocessable
 
 
-def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) -> HouseWay:
+def house_way_from(
+    spec: str | Mapping[str, Any], toml_text: str | None = None, file_name: str | None = None
+) -> HouseWay:
     """A built-in preset by name, an operator's house way as its file's table (the rule
     language, or the first format's ``{name, two_pair, quads}``), or as the text of its TOML
-    file (``toml_text``, which wins); never a path (the API must not read the server's files).
-    Only what the file says is checked here; :func:`validate_house_way` runs it over every
-    hand."""
+    file (``toml_text``, which wins; its errors name ``file_name``, the file as the operator
+    gave it); never a path (the API must not read the server's files). A house way may not
+    take a preset's name unless it is that preset. Only what the file says is checked here;
+    :func:`validate_house_way` runs it over every hand."""
     try:
         if toml_text is not None:
-            return HouseWay.from_text(toml_text, "house_way_toml")
+            return HouseWay.from_text(toml_text, file_name or "your house-way file")
         if isinstance(spec, str):
             if spec.strip().lower() not in BUILTIN_PRESETS:
                 raise Unprocessable(
@@ -31,7 +34,14 @@ def house_way_from(spec: str | Mapping[str, Any], toml_text: str | None = None) 
                     code="bad-house-way",
                 )
             return HouseWay.preset(spec)
-        return HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
+        way = HouseWay.from_dict(spec, str(spec.get("name") or "house_way"))
+        if way.name.lower() in BUILTIN_PRESETS and not way.is_preset:
+            raise Unprocessable(
+                f"the name {way.name!r} is a preset's, and these rules are not the preset's: "
+                "give your house way a name of its own",
+                code="bad-house-way",
+            )
+        return way
     except PaigowError as exc:
         raise Unprocessable(str(exc), code="bad-house-way") from None
 
@@ -49,3 +59,34 @@ def validate_house_way(way: HouseWay, wheel: str) -> None:
     problems = validate(way, Wheel(wheel))
     if problems:
         raise Unprocessable("; ".join(problems), code="bad-house-way")
+
+
+_PLAIN: dict[str, dict[str, Any]] = {}  # the plain words of each house way, by its digest
+
+
+def plain_house_way(way: HouseWay) -> dict[str, Any]:
+    """A house way in plain words for the table's rules page (:mod:`paigow.house_way_plain`):
+    its name, label and digest, and each rule numbered with an example hand; worked out once
+    per house way (a second or two) and kept by its digest."""
+    kept = _PLAIN.get(way.digest)
+    if kept is None:
+        from paigow.house_way_plain import plain_rules
+
+        rules = []
+        for r in plain_rules(way):
+            example = None
+            if r.example is not None:
+                seven, setting, rid = r.example
+                example = {
+                    "cards": [c.code for c in seven],
+                    "high": [c.code for c in setting.high],
+                    "low": [c.code for c in setting.low],
+                    "rule": rid,
+                }
+            rules.append({"number": r.number, "id": r.id, "text": r.text, "example": example})
+        kept = {"name": way.name, "label": way.label, "digest": way.digest,
+                "title": way.title, "rules": rules}  # fmt: skip
+        if len(_PLAIN) >= 32:
+            _PLAIN.pop(next(iter(_PLAIN)))
+        _PLAIN[way.digest] = kept
+    return kept

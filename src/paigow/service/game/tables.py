@@ -266,6 +266,7 @@ def _state_of(
         "commission_posted": str(Commission(rs["commission"])),
         **posted_variant(rs),
         "house_way": table.house_way["name"],
+        "house_way_label": HouseWay.label_of(table.house_way),
         "start": rs["start"],
         "foul": rs["foul"],
         "wheel": rs["wheel"],

@@ -105,7 +105,7 @@ async function lobbyView(root) {
           h("dl", {},
             h("dt", {}, "Commission (posted)"), h("dd", {}, `${t.commission_posted} of each win`),
             h("dt", {}, "Limits"), h("dd", {}, `${money(t.min_wager)} – ${money(t.max_wager)}`),
-            h("dt", {}, "House way"), h("dd", {}, t.house_way),
+            h("dt", {}, "House way"), h("dd", {}, t.house_way_label || t.house_way),
             h("dt", {}, "Starting position"), h("dd", {}, t.start === "dice" ? "three dice" : "random number 1–7"),
             h("dt", {}, "Foul"), h("dd", {}, t.foul === "loses" ? "foul loses" : "foul reset by house way"),
             h("dt", {}, "Spots"), h("dd", {}, `${free} of 6 free; ${phase}`)),
@@ -131,6 +131,7 @@ const ROUTES = [
   [/^#\/recall\/(\d+)$/, recallView],
   [/^#\/operator$/, operatorView],
   [/^#\/rules$/, rulesView],
+  [/^#\/rules\/(\d+)$/, rulesView],
   [/^#\/floor$/, floorView],
   [/^#\/limits$/, limitsView],
 ];

@@ -67,7 +67,12 @@ export async function operatorView(root, shell) {
   // an operator's own house way: its file (docs/house-way.md), chosen or pasted
   const houseFile = h("input", { id: "t-house-file", type: "file", accept: ".toml,text/plain" });
   const houseText = h("textarea", { id: "t-house-toml", rows: 8, spellcheck: "false", "aria-describedby": "t-house-hint", placeholder: 'name = "my-casino"\n\n[[rule]]\nid = "pai-gow"\nlow = "single2+single3"' });
-  houseFile.addEventListener("change", async () => { if (houseFile.files[0]) houseText.value = await houseFile.files[0].text(); });
+  // the file's own name, for the server's errors (cleared when the rules are typed instead)
+  let houseFileName = "";
+  houseFile.addEventListener("change", async () => {
+    if (houseFile.files[0]) { houseText.value = await houseFile.files[0].text(); houseFileName = houseFile.files[0].name; }
+  });
+  houseText.addEventListener("input", () => { houseFileName = ""; });
   const housePanel = h("fieldset", { id: "t-house-own", class: "house-own", hidden: true },
     h("legend", {}, "Your house way"),
     h("p", { id: "t-house-hint", class: "hint" }, "A house-way file in the rule language (docs/house-way.md): it is run over all 154,143,080 hands before the table opens (up to a minute), and refused with an example hand where it leaves one without a rule or sets one into a foul."),
@@ -96,10 +101,15 @@ export async function operatorView(root, shell) {
     h("summary", {}, "Side wagers (none by default)"),
     h("p", { class: "hint" }, "Each one is offered beside the main wager, with its posted pay table; tables naming the same bank share its meter."),
     sideRows.map((r) => r.el));
+  // the form's own messages, beside its button (in view where the operator pressed it)
+  const formMsg = h("p", { id: "create-msg", class: "form-msg", role: "status", "aria-live": "polite" });
+  const submit = h("button", { type: "submit", class: "primary", id: "create-submit" }, "Open table");
   const fail = (text, input) => {
-    msg.className = "error";
-    msg.textContent = text;
+    msg.textContent = "";
+    formMsg.className = "form-msg error";
+    formMsg.textContent = text;
     if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
+    formMsg.scrollIntoView({ block: "nearest" });
   };
   const create = h("form", {
     class: "panel", id: "create-table",
@@ -131,22 +141,37 @@ export async function operatorView(root, shell) {
         fail("Choose your house way's file, or paste its rules.", houseFile);
         return;
       }
-      if (own) { msg.className = ""; msg.textContent = "Checking your house way on every hand…"; }
+      msg.textContent = "";
+      formMsg.className = "form-msg";
+      formMsg.textContent = own ? "Checking your house way on every hand (up to a minute)…" : "Opening the table…";
+      submit.disabled = true;
+      create.setAttribute("aria-busy", "true");
+      formMsg.scrollIntoView({ block: "nearest" });
       try {
         const t = await api("POST", "/api/admin/tables", {
-          side_wagers: side, ...(own ? { house_way_toml: houseText.value } : { house_way: f.house.value }),
+          side_wagers: side,
+          ...(own ? { house_way_toml: houseText.value, ...(houseFileName ? { house_way_file: houseFileName } : {}) } : { house_way: f.house.value }),
           name: f.name.value, commission: `${rate}%`, start: f.start.value,
           mode: f.mode.value, min_wager: minC, max_wager: maxC, push: f.push.value, face_up: f.faceUp.checked, dragon: f.dragon.checked,
           betting_time_ms: Math.round(Number(f.betting.value) * 1000), setting_time_ms: Math.round(Number(f.setting.value) * 1000),
         });
         msg.className = "ok";
         msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
-          (own ? `; house way ${t.house_way}` : "") + (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
+          (own ? `; house way ${t.house_way_label || t.house_way}` : "") + (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
           (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
+        formMsg.className = "form-msg ok";
+        formMsg.textContent = msg.textContent;
         announce(msg.textContent);
         await loadTables();
         await loadBanks();
-      } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
+      } catch (err) {
+        formMsg.className = "form-msg error";
+        formMsg.textContent = errorText(err);
+        formMsg.scrollIntoView({ block: "nearest" });
+      } finally {
+        submit.disabled = false;
+        create.removeAttribute("aria-busy");
+      }
     },
   }, h("h2", {}, "Open a table"),
   h("div", { class: "row" }, field("Name", f.name),
@@ -157,7 +182,7 @@ export async function operatorView(root, shell) {
   h("fieldset", { class: "row variant", id: "t-variants" }, h("legend", {}, "Variant"),
     field("Game", f.variant), field("Push rule", f.push), h("label", { class: "check" }, f.faceUp, h("span", {}, "Dealer's cards face up")),
     h("label", { class: "check" }, f.dragon, h("span", {}, "Dragon hand"), h("span", { id: "t-dragon-hint", class: "hint" }, " (an empty spot's cards offered to the players in turn; off: discarded)")), variantHint),
-  housePanel, sidePanel, h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Open table")));
+  housePanel, sidePanel, h("div", { class: "row submit-row" }, submit, formMsg));
 
   // the progressive banks: meter, seed, reset
   const banksBox = h("div", { id: "banks-box" });
@@ -231,7 +256,8 @@ export async function operatorView(root, shell) {
       h("caption", { class: "sr-only" }, "Every table (amounts in dollars)"),
       h("thead", {}, h("tr", {}, cols.map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, list.map((t) => h("tr", { "data-table": t.id },
-        cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`), cell(1, t.status),
+        cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`,
+          h("span", { class: "house-way-line", "data-field": "house-way" }, `house way ${t.house_way_label || t.house_way}`)), cell(1, t.status),
         cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
         cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
         cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : ""),

@@ -58,8 +58,25 @@ export function renderMarkdown(md) {
   return out;
 }
 
-export async function rulesView(root, shell) {
+/** A table's own house way, numbered in plain words, each rule with an example hand
+ * (generated from its rules by the server: docs/house-way.md#in-plain-english). */
+export function houseWaySection(way, tableId) {
+  const cards = (list) => list.join(" ");
+  return h("section", { class: "panel rules house-way-plain", id: "house-way", "aria-labelledby": "house-way-title" },
+    h("h2", { id: "house-way-title" }, `The house way at table ${tableId}: ${way.label}`),
+    way.title ? h("p", { class: "hint" }, way.title) : null,
+    h("p", {}, "The dealer sets the bank's hand by these rules, tried in order: the first that fits sets the hand."),
+    h("ol", { id: "house-way-rules" }, way.rules.map((r) => h("li", { "data-rule": r.id },
+      h("span", { class: "rule-text" }, r.text), " ", h("code", {}, r.id),
+      r.example ? h("span", { class: "rule-example" }, `For example ${cards(r.example.cards)}: high ${cards(r.example.high)}, low ${cards(r.example.low)}.`) : null))));
+}
+
+export async function rulesView(root, shell, tableId) {
   await shell.refreshWho();
+  if (tableId) {
+    const way = await api("GET", `/api/tables/${tableId}/house-way`);
+    root.append(houseWaySection(way, tableId));
+  }
   const text = await api("GET", "/api/web/rules", undefined, { text: true });
   root.append(h("article", { class: "panel rules", id: "rules" }, renderMarkdown(text)));
   return null;

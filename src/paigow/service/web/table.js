@@ -114,7 +114,7 @@ export async function tableView(root, shell, id) {
   const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "Table events, oldest first" });
   const logPanel = h("section", { class: "panel", id: "log-panel", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Table events"),
     h("div", { "aria-live": "polite", "aria-relevant": "additions", id: "log-live" }, logList));
-  const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: "#/rules", id: "rules-link" }, "How to play (the rules)"));
+  const links = h("p", { class: "links" }, h("a", { href: `#/recall/${table.id}` }, "Recall: the last ten rounds"), " · ", h("a", { href: `#/rules/${table.id}`, id: "rules-link" }, "How to play (the rules and this table's house way)"));
   const closeSide = h("button", { type: "button", id: "side-close", class: "side-close", onclick: () => { openSide(false); infoBtn.focus(); } }, "Close");
   const side = h("aside", { class: "side", id: "side", "aria-label": "Table info: the posted rules, results, your wallet and the events" },
     h("div", { class: "side-head" }, h("h2", {}, "Table info"), closeSide),
@@ -184,13 +184,13 @@ export async function tableView(root, shell, id) {
 
   // ------------------------------------------------------------------ posted
   function renderPosted() {
-    patch(posted, [table.commission_posted, table.push_posted, table.face_up, table.dragon, table.min_wager, table.max_wager, table.house_way, table.start, table.mode, table.foul, table.status], () => [
+    patch(posted, [table.commission_posted, table.push_posted, table.face_up, table.dragon, table.min_wager, table.max_wager, table.house_way, table.house_way_label, table.start, table.mode, table.foul, table.status], () => [
       h("span", { id: "posted-commission" }, table.commission === "0" ? "No commission (posted, 9-1(f))" : `Commission ${table.commission_posted} of each win (posted, 9-1(f))`),
       table.push_posted ? h("span", { id: "posted-push", class: "variant" }, pushPosted(table.push_posted)) : null,
       table.face_up ? h("span", { id: "posted-face-up", class: "variant" }, "Face up: the dealer's cards are shown and set before you set") : null,
       table.dragon ? h("span", { id: "posted-dragon", class: "variant" }, "Dragon hand: an empty spot's cards offered to the players in turn, from the table minimum up to your own wager") : null,
       h("span", { id: "posted-limits" }, `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`),
-      h("span", {}, `House way: ${table.house_way}`),
+      h("span", { id: "posted-house-way" }, `House way: ${table.house_way_label || table.house_way}`),
       h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
       h("span", { id: "posted-mode" }, table.mode === "practice" ? "Practice table" : "Casino table"),
       table.mode === "practice" ? h("span", { id: "posted-money" }, "Wagers here are real money from your wallet; only the help is extra") : null,

@@ -71,6 +71,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         if isinstance(body.house_way, str)
         else body.house_way.model_dump(exclude_none=True),
         body.house_way_toml,
+        body.house_way_file,
     )
     await asyncio.to_thread(
         house_way_checks.validate_house_way, way, body.wheel

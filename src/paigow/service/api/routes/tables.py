@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
+from paigow.house_way import HouseWay
 from paigow.service.api.deps import (
     IdemHeader,
     Player,
@@ -36,7 +37,7 @@ from paigow.service.api.schemas import (
     WagerOut,
 )
 from paigow.service.errors import NotFound
-from paigow.service.game import rounds, seats, tables
+from paigow.service.game import house_way_checks, rounds, seats, tables
 from paigow.service.ops import metrics
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import now
@@ -67,6 +68,19 @@ async def get_table(table_id: TableId, rt: RuntimeDep, states: StatesDep) -> Res
     if not found:
         raise NotFound(f"no table {table_id}", code="no-table")
     return json_response(found[0])
+
+
+@router.get(
+    "/api/tables/{table_id}/house-way",
+    tags=["tables"],
+    responses=error_responses(404, 422),
+)
+async def get_house_way(table_id: TableId, rt: RuntimeDep) -> Response:
+    """The table's own house way in plain words (docs/house-way.md#in-plain-english): each
+    rule numbered, generated from the rules, with an example hand it sets."""
+    data = await rt.reading(lambda tx: dict(tables.get_table(tx.session, table_id).house_way))
+    way = HouseWay.from_dict(data)
+    return json_response(await asyncio.to_thread(house_way_checks.plain_house_way, way))
 
 
 @router.post(
