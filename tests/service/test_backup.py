@@ -562,7 +562,7 @@ def test_postgres_replace_is_all_or_nothing(
     there, no ``_replaced_`` schema left); the real restore then replaces it whole."""
     from paigow.service.accounts.operators import create_operator
     from paigow.service.errors import BadRequest
-    from paigow.service.store import backup as store_backup
+    from paigow.service.store import backup_pg as store_backup
     from tests.service.conftest import pg_admin, pg_schema
 
     with pg_schema() as url:

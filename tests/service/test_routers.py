@@ -38,6 +38,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("GET", "/api/me"): ME,
     ("GET", "/api/tables"): TABLES,
     ("GET", "/api/tables/{table_id}"): TABLES,
+    ("GET", "/api/tables/{table_id}/house-way"): TABLES,
     ("POST", "/api/tables/{table_id}/sit"): TABLES,
     ("POST", "/api/tables/{table_id}/leave"): TABLES,
     ("POST", "/api/tables/{table_id}/wager"): TABLES,
