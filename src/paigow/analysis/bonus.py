@@ -290,10 +290,14 @@ def open_counts(
 ) -> BonusCounts:
     """The cached bonus counts of ``way`` under ``wheel``, counted (from the compiled house way,
     which is opened, or built, if not given) when missing, corrupt or stale and
-    ``build_missing``; one process counts at a time."""
+    ``build_missing``; one process counts at a time. Without ``build_missing`` it never waits:
+    :class:`CacheError` at once when they are missing or being counted (a page asking for them
+    says "computing" rather than hang until another process is done)."""
     path = counts_path(way, wheel, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
+    if not build_missing and not path.exists():
+        raise CacheError(f"no bonus counts at {path}: run `paigow bonus analyze`")
+    with _locked(path, wait=build_missing):
         if path.exists():
             try:
                 return read_counts(path, way, wheel)

@@ -306,10 +306,14 @@ def read_header(
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock beside ``path``: one process builds or verifies it at a time."""
+def _locked(path: Path, wait: bool = True) -> Iterator[None]:
+    """An exclusive lock beside ``path``: one process builds or verifies it at a time. Without
+    ``wait``, :class:`CacheError` at once when another process holds it (building the file)."""
     with path.with_name(path.name + ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CacheError(f"{path} is being built by another process") from None
         try:
             yield
         finally:
