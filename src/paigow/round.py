@@ -4,7 +4,10 @@
 Positions are numbered 1..7 counterclockwise: position 1 is the dealer, positions 2..7 are the six
 betting spots (spot 1 at the dealer's far right is position 2). Every command appends the events it
 emits to :attr:`Round.events` and returns them; :meth:`Round.replay` rebuilds a round from its log
-alone and checks that every derived result is the same.
+alone and checks that every derived result is the same. Each command ``X`` comes as a trio:
+``verify_X`` raises the coded :class:`~paigow.errors.RoundError` that ``X`` would (its ``code``
+from :data:`paigow.errors.CODES`) and changes nothing, ``can_X`` answers whether ``X`` would be
+accepted, and ``X`` verifies, then acts and returns its events.
 
 >>> import random
 >>> r = Round(round_id="demo")
@@ -22,6 +25,13 @@ alone and checks that every derived result is the same.
 'settled'
 >>> Round.replay(r.events).events == r.events
 True
+>>> r.can_void("late"), r.can_wager(2, 1000)
+(False, False)
+>>> try:
+...     r.verify_wager(2, 1000)
+... except RoundError as e:
+...     print(e.code)
+wrong-phase
 """
 
 from __future__ import annotations
@@ -513,7 +523,16 @@ class Round:
 
     # ------------------------------------------------------------------ 4-5. the deal
     def verify_deal_packets(self) -> None:
-        """Raise the coded :class:`RoundError` that :meth:`deal_packets` would."""
+        """Raise the coded :class:`RoundError` that :meth:`deal_packets` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.shuffle(random.Random(1))
+        >>> r.can_deal_packets()
+        False
+        >>> _ = r.choose_start(dice=(1, 2, 3))
+        >>> r.can_deal_packets(), [e.type for e in r.deal_packets()]
+        (True, ['dealt'])
+        """
         self._expect(Phase.STARTING)
 
     def can_deal_packets(self) -> bool:
@@ -682,7 +701,16 @@ class Round:
         return (accepted, dragon)
 
     def verify_deal(self) -> None:
-        """Raise the coded :class:`RoundError` that :meth:`deal` would (as :meth:`shuffle`)."""
+        """Raise the coded :class:`RoundError` that :meth:`deal` would (as :meth:`shuffle`).
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_deal()
+        False
+        >>> _ = r.wager(1, 1000)
+        >>> r.verify_deal()
+        >>> [e.type for e in r.deal(random.Random(7))]
+        ['shuffled', 'start-chosen', 'dealt']
+        """
         self.verify_shuffle()
 
     def can_deal(self) -> bool:
@@ -713,7 +741,21 @@ class Round:
 
     def verify_set_hand(self, spot: int, setting: Setting) -> None:
         """Raise the coded :class:`RoundError` that :meth:`set_hand` would (a foul is no
-        error: the ruleset says what it does)."""
+        error: the ruleset says what it does).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.wager(2, 1000); _ = r.deal(random.Random(7))
+        >>> mine = Setting.from_low(r.hands[1], r.hands[1][:2])
+        >>> r.can_set_hand(1, mine), r.can_set_hand(2, mine)
+        (True, False)
+        >>> try:
+        ...     r.verify_set_hand(2, mine)
+        ... except RoundError as e:
+        ...     print(e.code)
+        bad-setting
+        >>> [e.type for e in r.set_hand(1, mine)]
+        ['hand-set']
+        """
         cards = self._hand_for(spot)
         if set(setting.cards) != set(cards):
             raise RoundError(
@@ -788,7 +830,21 @@ class Round:
 
     def verify_set_house_way(self, spot: int) -> None:
         """Raise the coded :class:`RoundError` that :meth:`set_house_way` would (as
-        :meth:`time_out` and :meth:`left`: the spot has a hand still to set)."""
+        :meth:`time_out` and :meth:`left`: the spot has a hand still to set).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.wager(2, 1000); _ = r.deal(random.Random(7))
+        >>> r.can_set_house_way(1), r.can_time_out(2), r.can_left(3)
+        (True, True, False)
+        >>> _ = r.set_house_way(1); _ = r.time_out(2)
+        >>> r.can_set_house_way(1), r.can_left(2)
+        (False, False)
+        >>> try:
+        ...     r.verify_left(2)
+        ... except RoundError as e:
+        ...     print(e.code, e)
+        already-set spot 2 has already set its hand
+        """
         self._hand_for(spot)
 
     def can_set_house_way(self, spot: int) -> bool:
@@ -1005,7 +1061,17 @@ class Round:
         return s
 
     def verify_finish(self) -> None:
-        """Raise the coded :class:`RoundError` that :meth:`finish` would."""
+        """Raise the coded :class:`RoundError` that :meth:`finish` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.deal(random.Random(7))
+        >>> r.can_finish()
+        False
+        >>> _ = r.set_house_way(1)
+        >>> r.verify_finish()
+        >>> [e.type for e in r.finish()][-1]
+        'round-settled'
+        """
         if self.ruleset.face_up:
             self.verify_settle()
         else:
