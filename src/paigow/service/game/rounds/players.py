@@ -293,7 +293,7 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
         return out
     rnd = load_round(tx, row)
     new: list[Event] = []
-    if spot in rnd.spots_to_set():
+    if rnd.can_left(spot):  # a dealt hand still to set: the core's rule
         new += rnd.left(spot)
         out = {**out, "hand_set": True}
     if rnd.dragon_turn == spot:
