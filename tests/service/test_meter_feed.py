@@ -7,7 +7,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-from paigow.service.live import feeds
+from paigow.service.live import feeds, retries
 from paigow.service.live.feeds import MeterItem, TableFeed
 
 
@@ -22,36 +22,31 @@ def _feed(reads: list[Any]) -> TableFeed:
     return TableFeed(hub, 7)  # type: ignore[arg-type]
 
 
-def test_a_failed_meter_read_is_tried_again(monkeypatch: Any) -> None:
-    monkeypatch.setattr(feeds, "COALESCE_S", 0)
-    reads: list[Any] = [OSError("pool timed out"), RuntimeError("lost"), (10_100, 5)]
-    feed = _feed(reads)
+async def _no_sleep(_s: float) -> None:
+    return None
 
+
+def _pushed(feed: TableFeed, bank: str) -> list[Any]:
     async def run() -> list[Any]:
         q = feed.subscribe()
-        feed._meters_to_read.add("api-bank")
+        feed._meters_to_read.add(bank)
         await feed._read_meters()
         return [q.get_nowait() for _ in range(q.qsize())]
 
-    assert asyncio.run(run()) == [MeterItem("api-bank", 10_100)]
+    return asyncio.run(run())
+
+
+def test_a_failed_meter_read_is_tried_again(monkeypatch: Any) -> None:
+    monkeypatch.setattr(feeds, "COALESCE_S", 0)
+    monkeypatch.setattr(retries.asyncio, "sleep", _no_sleep)
+    reads: list[Any] = [OSError("pool timed out"), RuntimeError("lost"), (10_100, 5)]
+    assert _pushed(_feed(reads), "api-bank") == [MeterItem("api-bank", 10_100)]
     assert reads == []
 
 
 def test_a_read_that_keeps_failing_gives_up(monkeypatch: Any) -> None:
     monkeypatch.setattr(feeds, "COALESCE_S", 0)
-    monkeypatch.setattr(feeds.asyncio, "sleep", _no_sleep)
-    reads: list[Any] = [OSError("down")] * feeds.METER_READ_TRIES + [(1, 1)]
-    feed = _feed(reads)
-
-    async def run() -> int:
-        q = feed.subscribe()
-        feed._meters_to_read.add("b")
-        await feed._read_meters()
-        return q.qsize()
-
-    assert asyncio.run(run()) == 0
-    assert reads == [(1, 1)]  # METER_READ_TRIES reads, then the next change reads it again
-
-
-async def _no_sleep(_s: float) -> None:
-    return None
+    monkeypatch.setattr(retries.asyncio, "sleep", _no_sleep)
+    reads: list[Any] = [OSError("down")] * retries.READ_TRIES + [(1, 1)]
+    assert _pushed(_feed(reads), "b") == []
+    assert reads == [(1, 1)]  # READ_TRIES reads, then the next change reads it again

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from paigow.service.game.side import METER_NOTICE, read_meter
 from paigow.service.game.tables import read_state
 from paigow.service.game.visibility import private_spots, view_event
+from paigow.service.live.retries import read_again
 from paigow.service.runtime import Runtime
 from paigow.service.store.bus import WALLET, Notice
 from paigow.service.store.db import RoundEvent, RoundRow, RoundWager
@@ -34,8 +35,6 @@ from paigow.service.store.unit import Tx
 log = logging.getLogger("paigow.service.live.feeds")
 QUEUE_LIMIT = 2000
 COALESCE_S = 0.005
-METER_READ_TRIES = 6
-"""How many times a feed reads a meter that moved before it gives up (till the next change)."""
 PHASE_EVENTS = frozenset({"round-started", "dealt", "dealer-set", "round-settled", "voided"})
 ROUND_OVER = frozenset({"round-settled", "voided"})
 
@@ -279,34 +278,12 @@ class TableFeed:
             self._broadcast(MeterItem(bank, meter))
 
     async def _read_meters(self) -> None:
-        """Read and push each bank whose meter moved by a delta. A failed read is tried again
-        (METER_READ_TRIES in all, backing off): the notice is the only word that the meter
-        moved, so a read given up on would leave the watchers on an old meter until the
-        bank's next change (a round settled with no meter pushed)."""
         await asyncio.sleep(COALESCE_S)
-        failed = 0
-        while self._meters_to_read:
+        while self._meters_to_read:  # a failed read is tried again: nothing else says it moved
             bank = self._meters_to_read.pop()
-            try:
-                meter, version = await self.hub.rt.reading(partial(read_meter, bank=bank))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                failed += 1
-                log.warning(
-                    "feed of table %s: meter of %s: %s: %s (try %d of %d)",
-                    self.table_id,
-                    bank,
-                    type(exc).__name__,
-                    exc,
-                    failed,
-                    METER_READ_TRIES,
-                )
-                if failed < METER_READ_TRIES:
-                    self._meters_to_read.add(bank)
-                    await asyncio.sleep(0.05 * 2**failed)
-                continue
-            self._offer_meter(bank, meter, version)
+            read = partial(self.hub.rt.reading, partial(read_meter, bank=bank))
+            if (got := await read_again(read, f"table {self.table_id}: meter {bank}")) is not None:
+                self._offer_meter(bank, *got)
 
     def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
         out = []
