@@ -307,9 +307,9 @@ def test_the_dragon_hand_is_offered_in_order_and_refusals() -> None:
     assert offered.to_dict() == {"type": "dragon-offered", "spot": 5, "order": [3, 4, 1]}
     with pytest.raises(RoundError, match="already been offered"):
         r.offer_dragon()
-    with pytest.raises(RoundError, match="offered to spot 3, not spot 4"):
+    with pytest.raises(RoundError, match="offered to spot 3 now, not to your spot 4"):
         r.accept_dragon(4, 1000)
-    with pytest.raises(RoundError, match="offered to spot 3, not spot 1"):
+    with pytest.raises(RoundError, match="offered to spot 3 now, not to your spot 1"):
         r.decline_dragon(1)
     r.decline_dragon(3)
     with pytest.raises(RoundError, match=r"outside \$5.00 \(the table minimum\) to \$10.00"):

@@ -4,7 +4,10 @@
 Positions are numbered 1..7 counterclockwise: position 1 is the dealer, positions 2..7 are the six
 betting spots (spot 1 at the dealer's far right is position 2). Every command appends the events it
 emits to :attr:`Round.events` and returns them; :meth:`Round.replay` rebuilds a round from its log
-alone and checks that every derived result is the same.
+alone and checks that every derived result is the same. Each command ``X`` comes as a trio:
+``verify_X`` raises the coded :class:`~paigow.errors.RoundError` that ``X`` would (its ``code``
+from :data:`paigow.errors.CODES`) and changes nothing, ``can_X`` answers whether ``X`` would be
+accepted, and ``X`` verifies, then acts and returns its events.
 
 >>> import random
 >>> r = Round(round_id="demo")
@@ -22,20 +25,34 @@ alone and checks that every derived result is the same.
 'settled'
 >>> Round.replay(r.events).events == r.events
 True
+>>> r.can_void("late"), r.can_wager(2, 1000)
+(False, False)
+>>> try:
+...     r.verify_wager(2, 1000)
+... except RoundError as e:
+...     print(e.code)
+wrong-phase
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from enum import StrEnum
 from typing import Any, Final
 
 from paigow.bonus.hand import BonusHand, bonus_hand
 from paigow.cards import FULL_DECK, Card, parse_cards
-from paigow.errors import CardError, PaigowError, ReplayMismatch, RoundError, RulesetError
+from paigow.errors import (
+    CardError,
+    PaigowError,
+    ReplayMismatch,
+    RoundError,
+    RulesetError,
+    SettingError,
+)
 from paigow.events import (
     LOG_VERSION,
     LOG_VERSIONS,
@@ -63,7 +80,7 @@ from paigow.events import (
 )
 from paigow.house_way import HouseWay
 from paigow.money import format_money
-from paigow.ruleset import FoulRule, Ruleset, StartMethod
+from paigow.ruleset import FoulRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.setting import Setting
 from paigow.settlement import Outcome, Settlement, settle
 from paigow.side_wagers import meter_shares, meters_in, settle_side_wagers
@@ -128,6 +145,67 @@ def _source_of(rng: random.Random) -> str:
     return "csprng" if isinstance(rng, random.SystemRandom) else "seeded"
 
 
+def verify_wager_amount(ruleset: Ruleset, amount: int) -> None:
+    """Raise the coded :class:`RoundError` for a main wager outside the table's limits
+    (``bad-amount``, ``outside-limits``): what a table checks before a round is open.
+
+    >>> verify_wager_amount(Ruleset(), 500)
+    >>> verify_wager_amount(Ruleset(), 100_001)
+    Traceback (most recent call last):
+    ...
+    paigow.errors.RoundError: wager $1,000.01 is outside the table limits $5.00 to $1,000.00
+    """
+    _check_amount(amount)
+    lo, hi = ruleset.min_wager, ruleset.max_wager
+    if not lo <= amount <= hi:
+        raise RoundError(
+            f"wager {format_money(amount)} is outside the table limits "
+            f"{format_money(lo)} to {format_money(hi)}",
+            code="outside-limits",
+        )
+
+
+def _check_amount(amount: object) -> None:
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise RoundError(
+            f"a wager is a whole number of minor units, got {amount!r}", code="bad-amount"
+        )
+
+
+def _offer(ruleset: Ruleset, name: str) -> SideWagerOffer:
+    try:
+        return ruleset.offer(name)
+    except RulesetError as exc:
+        raise RoundError(str(exc), code="unknown-side-wager") from None
+
+
+def verify_side_offer(
+    ruleset: Ruleset, name: str, amount: int, offer: SideWagerOffer | None = None
+) -> None:
+    """Raise the coded :class:`RoundError` for a side wager ``name`` of ``amount`` that the
+    ruleset does not offer (``unknown-side-wager``) or outside its limits (``bad-amount``,
+    ``outside-limits``): what a table checks before a round is open.
+
+    >>> from paigow.bonus.paytable import PayTable
+    >>> from paigow.ruleset import SideWagerOffer
+    >>> rs = Ruleset(side_wagers=(SideWagerOffer("fortune", PayTable.load("fortune-a"), 100, 2500),))
+    >>> verify_side_offer(rs, "fortune", 500)
+    >>> verify_side_offer(rs, "fortune", 5000)
+    Traceback (most recent call last):
+    ...
+    paigow.errors.RoundError: fortune wager $50.00 is outside its limits $1.00 to $25.00
+    """
+    offer = offer or _offer(ruleset, name)
+    _check_amount(amount)
+    lo, hi = offer.min_wager, offer.max_wager
+    if not lo <= amount <= hi:
+        raise RoundError(
+            f"{name} wager {format_money(amount)} is outside its limits "
+            f"{format_money(lo)} to {format_money(hi)}",
+            code="outside-limits",
+        )
+
+
 class Round:
     """One round at a table of a dealer and six spots. ``log_version``: the format of the log
     it writes (the current one; a replay keeps the recorded log's)."""
@@ -141,14 +219,20 @@ class Round:
         log_version: int = LOG_VERSION,
     ) -> None:
         if log_version not in LOG_VERSIONS:
-            raise RoundError(f"log version {log_version!r} is not one this engine writes")
+            raise RoundError(
+                f"log version {log_version!r} is not one this engine writes", code="log-version"
+            )
         self.ruleset = ruleset or Ruleset()
         self.log_version = log_version
         if self.ruleset.side_wagers and log_version < SIDE_WAGERS_SINCE:
-            raise RoundError(f"a version-{log_version} log cannot record side wagers")
+            raise RoundError(
+                f"a version-{log_version} log cannot record side wagers", code="log-version"
+            )
         rs = self.ruleset
         if (rs.push.value != "none" or rs.face_up or rs.dragon) and log_version < VARIANTS_SINCE:
-            raise RoundError(f"a version-{log_version} log cannot record the variants")
+            raise RoundError(
+                f"a version-{log_version} log cannot record the variants", code="log-version"
+            )
         self.house_way = house_way or HouseWay.load(self.ruleset.house_way)
         self.round_id = round_id or secrets.token_hex(8)
         self.events: list[Event] = []
@@ -203,37 +287,97 @@ class Round:
     def _expect(self, *phases: Phase) -> None:
         if self.phase not in phases:
             wanted = " or ".join(p.value for p in phases)
-            raise RoundError(f"the round is in phase {self.phase.value!r}, not {wanted}")
+            raise RoundError(
+                f"the round is in phase {self.phase.value!r}, not {wanted}", code="wrong-phase"
+            )
 
     @staticmethod
     def _check_spot(spot: int) -> None:
         if not isinstance(spot, int) or isinstance(spot, bool) or spot not in SPOTS:
-            raise RoundError(f"spot {spot!r} does not exist (spots are 1..6)")
+            raise RoundError(f"spot {spot!r} does not exist (spots are 1..6)", code="no-such-spot")
+
+    @staticmethod
+    def _can(verify: Callable[[], None]) -> bool:
+        """Whether ``verify`` passes: what every ``can_X`` answers."""
+        try:
+            verify()
+        except PaigowError:
+            return False
+        return True
 
     # ------------------------------------------------------------------ 1. wagers
-    def wager(self, spot: int, amount: int, *, player: str | None = None) -> Events:
-        """Place a wager on ``spot`` within the posted limits (minor units); ``player``: an
-        opaque id of who holds the spot (Envy never pays a player for their own hands)."""
+    def verify_wager(self, spot: int, amount: int, *, player: str | None = None) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`wager` would; change nothing.
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_wager(1, 100)
+        False
+        >>> r.verify_wager(1, 100)
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RoundError: wager $1.00 is outside the table limits $5.00 to $1,000.00
+        >>> r.can_wager(1, 1000), r.events[-1].type
+        (True, 'round-started')
+        """
         self._expect(Phase.BETTING)
         self._check_spot(spot)
         if spot in self.wagers:
-            raise RoundError(f"spot {spot} already has a wager")
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
-        lo, hi = self.ruleset.min_wager, self.ruleset.max_wager
-        if not lo <= amount <= hi:
-            raise RoundError(
-                f"wager {format_money(amount)} is outside the table limits "
-                f"{format_money(lo)} to {format_money(hi)}"
-            )
+            raise RoundError(f"spot {spot} already has a wager", code="already-wagered")
+        verify_wager_amount(self.ruleset, amount)
         if player is not None and (not isinstance(player, str) or not player):
-            raise RoundError(f"a player id is a non-empty string, got {player!r}")
+            raise RoundError(
+                f"a player id is a non-empty string, got {player!r}", code="bad-player"
+            )
+
+    def can_wager(self, spot: int, amount: int, *, player: str | None = None) -> bool:
+        """Whether :meth:`wager` would be accepted now."""
+        return self._can(lambda: self.verify_wager(spot, amount, player=player))
+
+    def wager(self, spot: int, amount: int, *, player: str | None = None) -> Events:
+        """Place a wager on ``spot`` within the posted limits (minor units); ``player``: an
+        opaque id of who holds the spot (Envy never pays a player for their own hands)."""
+        self.verify_wager(spot, amount, player=player)
         self.wagers[spot] = amount
         if player is not None:
             self.players[spot] = player
         event = WagerPlaced(spot, amount, player)
         self._emit(event)
         return (event,)
+
+    def verify_side_wager(self, spot: int, name: str, amount: int) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`side_wager` would; change nothing.
+
+        >>> from paigow.bonus.paytable import PayTable
+        >>> from paigow.ruleset import SideWagerOffer
+        >>> fortune = SideWagerOffer("fortune", PayTable.load("fortune-a"), 100, 2500)
+        >>> r = Round(Ruleset(side_wagers=(fortune,)), round_id="demo")
+        >>> r.can_side_wager(2, "fortune", 500)
+        False
+        >>> try:
+        ...     r.verify_side_wager(2, "fortune", 500)
+        ... except RoundError as e:
+        ...     print(e.code)
+        no-main-wager
+        """
+        self._expect(Phase.BETTING)
+        self._check_spot(spot)
+        if self.log_version < SIDE_WAGERS_SINCE:
+            raise RoundError(
+                f"a version-{self.log_version} log cannot record side wagers", code="log-version"
+            )
+        if spot not in self.wagers:
+            raise RoundError(
+                f"spot {spot} has no wager: a side wager goes with the main wager",
+                code="no-main-wager",
+            )
+        offer = _offer(self.ruleset, name)
+        if (spot, name) in self.side_wagers:
+            raise RoundError(f"spot {spot} already has a {name} wager", code="already-wagered")
+        verify_side_offer(self.ruleset, name, amount, offer)
+
+    def can_side_wager(self, spot: int, name: str, amount: int) -> bool:
+        """Whether :meth:`side_wager` would be accepted now."""
+        return self._can(lambda: self.verify_side_wager(spot, name, amount))
 
     def side_wager(self, spot: int, name: str, amount: int) -> Events:
         """Place the side wager ``name`` (an offer of the ruleset) beside the main wager on
@@ -251,32 +395,32 @@ class Round:
         >>> r.side_wager(2, "fortune", 500)
         (SideWagerPlaced(spot=2, name='fortune', amount=500),)
         """
-        self._expect(Phase.BETTING)
-        self._check_spot(spot)
-        if self.log_version < SIDE_WAGERS_SINCE:
-            raise RoundError(f"a version-{self.log_version} log cannot record side wagers")
-        if spot not in self.wagers:
-            raise RoundError(f"spot {spot} has no wager: a side wager goes with the main wager")
-        try:
-            offer = self.ruleset.offer(name)
-        except RulesetError as exc:
-            raise RoundError(str(exc)) from None
-        if (spot, name) in self.side_wagers:
-            raise RoundError(f"spot {spot} already has a {name} wager")
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
-        lo, hi = offer.min_wager, offer.max_wager
-        if not lo <= amount <= hi:
-            raise RoundError(
-                f"{name} wager {format_money(amount)} is outside its limits "
-                f"{format_money(lo)} to {format_money(hi)}"
-            )
+        self.verify_side_wager(spot, name, amount)
         self.side_wagers[(spot, name)] = amount
         event = SideWagerPlaced(spot, name, amount)
         self._emit(event)
         return (event,)
 
     # ------------------------------------------------------------------ 2. shuffle
+    def verify_shuffle(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`shuffle` (and :meth:`deal`) would.
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_shuffle()
+        False
+        >>> r.verify_shuffle()
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RoundError: no wagers: nothing to deal
+        """
+        self._expect(Phase.BETTING)
+        if not self.wagers:
+            raise RoundError("no wagers: nothing to deal", code="no-wagers")
+
+    def can_shuffle(self) -> bool:
+        """Whether :meth:`shuffle` (and :meth:`deal`) would be accepted now."""
+        return self._can(self.verify_shuffle)
+
     def shuffle(
         self,
         rng: random.Random | None = None,
@@ -287,10 +431,8 @@ class Round:
         """Close betting and shuffle a full deck with ``rng`` (default: the operating system's
         CSPRNG), or take a ``deck`` order as given (a shuffler's, or a replay's). A deck that is
         not exactly the 53 distinct cards voids the round."""
-        self._expect(Phase.BETTING)
+        self.verify_shuffle()
         mark = len(self.events)
-        if not self.wagers:
-            raise RoundError("no wagers: nothing to deal")
         if deck is None:
             generator = rng if rng is not None else random.SystemRandom()
             cards = fisher_yates(FULL_DECK, generator)
@@ -311,6 +453,47 @@ class Round:
         return self._since(mark)
 
     # ------------------------------------------------------------------ 3. starting position
+    def verify_choose_start(
+        self, *, dice: Sequence[int] | None = None, number: int | None = None
+    ) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`choose_start` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.shuffle(random.Random(1))
+        >>> r.can_choose_start(dice=(1, 2, 7)), r.can_choose_start(dice=(1, 2, 6))
+        (False, True)
+        >>> r.verify_choose_start(number=3)
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RoundError: this table chooses the start by dice, not an RNG number
+        """
+        self._expect(Phase.SHUFFLED)
+        if self.ruleset.start is StartMethod.DICE:
+            if number is not None:
+                raise RoundError(
+                    "this table chooses the start by dice, not an RNG number", code="bad-start"
+                )
+            if dice is not None:
+                rolled = tuple(dice)
+                if len(rolled) != 3 or any(
+                    not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in rolled
+                ):
+                    raise RoundError(
+                        f"three dice of 1..6 are needed, got {list(rolled)}", code="bad-start"
+                    )
+        else:
+            if dice is not None:
+                raise RoundError("this table chooses the start by RNG, not dice", code="bad-start")
+            n = number
+            if n is not None and (not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7):
+                raise RoundError(f"the RNG number must be 1..7, got {n!r}", code="bad-start")
+
+    def can_choose_start(
+        self, *, dice: Sequence[int] | None = None, number: int | None = None
+    ) -> bool:
+        """Whether :meth:`choose_start` would be accepted now."""
+        return self._can(lambda: self.verify_choose_start(dice=dice, number=number))
+
     def choose_start(
         self,
         rng: random.Random | None = None,
@@ -320,28 +503,18 @@ class Round:
     ) -> Events:
         """Choose the starting position by the ruleset's method: three dice (the shaker) or an
         RNG number 1..7, drawn from ``rng`` (default the CSPRNG) unless given."""
-        self._expect(Phase.SHUFFLED)
+        self.verify_choose_start(dice=dice, number=number)
         generator = rng if rng is not None else random.SystemRandom()
         if self.ruleset.start is StartMethod.DICE:
-            if number is not None:
-                raise RoundError("this table chooses the start by dice, not an RNG number")
             rolled = (
                 tuple(dice)
                 if dice is not None
                 else tuple(generator.randrange(1, 7) for _ in range(3))
             )
-            if len(rolled) != 3 or any(
-                not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in rolled
-            ):
-                raise RoundError(f"three dice of 1..6 are needed, got {list(rolled)}")
             total = sum(rolled)
             event = StartChosen("dice", rolled, total, starting_position(total))
         else:
-            if dice is not None:
-                raise RoundError("this table chooses the start by RNG, not dice")
             n = number if number is not None else generator.randrange(1, 8)
-            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7:
-                raise RoundError(f"the RNG number must be 1..7, got {n!r}")
             event = StartChosen("rng", None, n, starting_position(n))
         self.start = event
         self._emit(event)
@@ -349,10 +522,27 @@ class Round:
         return (event,)
 
     # ------------------------------------------------------------------ 4-5. the deal
+    def verify_deal_packets(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`deal_packets` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.shuffle(random.Random(1))
+        >>> r.can_deal_packets()
+        False
+        >>> _ = r.choose_start(dice=(1, 2, 3))
+        >>> r.can_deal_packets(), [e.type for e in r.deal_packets()]
+        (True, ['dealt'])
+        """
+        self._expect(Phase.STARTING)
+
+    def can_deal_packets(self) -> bool:
+        """Whether :meth:`deal_packets` would be accepted now."""
+        return self._can(self.verify_deal_packets)
+
     def deal_packets(self) -> Events:
         """Deal seven packets of seven from the starting position counterclockwise; packets on
         spots without a wager and the four cards left over are discarded unseen."""
-        self._expect(Phase.STARTING)
+        self.verify_deal_packets()
         assert self.deck is not None and self.start is not None
         packets, discarded, order = [], [], []
         for k in range(7):
@@ -399,16 +589,35 @@ class Round:
             return False
         return self.dragon_order is None or self.dragon_turn is not None
 
+    def verify_offer_dragon(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`offer_dragon` would.
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_offer_dragon()
+        False
+        >>> try:
+        ...     r.verify_offer_dragon()
+        ... except RoundError as e:
+        ...     print(e.code, e)
+        wrong-phase the round is in phase 'betting', not setting
+        """
+        self._expect(Phase.SETTING)
+        if not self.ruleset.dragon:
+            raise RoundError("this table does not deal the dragon hand", code="no-dragon")
+        if self.dragon_spot is None:
+            raise RoundError("every spot has a wager: there is no dragon hand", code="no-dragon")
+        if self.dragon_order is not None:
+            raise RoundError("the dragon hand has already been offered", code="dragon-offered")
+
+    def can_offer_dragon(self) -> bool:
+        """Whether :meth:`offer_dragon` would be accepted now."""
+        return self._can(self.verify_offer_dragon)
+
     def offer_dragon(self) -> Events:
         """Offer the dragon hand (the packet of the first spot without a wager in dealing order)
         to the spots with a wager, in order from the starting position."""
-        self._expect(Phase.SETTING)
-        if not self.ruleset.dragon:
-            raise RoundError("this table does not deal the dragon hand")
-        if self.dragon_spot is None:
-            raise RoundError("every spot has a wager: there is no dragon hand")
-        if self.dragon_order is not None:
-            raise RoundError("the dragon hand has already been offered")
+        self.verify_offer_dragon()
+        assert self.dragon_spot is not None
         self.dragon_order = offer_order(self._dealing_order(), sorted(self.wagers))
         event = DragonOffered(self.dragon_spot, self.dragon_order)
         self._emit(event)
@@ -423,33 +632,63 @@ class Round:
         self._check_spot(spot)
         turn = self.dragon_turn
         if turn is None:
-            raise RoundError("no dragon hand is on offer")
+            raise RoundError("no dragon hand is on offer", code="no-dragon-offer")
         if spot != turn:
-            raise RoundError(f"the dragon hand is offered to spot {turn}, not spot {spot}")
+            raise RoundError(
+                f"the dragon hand is offered to spot {turn} now, not to your spot {spot}",
+                code="not-your-turn",
+            )
+
+    def verify_decline_dragon(self, spot: int, reason: str | None = None) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`decline_dragon` would.
+
+        >>> Round(round_id="demo").can_decline_dragon(1)
+        False
+        """
+        self._dragon_turn_of(spot)
+        if reason not in (None, "timeout", "left"):
+            raise RoundError(
+                f"a dragon hand is declined for 'timeout' or 'left', not {reason!r}",
+                code="bad-reason",
+            )
+
+    def can_decline_dragon(self, spot: int, reason: str | None = None) -> bool:
+        """Whether :meth:`decline_dragon` would be accepted now."""
+        return self._can(lambda: self.verify_decline_dragon(spot, reason))
 
     def decline_dragon(self, spot: int, reason: str | None = None) -> Events:
         """The player on ``spot``, whose turn it is, declines the dragon hand (``reason``: the
         table declines for the player, ``timeout`` or ``left``)."""
-        self._dragon_turn_of(spot)
-        if reason not in (None, "timeout", "left"):
-            raise RoundError(f"a dragon hand is declined for 'timeout' or 'left', not {reason!r}")
+        self.verify_decline_dragon(spot, reason)
         self.dragon_declined.append(spot)
         event = DragonDeclined(spot, reason)
         self._emit(event)
         return (event,)
 
-    def accept_dragon(self, spot: int, amount: int) -> Events:
-        """The player on ``spot``, whose turn it is, wagers ``amount`` on the dragon hand:
-        between the table minimum and the spot's own wager. The house way sets it at once."""
+    def verify_accept_dragon(self, spot: int, amount: int) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`accept_dragon` would.
+
+        >>> Round(round_id="demo").can_accept_dragon(1, 500)
+        False
+        """
         self._dragon_turn_of(spot)
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise RoundError(f"a wager is a whole number of minor units, got {amount!r}")
+        _check_amount(amount)
         lo, hi = self.ruleset.min_wager, self.wagers[spot]
         if not lo <= amount <= hi:
             raise RoundError(
-                f"a dragon wager of {format_money(amount)} is outside {format_money(lo)} (the "
-                f"table minimum) to {format_money(hi)} (spot {spot}'s wager)"
+                f"spot {spot}: a dragon wager of {format_money(amount)} is outside "
+                f"{format_money(lo)} (the table minimum) to {format_money(hi)} (your wager)",
+                code="outside-limits",
             )
+
+    def can_accept_dragon(self, spot: int, amount: int) -> bool:
+        """Whether :meth:`accept_dragon` would be accepted now."""
+        return self._can(lambda: self.verify_accept_dragon(spot, amount))
+
+    def accept_dragon(self, spot: int, amount: int) -> Events:
+        """The player on ``spot``, whose turn it is, wagers ``amount`` on the dragon hand:
+        between the table minimum and the spot's own wager. The house way sets it at once."""
+        self.verify_accept_dragon(spot, amount)
         assert self.dragon_cards is not None and self.dragon_spot is not None
         self.dragon_by, self.dragon_wager = spot, amount
         hw = self.house_way.set_hand(self.dragon_cards, self.ruleset.wheel)
@@ -460,6 +699,23 @@ class Round:
         self._emit(accepted)
         self._emit(dragon)
         return (accepted, dragon)
+
+    def verify_deal(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`deal` would (as :meth:`shuffle`).
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_deal()
+        False
+        >>> _ = r.wager(1, 1000)
+        >>> r.verify_deal()
+        >>> [e.type for e in r.deal(random.Random(7))]
+        ['shuffled', 'start-chosen', 'dealt']
+        """
+        self.verify_shuffle()
+
+    def can_deal(self) -> bool:
+        """Whether :meth:`deal` would be accepted now."""
+        return self._can(self.verify_deal)
 
     def deal(self, rng: random.Random | None = None) -> Events:
         """Shuffle, choose the starting position and deal, all from ``rng`` (default CSPRNG)."""
@@ -478,17 +734,44 @@ class Round:
         self._expect(Phase.SETTING)
         self._check_spot(spot)
         if spot not in self.hands:
-            raise RoundError(f"spot {spot} has no hand in this round")
+            raise RoundError(f"spot {spot} has no hand in this round", code="no-hand")
         if spot in self.settings:
-            raise RoundError(f"spot {spot} has already set its hand")
+            raise RoundError(f"spot {spot} has already set its hand", code="already-set")
         return self.hands[spot]
+
+    def verify_set_hand(self, spot: int, setting: Setting) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`set_hand` would (a foul is no
+        error: the ruleset says what it does).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.wager(2, 1000); _ = r.deal(random.Random(7))
+        >>> mine = Setting.from_low(r.hands[1], r.hands[1][:2])
+        >>> r.can_set_hand(1, mine), r.can_set_hand(2, mine)
+        (True, False)
+        >>> try:
+        ...     r.verify_set_hand(2, mine)
+        ... except RoundError as e:
+        ...     print(e.code)
+        bad-setting
+        >>> [e.type for e in r.set_hand(1, mine)]
+        ['hand-set']
+        """
+        cards = self._hand_for(spot)
+        if set(setting.cards) != set(cards):
+            raise RoundError(
+                f"that setting does not use the seven cards dealt to spot {spot}",
+                code="bad-setting",
+            )
+
+    def can_set_hand(self, spot: int, setting: Setting) -> bool:
+        """Whether :meth:`set_hand` would be accepted now."""
+        return self._can(lambda: self.verify_set_hand(spot, setting))
 
     def set_hand(self, spot: int, setting: Setting) -> Events:
         """The player on ``spot`` sets the hand. A foul is accepted: under the Indiana rule it
         loses; under the ``reset`` rule the house way sets the hand instead (recorded)."""
-        cards = self._hand_for(spot)
-        if set(setting.cards) != set(cards):
-            raise RoundError(f"that setting does not use the seven cards dealt to spot {spot}")
+        self.verify_set_hand(spot, setting)
+        cards = self.hands[spot]
         high = tuple(c.code for c in setting.high)
         low = tuple(c.code for c in setting.low)
         if setting.is_foul and self.ruleset.foul is FoulRule.RESET:
@@ -511,18 +794,87 @@ class Round:
         self._emit(event)
         return (event,)
 
+    def verify_set_low(self, spot: int, low: Iterable[Card | str]) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`set_low` would (``bad-setting``: the
+        low cards are not two of the spot's seven).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.deal(random.Random(7))
+        >>> low = [c.code for c in r.hands[1][:2]]
+        >>> r.can_set_low(1, low), r.can_set_low(2, low), r.can_set_low(1, ["Zz", "As"])
+        (True, False, False)
+        >>> try:
+        ...     r.verify_set_low(2, low)
+        ... except RoundError as e:
+        ...     print(e.code, e)
+        no-hand spot 2 has no hand in this round
+        >>> _ = r.set_low(1, low)
+        >>> r.can_set_low(1, low)
+        False
+        """
+        cards = self._hand_for(spot)
+        try:
+            Setting.from_low(cards, low)
+        except (CardError, SettingError) as exc:
+            raise RoundError(f"bad setting: {exc}", code="bad-setting") from None
+
+    def can_set_low(self, spot: int, low: Iterable[Card | str]) -> bool:
+        """Whether :meth:`set_low` would be accepted now."""
+        return self._can(lambda: self.verify_set_low(spot, low))
+
     def set_low(self, spot: int, low: Iterable[Card | str]) -> Events:
         """Set the hand on ``spot`` by naming its two low cards."""
-        return self.set_hand(spot, Setting.from_low(self._hand_for(spot), low))
+        named = list(low)
+        self.verify_set_low(spot, named)
+        return self.set_hand(spot, Setting.from_low(self.hands[spot], named))
+
+    def verify_set_house_way(self, spot: int) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`set_house_way` would (as
+        :meth:`time_out` and :meth:`left`: the spot has a hand still to set).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.wager(2, 1000); _ = r.deal(random.Random(7))
+        >>> r.can_set_house_way(1), r.can_time_out(2), r.can_left(3)
+        (True, True, False)
+        >>> _ = r.set_house_way(1); _ = r.time_out(2)
+        >>> r.can_set_house_way(1), r.can_left(2)
+        (False, False)
+        >>> try:
+        ...     r.verify_left(2)
+        ... except RoundError as e:
+        ...     print(e.code, e)
+        already-set spot 2 has already set its hand
+        """
+        self._hand_for(spot)
+
+    def can_set_house_way(self, spot: int) -> bool:
+        """Whether :meth:`set_house_way` would be accepted now."""
+        return self._can(lambda: self.verify_set_house_way(spot))
 
     def set_house_way(self, spot: int) -> Events:
         """The player on ``spot`` chooses the house way's setting (as a player's own choice)."""
         hw = self.house_way.set_hand(self._hand_for(spot), self.ruleset.wheel)
         return self.set_hand(spot, hw.setting)
 
+    def verify_time_out(self, spot: int) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`time_out` would."""
+        self._hand_for(spot)
+
+    def can_time_out(self, spot: int) -> bool:
+        """Whether :meth:`time_out` would be accepted now."""
+        return self._can(lambda: self.verify_time_out(spot))
+
     def time_out(self, spot: int) -> Events:
         """The player on ``spot`` did not set within the time limit: the house way sets it."""
         return self._house_sets(spot, "timeout")
+
+    def verify_left(self, spot: int) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`left` would."""
+        self._hand_for(spot)
+
+    def can_left(self, spot: int) -> bool:
+        """Whether :meth:`left` would be accepted now."""
+        return self._can(lambda: self.verify_left(spot))
 
     def left(self, spot: int) -> Events:
         """The player on ``spot`` left the table with the hand in play: the house way sets it
@@ -540,13 +892,34 @@ class Round:
         return (event,)
 
     # ------------------------------------------------------------------ 7. the dealer sets
+    def verify_set_dealer(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`set_dealer` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.deal(random.Random(7))
+        >>> r.can_set_dealer()
+        False
+        >>> r.verify_set_dealer()
+        Traceback (most recent call last):
+        ...
+        paigow.errors.RoundError: spots [1] have not set their hands yet
+        >>> _ = r.set_house_way(1)
+        >>> r.can_set_dealer()
+        True
+        """
+        self._expect(Phase.SETTING)
+        if self.ruleset.face_up:
+            raise RoundError("this table's dealer set face up right after the deal", code="face-up")
+        self._check_all_set()
+
+    def can_set_dealer(self) -> bool:
+        """Whether :meth:`set_dealer` would be accepted now."""
+        return self._can(self.verify_set_dealer)
+
     def set_dealer(self) -> Events:
         """The dealer sets the bank's hand by the house way, after every player has set (and
         the dragon hand's offer is closed). A face-up table's dealer set right after the deal."""
-        self._expect(Phase.SETTING)
-        if self.ruleset.face_up:
-            raise RoundError("this table's dealer set face up right after the deal")
-        self._check_all_set()
+        self.verify_set_dealer()
         event = self._dealer_sets()
         self.phase = Phase.DEALER
         return event
@@ -554,10 +927,11 @@ class Round:
     def _check_all_set(self) -> None:
         waiting = self.spots_to_set()
         if waiting:
-            raise RoundError(f"spots {waiting} have not set their hands yet")
+            raise RoundError(f"spots {waiting} have not set their hands yet", code="not-all-set")
         if self.dragon_pending:
             raise RoundError(
-                "the dragon hand must be offered first, and accepted or declined by every spot"
+                "the dragon hand must be offered first, and accepted or declined by every spot",
+                code="not-all-set",
             )
 
     def _dealer_sets(self) -> Events:
@@ -570,14 +944,27 @@ class Round:
         return (event,)
 
     # ------------------------------------------------------------------ 8. settlement
-    def settle(self, meters: Mapping[str, int] | None = None) -> Events:
-        """Settle every spot from the far right (spot 1) counterclockwise, then the side
-        wagers in spot order, then name order (:func:`paigow.side_wagers.settle_side_wagers`;
-        ``meters``: each progressive bank's meter at settlement, this round's shares added)."""
+    def verify_settle(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`settle` would for the round's state
+        (the ``meters`` it is given are checked when it settles, before anything is emitted).
+
+        >>> Round(round_id="demo").can_settle()
+        False
+        """
         if self.ruleset.face_up and self.phase is Phase.SETTING:
             self._check_all_set()
         else:
             self._expect(Phase.DEALER)
+
+    def can_settle(self) -> bool:
+        """Whether :meth:`settle` would be accepted now."""
+        return self._can(self.verify_settle)
+
+    def settle(self, meters: Mapping[str, int] | None = None) -> Events:
+        """Settle every spot from the far right (spot 1) counterclockwise, then the side
+        wagers in spot order, then name order (:func:`paigow.side_wagers.settle_side_wagers`;
+        ``meters``: each progressive bank's meter at settlement, this round's shares added)."""
+        self.verify_settle()
         mark = len(self.events)
         assert self.dealer_setting is not None and self.dealer_cards is not None
         rules = self.ruleset
@@ -673,6 +1060,27 @@ class Round:
             return Settlement(Outcome.PUSH, s.high, s.low, s.wager, 0, 0)
         return s
 
+    def verify_finish(self) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`finish` would.
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.deal(random.Random(7))
+        >>> r.can_finish()
+        False
+        >>> _ = r.set_house_way(1)
+        >>> r.verify_finish()
+        >>> [e.type for e in r.finish()][-1]
+        'round-settled'
+        """
+        if self.ruleset.face_up:
+            self.verify_settle()
+        else:
+            self.verify_set_dealer()
+
+    def can_finish(self) -> bool:
+        """Whether :meth:`finish` would be accepted now."""
+        return self._can(self.verify_finish)
+
     def finish(self, meters: Mapping[str, int] | None = None) -> Events:
         """The dealer sets (unless set face up after the deal) and the round is settled
         (``meters``: as :meth:`settle` takes)."""
@@ -681,12 +1089,31 @@ class Round:
         return self.set_dealer() + self.settle(meters)
 
     # ------------------------------------------------------------------ void
+    def verify_void(self, reason: str) -> None:
+        """Raise the coded :class:`RoundError` that :meth:`void` would.
+
+        >>> r = Round(round_id="demo")
+        >>> r.can_void("shuffler fault"), r.can_void("")
+        (True, False)
+        >>> _ = r.void("shuffler fault")
+        >>> try:
+        ...     r.verify_void("again")
+        ... except RoundError as e:
+        ...     print(e.code)
+        wrong-phase
+        """
+        self._expect(Phase.BETTING, Phase.SHUFFLED, Phase.STARTING, Phase.SETTING, Phase.DEALER)
+        if not reason:
+            raise RoundError("a void needs a reason", code="bad-reason")
+
+    def can_void(self, reason: str) -> bool:
+        """Whether :meth:`void` would be accepted now."""
+        return self._can(lambda: self.verify_void(reason))
+
     def void(self, reason: str) -> Events:
         """Void the round: every wager, side wagers included, is returned and the fault
         recorded."""
-        self._expect(Phase.BETTING, Phase.SHUFFLED, Phase.STARTING, Phase.SETTING, Phase.DEALER)
-        if not reason:
-            raise RoundError("a void needs a reason")
+        self.verify_void(reason)
         side = tuple((spot, name, a) for (spot, name), a in sorted(self.side_wagers.items()))
         dragon = None
         if self.dragon_by is not None and self.dragon_wager is not None:
@@ -707,7 +1134,7 @@ class Round:
             return {spot: e.returned for spot, e in self.results.items()}
         if self.phase is Phase.VOIDED:
             return dict(self.wagers)
-        raise RoundError("the round is not over")
+        raise RoundError("the round is not over", code="not-over")
 
     def side_returned(self) -> dict[tuple[int, str], int]:
         """What goes back on each side wager (its win and the wager, 0 on a loss; the wager on
@@ -716,7 +1143,7 @@ class Round:
             return {key: e.returned for key, e in self.side_results.items()}
         if self.phase is Phase.VOIDED:
             return dict(self.side_wagers)
-        raise RoundError("the round is not over")
+        raise RoundError("the round is not over", code="not-over")
 
     def dragon_returned(self) -> tuple[int, int] | None:
         """What goes back on the dragon hand, (the wagering spot, amount), once the round is
@@ -729,13 +1156,13 @@ class Round:
         if self.phase is Phase.VOIDED:
             assert self.dragon_wager is not None
             return (self.dragon_by, self.dragon_wager)
-        raise RoundError("the round is not over")
+        raise RoundError("the round is not over", code="not-over")
 
     def bonus_hands(self) -> dict[int | None, BonusHand]:
         """The bonus hand of each spot's seven cards and of the dealer's (key None), once
         dealt."""
         if self.dealer_cards is None:
-            raise RoundError("the cards are not dealt yet")
+            raise RoundError("the cards are not dealt yet", code="not-over")
         if self._bonus is None:
             found: dict[int | None, BonusHand] = {s: bonus_hand(c) for s, c in self.hands.items()}
             found[None] = bonus_hand(self.dealer_cards)

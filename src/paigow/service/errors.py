@@ -9,7 +9,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Final
+
+from paigow.errors import PaigowError
 
 
 class ServiceError(Exception):
@@ -67,3 +71,50 @@ class TooManyRequests(ServiceError):
 
 class InsufficientFunds(Conflict):
     default_code = "insufficient-funds"
+
+
+CORE_STATUS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "wrong-phase": 409,
+        "no-such-spot": 422,
+        "bad-amount": 422,
+        "outside-limits": 422,
+        "already-wagered": 409,
+        "bad-player": 422,
+        "no-main-wager": 409,
+        "unknown-side-wager": 422,
+        "log-version": 422,
+        "no-wagers": 409,
+        "bad-start": 422,
+        "no-dragon": 422,
+        "dragon-offered": 409,
+        "no-dragon-offer": 409,
+        "not-your-turn": 409,
+        "bad-reason": 422,
+        "no-hand": 409,
+        "already-set": 409,
+        "bad-setting": 422,
+        "face-up": 409,
+        "not-all-set": 409,
+        "not-over": 409,
+        "replay-mismatch": 500,
+        "bad-card": 422,
+        "bad-ruleset": 422,
+        "bad-house-way": 422,
+        "bad-paytable": 422,
+        "invalid": 422,
+    }
+)
+"""The HTTP status of each core error code (:data:`paigow.errors.CODES`; tests/test_error_codes.py checks): 409 for a command
+out of turn or already done, 422 for bad input; every code has one (a test says so)."""
+
+
+def core_error(exc: PaigowError) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and the JSON body (``{"detail", "code"}``) of a core error: what the
+    one handler answers.
+
+    >>> from paigow.errors import RoundError
+    >>> core_error(RoundError("spot 1 already has a wager", code="already-wagered"))
+    (409, {'detail': 'spot 1 already has a wager', 'code': 'already-wagered'})
+    """
+    return CORE_STATUS.get(exc.code, 422), {"detail": str(exc), "code": exc.code}

@@ -16,7 +16,6 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.commission import Commission
-from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
@@ -63,23 +62,22 @@ def build_ruleset(
     face_up: bool = False,
     dragon: bool = False,
 ) -> Ruleset:
-    try:
-        return Ruleset(
-            side_wagers=side_wagers,
-            push=PushRule(push),
-            face_up=face_up,
-            dragon=dragon,
-            commission=Commission(commission),
-            house_way=house_way.name,
-            start=StartMethod(start),
-            foul=FoulRule(foul),
-            wheel=Wheel(wheel),
-            min_wager=min_wager,
-            max_wager=max_wager,
-            set_time_limit=max(1, math.ceil(setting_time_ms / 1000)),
-        )
-    except PaigowError as exc:
-        raise Unprocessable(str(exc), code="bad-ruleset") from None
+    """The ruleset of a new table; one the rule book refuses is the core's ``bad-ruleset``
+    (422, answered by the one handler)."""
+    return Ruleset(
+        side_wagers=side_wagers,
+        push=PushRule(push),
+        face_up=face_up,
+        dragon=dragon,
+        commission=Commission(commission),
+        house_way=house_way.name,
+        start=StartMethod(start),
+        foul=FoulRule(foul),
+        wheel=Wheel(wheel),
+        min_wager=min_wager,
+        max_wager=max_wager,
+        set_time_limit=max(1, math.ceil(setting_time_ms / 1000)),
+    )
 
 
 def create_table(

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from paigow.service.game.side import METER_NOTICE, read_meter
 from paigow.service.game.tables import read_state
 from paigow.service.game.visibility import private_spots, view_event
+from paigow.service.live.retries import read_again
 from paigow.service.runtime import Runtime
 from paigow.service.store.bus import WALLET, Notice
 from paigow.service.store.db import RoundEvent, RoundRow, RoundWager
@@ -278,10 +279,11 @@ class TableFeed:
 
     async def _read_meters(self) -> None:
         await asyncio.sleep(COALESCE_S)
-        while self._meters_to_read:
+        while self._meters_to_read:  # a failed read is tried again: nothing else says it moved
             bank = self._meters_to_read.pop()
-            with contextlib.suppress(Exception):  # else the next change reads it again
-                self._offer_meter(bank, *await self.hub.rt.reading(partial(read_meter, bank=bank)))
+            read = partial(self.hub.rt.reading, partial(read_meter, bank=bank))
+            if (got := await read_again(read, f"table {self.table_id}: meter {bank}")) is not None:
+                self._offer_meter(bank, *got)
 
     def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
         out = []

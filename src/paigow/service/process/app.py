@@ -25,6 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import InternalError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from paigow.errors import PaigowError
 from paigow.service.api.deps import current_user, operator
 from paigow.service.api.routes import admin as routes_admin
 from paigow.service.api.routes import auth as routes_auth
@@ -37,7 +38,7 @@ from paigow.service.api.routes import tables as routes_tables
 from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
 from paigow.service.config import ServiceConfig
-from paigow.service.errors import ServiceError
+from paigow.service.errors import ServiceError, core_error
 from paigow.service.floor.edges import shutdown_edge_worker
 from paigow.service.game import tables
 from paigow.service.live.feeds import FeedHub
@@ -202,6 +203,17 @@ class StorageWatch:
         await self.app(scope, receive, watched)
 
 
+async def core_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """The one handler of the core's errors (:class:`paigow.errors.PaigowError`): its code
+    -> the HTTP status and the body ``{"detail", "code"}``
+    (:data:`paigow.service.errors.CORE_STATUS`)."""
+    if not isinstance(exc, PaigowError):  # never: registered for PaigowError only
+        raise exc
+    status, body = core_error(exc)
+    metrics.refused(exc.code)
+    return JSONResponse(body, status_code=status)
+
+
 def create_app(
     database_url: str | None = None, *, config: ServiceConfig | None = None, **overrides: Any
 ) -> FastAPI:
@@ -289,6 +301,8 @@ def create_app(
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
         metrics.refused(exc.code)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+    app.add_exception_handler(PaigowError, core_error_handler)  # the one handler of the core's
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -27,9 +27,7 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
-from paigow.errors import PaigowError
 from paigow.events import Event
-from paigow.money import format_money
 from paigow.round import Phase, Round
 from paigow.service.accounts.auth import Principal
 from paigow.service.books import ledger
@@ -266,14 +264,10 @@ def answer(
         raise Conflict("you have no wager in this round", code="no-hand")
     spot = int(mine)
     rnd = load_round(tx, row)
-    turn = rnd.dragon_turn
-    if turn is None:
-        raise Conflict("no dragon hand is on offer now", code="no-dragon-offer")
-    if turn != spot:
-        raise Conflict(
-            f"the dragon hand is offered to spot {turn} now, not to your spot {spot}",
-            code="not-your-turn",
-        )
+    if amount is None:  # the core's refusals: no-dragon-offer, not-your-turn, outside-limits
+        rnd.verify_decline_dragon(spot)
+    else:
+        rnd.verify_accept_dragon(spot, amount)
     out: dict[str, Any] = {
         "table_id": table_id,
         "round_id": row.id,
@@ -287,18 +281,8 @@ def answer(
         new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
         tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
     else:
-        lo, hi = rules.min_wager, rnd.wagers[spot]
-        if not lo <= amount <= hi:
-            raise Unprocessable(
-                f"a dragon wager of {format_money(amount)} is outside {format_money(lo)} (the "
-                f"table minimum) to {format_money(hi)} (your wager)",
-                code="outside-limits",
-            )
         player_limits.check_wager(tx, user, amount)  # self-exclusion, the daily loss limit
-        try:
-            new = list(rnd.accept_dragon(spot, amount))
-        except PaigowError as exc:  # never: checked above
-            raise Unprocessable(str(exc), code="bad-dragon-wager") from None
+        new = list(rnd.accept_dragon(spot, amount))
         account = TableAccounts.of(table_id).wagers
         memo = f"spot {spot} dragon"
         ledger.post(

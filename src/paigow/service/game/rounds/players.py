@@ -10,10 +10,8 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 
 from paigow.cards import Card, parse_cards
-from paigow.errors import PaigowError
 from paigow.events import Event, HandSet
-from paigow.money import format_money
-from paigow.round import Phase, Round
+from paigow.round import Phase, Round, verify_wager_amount
 from paigow.service.accounts.auth import Principal
 from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
@@ -112,13 +110,7 @@ def place_wager(
     if found is None:
         raise Conflict("sit at the table before you wager", code="not-seated")
     spot, mine, idle, limited = found
-    lo, hi = head.table.ruleset["min_wager"], head.table.ruleset["max_wager"]
-    if not lo <= amount <= hi:
-        raise Unprocessable(
-            f"wager {format_money(amount)} is outside the table limits {format_money(lo)} to "
-            f"{format_money(hi)}",
-            code="outside-limits",
-        )
+    verify_wager_amount(head.table.rules, amount)  # the core's limits, before money moves
     if side_wagers:
         check_side(head.table.rules, side_wagers)
     if limited:  # self-exclusion, daily loss limit (the side wagers count too)
@@ -137,8 +129,6 @@ def place_wager(
             raise Conflict(
                 f"you already have a wager on spot {mine} in this round", code="already-wagered"
             )
-    if spot in rnd.wagers:
-        raise Conflict(f"spot {spot} already has a wager this round", code="already-wagered")
     # who holds the spot (an opaque id: Envy never pays a player for their own hands)
     player = str(user.id) if head.table.rules.side_wagers else None
     new = list(rnd.wager(spot, amount, player=player))
@@ -257,13 +247,8 @@ def set_hand(
     if spot is None:
         raise Conflict("you have no hand in this round", code="no-hand")
     rnd = load_round(tx, row)
-    if spot in rnd.settings:
-        raise Conflict(f"spot {spot} has already set its hand", code="already-set")
-    cards = rnd.hands[spot]
-    try:
-        setting = Setting.from_low(cards, low)
-    except PaigowError as exc:
-        raise Unprocessable(f"bad setting: {exc}", code="bad-setting") from None
+    rnd.verify_set_low(spot, low)  # the core's refusals: already-set, bad-setting
+    setting = Setting.from_low(rnd.hands[spot], low)
     if setting.is_foul and not confirm_foul:
         v = setting.value(rnd.ruleset.wheel)
         consequence = (
@@ -308,7 +293,7 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
         return out
     rnd = load_round(tx, row)
     new: list[Event] = []
-    if spot in rnd.spots_to_set():
+    if rnd.can_left(spot):  # a dealt hand still to set: the core's rule
         new += rnd.left(spot)
         out = {**out, "hand_set": True}
     if rnd.dragon_turn == spot:

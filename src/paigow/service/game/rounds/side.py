@@ -23,9 +23,8 @@ import sqlalchemy as sa
 
 from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import PayKind, Target
-from paigow.errors import PaigowError
 from paigow.events import Event
-from paigow.round import Round
+from paigow.round import Round, verify_side_offer
 from paigow.ruleset import Ruleset
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import (
@@ -35,7 +34,6 @@ from paigow.service.books.ledger import (
     shares_account,
     wallet,
 )
-from paigow.service.errors import Conflict, Unprocessable
 from paigow.service.game import side
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound
 from paigow.service.statuses import WagerStatus
@@ -92,23 +90,10 @@ def side_rows(tx: Tx, round_id: str) -> dict[tuple[int, str], SideRow]:
 
 # ------------------------------------------------------------------------------------ placing
 def check_side(rules: Ruleset, side_wagers: Mapping[str, int]) -> None:
-    """Refuse side wagers the table does not offer or outside their limits (422), before any
-    money moves."""
+    """Refuse side wagers the table does not offer or outside their limits (the core's
+    ``unknown-side-wager``, ``outside-limits``: 422), before any money moves."""
     for name, amount in side_wagers.items():
-        offered = [o for o in rules.side_wagers if o.name == name]
-        if not offered:
-            names = ", ".join(o.name for o in rules.side_wagers) or "none"
-            raise Unprocessable(
-                f"this table offers no side wager {name!r} (it offers: {names})",
-                code="unknown-side-wager",
-            )
-        offer = offered[0]
-        if not offer.min_wager <= amount <= offer.max_wager:
-            raise Unprocessable(
-                f"side wager {name!r} of {amount} is outside its limits "
-                f"{offer.min_wager}..{offer.max_wager} (cents)",
-                code="outside-limits",
-            )
+        verify_side_offer(rules, name, amount)
 
 
 def place_side(
@@ -128,15 +113,7 @@ def place_side(
     account = SideAccounts.of(table_id).wagers
     for name in sorted(side_wagers):
         amount = side_wagers[name]
-        if (spot, name) in rnd.side_wagers:
-            raise Conflict(
-                f"spot {spot} already has a {name!r} side wager this round",
-                code="already-wagered",
-            )
-        try:
-            events += rnd.side_wager(spot, name, amount)
-        except PaigowError as exc:
-            raise Unprocessable(f"side wager {name!r}: {exc}", code="bad-side-wager") from None
+        events += rnd.side_wager(spot, name, amount)  # the core refuses (already-wagered)
         movements.append(Movement(wallet(username), account, amount, memo=f"spot {spot} {name}"))
         tx.later(
             INSERT_SIDE,

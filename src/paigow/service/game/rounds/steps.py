@@ -275,10 +275,8 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if row is None or row.id != round_id or row.phase not in _SETTLES_FROM:
         return False
     rnd = load_round(tx, row)
-    if rnd.phase is Phase.SETTING and (
-        not rnd.ruleset.face_up or rnd.spots_to_set() or rnd.dragon_pending
-    ):
-        return False  # only a face-up round settles from setting, once every hand is set
+    if not rnd.can_settle():
+        return False  # the core's rule: a face-up round settles from setting once all have set
     rules = head.table.rules
     wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     sides = side_rows(tx, row.id) if rnd.side_wagers else {}
