@@ -1,0 +1,121 @@
+"""Issue 49's rough edges, in Debian's Chromium: each one's fix seen on the page."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+from tests.web.walks import VIEWPORTS, as_operator, resize
+
+pytestmark = pytest.mark.slow
+
+WAIT = 20_000
+SHOTS = "artifacts"
+
+
+def _floor_row(base: dict[str, Any], table: int, name: str, **over: Any) -> dict[str, Any]:
+    row = copy.deepcopy(base)
+    row.update(id=table, name=name, side_wagers=[], flagged=False, flag=None, **over)
+    return row
+
+
+READY = {
+    "status": "ready",
+    "house_way_hold": {"exact": "1/40", "decimal": "0.02721934"},
+    "sigma_per_hand": "0.745623",
+    "optimal_hold": None,
+}
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_floor_says_outside_band_and_waits_for_the_hold(
+    site: Any, page: Page, viewport: str
+) -> None:
+    """Edge 1: a hold outside its band says so; a table whose theoretical hold is computing
+    never says "within band", and its chart redraws when the hold arrives."""
+    resize(page, viewport)
+    outside = site.table(name=f"EZ out {viewport}")
+    computing = site.table(name=f"EZ wait {viewport}")
+    view = site.op.call("GET", "/api/admin/floor")
+    base = next(t for t in view["tables"] if t["id"] == outside)
+    played = {"rounds": 60, "hands": 83, "handle": 83_000, "house_result": 49_800}
+    rows = {
+        outside: _floor_row(
+            base,
+            outside,
+            f"EZ out {viewport}",
+            **played,
+            actual_hold={"exact": "3/5", "decimal": "0.60000000"},
+            theoretical=READY,
+            band_95=["-0.13500000", "0.19100000"],
+            band_999=["-0.30000000", "0.35000000"],
+            inside_95=False,
+            inside_999=False,
+        ),
+        computing: _floor_row(
+            base,
+            computing,
+            f"EZ wait {viewport}",
+            **played,
+            actual_hold={"exact": "3/5", "decimal": "0.60000000"},
+            theoretical={"status": "computing", "error": None},
+            band_95=None,
+            band_999=None,
+            inside_95=None,
+            inside_999=None,
+        ),
+    }
+    charts: list[int] = []
+
+    def floor(route: Route) -> None:
+        body = {**view, "tables": list(rows.values()), "flagged": [], "flag_min_hands": 100}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    def chart(route: Route) -> None:
+        table = int(route.request.url.split("/tables/")[1].split("/")[0])
+        charts.append(table)
+        ready = rows[table]["theoretical"]["status"] == "ready"
+        body = {
+            "table_id": table,
+            "name": rows[table]["name"],
+            "theoretical": READY["house_way_hold"] if ready else None,
+            "points": [
+                {"round": 60, "hands": 83, "handle": 83_000, "result": 49_800, "hold": "0.6"}
+            ],
+            "flagged": False,
+        }
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route("**/api/admin/floor", floor)
+    page.route("**/api/admin/floor/tables/*/chart", chart)
+    as_operator(page, site.url, "floor")
+    out_status = page.locator(f"#floor-tables tr[data-table='{outside}'] [data-field=status]")
+    wait_status = page.locator(f"#floor-tables tr[data-table='{computing}'] [data-field=status]")
+    expect(out_status).to_contain_text("outside the 99.9% band", timeout=WAIT)
+    expect(out_status).to_contain_text("flagged after 100 hands")
+    expect(out_status).not_to_contain_text("within")
+    expect(wait_status).to_contain_text("computing")
+    expect(wait_status).not_to_contain_text("within")
+    expect(page.locator(f"#chart-{computing} svg.chart")).to_have_count(1, timeout=WAIT)
+    expect(page.locator(f"#chart-{computing} line.theory")).to_have_count(0)
+    page.screenshot(path=f"{SHOTS}/edge1-floor-{viewport}.png", full_page=True)
+
+    # only outside the 95% band
+    rows[outside]["inside_999"] = True
+    expect(out_status).to_have_text("outside the 95% band", timeout=WAIT)
+    # the hold arrives: the status and the chart follow, with no new round
+    rows[computing].update(
+        theoretical=READY,
+        band_95=["-0.13500000", "0.19100000"],
+        band_999=["-0.30000000", "0.35000000"],
+        actual_hold={"exact": "1/10", "decimal": "0.10000000"},
+        inside_95=True,
+        inside_999=True,
+    )
+    expect(wait_status).to_have_text("within the 95% band", timeout=WAIT)
+    expect(page.locator(f"#chart-{computing} line.theory")).to_have_count(1, timeout=WAIT)
+    assert charts.count(computing) == 2
