@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.web.walks import VIEWPORTS, as_operator, resize
+from tests.web.walks import VIEWPORTS, as_operator, log_in, resize, wager_over_api, wait_ended
 
 pytestmark = pytest.mark.slow
 
@@ -119,3 +120,31 @@ def test_floor_says_outside_band_and_waits_for_the_hold(
     expect(wait_status).to_have_text("within the 95% band", timeout=WAIT)
     expect(page.locator(f"#chart-{computing} line.theory")).to_have_count(1, timeout=WAIT)
     assert charts.count(computing) == 2
+
+
+def _settled_round(site: Any, **cfg: Any) -> tuple[int, str, str, Any]:
+    """A table with one settled round (a player's wager, set by the house way when its time ran
+    out): the table, the player's name, password and API client."""
+    table = site.table(name="Recall", betting_time_ms=300, setting_time_ms=100, **cfg)
+    name, password, api = site.player()
+    wager_over_api(api, table, 1)
+    wait_ended(api, table)
+    deadline = time.time() + 30
+    while time.time() < deadline and not api.call("GET", f"/api/tables/{table}")["rounds_played"]:
+        time.sleep(0.05)
+    return table, name, password, api
+
+
+def test_recall_prints_no_null(site: Any, page: Page) -> None:
+    """Edge 4: no literal ``null`` beside the hands at any step of a recalled round."""
+    table, name, password, _ = _settled_round(site)
+    log_in(page, site.url, name, password)
+    page.goto(site.url + f"/#/recall/{table}")
+    page.locator("#rounds button").first.click()
+    state = page.locator("#replay-state")
+    total = int(str(page.locator("#step-text").text_content()).split(" of ")[1].split(":")[0])
+    for _ in range(total):
+        page.click("#step-next")
+        text = str(state.text_content()) + str(page.locator("#step-text").text_content())
+        assert "null" not in text and "undefined" not in text, text
+    page.screenshot(path=f"{SHOTS}/edge4-recall.png", full_page=True)
