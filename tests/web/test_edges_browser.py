@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.web.walks import VIEWPORTS, as_operator, log_in, resize, wager_over_api, wait_ended
+from tests.web.walks import (
+    VIEWPORTS,
+    as_operator,
+    log_in,
+    open_table,
+    resize,
+    wager_over_api,
+    wait_ended,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -148,3 +156,19 @@ def test_recall_prints_no_null(site: Any, page: Page) -> None:
         text = str(state.text_content()) + str(page.locator("#step-text").text_content())
         assert "null" not in text and "undefined" not in text, text
     page.screenshot(path=f"{SHOTS}/edge4-recall.png", full_page=True)
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_opening_a_table_before_sitting_says_nothing_of_leaving(
+    site: Any, page: Page, viewport: str
+) -> None:
+    """Edge 5: a player who opens a table before sitting is not told "You left the spot"."""
+    resize(page, viewport)
+    table = site.table(name=f"Fresh {viewport}")
+    name, password, _ = site.player()
+    log_in(page, site.url, name, password)
+    open_table(page, site.url, table, live=True)
+    expect(page.locator("#sit-1")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#left-note")).to_have_count(0)
+    expect(page.locator("#view")).not_to_contain_text("You left the spot")
+    page.screenshot(path=f"{SHOTS}/edge5-pre-bet-{viewport}.png", full_page=True)

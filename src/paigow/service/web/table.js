@@ -558,7 +558,7 @@ export async function tableView(root, shell, id) {
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
     const offered = wagered && dragonTurn(s) === seated ? [roundId, s.dragon.spot] : null; // the dragon hand: your turn
-    const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s), offered];
+    const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound !== null && leftMidRound === roundId && !ended(s), offered];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.user) {
@@ -566,7 +566,7 @@ export async function tableView(root, shell, id) {
         return out;
       }
       if (seated === null) {
-        if (leftMidRound === roundId && !ended(s)) out.push(h("p", { id: "left-note" }, "You left the spot: your wager plays out and its result goes to your wallet."));
+        if (leftMidRound !== null && leftMidRound === roundId && !ended(s)) out.push(h("p", { id: "left-note" }, "You left the spot: your wager plays out and its result goes to your wallet."));
         if (poor) {
           out.push(h("p", { id: "wallet-hint", class: "hint-money" }, `Your wallet has ${money(wallet.balance)}: this table's minimum wager is ${money(table.min_wager)}. Ask the operator to credit your wallet, then sit.`));
         } else {
