@@ -172,3 +172,18 @@ def test_opening_a_table_before_sitting_says_nothing_of_leaving(
     expect(page.locator("#left-note")).to_have_count(0)
     expect(page.locator("#view")).not_to_contain_text("You left the spot")
     page.screenshot(path=f"{SHOTS}/edge5-pre-bet-{viewport}.png", full_page=True)
+
+
+def test_bank_name_pattern_checks_in_the_browser(site: Any, page: Page) -> None:
+    """Edge 6: the bank name's pattern compiles under the ``v`` flag, so the browser checks it."""
+    logged: list[str] = []
+    page.on("console", lambda m: logged.append(m.text))
+    as_operator(page, site.url)
+    bank = page.locator("#sw-fortune-progressive-bank")
+    expect(bank).to_have_count(1, timeout=WAIT)
+    checks = bank.evaluate(
+        """el => ['Bad Name!', 'good-bank-1', '-lead'].map(v => {
+             el.value = v; return el.validity.patternMismatch; })"""
+    )
+    assert checks == [True, False, True]
+    assert not [x for x in logged if "pattern" in x], logged

@@ -82,7 +82,7 @@ export async function operatorView(root, shell) {
       on: h("input", { type: "checkbox", id: `${id}-on`, "data-preset": p.name }),
       min: h("input", { id: `${id}-min`, inputmode: "decimal", value: ((fixed || 100) / 100).toFixed(2), size: 7, disabled: !!fixed }),
       max: h("input", { id: `${id}-max`, inputmode: "decimal", value: ((fixed || 2500) / 100).toFixed(2), size: 7, disabled: !!fixed }),
-      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9-]{0,39}" }) : null,
+      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9\\-]{0,39}" }) : null,
     };
     const what = [p.target === "player" ? "player's hand" : p.target === "dealer" ? "dealer's hand" : "dealer's low hand",
       p.envy ? "with Envy" : "", p.progressive ? `progressive: ${Math.round(Number(eval_fraction(p.progressive.share)) * 100)}% of each wager to the meter, seed ${money(p.progressive.seed)}` : ""].filter(Boolean).join("; ");
