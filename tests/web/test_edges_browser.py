@@ -187,3 +187,24 @@ def test_bank_name_pattern_checks_in_the_browser(site: Any, page: Page) -> None:
     )
     assert checks == [True, False, True]
     assert not [x for x in logged if "pattern" in x], logged
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_lobby_cards_name_the_game(site: Any, page: Page, viewport: str) -> None:
+    """Edge 2: a lobby card names the table's side wagers, push rule, dragon hand and face up."""
+    resize(page, viewport)
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500}]
+    ez = site.table(name=f"EZ {viewport}", variant="ez", dragon=True, side_wagers=offers)
+    up = site.table(name=f"Up {viewport}", variant="face-up")
+    plain = site.table(name=f"Plain {viewport}")
+    page.goto(site.url + "/#/lobby")
+    card = page.locator(f"#tables li[data-table='{ez}']")
+    expect(card.locator("[data-field=push]")).to_contain_text("pushes every wager", timeout=WAIT)
+    expect(card.locator("[data-field=dragon]")).to_contain_text("empty spot")
+    expect(card.locator("[data-field=side]")).to_have_text("Fortune ($1.00–$25.00)")
+    expect(card.locator("[data-field=face-up]")).to_have_count(0)
+    up_card = page.locator(f"#tables li[data-table='{up}']")
+    expect(up_card.locator("[data-field=face-up]")).to_contain_text("face up")
+    expect(page.locator(f"#tables li[data-table='{plain}'] [data-field]")).to_have_count(0)
+    card.scroll_into_view_if_needed()
+    page.screenshot(path=f"{SHOTS}/edge2-lobby-{viewport}.png")
