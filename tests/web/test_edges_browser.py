@@ -208,3 +208,44 @@ def test_lobby_cards_name_the_game(site: Any, page: Page, viewport: str) -> None
     expect(page.locator(f"#tables li[data-table='{plain}'] [data-field]")).to_have_count(0)
     card.scroll_into_view_if_needed()
     page.screenshot(path=f"{SHOTS}/edge2-lobby-{viewport}.png")
+
+
+def test_wallet_splits_each_wagers_stake_and_win(site: Any, page: Page) -> None:
+    """Edge 3: the wallet panel's lines at a showdown with a main win, a dragon win and a side
+    wager's win (one ledger entry: stake and win together): each wager's stake returned and win
+    paid apart, the dragon's stake once; the lines add up to the entries."""
+    page.goto(site.url + "/#/lobby")
+    entries = [
+        {"kind": "wager", "amount": -1000, "memo": "spot 1"},
+        {"kind": "wager", "amount": -500, "memo": "spot 1 fortune"},
+        {"kind": "wager", "amount": -800, "memo": "spot 1 dragon"},
+        {"kind": "settlement", "amount": 1000, "memo": "spot 1 win"},
+        {"kind": "settlement", "amount": 1000, "memo": "spot 1 win"},
+        {"kind": "settlement", "amount": -50, "memo": "spot 1 win commission"},
+        {"kind": "settlement", "amount": 800, "memo": "spot 1 dragon win"},
+        {"kind": "settlement", "amount": 800, "memo": "spot 1 dragon win"},
+        {"kind": "settlement", "amount": -40, "memo": "spot 1 dragon win commission"},
+        {"kind": "settlement", "amount": 2500, "memo": "spot 1 fortune won"},
+    ]
+    lines = page.evaluate(
+        """async ([entries]) => {
+             const m = await import("/static/wallet_lines.js");
+             return m.walletLines(entries, { 1: { fortune: 500 } })
+               .map((x) => [x.amount, x.label, m.memoText(x.memo, "round 1")]);
+           }""",
+        [entries],
+    )
+    assert lines == [
+        [-1000, "wager placed", "spot 1"],
+        [-500, "wager placed", "spot 1 fortune"],
+        [-800, "wager placed", "spot 1 dragon"],
+        [1000, "stake returned", "spot 1"],
+        [1000, "win paid", "spot 1"],
+        [-50, "commission", "spot 1"],
+        [800, "stake returned", "spot 1 dragon"],
+        [800, "win paid", "spot 1 dragon"],
+        [-40, "commission", "spot 1 dragon"],
+        [500, "stake returned", "spot 1 fortune"],
+        [2000, "win paid", "spot 1 fortune"],
+    ]
+    assert sum(x[0] for x in lines) == sum(e["amount"] for e in entries)

@@ -7,6 +7,7 @@
 import { api, session, sessionEnded, SESSION_ENDED, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
+import { walletLines, memoText } from "./wallet_lines.js";
 import { describe, derive, countPath, dragonTurn, positionName, pushPosted, roundName } from "./describe.js";
 import { dragonOffer, dragonSpot, dragonStatus, dragonWords, isDragonSpot } from "./dragon.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
@@ -721,17 +722,6 @@ export async function tableView(root, shell, id) {
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";
   }
 
-  function entryLabel(e, i, group) {
-    if (e.kind === "wager") return "wager placed";
-    if (e.kind === "void" || /void/.test(e.kind)) return "wager returned (void)";
-    if (e.amount < 0 && /commission/.test(e.memo || "")) return "commission";
-    if (e.amount > 0) {
-      const positives = group.filter((x) => x.amount > 0 && !/commission/.test(x.memo || ""));
-      return positives.length > 1 && positives.indexOf(e) > 0 ? "win paid" : "stake returned";
-    }
-    return e.kind;
-  }
-
   async function renderWallet() {
     walletPanel.hidden = !session.user; // watching, logged out: no wallet (nor its label)
     if (!session.user) { walletPanel.replaceChildren(); return; }
@@ -740,14 +730,12 @@ export async function tableView(root, shell, id) {
       setBalance(l.balance);
       const entries = roundId ? l.entries.filter((e) => e.reference === roundId).sort((a, b) => a.entry_id - b.entry_id) : [];
       const net = entries.reduce((a, e) => a + e.amount, 0);
-      const groups = {};
-      for (const e of entries) (groups[e.transaction_id] ||= []).push(e);
       walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"),
         h("p", {}, "Balance: ", h("strong", { id: "wallet-balance", "data-balance": "", "data-cents": l.balance }, money(l.balance))));
       if (entries.length) {
         walletPanel.append(h("p", {}, `${roundName(roundNumber)}:`),
-          h("ul", { id: "ledger", "data-net": net }, entries.map((e) => h("li", { "data-amount": e.amount },
-            `${signed(e.amount)} ${entryLabel(e, 0, groups[e.transaction_id])}${e.memo ? ` (${e.memo.replace(/ (win|push|loss)( commission)?$/, "").replace(/^round \S+/, roundName(roundNumber).toLowerCase())})` : ""}`))),
+          h("ul", { id: "ledger", "data-net": net }, walletLines(entries, st().sides).map((x) => h("li", { "data-amount": x.amount, "data-label": x.label },
+            `${signed(x.amount)} ${x.label}${x.memo ? ` (${memoText(x.memo, roundName(roundNumber).toLowerCase())})` : ""}`))),
           h("p", {}, `Net this round: ${signed(net)}`));
       }
     } catch (err) { walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"), h("p", { class: "error" }, errorText(err))); }
