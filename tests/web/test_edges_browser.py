@@ -249,3 +249,35 @@ def test_wallet_splits_each_wagers_stake_and_win(site: Any, page: Page) -> None:
         [2000, "win paid", "spot 1 fortune"],
     ]
     assert sum(x[0] for x in lines) == sum(e["amount"] for e in entries)
+
+
+def test_operator_pages_name_the_dragon_push_and_side_wagers(site: Any, page: Page) -> None:
+    """Edge 7: the audit summary of a ruleset names its push rule, face up and the dragon; the
+    operator's and the floor's table rows name the dragon hand; "Every table, live" names the
+    side wagers."""
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500}]
+    table = site.table(name="Dragon EZ", variant="ez", dragon=True, side_wagers=offers)
+    as_operator(page, site.url)
+    row = page.locator(f"#op-tables tr[data-table='{table}']")
+    expect(row.locator("[data-field=dragon]")).to_have_text("; dragon hand", timeout=WAIT)
+    expect(row.locator("[data-field=side]")).to_have_text("; side wagers fortune")
+    ruleset = {
+        "commission": "0",
+        "min_wager": 500,
+        "max_wager": 100_000,
+        "start": "dice",
+        "wheel": "second",
+        "push": "queen-high-pai-gow",
+        "face_up": True,
+        "dragon": True,
+    }
+    words = page.evaluate(
+        """async ([r]) => (await import("/static/audit.js")).detailValue("ruleset", r)""",
+        [ruleset],
+    )
+    assert "push on the dealer's queen high pai gow" in words
+    assert "dealer face up" in words and "dragon hand" in words
+    page.goto(site.url + "/#/floor")
+    floor_row = page.locator(f"#floor-tables tr[data-table='{table}'] [data-field=variant]")
+    expect(floor_row).to_contain_text("dragon hand", timeout=WAIT)
+    page.screenshot(path=f"{SHOTS}/edge7-floor.png")

@@ -58,6 +58,7 @@ def _table_figures(
         "push": table_push(t),
         "push_posted": None if push is PushRule.NONE else f"{push.words}: every wager pushes",
         "face_up": bool(t.ruleset.get("face_up", False)),
+        "dragon": bool(t.ruleset.get("dragon", False)),
         "players": list(players),
         "rounds": rounds,
         "hands": hands,

@@ -228,7 +228,7 @@ export async function floorView(root, shell) {
     const td = (i, attrs, ...content) => h("td", { "data-label": COLUMNS[i], ...attrs }, h("span", {}, ...content));
     body.replaceChildren(...view.tables.map((x) => h("tr", { "data-table": x.id, "data-rounds": x.rounds, "data-flagged": x.flagged ? "1" : "0", class: x.flagged ? "flagged" : "" },
       h("th", { scope: "row", class: "wrap" }, `${x.name} (#${x.id})`,
-        x.push_posted || x.face_up ? h("span", { class: "variant-line", "data-field": "variant" }, ` — commission ${x.commission_posted}${x.push_posted ? `; ${x.push_posted}` : ""}${x.face_up ? "; face up" : ""}`) : null),
+        x.push_posted || x.face_up || x.dragon ? h("span", { class: "variant-line", "data-field": "variant" }, ` — commission ${x.commission_posted}${x.push_posted ? `; ${x.push_posted}` : ""}${x.face_up ? "; face up" : ""}${x.dragon ? "; dragon hand" : ""}`) : null),
       td(1, { class: "wrap" }, x.players.length ? x.players.join(", ") : "—"),
       td(2, { "data-field": "rounds", class: "num" }, String(x.rounds)),
       td(3, { "data-field": "hands", class: "num" }, String(x.hands)),

@@ -234,7 +234,8 @@ export async function operatorView(root, shell) {
         cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`), cell(1, t.status),
         cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
         cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
-        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : ""),
+        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : "", t.dragon ? h("span", { "data-field": "dragon" }, "; dragon hand") : "",
+          t.side_wagers && t.side_wagers.length ? h("span", { "data-field": "side" }, `; side wagers ${t.side_wagers.map((o) => o.name).join(", ")}`) : ""),
         cell(6, String(t.rounds_played)),
         cell(7, t.status === "open" ? h("button", {
           type: "button", class: "danger", id: `close-${t.id}`,
