@@ -8,11 +8,12 @@ import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.web.walks import (
     VIEWPORTS,
     as_operator,
+    at_table,
     log_in,
     open_table,
     resize,
@@ -281,3 +282,22 @@ def test_operator_pages_name_the_dragon_push_and_side_wagers(site: Any, page: Pa
     floor_row = page.locator(f"#floor-tables tr[data-table='{table}'] [data-field=variant]")
     expect(floor_row).to_contain_text("dragon hand", timeout=WAIT)
     page.screenshot(path=f"{SHOTS}/edge7-floor.png")
+
+
+def test_wording_of_the_header_and_a_live_pay_table(
+    site: Any, page: Page, browser: Browser
+) -> None:
+    """Edge 12: the operator's header shows no "Balance: $0.00"; a live table's pay table is
+    not titled "an example table"."""
+    offers = [
+        {"name": "insurance", "paytable": "pai-gow-insurance", "min_wager": 100, "max_wager": 500}
+    ]
+    table = site.table(name="Insured", side_wagers=offers)
+    as_operator(page, site.url)
+    expect(page.locator("#logout")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#who")).not_to_contain_text("Balance")
+    player = at_table(site, browser, VIEWPORTS["desktop"], table)[0]
+    expect(player.locator("#balance")).to_have_count(1)
+    expect(player.locator("#pt-insurance")).to_contain_text("Pai Gow Insurance", timeout=WAIT)
+    expect(player.locator("#pt-insurance")).not_to_contain_text("example table")
+    player.close()

@@ -30,7 +30,8 @@ async function refreshWho() {
     const me = await api("GET", "/api/me");
     who.replaceChildren(
       h("span", {}, me.username, h("span", { class: "role" }, ` (${me.role})`)),
-      h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
+      // an operator plays no table: no wallet to show
+      me.role === "operator" ? null : h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
       h("button", { type: "button", id: "logout", onclick: async () => { await endSession(); location.hash = "#/lobby"; } }, "Log out"),
     );
     setBalance(me.balance);
