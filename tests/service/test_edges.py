@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 from typing import Any
 
 from paigow.service.floor.report import FIELDS, to_csv
@@ -39,3 +40,28 @@ def test_gaming_day_csv_says_its_amounts_are_cents() -> None:
         "wagers" in side_head and "returned_cents" in side_head and "envy_paid_cents" in side_head
     )
     assert rows[1][head.index("handle_cents")] == "1250"
+
+
+def _dragon_log() -> list[dict[str, Any]]:
+    from paigow.round import Round
+    from paigow.ruleset import Ruleset
+
+    rnd = Round(Ruleset(dragon=True))
+    rnd.wager(1, 500)
+    rnd.deal(random.Random(3))
+    rnd.offer_dragon()
+    return [e.to_dict() for e in rnd.events]
+
+
+def test_the_deal_never_calls_the_dragon_packet_discarded() -> None:
+    """Edge 11: the event log said "discarded unseen: spot N" and then offered spot N's packet
+    as the dragon hand; the packet is said to be set aside."""
+    from paigow.service.game.visibility import view_log
+
+    log = _dragon_log()
+    spot = next(e["spot"] for e in log if e["type"] == "dragon-offered")
+    for seen in (view_log(log, {1}), view_log(log, {1}, full=True)):
+        dealt = next(e["text"] for e in seen if e["type"] == "dealt")
+        discarded = dealt.split("discarded unseen: ", 1)[1].split(" and the 4 cards", 1)[0]
+        assert f"spot {spot}" not in discarded.split(", ")
+        assert f"spot {spot}'s packet set aside face down: the dragon hand" in dealt

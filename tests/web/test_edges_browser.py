@@ -144,6 +144,11 @@ def _settled_round(site: Any, **cfg: Any) -> tuple[int, str, str, Any]:
     return table, name, password, api
 
 
+def _rank(code: str) -> int:
+    """A card's rank for sorting (the joker with the aces)."""
+    return 14 if code.lower() == "jk" else "23456789TJQKA".index(code[0].upper()) + 2
+
+
 def test_recall_prints_no_null(site: Any, page: Page) -> None:
     """Edge 4: no literal ``null`` beside the hands at any step of a recalled round."""
     table, name, password, _ = _settled_round(site)
@@ -156,6 +161,10 @@ def test_recall_prints_no_null(site: Any, page: Page) -> None:
         page.click("#step-next")
         text = str(state.text_content()) + str(page.locator("#step-text").text_content())
         assert "null" not in text and "undefined" not in text, text
+        # edge 11: the hands are sorted as "Your hand" is, highest first, at every step
+        for row in state.locator(".cards").all():
+            ranks = [_rank(str(c.get_attribute("data-card"))) for c in row.locator(".card").all()]
+            assert ranks == sorted(ranks, reverse=True), ranks
     page.screenshot(path=f"{SHOTS}/edge4-recall.png", full_page=True)
 
 
