@@ -17,6 +17,9 @@ from tests.web.walks import (
     log_in,
     open_table,
     resize,
+    settled,
+    sit,
+    wager,
     wager_over_api,
     wait_ended,
 )
@@ -310,3 +313,20 @@ def test_wording_of_the_header_and_a_live_pay_table(
     expect(player.locator("#pt-insurance")).to_contain_text("Pai Gow Insurance", timeout=WAIT)
     expect(player.locator("#pt-insurance")).not_to_contain_text("example table")
     player.close()
+
+
+def test_sitting_at_another_spot_clears_the_last_hand(site: Any, browser: Browser) -> None:
+    """Edge 9: at 375 px, after a round, leaving the spot and sitting at another: the seat no
+    longer shows the last round's hand."""
+    table = site.table(name="Move", betting_time_ms=300, setting_time_ms=300)
+    page = at_table(site, browser, VIEWPORTS["phone"], table)[0]
+    sit(page, 1)
+    wager(page, "10")
+    settled(page)
+    expect(page.locator("#hand-title")).to_have_text("Your hand, spot 1", timeout=WAIT)
+    page.click("#leave-btn")
+    sit(page, 2)
+    expect(page.locator("#hand-panel")).to_be_hidden(timeout=WAIT)
+    expect(page.locator("#seat")).not_to_contain_text("Your hand, spot 1")
+    page.screenshot(path=f"{SHOTS}/edge9-moved-phone.png")
+    page.close()

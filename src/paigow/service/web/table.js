@@ -625,7 +625,8 @@ export async function tableView(root, shell, id) {
   }
 
   const hand = handView(handPanel, {
-    table: () => table, roundId: () => roundId, cards: myCards, spot: myDealtSpot, state: st, ended,
+    // a round over, seated at another spot than the one dealt: that hand is no longer your seat's
+    table: () => table, roundId: () => roundId, cards: () => (ended(st()) && ![null, myDealtSpot()].includes(mySeat()) ? null : myCards()), spot: myDealtSpot, state: st, ended,
     stillSetting, practice: !!practicePanel, showEv: () => showEv(), fail: (err) => fail(err), clearMsg,
     onSetting: (open) => seat.classList.toggle("setting", open),
   });
