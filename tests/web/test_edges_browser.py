@@ -330,3 +330,43 @@ def test_sitting_at_another_spot_clears_the_last_hand(site: Any, browser: Browse
     expect(page.locator("#seat")).not_to_contain_text("Your hand, spot 1")
     page.screenshot(path=f"{SHOTS}/edge9-moved-phone.png")
     page.close()
+
+
+def test_the_landscape_result_keeps_the_main_wagers_amount(site: Any, browser: Browser) -> None:
+    """Edge 10 (in part): in landscape, with side wagers, your result keeps the main wager's
+    amount (its words are folded away for room)."""
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500}]
+    table = site.table(
+        name="Landscape", side_wagers=offers, betting_time_ms=300, setting_time_ms=300
+    )
+    page, _, api = at_table(site, browser, {"width": 812, "height": 375}, table)
+    wager_over_api(api, table, 1, 1000, side={"fortune": 500})
+    settled(page)
+    short = page.locator("#my-result .main-short")
+    expect(short).to_be_visible(timeout=WAIT)
+    expect(short).to_contain_text("main ")
+    expect(page.locator("#my-result .words")).to_be_hidden()
+    page.screenshot(path=f"{SHOTS}/edge10-result-landscape.png")
+    page.set_viewport_size(VIEWPORTS["desktop"])
+    expect(short).to_be_hidden()
+    expect(page.locator("#my-result .words")).to_be_visible()
+    page.close()
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_a_side_circle_with_chips_keeps_its_name(
+    site: Any, browser: Browser, viewport: str
+) -> None:
+    """Edge 10 (in part): a side-wager circle with chips on it still names its wager."""
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500}]
+    table = site.table(name=f"Circles {viewport}", side_wagers=offers)
+    page = at_table(site, browser, VIEWPORTS[viewport], table)[0]
+    sit(page, 1)
+    page.click("#bet-side-fortune")
+    page.click("#add-500")
+    circle = page.locator("#bet-side-fortune")
+    expect(circle.locator(".chip")).to_have_count(1, timeout=WAIT)
+    expect(circle.locator(".circle-tag")).to_be_visible()
+    expect(circle.locator(".circle-tag")).to_have_text("Fortune")
+    page.screenshot(path=f"{SHOTS}/edge10-circle-{viewport}.png")
+    page.close()

@@ -433,7 +433,7 @@ export async function tableView(root, shell, id) {
         const c = sideCircles[i];
         const a = sideBet[o.name] || 0;
         const word = offerTitle(o.name);
-        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
+        c.replaceChildren(...(a ? [chip(a), h("span", { class: "circle-tag", "aria-hidden": "true" }, word.length > 7 ? `${word.slice(0, 4)}.` : word)] : []), a ? "" : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
           h("span", { class: "word-short" }, word.length > 7 ? `${word.slice(0, 4)}.` : word), h("span", { class: "circle-cap" }, offerLimits(o, true))));
         c.title = `${offerTitle(o.name)} side wager, ${offerLimits(o)}`;
         c.setAttribute("aria-pressed", target === o.name ? "true" : "false");
@@ -713,7 +713,7 @@ export async function tableView(root, shell, id) {
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
       return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), h("span", { class: "words" }, ` You ${cut > 0 ? words.slice(0, cut) : words}`),
-        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
+        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null, h("span", { class: "main-short" }, ` main ${signed(r.returned - r.wager)}`),
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
         myDragon ? h("span", { id: "my-dragon", title: dragonWords(myDragon) }, `; dragon ${outcomeWord(myDragon)}`) : null,
