@@ -17,6 +17,7 @@ from tests.web.walks import (
     log_in,
     open_table,
     resize,
+    set_over_api,
     settled,
     sit,
     wager,
@@ -369,4 +370,31 @@ def test_a_side_circle_with_chips_keeps_its_name(
     expect(circle.locator(".circle-tag")).to_be_visible()
     expect(circle.locator(".circle-tag")).to_have_text("Fortune")
     page.screenshot(path=f"{SHOTS}/edge10-circle-{viewport}.png")
+    page.close()
+
+
+@pytest.mark.parametrize("size", [{"width": 375, "height": 812}, {"width": 812, "height": 375}])
+def test_narrow_seat_shows_the_whole_wager_and_hand_names(
+    site: Any, browser: Browser, size: dict[str, int]
+) -> None:
+    """Edge 10 (in part): on a phone and in landscape, "Your wager $5.00 + $1.00 side" is not
+    clipped by the leave button, and the hand names beside your cards are not cut."""
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500}]
+    table = site.table(name=f"Narrow {size['width']}", side_wagers=offers, betting_time_ms=300)
+    page, _, api = at_table(site, browser, size, table)
+    wager_over_api(api, table, 2, 1000, side={"fortune": 100})
+    expect(page.locator("#my-side")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#countdown")).to_contain_text("Time to set", timeout=WAIT)
+    side = page.locator("#my-side").bounding_box()
+    leave = page.locator("#leave-btn").bounding_box()
+    box = page.locator("#my-wager").bounding_box()
+    assert side and leave and box
+    assert side["x"] + side["width"] <= min(leave["x"], box["x"] + box["width"]) + 1
+    page.screenshot(path=f"{SHOTS}/edge10-wager-{size['width']}x{size['height']}.png")
+    set_over_api(api, table)
+    expect(page.locator("#my-high-name")).not_to_be_empty(timeout=WAIT)
+    for name in ("#my-high-name", "#my-low-name"):
+        cut = page.locator(name).evaluate("e => e.scrollWidth > e.clientWidth + 1")
+        assert not cut, page.locator(name).text_content()
+    page.screenshot(path=f"{SHOTS}/edge10-seat-{size['width']}x{size['height']}.png")
     page.close()

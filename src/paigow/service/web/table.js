@@ -580,7 +580,7 @@ export async function tableView(root, shell, id) {
         out.push(betForm(leaveButton(false)));
       } else if (wagered) {
         const mySides = Object.entries(s.sides[seated] || {});
-        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
+        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, h("span", { class: "wager-word" }, "Your wager "), chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
           mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
             ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
         if (offered) out.push(dragonOffer(s, seated, { table: () => table, roundId: () => roundId, fail, clearMsg, done: scheduleFetch }));
