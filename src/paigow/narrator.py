@@ -297,14 +297,31 @@ def _hand_set(event: HandSet, wheel: Wheel, shown: bool) -> str:
     return f"spot {event.spot} is set by the house way ({reason}), rule {event.rule}: {cards}"
 
 
-def _dealt(event: Dealt, viewer: Collection[int] | None) -> str:
+def _dealt(event: Dealt, viewer: Collection[int] | None, dragon: bool = False) -> str:
+    """The deal in words; at a table with the dragon hand, its packet is set aside (never said
+    to be discarded).
+
+    >>> from paigow.events import Packet
+    >>> cards = ("2c",) * 7
+    >>> e = Dealt((1, 2, 3, 4, 5, 6, 7), (Packet(1, None, cards), Packet(2, 1, cards)),
+    ...           tuple(Packet(p, p - 1, cards) for p in range(3, 8)), ("2c",) * 4)
+    >>> _dealt(e, None, dragon=True).split("; ", 1)[1]
+    "discarded unseen: spot 3, spot 4, spot 5, spot 6 and the 4 cards left over; spot 2's packet set aside face down: the dragon hand"
+    """
+    from paigow.variants import dragon_packet
+
     playing = ", ".join(position_name(p.position) for p in event.packets)
     text = f"seven packets dealt counterclockwise from position {event.order[0]}: {playing}"
-    if event.discarded:
-        empty = ", ".join(position_name(p.position) for p in event.discarded)
+    wagered = [p.spot for p in event.packets if p.spot is not None]
+    kept = dragon_packet(event.order, wagered) if dragon else None
+    discarded = [p for p in event.discarded if kept is None or p.spot != kept]
+    if discarded:
+        empty = ", ".join(position_name(p.position) for p in discarded)
         text += f"; discarded unseen: {empty} and the 4 cards left over"
     else:
         text += "; the 4 cards left over discarded unseen"
+    if kept is not None:
+        text += f"; spot {kept}'s packet set aside face down: the dragon hand"
     if viewer is not None:
         for p in event.packets:
             if p.spot is not None and p.spot in viewer:
@@ -317,10 +334,12 @@ def narrate(
     wheel: Wheel = Wheel.SECOND,
     viewer: Collection[int] | None = None,
     pays: Mapping[str, Mapping[str, str]] | None = None,
+    dragon: bool = False,
 ) -> str:
     """One event in words. ``wheel``: the round's (see :func:`wheel_of`); ``viewer``: the spots
     whose cards the reader may see (None: everything, as in the complete log); ``pays``: each
-    side wager's pays by category (from the round's ruleset, as :func:`narrate_log` reads it).
+    side wager's pays by category (from the round's ruleset, as :func:`narrate_log` reads it);
+    ``dragon``: the table deals the dragon hand (its packet is set aside, not discarded).
 
     >>> from paigow.events import HandSet
     >>> e = HandSet(2, ("Ks", "Kd", "9c", "5h", "2s"), ("Ad", "Th"), False, "player")
@@ -351,7 +370,7 @@ def narrate(
         case StartChosen():
             return start_line(event)
         case Dealt():
-            return _dealt(event, viewer)
+            return _dealt(event, viewer, dragon)
         case HandSet():
             return _hand_set(event, wheel, viewer is None or event.spot in viewer)
         case DealerSet(high=high, low=low, rule=rule):
@@ -419,8 +438,10 @@ def narrate_log(events: Sequence[Event], viewer: Collection[int] | None = None) 
     """Every event of a round's log in words, in order."""
     wheel = wheel_of(events)
     pays: dict[str, Mapping[str, str]] = {}
+    dragon = False
     for event in events:
         if isinstance(event, RoundStarted):
             pays = _pays(event.ruleset)
+            dragon = bool(event.ruleset.get("dragon"))
         break
-    return [narrate(e, wheel, viewer, pays) for e in events]
+    return [narrate(e, wheel, viewer, pays, dragon) for e in events]

@@ -282,8 +282,8 @@ def test_floor_figures_and_the_report_reconcile_to_the_ledger_to_the_cent(fl: Fl
     rows = list(csv.reader(io.StringIO(r.text)))
     total_row = next(x for x in rows if len(x) > 2 and x[2] == "TOTAL")
     header = rows[0]
-    assert int(total_row[header.index("house_result")]) == totals["house_result"]
-    assert int(total_row[header.index("operator_credits")]) == 3_000_000
+    assert int(total_row[header.index("house_result_cents")]) == totals["house_result"]
+    assert int(total_row[header.index("operator_credits_cents")]) == 3_000_000
     assert rows[-1][0].startswith("# reconciled to the ledger to the cent: true")
     r = fl.svc.op.get(q.replace("report?", "report?format=html&"))
     assert "Reconciled to the ledger to the cent" in r.text

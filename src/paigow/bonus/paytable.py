@@ -101,17 +101,27 @@ class PayTable:
     def preset(cls, name: str) -> PayTable:
         """A pay table shipped with the package, by name (:data:`BONUS_PRESETS`)."""
         key = name.strip().lower()
+        text = cls.preset_text(key)
+        return cls.from_toml(text, f"preset {key}")
+
+    @staticmethod
+    def preset_text(name: str) -> str:
+        """A shipped pay table's TOML file, as written (a starting point for one's own).
+
+        >>> PayTable.preset_text("fortune-a").startswith("#")
+        True
+        """
+        key = name.strip().lower()
         if key not in BONUS_PRESETS:
             raise PayTableError(
                 f"unknown pay table {name!r} (presets: {', '.join(BONUS_PRESETS)}; or a .toml file)"
             )
-        text = (
+        return (
             resources.files("paigow.presets")
             .joinpath("bonus")
             .joinpath(f"{key}.toml")
             .read_text("utf-8")
         )
-        return cls.from_toml(text, f"preset {key}")
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> PayTable:

@@ -12,13 +12,14 @@ The heavy modules (numba, numpy) are imported inside the commands, so that the C
 from __future__ import annotations
 
 import json
+import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from paigow.bonus import BONUS_PRESETS, PayTable, Target
+from paigow.bonus import BONUS_PRESETS, PayTable, PayTableError, Target
 from paigow.cli.common import (
     AnalysisJsonOpt,
     HouseWayOpt,
@@ -93,9 +94,26 @@ def bonus_list(as_json: AnalysisJsonOpt = False) -> None:
         top = next(iter(t.pays.items()))
         extra = " + Envy" if t.envy else (" + meter" if t.progressive else "")
         table.add_row(
-            t.name, t.target.value, f"{len(t.pays)} hands, top {top[1].text}{extra}", t.title
+            t.name,
+            t.target.value,
+            f"{len(t.pays)} hand{'' if len(t.pays) == 1 else 's'}, top {top[1].text}{extra}",
+            t.title,
         )
     out_console().print(table)
+
+
+@bonus_app.command("show")
+def bonus_show(
+    name: Annotated[
+        str, typer.Argument(metavar="PAYTABLE", help="A preset's name (`paigow bonus list`).")
+    ],
+) -> None:
+    """A shipped pay table's TOML file, as written: a starting point for one's own."""
+    try:
+        text = PayTable.preset_text(name)
+    except PayTableError as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write(text)
 
 
 def _pct(value: Fraction) -> str:
@@ -152,7 +170,12 @@ def _print(a: BonusAnalysis, players: int, way: HouseWay) -> None:
         )
         if not a.envy_qualifies:
             console.print(f"  a {format_money(a.wager)} wager does not qualify for Envy")
-        envy = Table(title=f"With Envy, wager {format_money(a.wager)}", title_justify="left")
+        envy = Table(
+            title=f"With Envy, wager {format_money(a.wager)}",
+            title_justify="left",
+            caption=f"* {players} player{'' if players == 1 else 's'} at the table (--players)",
+            caption_justify="left",
+        )
         for col in ("players at the table", "return per unit", "house edge"):
             envy.add_column(col, justify="right")
         for n in range(1, MAX_PLAYERS + 1):

@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -147,7 +148,8 @@ def hand(
         ),
     ] = DEFAULT_COMMISSION,
 ) -> None:
-    """The best five-card hand, the house way's setting with its rule, and all 21 settings."""
+    """The best five-card hand and the house way's setting with its rule (with --all, all 21
+    settings)."""
     way = load_house_way(house_way)
     if strategy is Player.OPTIMAL:
         from paigow.cli.strategy import strategy_hands
@@ -220,15 +222,23 @@ def _side_offers(sides: list[str]) -> tuple[tuple[SideWagerOffer, ...], dict[str
     offers: list[SideWagerOffer] = []
     amounts: dict[str, int] = {}
     for text in sides:
-        name, sep, dollars = text.partition("=")
+        name, sep, dollars = text.rpartition("=")
         if not sep or not name.strip():
-            raise fail(f"--side takes NAME=DOLLARS (e.g. fortune=5), got {text!r}")
-        preset = _preset(name)
+            raise fail(
+                f"--side takes NAME=DOLLARS (e.g. fortune-a=5 or my-table.toml=5), got {text!r}"
+            )
+        table = None
+        if name.strip().lower().endswith(".toml") or Path(name.strip()).is_file():
+            try:  # an operator's own pay table, by its file
+                table = PayTable.load(name.strip())
+            except PaigowError as exc:
+                raise fail(f"--side {text!r}: {exc}") from None
+        preset = table.name if table is not None else _preset(name)
         if preset in amounts:
             raise fail(f"--side {preset} given twice")
         try:
             amount = parse_money(dollars)
-            table = PayTable.preset(preset)
+            table = table or PayTable.preset(preset)
             fixed = table.progressive.wager if table.progressive is not None else None
             lo, hi = (fixed, fixed) if fixed is not None else (100, 100_000)
             offers.append(SideWagerOffer(preset, table, lo, hi))
@@ -374,12 +384,23 @@ def _side_report(rnd: Round) -> dict[str, Any]:
     return out
 
 
+def _bonus_cards(rnd: Round, spot: int, target: Target) -> tuple[Card, ...]:
+    """The cards a side wager is settled on: the spot's seven, the dealer's seven, or the
+    dealer's low hand (as the house way set it)."""
+    if target is Target.PLAYER:
+        return rnd.hands[spot]
+    if target is Target.DEALER_LOW:
+        return tuple(rnd.dealer_setting.low) if rnd.dealer_setting is not None else ()
+    return rnd.dealer_cards or ()
+
+
 def _print_side(console: Console, rnd: Round) -> None:
     if not rnd.side_results:
         return
     bonus = rnd.bonus_hands()
     table = Table(title="Side wagers (settled on the seven cards)", title_justify="left")
-    for col in ("spot", "wager", "on", "bonus hand", "paid as", "amount", "won", "returned"):
+    cols = ("spot", "wager", "on", "cards", "bonus hand", "paid as", "amount", "won", "returned")
+    for col in cols:
         table.add_column(col)
     for (spot, name), e in rnd.side_results.items():
         target = rnd.ruleset.offer(name).table.target
@@ -389,6 +410,7 @@ def _print_side(console: Console, rnd: Round) -> None:
             str(spot),
             name,
             on[target],
+            format_cards(_bonus_cards(rnd, spot, target)),
             hand.name if target is not Target.DEALER_LOW else "",
             BonusCategory(e.hand).label if e.hand else "nothing",
             format_money(e.wager),

@@ -268,11 +268,25 @@ def floor_report(
 
 
 # ------------------------------------------------------------------------------------ formats
+COUNTS: Final = frozenset({"rounds", "hands", "voided_rounds", "wagers"})
+"""The figures that are counts; every other figure is an amount of money (cents)."""
+
+
+def csv_heads(fields: tuple[str, ...]) -> list[str]:
+    """The CSV's column names: an amount says its unit.
+
+    >>> csv_heads(("rounds", "handle"))
+    ['rounds', 'handle_cents']
+    """
+    return [f if f in COUNTS else f"{f}_cents" for f in fields]
+
+
 def to_csv(report: dict[str, Any]) -> str:
-    """One line per gaming day and table, then each day's total and the grand total (cents)."""
+    """One line per gaming day and table, then each day's total and the grand total (amounts in
+    cents, each such column's name ending ``_cents``)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["gaming_day", "table_id", "table", *FIELDS])
+    w.writerow(["gaming_day", "table_id", "table", *csv_heads(FIELDS)])
     for line in report["tables"]:
         w.writerow(
             [line["gaming_day"], line["table_id"], line["table"] or ""] + [line[f] for f in FIELDS]
@@ -284,7 +298,7 @@ def to_csv(report: dict[str, Any]) -> str:
     )
     if report.get("side_wagers"):
         w.writerow([])
-        w.writerow(["gaming_day", "table_id", "table", "side_wager", *SIDE_FIELDS])
+        w.writerow(["gaming_day", "table_id", "table", "side_wager", *csv_heads(SIDE_FIELDS)])
         for line in report["side_wagers"]:
             w.writerow(
                 [line["gaming_day"], line["table_id"], line["table"] or "", line["wager"]]

@@ -59,6 +59,7 @@ def _table_figures(
         "push": table_push(t),
         "push_posted": None if push is PushRule.NONE else f"{push.words}: every wager pushes",
         "face_up": bool(t.ruleset.get("face_up", False)),
+        "dragon": bool(t.ruleset.get("dragon", False)),
         "players": list(players),
         "rounds": rounds,
         "hands": hands,
@@ -80,7 +81,7 @@ def _table_figures(
             "error": edge.error if edge is not None else None,
         }
         out["band_95"] = out["band_999"] = None
-        out["inside_95"] = None
+        out["inside_95"] = out["inside_999"] = None
         return out
     out["theoretical"] = {
         "status": "ready",
@@ -93,10 +94,12 @@ def _table_figures(
         lo999, hi999 = band.interval(Z999, round_sq, handle)
         out["band_95"] = [decimal_text(lo95), decimal_text(hi95)]
         out["band_999"] = [decimal_text(lo999), decimal_text(hi999)]
-        out["inside_95"] = bool(lo95 <= as_decimal(Fraction(result, handle)) <= hi95)
+        hold = as_decimal(Fraction(result, handle))
+        out["inside_95"] = bool(lo95 <= hold <= hi95)
+        out["inside_999"] = bool(lo999 <= hold <= hi999)
     else:
         out["band_95"] = out["band_999"] = None
-        out["inside_95"] = None
+        out["inside_95"] = out["inside_999"] = None
     return out
 
 

@@ -88,7 +88,8 @@ def _text(log: Sequence[dict[str, Any]], i: int, viewer_spots: Collection[int] |
     wager says what its hand pays, as the complete log's narration does."""
     try:
         pays = _pays(log) if log[i].get("type") == "side-wager-settled" else None
-        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots, pays)
+        dragon = log[i].get("type") == "dealt" and bool(log[0]["ruleset"].get("dragon"))
+        return narrate(event_from_dict(log[i]), _wheel(log), viewer_spots, pays, dragon)
     except (PaigowError, KeyError, TypeError, ValueError):  # an unreadable entry: its type
         return str(log[i].get("type", "event"))
 

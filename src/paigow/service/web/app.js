@@ -11,6 +11,7 @@ import { rulesView } from "./rules.js";
 import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
 import { watchStorage } from "./paused.js";
+import { variantRows } from "./lobby_card.js";
 
 const view = () => document.getElementById("view");
 let cleanup = null;
@@ -29,7 +30,8 @@ async function refreshWho() {
     const me = await api("GET", "/api/me");
     who.replaceChildren(
       h("span", {}, me.username, h("span", { class: "role" }, ` (${me.role})`)),
-      h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
+      // an operator plays no table: no wallet to show
+      me.role === "operator" ? null : h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
       h("button", { type: "button", id: "logout", onclick: async () => { await endSession(); location.hash = "#/lobby"; } }, "Log out"),
     );
     setBalance(me.balance);
@@ -108,6 +110,7 @@ async function lobbyView(root) {
             h("dt", {}, "House way"), h("dd", {}, t.house_way_label || t.house_way),
             h("dt", {}, "Starting position"), h("dd", {}, t.start === "dice" ? "three dice" : "random number 1–7"),
             h("dt", {}, "Foul"), h("dd", {}, t.foul === "loses" ? "foul loses" : "foul reset by house way"),
+            ...variantRows(t),
             h("dt", {}, "Spots"), h("dd", {}, `${free} of 6 free; ${phase}`)),
           h("p", { class: "actions" },
             h("a", { class: "button primary", href: `#/table/${t.id}`, id: `open-table-${t.id}` }, `Open table ${t.id}`),

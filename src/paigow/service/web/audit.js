@@ -39,7 +39,9 @@ export function detailValue(k, v) {
     const rate = v.commission !== undefined ? `${+(Number(v.commission) * 100).toFixed(4)}%` : "?";
     const side = Array.isArray(v.side_wagers) && v.side_wagers.length
       ? `, side wagers ${v.side_wagers.map((o) => o.name).join(", ")}` : "";
-    return `commission ${rate}, limits ${money(v.min_wager)} to ${money(v.max_wager)}, ${v.start || ""} start, wheel ${v.wheel || "?"}${side}`;
+    const push = v.push && v.push !== "none" ? `, push on the dealer's ${v.push.replaceAll("-", " ")}` : "";
+    const more = `${v.face_up ? ", dealer face up" : ""}${v.dragon ? ", dragon hand" : ""}`;
+    return `commission ${rate}, limits ${money(v.min_wager)} to ${money(v.max_wager)}, ${v.start || ""} start, wheel ${v.wheel || "?"}${push}${more}${side}`;
   }
   if (k === "house_way" && v && typeof v === "object") return String(v.name ?? "custom");
   if (k === "commission" && typeof v === "string" && /^[0-9.]+$/.test(v)) return `${+(Number(v) * 100).toFixed(4)}%`;

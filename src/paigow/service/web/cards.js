@@ -135,10 +135,11 @@ export function cardEl(code, { button = false, small = false } = {}) {
   return fill(el, code, small);
 }
 
+/** A row of cards, sorted as "Your hand" is (``keep``: in the order given). */
 export function cardRow(codes, opts = {}) {
   const row = document.createElement("span");
   row.className = "cards" + (opts.fan ? " fan" : "");
-  for (const c of codes) row.append(cardEl(c, opts));
+  for (const c of opts.keep ? codes : sortCards(codes)) row.append(cardEl(c, opts));
   return row;
 }
 

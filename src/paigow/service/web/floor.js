@@ -3,6 +3,7 @@
 // players who excluded themselves, and the gaming-day report's download.
 import { api, session, money } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
+import { statusCell, chartKey } from "./floor_status.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 2000;
@@ -203,7 +204,7 @@ export async function floorView(root, shell) {
     report,
     h("section", { class: "panel", "aria-labelledby": "ex-title" }, h("h2", { id: "ex-title" }, "Players' limits and self-exclusions"), excluded));
 
-  const seen = new Map(); // table id -> rounds drawn
+  const seen = new Map(); // table id -> what its chart was drawn from (chartKey)
   let stopped = false;
 
   async function drawChart(t) {
@@ -228,7 +229,7 @@ export async function floorView(root, shell) {
     body.replaceChildren(...view.tables.map((x) => h("tr", { "data-table": x.id, "data-rounds": x.rounds, "data-flagged": x.flagged ? "1" : "0", class: x.flagged ? "flagged" : "" },
       h("th", { scope: "row", class: "wrap" }, `${x.name} (#${x.id})`,
         h("span", { class: "variant-line", "data-field": "house-way" }, ` — house way ${x.house_way_label || x.house_way}`),
-        x.push_posted || x.face_up ? h("span", { class: "variant-line", "data-field": "variant" }, ` — commission ${x.commission_posted}${x.push_posted ? `; ${x.push_posted}` : ""}${x.face_up ? "; face up" : ""}`) : null),
+        x.push_posted || x.face_up || x.dragon ? h("span", { class: "variant-line", "data-field": "variant" }, ` — commission ${x.commission_posted}${x.push_posted ? `; ${x.push_posted}` : ""}${x.face_up ? "; face up" : ""}${x.dragon ? "; dragon hand" : ""}`) : null),
       td(1, { class: "wrap" }, x.players.length ? x.players.join(", ") : "—"),
       td(2, { "data-field": "rounds", class: "num" }, String(x.rounds)),
       td(3, { "data-field": "hands", class: "num" }, String(x.hands)),
@@ -240,7 +241,7 @@ export async function floorView(root, shell) {
       td(9, { "data-field": "actual_hold", class: "num" }, x.actual_hold ? pct(x.actual_hold.decimal) : "—"),
       td(10, { "data-field": "theoretical", class: "wrap" }, theoretical(x)),
       td(11, { "data-field": "band", class: "wrap" }, x.band_95 ? `${pct(x.band_95[0], 2)} to ${pct(x.band_95[1], 2)}` : "—"),
-      td(12, { "data-field": "status", class: "wrap" }, x.flagged ? h("strong", { class: "flag" }, "FLAGGED: outside the 99.9% band") : (x.hands ? "within band" : "no hands yet")))));
+      td(12, { "data-field": "status", class: "wrap" }, statusCell(x, view.flag_min_hands)))));
     scrollHint.hidden = list.scrollWidth <= list.clientWidth + 1;
     const withSide = view.tables.filter((x) => x.side_wagers && x.side_wagers.length);
     typesSection.hidden = !withSide.length;
@@ -254,10 +255,10 @@ export async function floorView(root, shell) {
         charts.append(h("figure", { id: `chart-${x.id}`, class: "chart-box" }, h("figcaption", {}, `${x.name} (#${x.id})`)));
       }
     }
-    const stale = view.tables.filter((x) => seen.get(x.id) !== x.rounds);
+    const stale = view.tables.filter((x) => seen.get(x.id) !== chartKey(x));
     await Promise.all(stale.slice(0, CHARTS_PER_TICK).map(async (x) => {
       await drawChart(x);
-      seen.set(x.id, x.rounds);
+      seen.set(x.id, chartKey(x));
     }));
     for (const box of [...charts.children]) {
       if (!view.tables.some((x) => `chart-${x.id}` === box.id)) box.remove();

@@ -87,7 +87,7 @@ export async function operatorView(root, shell) {
       on: h("input", { type: "checkbox", id: `${id}-on`, "data-preset": p.name }),
       min: h("input", { id: `${id}-min`, inputmode: "decimal", value: ((fixed || 100) / 100).toFixed(2), size: 7, disabled: !!fixed }),
       max: h("input", { id: `${id}-max`, inputmode: "decimal", value: ((fixed || 2500) / 100).toFixed(2), size: 7, disabled: !!fixed }),
-      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9-]{0,39}" }) : null,
+      bank: p.progressive ? h("input", { id: `${id}-bank`, value: p.name, size: 14, pattern: "[a-z0-9][a-z0-9\\-]{0,39}" }) : null,
     };
     const what = [p.target === "player" ? "player's hand" : p.target === "dealer" ? "dealer's hand" : "dealer's low hand",
       p.envy ? "with Envy" : "", p.progressive ? `progressive: ${Math.round(Number(eval_fraction(p.progressive.share)) * 100)}% of each wager to the meter, seed ${money(p.progressive.seed)}` : ""].filter(Boolean).join("; ");
@@ -260,7 +260,8 @@ export async function operatorView(root, shell) {
           h("span", { class: "house-way-line", "data-field": "house-way" }, `house way ${t.house_way_label || t.house_way}`)), cell(1, t.status),
         cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
         cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
-        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : ""),
+        cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : "", t.dragon ? h("span", { "data-field": "dragon" }, "; dragon hand") : "",
+          t.side_wagers && t.side_wagers.length ? h("span", { "data-field": "side" }, `; side wagers ${t.side_wagers.map((o) => o.name).join(", ")}`) : ""),
         cell(6, String(t.rounds_played)),
         cell(7, t.status === "open" ? h("button", {
           type: "button", class: "danger", id: `close-${t.id}`,

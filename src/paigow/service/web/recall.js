@@ -60,7 +60,7 @@ export async function recallView(root, shell, id) {
             set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
             res ? h("p", { class: "recall-result" }, h("strong", { "data-reason": res.reason || "" }, res.reason ? "PUSH BY RULE" : res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
         }),
-        s.dragon ? dragonBlock(s) : null);
+        ...(s.dragon ? [dragonBlock(s)] : [])); // replaceChildren would print a null
     };
     const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };
     replayBox.replaceChildren(h("h2", { id: "replay-title", "data-round": r.id }, roundName(r.number)),

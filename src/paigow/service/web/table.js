@@ -7,6 +7,7 @@
 import { api, session, sessionEnded, SESSION_ENDED, key, money, parseCents, signed, wallet, setBalance } from "./api.js";
 import { h, announce, errorText } from "./dom.js";
 import { cardRow, backs, cardsText, cardName, sortCards } from "./cards.js";
+import { walletLines, memoText } from "./wallet_lines.js";
 import { describe, derive, countPath, dragonTurn, positionName, pushPosted, roundName } from "./describe.js";
 import { dragonOffer, dragonSpot, dragonStatus, dragonWords, isDragonSpot } from "./dragon.js";
 import { DENOMINATIONS, chip, chipButton } from "./chips.js";
@@ -432,7 +433,7 @@ export async function tableView(root, shell, id) {
         const c = sideCircles[i];
         const a = sideBet[o.name] || 0;
         const word = offerTitle(o.name);
-        c.replaceChildren(a ? chip(a) : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
+        c.replaceChildren(...(a ? [chip(a), h("span", { class: "circle-tag", "aria-hidden": "true" }, word.length > 7 ? `${word.slice(0, 4)}.` : word)] : []), a ? "" : h("span", { class: "bet-word" }, h("span", { class: "word-long" }, word),
           h("span", { class: "word-short" }, word.length > 7 ? `${word.slice(0, 4)}.` : word), h("span", { class: "circle-cap" }, offerLimits(o, true))));
         c.title = `${offerTitle(o.name)} side wager, ${offerLimits(o)}`;
         c.setAttribute("aria-pressed", target === o.name ? "true" : "false");
@@ -558,7 +559,7 @@ export async function tableView(root, shell, id) {
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
     const poor = wallet.balance !== null && wallet.balance < table.min_wager;
     const offered = wagered && dragonTurn(s) === seated ? [roundId, s.dragon.spot] : null; // the dragon hand: your turn
-    const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound === roundId && !ended(s), offered];
+    const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers().length, wagered && offers().length ? phase : null, canWager, table.min_wager, table.max_wager, leaving, poor, leftMidRound !== null && leftMidRound === roundId && !ended(s), offered];
     patch(controls, k, () => {
       const out = [h("h2", { id: "controls-title", class: "sr-only" }, "Your spot")];
       if (!session.user) {
@@ -566,7 +567,7 @@ export async function tableView(root, shell, id) {
         return out;
       }
       if (seated === null) {
-        if (leftMidRound === roundId && !ended(s)) out.push(h("p", { id: "left-note" }, "You left the spot: your wager plays out and its result goes to your wallet."));
+        if (leftMidRound !== null && leftMidRound === roundId && !ended(s)) out.push(h("p", { id: "left-note" }, "You left the spot: your wager plays out and its result goes to your wallet."));
         if (poor) {
           out.push(h("p", { id: "wallet-hint", class: "hint-money" }, `Your wallet has ${money(wallet.balance)}: this table's minimum wager is ${money(table.min_wager)}. Ask the operator to credit your wallet, then sit.`));
         } else {
@@ -579,7 +580,7 @@ export async function tableView(root, shell, id) {
         out.push(betForm(leaveButton(false)));
       } else if (wagered) {
         const mySides = Object.entries(s.sides[seated] || {});
-        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, "Your wager ", chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
+        out.push(h("div", { class: "row seat-actions" }, h("p", { id: "my-wager" }, h("span", { class: "wager-word" }, "Your wager "), chip(s.wagers[seated]), ` ${money(s.wagers[seated])}`,
           mySides.length ? h("span", { id: "my-side", title: mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ") },
             ` + ${money(mySides.reduce((x, [, a]) => x + a, 0))} side`, h("span", { class: "sr-only" }, `: ${mySides.map(([n, a]) => `${offerTitle(n)} ${money(a)}`).join(", ")}`)) : null), leaveButton(true)));
         if (offered) out.push(dragonOffer(s, seated, { table: () => table, roundId: () => roundId, fail, clearMsg, done: scheduleFetch }));
@@ -624,7 +625,8 @@ export async function tableView(root, shell, id) {
   }
 
   const hand = handView(handPanel, {
-    table: () => table, roundId: () => roundId, cards: myCards, spot: myDealtSpot, state: st, ended,
+    // a round over, seated at another spot than the one dealt: that hand is no longer your seat's
+    table: () => table, roundId: () => roundId, cards: () => (ended(st()) && ![null, myDealtSpot()].includes(mySeat()) ? null : myCards()), spot: myDealtSpot, state: st, ended,
     stillSetting, practice: !!practicePanel, showEv: () => showEv(), fail: (err) => fail(err), clearMsg,
     onSetting: (open) => seat.classList.toggle("setting", open),
   });
@@ -711,7 +713,7 @@ export async function tableView(root, shell, id) {
       const words = settledWords(r);
       const cut = words.lastIndexOf(" (");
       return [h("strong", { class: `result ${r.outcome}` }, outcomeWord(r)), h("span", { class: "words" }, ` You ${cut > 0 ? words.slice(0, cut) : words}`),
-        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null,
+        cut > 0 ? h("span", { class: "why" }, words.slice(cut)) : null, h("span", { class: "main-short" }, ` main ${signed(r.returned - r.wager)}`),
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
         myDragon ? h("span", { id: "my-dragon", title: dragonWords(myDragon) }, `; dragon ${outcomeWord(myDragon)}`) : null,
@@ -719,17 +721,6 @@ export async function tableView(root, shell, id) {
     });
     myResult.hidden = !myResult.childNodes.length;
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";
-  }
-
-  function entryLabel(e, i, group) {
-    if (e.kind === "wager") return "wager placed";
-    if (e.kind === "void" || /void/.test(e.kind)) return "wager returned (void)";
-    if (e.amount < 0 && /commission/.test(e.memo || "")) return "commission";
-    if (e.amount > 0) {
-      const positives = group.filter((x) => x.amount > 0 && !/commission/.test(x.memo || ""));
-      return positives.length > 1 && positives.indexOf(e) > 0 ? "win paid" : "stake returned";
-    }
-    return e.kind;
   }
 
   async function renderWallet() {
@@ -740,14 +731,12 @@ export async function tableView(root, shell, id) {
       setBalance(l.balance);
       const entries = roundId ? l.entries.filter((e) => e.reference === roundId).sort((a, b) => a.entry_id - b.entry_id) : [];
       const net = entries.reduce((a, e) => a + e.amount, 0);
-      const groups = {};
-      for (const e of entries) (groups[e.transaction_id] ||= []).push(e);
       walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"),
         h("p", {}, "Balance: ", h("strong", { id: "wallet-balance", "data-balance": "", "data-cents": l.balance }, money(l.balance))));
       if (entries.length) {
         walletPanel.append(h("p", {}, `${roundName(roundNumber)}:`),
-          h("ul", { id: "ledger", "data-net": net }, entries.map((e) => h("li", { "data-amount": e.amount },
-            `${signed(e.amount)} ${entryLabel(e, 0, groups[e.transaction_id])}${e.memo ? ` (${e.memo.replace(/ (win|push|loss)( commission)?$/, "").replace(/^round \S+/, roundName(roundNumber).toLowerCase())})` : ""}`))),
+          h("ul", { id: "ledger", "data-net": net }, walletLines(entries, st().sides).map((x) => h("li", { "data-amount": x.amount, "data-label": x.label },
+            `${signed(x.amount)} ${x.label}${x.memo ? ` (${memoText(x.memo, roundName(roundNumber).toLowerCase())})` : ""}`))),
           h("p", {}, `Net this round: ${signed(net)}`));
       }
     } catch (err) { walletPanel.replaceChildren(h("h2", { id: "wallet-title" }, "Your wallet"), h("p", { class: "error" }, errorText(err))); }
