@@ -107,10 +107,23 @@ class Cluster:
 
     # ------------------------------------------------------------------ running it
     def start(self, timeout: float = 60) -> None:
-        _as_postgres(
-            str(BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
-            "-t", str(int(timeout)), "start",
-        )  # fmt: skip
+        """``pg_ctl start``; when its port was taken meanwhile (another test's cluster, on a
+        loaded machine), once more on a new port. A failure says what the server logged."""
+        for attempt in (1, 2):
+            done = len(self.log_text())
+            try:
+                _as_postgres(
+                    str(BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
+                    "-t", str(int(timeout)), "start",
+                )  # fmt: skip
+                break
+            except RuntimeError as exc:
+                logged = self.log_text()[done:]
+                if attempt == 1 and "could not bind" in logged:
+                    self.port = free_port()
+                    self.configure(port=str(self.port))
+                    continue
+                raise RuntimeError(f"{exc}\nthe server's log:\n{logged[-3000:]}") from None
         self.wait_ready(timeout)
 
     def stop(self, mode: str = "fast") -> None:

@@ -3,12 +3,12 @@ word that it moved, so a failed read of the meter is tried again, not dropped.""
 
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 from typing import Any
 
 from paigow.service.live import feeds, retries
 from paigow.service.live.feeds import MeterItem, TableFeed
+from tests.service.conftest import run_on_own_loop
 
 
 def _feed(reads: list[Any]) -> TableFeed:
@@ -33,7 +33,7 @@ def _pushed(feed: TableFeed, bank: str) -> list[Any]:
         await feed._read_meters()
         return [q.get_nowait() for _ in range(q.qsize())]
 
-    return asyncio.run(run())
+    return run_on_own_loop(run())
 
 
 def test_a_failed_meter_read_is_tried_again(monkeypatch: Any) -> None:

@@ -3,11 +3,10 @@ revokes every session of a player (audited), an expired token says so, and the c
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
-from tests.service.conftest import Service
+from tests.service.conftest import Service, run_on_own_loop
 
 
 def _refused(c: Any, code: str) -> None:
@@ -107,7 +106,7 @@ def test_the_check_costs_no_database_read_when_cached(svc: Service) -> None:
 
     rt.db.read = counting
     try:
-        per_check = asyncio.run(checks(2000))
+        per_check = run_on_own_loop(checks(2000))
     finally:
         rt.db.read = real
     assert reads == 0  # no read per check

@@ -307,17 +307,13 @@ def read_header(
 
 @contextmanager
 def _locked(path: Path, wait: bool = True) -> Iterator[None]:
-    """An exclusive lock beside ``path``: one process builds or verifies it at a time. Without
-    ``wait``, :class:`CacheError` at once when another process holds it (building the file)."""
+    """A lock beside ``path`` (one builder at a time); not ``wait``: CacheError if it is held."""
     with path.with_name(path.name + ".lock").open("a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise CacheError(f"{path} is being built by another process") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        yield  # released when the file closes, an error or not
 
 
 def _stamp_path(path: Path) -> Path:

@@ -35,6 +35,7 @@ from paigow.cli.common import (
     out_console,
     variant_rules,
 )
+from paigow.cli.side_cards import bonus_cards
 from paigow.errors import HouseWayError, PaigowError
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
@@ -384,16 +385,6 @@ def _side_report(rnd: Round) -> dict[str, Any]:
     return out
 
 
-def _bonus_cards(rnd: Round, spot: int, target: Target) -> tuple[Card, ...]:
-    """The cards a side wager is settled on: the spot's seven, the dealer's seven, or the
-    dealer's low hand (as the house way set it)."""
-    if target is Target.PLAYER:
-        return rnd.hands[spot]
-    if target is Target.DEALER_LOW:
-        return tuple(rnd.dealer_setting.low) if rnd.dealer_setting is not None else ()
-    return rnd.dealer_cards or ()
-
-
 def _print_side(console: Console, rnd: Round) -> None:
     if not rnd.side_results:
         return
@@ -410,7 +401,7 @@ def _print_side(console: Console, rnd: Round) -> None:
             str(spot),
             name,
             on[target],
-            format_cards(_bonus_cards(rnd, spot, target)),
+            format_cards(bonus_cards(rnd, spot, target)),
             hand.name if target is not Target.DEALER_LOW else "",
             BonusCategory(e.hand).label if e.hand else "nothing",
             format_money(e.wager),

@@ -17,7 +17,7 @@ are never part of ``repr()`` (so they never reach a log). docs/settings.md lists
 >>> "s3cret" in repr(c)
 False
 >>> c.token_ttl_s, c.with_(token_ttl_s=60).token_ttl_s
-(3600, 60)
+(28800, 60)
 >>> env_name("token_ttl_s")
 'PAIGOW_TOKEN_TTL_S'
 """

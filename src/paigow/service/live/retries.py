@@ -23,7 +23,9 @@ async def read_again(read: Callable[[], Awaitable[T]], what: str) -> T | None:
     ...     if fails:
     ...         raise OSError(fails.pop())
     ...     return 7
-    >>> asyncio.run(read_again(lambda f=[1]: flaky(f), "a meter"))
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(1) as pool:  # a loop of its own (a test's may run on this thread)
+    ...     pool.submit(asyncio.run, read_again(lambda f=[1]: flaky(f), "a meter")).result()
     7
     """
     for attempt in range(1, READ_TRIES + 1):
