@@ -420,7 +420,10 @@ def test_pg_basebackup_and_wal_archive_recover_to_an_audited_cluster(
     shutil.chown(archive, "postgres", "postgres")
     restored = pg_cluster.Cluster()
     try:
-        with pg_cluster.cluster(archive_mode="on", archive_command=f"'cp %p {archive}/%f'") as pg:
+        with pg_cluster.cluster(
+            archive_mode="on",
+            archive_command=f"'cp %p {archive}/%f.part && mv {archive}/%f.part {archive}/%f'",
+        ) as pg:
             url = pg.url()
             svc = helpers.Service(url)
             try:
@@ -501,7 +504,8 @@ def test_point_in_time_recovery_to_between_two_rounds(helpers: Any, tmp_path: Pa
         helpers.run_bots(svc.url, tables=1, players=2, rounds=rounds, bad_rate=0.0, retry_rate=0.0)
 
     try:
-        command = f"'test ! -f {archive}/%f && cp %p {archive}/%f'"
+        # copied under a temporary name, then renamed: a segment is whole once it is there
+        command = f"'test ! -f {archive}/%f && cp %p {archive}/%f.part && mv {archive}/%f.part {archive}/%f'"
         with pg_cluster.cluster(archive_mode="on", archive_command=command) as pg:
             url = pg.url()
             svc = helpers.Service(url)
