@@ -6,8 +6,9 @@ factor (``/api/auth/totp/...``)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Request, Response
@@ -48,6 +49,7 @@ from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
 
 router = APIRouter()
+T = TypeVar("T")
 
 
 @router.post(
@@ -195,16 +197,13 @@ async def totp_confirm(
     once."""
     user, sid, cookie = await _operator_session(rt, request, creds)
     key = rt.signer.derive(totp.KEY_LABEL)
-    addr = client_addr(request)
-    rt.limiter.check(user.username, addr)
-    try:
-        codes = await rt.step(
-            lambda tx: totp.confirm(tx.session, key, user.id, body.code, time.time())
-        )
-    except Unauthorized as exc:
-        rt.limiter.failed(user.username, addr)
-        await _audit_refusal(rt, user.username, "confirm", exc, addr)
-        raise
+    codes = await _code_step(
+        rt,
+        request,
+        user.username,
+        "confirm",
+        lambda tx: totp.confirm(tx.session, key, user.id, body.code, time.time()),
+    )
     answer = await issue_token(
         rt, user, True, ending=sid, answer=_Answer(request, response, cookie)
     )
@@ -229,8 +228,6 @@ async def totp_verify(
     once; a wrong one counts as a failed log-in attempt (429 after too many) and is audited."""
     user, sid, cookie = await _operator_session(rt, request, creds)
     key = rt.signer.derive(totp.KEY_LABEL)
-    addr = client_addr(request)
-    rt.limiter.check(user.username, addr)
 
     def step(tx: Tx) -> None:
         if not totp.is_enrolled(tx.session, user.id):
@@ -239,14 +236,24 @@ async def totp_verify(
             )
         _check_second_factor(tx, key, user.id, body.code, body.recovery_code)
 
-    try:
-        await rt.step(step)
-    except Unauthorized as exc:
-        rt.limiter.failed(user.username, addr)
-        await _audit_refusal(rt, user.username, "verify", exc, addr)
-        raise
-    rt.limiter.succeeded(user.username, addr)
+    await _code_step(rt, request, user.username, "verify", step)
+    rt.limiter.succeeded(user.username, client_addr(request))
     return await issue_token(rt, user, True, ending=sid, answer=_Answer(request, response, cookie))
+
+
+async def _code_step(
+    rt: Runtime, request: Request, username: str, what: str, fn: Callable[[Tx], T]
+) -> T:
+    """A step that checks an operator's code, throttled as a log-in (429 after too many
+    failures) and each refusal audited."""
+    addr = client_addr(request)
+    rt.limiter.check(username, addr)
+    try:
+        return await rt.step(fn)
+    except Unauthorized as exc:
+        rt.limiter.failed(username, addr)
+        await _audit_refusal(rt, username, what, exc, addr)
+        raise
 
 
 async def _operator_session(
