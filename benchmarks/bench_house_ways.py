@@ -52,7 +52,7 @@ def legacy_pass(name: str, workers: int) -> tuple[float, float]:
 
     from paigow.analysis import kernels as K
     from paigow.house_way import legacy_params
-    from paigow.house_way_legacy import LegacyParams
+    from paigow.house_way.legacy import LegacyParams
 
     @nb.njit(nogil=True, cache=False)
     def run(top: int, tp: Any, quads: Any) -> int:

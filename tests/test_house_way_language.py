@@ -29,8 +29,8 @@ from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.cli import app
 from paigow.errors import HouseWayError
 from paigow.house_way import BUILTIN_PRESETS, RULE_IDS, HouseWay
-from paigow.house_way_legacy import LegacyParams
-from paigow.house_way_rules import parse_condition
+from paigow.house_way.legacy import LegacyParams
+from paigow.house_way.rules import parse_condition
 from paigow.ranking import Wheel, evaluate_five, evaluate_two
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -134,7 +134,7 @@ def test_a_file_error_names_the_file(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------ features
 def reader_of(cards: str) -> Any:
     from paigow.cards import sort_cards
-    from paigow.house_way_reader import HandReader
+    from paigow.house_way.reader import HandReader
 
     return HandReader(sort_cards(parse_cards(cards, count=7)), Wheel.SECOND)
 
@@ -168,7 +168,7 @@ FEATURES = [
 @pytest.mark.parametrize(("hand", "want"), FEATURES)
 def test_each_feature_reads_the_hand_as_the_docs_say(hand: str, want: dict[str, int]) -> None:
     reader = reader_of(hand)
-    from paigow.house_way_rules import FLAGS
+    from paigow.house_way.rules import FLAGS
 
     for name, value in want.items():
         cond = parse_condition(name if name in FLAGS else f"{name} == {value}")
@@ -510,7 +510,7 @@ def test_the_docs_file_example_loads() -> None:
 
 
 def test_every_feature_and_key_is_in_the_docs() -> None:
-    from paigow.house_way_rules import CATEGORIES, CHOICES, FLAGS, NUMBERS
+    from paigow.house_way.rules import CATEGORIES, CHOICES, FLAGS, NUMBERS
 
     text = (DOCS / "house-way.md").read_text("utf-8")
     lang = text.split("## The rule language", 1)[1].split("\n## ", 1)[0]
@@ -762,7 +762,7 @@ def test_report_suggests_the_files_path_and_its_help_is_its_own(
 def test_every_preset_reads_in_plain_words_with_an_example_per_rule(preset: str) -> None:
     """Issue 50: numbered rules in plain words generated from the rules, each with an example
     hand that rule sets (checked against the house way itself)."""
-    from paigow.house_way_plain import plain_rules
+    from paigow.house_way.plain import plain_rules
 
     way = HouseWay.preset(preset)
     rules = plain_rules(way)
@@ -776,7 +776,7 @@ def test_every_preset_reads_in_plain_words_with_an_example_per_rule(preset: str)
 
 
 def test_the_plain_words_come_from_the_rules_themselves(tmp_path: Path) -> None:
-    from paigow.house_way_plain import plain_text
+    from paigow.house_way.plain import plain_text
 
     path = tmp_path / "mine.toml"
     path.write_text(

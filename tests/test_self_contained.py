@@ -86,7 +86,7 @@ def anchors(doc: Path) -> set[str]:
 
 def test_the_text_scan_sees_the_repository() -> None:
     assert "README.md" in FILES
-    assert "src/paigow/house_way.py" in FILES
+    assert "src/paigow/house_way/way.py" in FILES
     assert "docs/rulebook.md" in FILES
     assert "tests/data/house_way_examples.tsv" in FILES
 

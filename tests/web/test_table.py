@@ -420,7 +420,7 @@ def test_the_rules_link_shows_the_tables_own_house_way_in_plain_words(
     not standard) as numbered rules in plain words generated from its rules, each with an
     example hand, nothing off the screen's width."""
     from paigow.house_way import HouseWay
-    from paigow.house_way_plain import plain_rules
+    from paigow.house_way.plain import plain_rules
 
     page.set_viewport_size(viewport)
     table = site.table(name="Foxwoods rules", house_way="foxwoods")

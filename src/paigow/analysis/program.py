@@ -27,7 +27,7 @@ from paigow.analysis.kernels import program as KP
 from paigow.cards import Card
 from paigow.errors import HouseWayError
 from paigow.house_way import HouseWay
-from paigow.house_way_rules import FLAGS, NUMBERS, Condition, LowSpec
+from paigow.house_way.rules import FLAGS, NUMBERS, Condition, LowSpec
 from paigow.ranking import Category, Wheel
 
 _CMP = {"==": KP.CMP_EQ, "!=": KP.CMP_NE, "<": KP.CMP_LT, "<=": KP.CMP_LE, ">": KP.CMP_GT,
@@ -226,7 +226,7 @@ _SHAPES = [
 def shape_mask(c: Condition) -> int:
     """The shapes (:func:`paigow.analysis.kernels.program.shape_of`) for which ``c`` may hold.
 
-    >>> from paigow.house_way_rules import parse_condition
+    >>> from paigow.house_way.rules import parse_condition
     >>> m = shape_mask(parse_condition("two-pair and high-pair == A"))
     >>> [n for n in range(48) if m >> n & 1] == [KP.shape_of(0, 0, 0, 2)]
     True

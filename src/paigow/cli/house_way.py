@@ -60,7 +60,7 @@ def show_command(
         print(json.dumps(way.to_dict()))
         return
     if plain:
-        from paigow.house_way_plain import plain_text
+        from paigow.house_way.plain import plain_text
 
         print(plain_text(way), end="")
         return

@@ -17,8 +17,8 @@
 
 A compiled table depends only on :mod:`.keys`, :mod:`.program`, :mod:`.table` and :mod:`.colex`,
 with the house way's compiler (:mod:`paigow.analysis.program`) and the reading of its rules
-(:mod:`paigow.house_way_words`, :mod:`paigow.house_way_conditions`,
-:mod:`paigow.house_way_rules`) (:data:`TABLE_SOURCES`): editing the others leaves compiled
+(:mod:`paigow.house_way.words`, :mod:`paigow.house_way.conditions`,
+:mod:`paigow.house_way.rules`) (:data:`TABLE_SOURCES`): editing the others leaves compiled
 tables valid. A saved exact edge, and
 the checkpoints of its run, are keyed by the digest of the code that counts it, per player
 (:data:`EDGE_SOURCES`, :func:`edge_digest`).
@@ -88,9 +88,9 @@ TABLE_SOURCES = (
     "program.py",
     "table.py",
     "paigow/analysis/program.py",  # the compiler of a house way's rules
-    "paigow/house_way_words.py",  # what the rules' words mean
-    "paigow/house_way_conditions.py",
-    "paigow/house_way_rules.py",
+    "paigow/house_way/words.py",  # what the rules' words mean
+    "paigow/house_way/conditions.py",
+    "paigow/house_way/rules.py",
 )
 STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
 

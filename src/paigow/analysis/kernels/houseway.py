@@ -1,7 +1,7 @@
 """The first format's fixed rules as a numba kernel (the reference the rule language's
 translation of that format is checked against on every hand): the dealer's setting of seven card
 indices, with the number of the rule that made it (its position in
-:data:`paigow.house_way_legacy.RULE_IDS`).
+:data:`paigow.house_way.legacy.RULE_IDS`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from paigow.analysis.kernels.keys import (
     key2,
     key5,
 )
-from paigow.house_way_legacy import RULE_IDS, Action, LegacyParams
+from paigow.house_way.legacy import RULE_IDS, Action, LegacyParams
 
 Arr = npt.NDArray[Any]
 

@@ -31,7 +31,7 @@ CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE = range(6)
 SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER = 1, 2, 3, 4
 # choosing
 CHOOSE_FIRST, CHOOSE_BEST_LOW, CHOOSE_BEST_HIGH = 0, 1, 2
-# feature numbers: flags then numbers (as paigow.house_way_rules.FLAGS and NUMBERS)
+# feature numbers: flags then numbers (as paigow.house_way.rules.FLAGS and NUMBERS)
 F_FIVE, F_SF, F_FLUSH, F_STRAIGHT, F_QUADS, F_FULL, F_TWO_TRIPS, F_TRIPS = range(8)
 F_THREE_PAIR, F_TWO_PAIR, F_ONE_PAIR, F_NO_PAIR, F_JOKER = range(8, 13)
 F_SINGLE = 13  # single-A .. single-2: 13 flags

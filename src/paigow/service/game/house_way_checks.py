@@ -65,12 +65,12 @@ _PLAIN: dict[str, dict[str, Any]] = {}  # the plain words of each house way, by 
 
 
 def plain_house_way(way: HouseWay) -> dict[str, Any]:
-    """A house way in plain words for the table's rules page (:mod:`paigow.house_way_plain`):
+    """A house way in plain words for the table's rules page (:mod:`paigow.house_way.plain`):
     its name, label and digest, and each rule numbered with an example hand; worked out once
     per house way (a second or two) and kept by its digest."""
     kept = _PLAIN.get(way.digest)
     if kept is None:
-        from paigow.house_way_plain import plain_rules
+        from paigow.house_way.plain import plain_rules
 
         rules = []
         for r in plain_rules(way):

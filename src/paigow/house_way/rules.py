@@ -1,8 +1,8 @@
 """The house-way rule language (docs/house-way.md#the-rule-language): the rules as data.
 
 A house way is an ordered list of :class:`Rule`, each a condition over named features of the
-seven cards (:mod:`paigow.house_way_conditions`, in the words of
-:mod:`paigow.house_way_words`) and an action that chooses the setting (:class:`LowSpec`
+seven cards (:mod:`paigow.house_way.conditions`, in the words of
+:mod:`paigow.house_way.words`) and an action that chooses the setting (:class:`LowSpec`
 candidates, an allowed set of high-hand categories, a way to choose). This module reads whole
 rules; :mod:`paigow.house_way` applies them to a hand and :mod:`paigow.analysis.program`
 compiles them for the kernels.
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from paigow.errors import HouseWayError
-from paigow.house_way_conditions import TRUE, Condition, parse_condition
-from paigow.house_way_words import (
+from paigow.house_way.conditions import TRUE, Condition, parse_condition
+from paigow.house_way.words import (
     ALIASES,
     ANY,
     CATEGORIES,

@@ -1,7 +1,7 @@
 """The words of the house-way rule language (docs/house-way.md#the-rule-language): the ranks,
 the features a condition reads, the high-hand categories, the low specs that say which two cards
-go low, and the ways to choose. :mod:`paigow.house_way_conditions` reads conditions in these
-words, :mod:`paigow.house_way_rules` whole rules.
+go low, and the ways to choose. :mod:`paigow.house_way.conditions` reads conditions in these
+words, :mod:`paigow.house_way.rules` whole rules.
 
 >>> parse_low("A+single1")
 LowSpec(text='A+single1', slots=(('rank', 14), ('single', 1)))

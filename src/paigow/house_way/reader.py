@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from paigow.cards import ACE, Card
 from paigow.errors import HouseWayError
-from paigow.house_way_rules import RANK_NAMES, Condition, LowSpec, Rule
+from paigow.house_way.rules import RANK_NAMES, Condition, LowSpec, Rule
 from paigow.ranking import Category, HandValue, TwoCardValue, Wheel, evaluate_five, evaluate_two
 from paigow.setting import Setting, all_settings, low_outranks_high
 

@@ -1,5 +1,5 @@
 """Conditions of the house-way rule language (docs/house-way.md#features): a ``when`` read into
-a tree of :class:`Condition` over the features of :mod:`paigow.house_way_words`, with errors that
+a tree of :class:`Condition` over the features of :mod:`paigow.house_way.words`, with errors that
 give the column.
 
 >>> c = parse_condition("two-pair and high-pair in 7-T and (single-A or single-K)")
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from paigow.errors import HouseWayError
-from paigow.house_way_words import (
+from paigow.house_way.words import (
     ALIASES,
     FLAGS,
     NUMBERS,

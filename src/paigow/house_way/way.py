@@ -1,11 +1,11 @@
 """The house way: how the dealer sets the bank's hand (docs/house-way.md, 9-1(d)(10), 9-13(d)).
 
-A house way is a file of the rule language (:mod:`paigow.house_way_rules`): an ordered list of
+A house way is a file of the rule language (:mod:`paigow.house_way.rules`): an ordered list of
 rules, each a condition over the seven cards and an action choosing the setting; the first rule
 that applies sets the hand, and the setting carries that rule's id. This module reads the
 presets and operators' files and applies the rules to a hand by reading them directly (the
 reference; the analysis engine compiles the same rules for its kernels). A file of the first
-format (two small tables) still loads, translated (:mod:`paigow.house_way_legacy`).
+format (two small tables) still loads, translated (:mod:`paigow.house_way.legacy`).
 
 >>> from paigow.cards import parse_cards
 >>> hw = HouseWay.preset("standard")
@@ -30,9 +30,9 @@ from typing import Any, Final
 
 from paigow.cards import Card, parse_cards, sort_cards
 from paigow.errors import HouseWayError
-from paigow.house_way_legacy import RULE_IDS, LegacyParams, is_legacy, translate
-from paigow.house_way_reader import HandReader
-from paigow.house_way_rules import (
+from paigow.house_way.legacy import RULE_IDS, LegacyParams, is_legacy, translate
+from paigow.house_way.reader import HandReader
+from paigow.house_way.rules import (
     LowSpec,
     Rule,
     parse_ranks,

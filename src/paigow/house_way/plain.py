@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from paigow.cards import ACE, JOKER, Card, sort_cards
-from paigow.house_way_reader import HandReader
-from paigow.house_way_rules import CATEGORIES, RANK_LETTERS, Condition, LowSpec, Rule
+from paigow.house_way.reader import HandReader
+from paigow.house_way.rules import CATEGORIES, RANK_LETTERS, Condition, LowSpec, Rule
 from paigow.ranking import Wheel
 from paigow.setting import Setting
 
 if TYPE_CHECKING:
-    from paigow.house_way import HouseWay
+    from paigow.house_way.way import HouseWay
 
 __all__ = ["PlainRule", "condition_words", "low_words", "plain_rules", "plain_text"]
 
@@ -112,7 +112,7 @@ def _ranks(ranks: frozenset[int]) -> str:
 def low_words(spec: LowSpec) -> str:
     """Which cards go low, in words.
 
-    >>> from paigow.house_way_rules import parse_low
+    >>> from paigow.house_way.rules import parse_low
     >>> low_words(parse_low("A+single1")), low_words(parse_low("low-pair"))
     ('an ace (or the joker) and the highest other single card', 'the lowest pair')
     """
@@ -144,7 +144,7 @@ def low_words(spec: LowSpec) -> str:
 def condition_words(c: Condition) -> str:
     """A ``when`` condition in words.
 
-    >>> from paigow.house_way_rules import parse_condition
+    >>> from paigow.house_way.rules import parse_condition
     >>> condition_words(parse_condition("two-pair and high-pair in J-K and not joker"))
     'two pair, and the highest pair is jacks to kings, and not the joker'
     >>> condition_words(parse_condition("one-pair and leaves(pair, straight|flush)"))
