@@ -948,9 +948,9 @@ def _v1_logs() -> dict[str, list[dict[str, Any]]]:
 
 def test_new_logs_record_their_version() -> None:
     r = _settled()
-    assert LOG_VERSION == 4
-    assert r.log()[0]["log_version"] == 4
-    assert isinstance(r.events[0], RoundStarted) and r.events[0].log_version == 4
+    assert LOG_VERSION == 5
+    assert r.log()[0]["log_version"] == 5
+    assert isinstance(r.events[0], RoundStarted) and r.events[0].log_version == 5
 
 
 def test_the_version_1_fixture_is_the_old_format() -> None:
@@ -1028,7 +1028,7 @@ def test_an_unknown_log_version_is_refused() -> None:
     with pytest.raises(ReplayMismatch, match="log version 99"):
         Round.replay(log)
     with pytest.raises(RoundError, match="log version"):
-        Round(log_version=5)
+        Round(log_version=6)
     assert event_from_dict({k: v for k, v in log[0].items() if k != "log_version"}) == RoundStarted(
-        log[0]["round_id"], log[0]["ruleset"], log[0]["house_way"], 1
+        log[0]["round_id"], log[0]["ruleset"], log[0]["house_way"], 1, log[0]["house_way_digest"]
     )

@@ -21,12 +21,13 @@ from typing import Any, ClassVar, Final
 
 from paigow.errors import PaigowError
 
-LOG_VERSION: Final = 4
+LOG_VERSION: Final = 5
 """The version of the log's format this engine writes (1: logs written before it was recorded;
 2: the dealer's hand names no longer stored; 3: side wagers, and the player who holds a spot;
-4: the variants: a push by the push rule, the dealer set face up, the dragon hand). A round
-without the variants writes the same events as version 3."""
-LOG_VERSIONS: Final = frozenset({1, 2, 3, 4})
+4: the variants: a push by the push rule, the dealer set face up, the dragon hand; 5: the house
+way's identity, the digest of its rules, beside them in ``round-started``). A round without the
+variants writes the same events as version 3, but for the digest."""
+LOG_VERSIONS: Final = frozenset({1, 2, 3, 4, 5})
 """The versions this engine reads and replays."""
 
 
@@ -77,13 +78,16 @@ def _frozen(value: Any) -> Any:
 @dataclass(frozen=True)
 class RoundStarted(Event):
     """A round opens for wagers under a ruleset and house way (both recorded in full);
-    ``log_version``: the format of the log (a log that does not say is version 1)."""
+    ``log_version``: the format of the log (a log that does not say is version 1);
+    ``house_way_digest``: the house way's identity, the digest of its rules (version 5)."""
 
     type: ClassVar[str] = "round-started"
+    optional: ClassVar[frozenset[str]] = frozenset({"house_way_digest"})
     round_id: str
     ruleset: dict[str, Any]
     house_way: dict[str, Any]
     log_version: int = LOG_VERSION
+    house_way_digest: str = ""
 
 
 @dataclass(frozen=True, repr=False)

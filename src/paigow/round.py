@@ -91,6 +91,8 @@ SIDE_WAGERS_SINCE: Final = 3
 """The first log version that records side wagers."""
 VARIANTS_SINCE: Final = 4
 """The first log version that records the variants (push rules, face up, the dragon hand)."""
+DIGEST_SINCE: Final = 5
+"""The first log version that records the house way's digest beside its rules."""
 DEALER_POSITION: Final = 1
 IRREGULAR_DECK: Final = "irregular deck"
 """The reason recorded when a shuffle's deck is not the 53 distinct cards."""
@@ -272,7 +274,11 @@ class Round:
         self.dragon_result: DragonSettled | None = None
         self._emit(
             RoundStarted(
-                self.round_id, self.ruleset.to_dict(), self.house_way.to_dict(), log_version
+                self.round_id,
+                self.ruleset.to_dict(),
+                self.house_way.to_dict(),
+                log_version,
+                self.house_way.digest if log_version >= DIGEST_SINCE else "",
             )
         )
 
@@ -1189,9 +1195,18 @@ class Round:
             raise ReplayMismatch("a round's log starts with round-started")
         first = log[0]
         try:
+            way = HouseWay.from_dict(first.house_way)
+        except PaigowError as exc:
+            raise ReplayMismatch(f"the log cannot be replayed: {exc}") from None
+        if first.house_way_digest and first.house_way_digest != way.digest:
+            raise ReplayMismatch(
+                f"the log's house way {way.name!r} says its digest is {first.house_way_digest}, "
+                f"but its rules' digest is {way.digest}: the rules were changed"
+            )
+        try:
             rnd = cls(
                 Ruleset.from_dict(first.ruleset),
-                HouseWay.from_dict(first.house_way),
+                way,
                 first.round_id,
                 log_version=first.log_version,
             )

@@ -137,3 +137,34 @@ def test_a_tables_house_way_in_plain_words(svc: Any) -> None:
         example = rule["example"]
         assert way.set_hand(parse_cards(example["cards"])).rule == example["rule"]
     assert op.get("/api/tables/999999/house-way").status_code == 404
+
+
+def test_a_tables_version_is_carried_by_its_views_recall_and_log(
+    svc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50, versions: the table, the floor, recall and the log carry the house way's name
+    and digest; a table keeps the version it opened with when another opens under the same name
+    with other rules."""
+    from paigow.analysis import compiled
+
+    monkeypatch.setattr(compiled, "validate", lambda *a, **k: [])  # not the run over every hand
+    op = svc.op
+    first = HouseWay.from_text(MINE)
+    second = HouseWay.from_text(MINE.replace("best-low", "best-high"))
+    a = op.ok(op.post("/api/admin/tables", {"name": "v1", "house_way_toml": MINE}), 201)
+    other = MINE.replace("best-low", "best-high")
+    b = op.ok(op.post("/api/admin/tables", {"name": "v2", "house_way_toml": other}), 201)
+    assert (a["house_way_digest"], b["house_way_digest"]) == (first.digest, second.digest)
+    assert op.ok(op.get(f"/api/tables/{a['id']}"))["house_way_digest"] == first.digest
+    floor = {t["id"]: t for t in op.ok(op.get("/api/admin/floor"))["tables"]}
+    assert floor[a["id"]]["house_way_digest"] == first.digest
+    assert floor[b["id"]]["house_way_digest"] == second.digest
+    p = svc.player()
+    p.sit(a["id"], 1)
+    rid = p.ok(p.wager(a["id"], 1000))["round_id"]
+    rnd = p.ok(p.get(f"/api/rounds/{rid}"))
+    assert rnd["house_way"] == {"name": "my-casino", "label": first.label, "digest": first.digest}
+    started = rnd["events"][0]
+    assert started["house_way_digest"] == first.digest
+    listed = p.ok(p.get(f"/api/tables/{a['id']}/rounds"))
+    assert listed[0]["house_way"]["digest"] == first.digest

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from paigow.cards import parse_cards
+from paigow.house_way import HouseWay
 from paigow.setting import Setting
 from tests.web.walks import (
     WAIT,
@@ -229,6 +230,12 @@ def test_recall_replays_a_round(site: Any, page: Page, shot: Any) -> None:
     page.goto(site.url + f"/#/recall/{table}")
     page.click("#round-1")
     expect(page.locator("#step-text")).to_contain_text("Step 0 of")
+    # issue 50, versions: the round's house way by name and the digest of its rules, from its log
+    digest = HouseWay.preset("standard").digest
+    expect(page.locator("#round-house-way")).to_have_attribute("data-digest", digest)
+    expect(page.locator("#round-house-way")).to_contain_text(
+        f"standard (digest of its rules {digest})"
+    )
     steps = int(re.search(r"of (\d+)", str(page.locator("#step-text").text_content())).group(1))  # type: ignore[union-attr]
     assert steps >= 8
     for i in range(1, steps + 1):

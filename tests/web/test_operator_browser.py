@@ -208,6 +208,13 @@ def test_the_operator_page_shows_every_live_table_and_its_close_button(
     # issue 50, item 10: each table's house way
     way = page.locator(f"#op-tables tr[data-table='{tid}'] [data-field=house-way]")
     expect(way).to_have_text("house way standard")
+    # issue 50, versions: the house ways in use, each by the digest of its rules, and its tables
+    digest = HouseWay.preset("standard").digest
+    expect(way).to_have_attribute("title", f"digest {digest}")
+    in_use = page.locator(f"#op-ways tr[data-digest='{digest}']")
+    expect(in_use).to_contain_text(f"Closing on the {viewport} (#{tid})")
+    expect(in_use).to_contain_text(digest)
+    expect(page.locator("#who")).not_to_contain_text("null")  # an operator has no balance
     page.click(f"#close-{tid}")
     expect(page.locator(f"#op-tables tr[data-table='{tid}']")).to_contain_text("clos", timeout=WAIT)
     check_a11y(page)

@@ -182,7 +182,7 @@ def counts_identity(way: HouseWay, wheel: Wheel) -> dict[str, Any]:
     return {
         "format": FORMAT_VERSION,
         "bonus_kernel": K.source_digest(KERNEL_SOURCES),
-        "house_way": _digest(way.to_dict())[:16],
+        "house_way": way.digest,  # the digest of its rules: its identity
         "wheel": wheel.value,
         "table_kernels": K.source_digest(K.TABLE_SOURCES),
         "table_format": TABLE_FORMAT,

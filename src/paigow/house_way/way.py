@@ -313,6 +313,24 @@ class HouseWay:
         except HouseWayError:
             return str(data.get("name", ""))
 
+    @classmethod
+    def identity_of(cls, data: Mapping[str, Any]) -> dict[str, str]:
+        """A house way kept as data (a table's, a log's) known by its name, :attr:`label` and
+        :attr:`digest` (empty where the data is no house way).
+
+        >>> HouseWay.identity_of(HouseWay.preset("standard").to_dict())["digest"] == (
+        ...     HouseWay.preset("standard").digest)
+        True
+        >>> HouseWay.identity_of({"name": "x"})
+        {'name': 'x', 'label': 'x', 'digest': ''}
+        """
+        try:
+            way = cls.from_dict(data)
+        except HouseWayError:
+            name = str(data.get("name", ""))
+            return {"name": name, "label": name, "digest": ""}
+        return {"name": way.name, "label": way.label, "digest": way.digest}
+
     def where(self, rule: Rule) -> str:
         """``file:line`` of a rule (or the file and the rule's number)."""
         if rule.line:
@@ -366,8 +384,8 @@ class HouseWay:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HouseWay) and other.to_dict() == self.to_dict()
 
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.to_dict(), sort_keys=True))
+    def __hash__(self) -> int:  # equal house ways have one name and one digest of their rules
+        return hash((self.name, self.digest))
 
     def __repr__(self) -> str:
         return f"HouseWay({self.name!r})"

@@ -345,6 +345,11 @@ class TableOut(BaseModel):
         description="The house way as shown: a preset's name, or a file's name and the start "
         "of the digest of its rules",
     )
+    house_way_digest: str = Field(
+        default="",
+        description="The house way's identity: the digest of its rules (16 hex digits); a "
+        "table keeps the version it opened with",
+    )
     start: Literal["dice", "rng"]
     foul: str
     wheel: str
@@ -463,6 +468,12 @@ class HintOut(BaseModel):
     )
 
 
+class HouseWayIdentity(BaseModel):
+    name: str
+    label: str = Field(description="As shown: a preset's name, or a file's name and digest")
+    digest: str = Field(description="The digest of its rules (16 hex digits): its identity")
+
+
 class RoundOut(BaseModel):
     id: str
     table_id: int
@@ -474,6 +485,9 @@ class RoundOut(BaseModel):
     ended_at: float | None
     players: dict[str, str]
     result: dict[str, Any] | None
+    house_way: HouseWayIdentity | None = Field(
+        default=None, description="The house way the round was dealt under, as its log records it"
+    )
     events: list[dict[str, Any]]
 
 

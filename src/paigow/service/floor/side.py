@@ -104,7 +104,7 @@ def cached_counts(way: HouseWay, wheel: str) -> Any | None:
     else None (then :func:`paigow.service.floor.edges.EdgeWorker.ensure_bonus` counts them)."""
     from paigow.analysis.bonus import counts_path, open_counts
 
-    key = (json.dumps(way.to_dict(), sort_keys=True), wheel)
+    key = (way.digest, wheel)  # a house way is known by the digest of its rules
     with _counts_lock:
         if key in _counts:
             return _counts[key]
@@ -117,7 +117,7 @@ def cached_counts(way: HouseWay, wheel: str) -> Any | None:
     except Exception:  # missing or stale: counted in the background
         return None
     with _counts_lock:
-        _counts[key] = _counts[(json.dumps(way.to_dict(), sort_keys=True), wheel)] = counts
+        _counts[key] = _counts[(way.digest, wheel)] = counts
     return counts
 
 

@@ -46,13 +46,15 @@ def _table_figures(
         flagged, flag = row.flagged, row.flag
     result = losses - wins + commission
     push = PushRule(table_push(t))
+    way = HouseWay.identity_of(t.house_way)
     out: dict[str, Any] = {
         "id": t.id,
         "name": t.name,
         "status": t.status,
         "mode": t.mode,
         "house_way": t.house_way["name"],
-        "house_way_label": HouseWay.label_of(t.house_way),
+        "house_way_label": way["label"],
+        "house_way_digest": way["digest"],
         "wheel": t.ruleset["wheel"],
         "commission": t.ruleset["commission"],
         "commission_posted": str(Commission(t.ruleset["commission"])),

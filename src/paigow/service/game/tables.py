@@ -149,6 +149,11 @@ def get_table(session: Session, table_id: int) -> GameTable:
     return table
 
 
+def _house_way_fields(data: Mapping[str, Any]) -> dict[str, str]:
+    way = HouseWay.identity_of(data)
+    return {"house_way_label": way["label"], "house_way_digest": way["digest"]}
+
+
 def table_ruleset(table: GameTable) -> Ruleset:
     return Ruleset.from_dict(dict(table.ruleset))
 
@@ -264,7 +269,7 @@ def _state_of(
         "commission_posted": str(Commission(rs["commission"])),
         **posted_variant(rs),
         "house_way": table.house_way["name"],
-        "house_way_label": HouseWay.label_of(table.house_way),
+        **_house_way_fields(table.house_way),
         "start": rs["start"],
         "foul": rs["foul"],
         "wheel": rs["wheel"],

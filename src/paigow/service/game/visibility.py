@@ -130,6 +130,7 @@ def _shown(
             "foul": rs["foul"],
             "wheel": rs["wheel"],
             "house_way": e["house_way"]["name"],
+            **({"house_way_digest": e["house_way_digest"]} if e.get("house_way_digest") else {}),
             **({"side_wagers": list(rs["side_wagers"])} if rs.get("side_wagers") else {}),
             **({"push": rs["push"]} if rs.get("push", "none") != "none" else {}),
             **({"face_up": True} if rs.get("face_up") else {}),

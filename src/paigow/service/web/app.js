@@ -31,7 +31,8 @@ async function refreshWho() {
     who.replaceChildren(
       h("span", {}, me.username, h("span", { class: "role" }, ` (${me.role})`)),
       // an operator plays no table: no wallet to show
-      me.role === "operator" ? null : h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance))),
+      // (replaceChildren would print a null)
+      ...(me.role === "operator" ? [] : [h("span", {}, "Balance: ", h("strong", { id: "balance", "data-balance": "", "data-cents": me.balance }, money(me.balance)))]),
       h("button", { type: "button", id: "logout", onclick: async () => { await endSession(); location.hash = "#/lobby"; } }, "Log out"),
     );
     setBalance(me.balance);

@@ -257,7 +257,7 @@ export async function operatorView(root, shell) {
       h("thead", {}, h("tr", {}, cols.map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, list.map((t) => h("tr", { "data-table": t.id },
         cell(0, h("a", { href: `#/table/${t.id}` }, `${t.name} (#${t.id})`), ` ${t.mode}`,
-          h("span", { class: "house-way-line", "data-field": "house-way" }, `house way ${t.house_way_label || t.house_way}`)), cell(1, t.status),
+          h("span", { class: "house-way-line", "data-field": "house-way", title: `digest ${t.house_way_digest}` }, `house way ${t.house_way_label || t.house_way}`)), cell(1, t.status),
         cell(2, t.round ? `round ${t.round.number}: ${t.round.phase}${t.round.wagers.length ? `, ${t.round.wagers.length} wager${t.round.wagers.length > 1 ? "s" : ""} (${money(t.round.wagers.reduce((a, w) => a + w.amount, 0))})` : ""}` : "idle"),
         cell(3, t.spots.filter((x) => x.player).map((x) => `${x.spot}: ${x.player}`).join(", ") || "—"),
         cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : "", t.dragon ? h("span", { "data-field": "dragon" }, "; dragon hand") : "",
@@ -269,6 +269,26 @@ export async function operatorView(root, shell) {
             try { await api("POST", `/api/admin/tables/${t.id}/close`); announce(`Table ${t.id} closing`); await loadTables(); } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
           },
         }, `Close table ${t.id}`) : ""))))));
+    waysBox.replaceChildren(waysInUse(list));
+  }
+  const waysBox = h("div", { id: "op-ways-box" });
+
+  // each version of a house way (its name and the digest of its rules) and the tables on it
+  function waysInUse(list) {
+    const byDigest = new Map();
+    for (const t of list) {
+      const key = t.house_way_digest || t.house_way;
+      if (!byDigest.has(key)) byDigest.set(key, { label: t.house_way_label || t.house_way, digest: t.house_way_digest, open: [], closed: [] });
+      byDigest.get(key)[t.status === "closed" ? "closed" : "open"].push(`${t.name} (#${t.id})`);
+    }
+    const cols = ["House way", "Digest of its rules", "Tables in play", "Tables closed"];
+    const cell = (i, ...content) => h("td", { "data-label": cols[i] }, h("span", {}, ...content));
+    return h("table", { class: "list stack", id: "op-ways" },
+      h("caption", { class: "sr-only" }, "House ways in use, by version"),
+      h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, [...byDigest.values()].map((w) => h("tr", { "data-digest": w.digest },
+        cell(0, w.label), cell(1, h("code", {}, w.digest || "—")),
+        cell(2, w.open.join(", ") || "—"), cell(3, w.closed.join(", ") || "—")))));
   }
 
   const log = auditSection();
@@ -284,7 +304,10 @@ export async function operatorView(root, shell) {
     }, "Load the audit log"), log.exportLink), log.status, log.box);
 
   root.append(msg, h("div", { class: "grid2" }, create, credit),
-    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox), banksPanel, audit);
+    h("section", { class: "panel" }, h("h2", {}, "Every table, live"), tablesBox),
+    h("section", { class: "panel", "aria-labelledby": "ways-title" }, h("h2", { id: "ways-title" }, "House ways in use"),
+      h("p", { class: "hint" }, "Each version of a house way, known by the digest of its rules: a table keeps the version it opened with."), waysBox),
+    banksPanel, audit);
   await loadTables();
   try { await loadBanks(); } catch (err) { banksBox.textContent = errorText(err); }
   const live = setInterval(() => { loadTables().catch(() => {}); }, 3000);

@@ -24,7 +24,7 @@ export async function recallView(root, shell, id) {
   }
   const table = await api("GET", `/api/tables/${id}`);
   root.append(h("div", { class: "posted" }, `Commission ${table.commission_posted} (posted)`, " · ",
-    ...(table.push_posted ? [pushPosted(table.push_posted), " · "] : []), ...(table.face_up ? ["Dealer face up", " · "] : []), ...(table.dragon ? ["Dragon hand offered", " · "] : []), `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way}`));
+    ...(table.push_posted ? [pushPosted(table.push_posted), " · "] : []), ...(table.face_up ? ["Dealer face up", " · "] : []), ...(table.dragon ? ["Dragon hand offered", " · "] : []), `Limits ${money(table.min_wager)} – ${money(table.max_wager)}`, " · ", `House way ${table.house_way_label || table.house_way}`));
   const rounds = await api("GET", `/api/tables/${id}/rounds`);
   const listBox = h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h2", { id: "rounds-title" }, "The last ten rounds"));
   const replayBox = h("section", { class: "panel", id: "replay", "aria-labelledby": "replay-title" });
@@ -63,7 +63,9 @@ export async function recallView(root, shell, id) {
         ...(s.dragon ? [dragonBlock(s)] : [])); // replaceChildren would print a null
     };
     const go = (n) => { step = Math.max(0, Math.min(events.length, n)); show(); };
-    replayBox.replaceChildren(h("h2", { id: "replay-title", "data-round": r.id }, roundName(r.number)),
+    const way = r.house_way ? h("p", { class: "hint", id: "round-house-way", "data-digest": r.house_way.digest },
+      `Dealt under the house way ${r.house_way.label} (digest of its rules ${r.house_way.digest})`) : null;
+    replayBox.replaceChildren(h("h2", { id: "replay-title", "data-round": r.id }, roundName(r.number)), ...(way ? [way] : []),
       h("div", { class: "row", role: "toolbar", "aria-label": "Replay" },
         btn("First", "step-first", () => go(0)), btn("Previous step", "step-prev", () => go(step - 1)),
         btn("Next step", "step-next", () => go(step + 1)), btn("Last", "step-last", () => go(events.length)),

@@ -6,6 +6,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from paigow.house_way import HouseWay
 from paigow.service.accounts.auth import Principal
 from paigow.service.errors import NotFound
 from paigow.service.game.rounds.log import load_events, spot_owners
@@ -39,8 +40,17 @@ def round_view(tx: Tx, round_id: str, user: Principal | None) -> dict[str, Any]:
         "ended_at": row.ended_at,
         "players": {str(spot): name for spot, (_, name) in sorted(owners.items())},
         "result": row.result,
+        "house_way": _house_way(events),
         "events": view_log(events, mine, full=full),
     }
+
+
+def _house_way(events: list[dict[str, Any]]) -> dict[str, str] | None:
+    """The round's house way by name, label and digest, as its log records it (the digest of
+    the recorded rules, so a log written before digests were recorded says it too)."""
+    if not events or events[0].get("type") != "round-started":
+        return None
+    return HouseWay.identity_of(events[0]["house_way"])
 
 
 def last_rounds(

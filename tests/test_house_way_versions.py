@@ -1,0 +1,61 @@
+"""Issue 50, versions: a house way's identity is the digest of its rules, and a round's log
+(version 5) carries it beside the rules; a log whose rules were changed is refused on replay;
+older logs replay as they were written."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from paigow.errors import ReplayMismatch
+from paigow.events import LOG_VERSION, RoundStarted
+from paigow.house_way import HouseWay
+from paigow.round import DIGEST_SINCE, Round
+
+MINE = 'name = "mine"\n[[rule]]\nid = "mine.best-low"\nchoose = "best-low"\n'
+
+
+def _played(way: HouseWay, log_version: int = LOG_VERSION) -> Round:
+    r = Round(house_way=way, round_id="v", log_version=log_version)
+    r.wager(1, 1000)
+    r.deal(random.Random(5))
+    r.set_house_way(1)
+    r.finish()
+    return r
+
+
+@pytest.mark.parametrize("way", [HouseWay.preset("foxwoods"), HouseWay.from_text(MINE)])
+def test_a_rounds_log_carries_its_house_ways_digest(way: HouseWay) -> None:
+    r = _played(way)
+    first = r.log()[0]
+    assert LOG_VERSION == DIGEST_SINCE == first["log_version"]
+    assert first["house_way_digest"] == way.digest
+    assert HouseWay.from_dict(first["house_way"]).digest == way.digest
+    assert Round.replay(r.log()).log() == r.log()
+
+
+def test_a_log_whose_rules_were_changed_is_refused() -> None:
+    log = _played(HouseWay.from_text(MINE)).log()
+    other = HouseWay.from_text(MINE.replace("best-low", "best-high"))
+    changed = [{**log[0], "house_way": other.to_dict()}, *log[1:]]
+    with pytest.raises(ReplayMismatch, match="its rules' digest is " + other.digest):
+        Round.replay(changed)
+
+
+def test_a_version_4_log_has_no_digest_and_replays() -> None:
+    r = _played(HouseWay.preset("standard"), log_version=4)
+    first = r.log()[0]
+    assert first["log_version"] == 4 and "house_way_digest" not in first
+    again = Round.replay(r.log())
+    assert again.log() == r.log()
+    started = again.events[0]
+    assert isinstance(started, RoundStarted) and started.house_way_digest == ""
+
+
+def test_two_files_with_one_name_are_two_versions() -> None:
+    a = HouseWay.from_text(MINE)
+    b = HouseWay.from_text(MINE.replace("best-low", "best-high"))
+    assert a.name == b.name and a.digest != b.digest and a.label != b.label
+    ids = HouseWay.identity_of(a.to_dict()), HouseWay.identity_of(b.to_dict())
+    assert [i["digest"] for i in ids] == [a.digest, b.digest]
