@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typer
 
-from paigow.cli import analysis, backup, game, service
+from paigow.cli import analysis, backup, game, house_way_cases, service
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
@@ -47,6 +47,9 @@ app.command("serve")(service.serve)
 app.command("bots")(service.bots)
 app.command("backup")(backup.backup_command)
 app.command("restore")(backup.restore_command)
+
+# house-way's commands kept in modules of their own
+house_way_app.command("test")(house_way_cases.test_command)
 
 # The groups.
 app.add_typer(house_way_app, name="house-way")
