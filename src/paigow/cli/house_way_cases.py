@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from paigow.cli.common import fail, load_house_way, out_console
+from paigow.cli import common
+from paigow.cli.common import load_house_way, out_console
 from paigow.errors import HouseWayError
 from paigow.house_way import HouseWay
 from paigow.house_way.cases import CaseResult, Cases, preset_cases, read_cases, run_cases
@@ -39,17 +41,27 @@ def test_command(house_way: WayArg, cases: CasesArg = None) -> None:
     results = run_cases(way, read)
     console = out_console()
     if read.house_way and read.house_way != way.name:
-        console.print(f"note: these cases were written for {read.house_way!r}", highlight=False)
+        console.print(
+            f"note: these cases were written for {read.house_way!r}", highlight=False, markup=False
+        )
     wrong = [r for r in results if not r.agrees]
     for r in wrong:
-        console.print(_disagreement(way, read, r), highlight=False, soft_wrap=True)
+        console.print(_disagreement(way, read, r), highlight=False, markup=False, soft_wrap=True)
     agree = len(results) - len(wrong)
     summary = f"{way.origin or way.name} against {read.origin}: {len(results)} cases, {agree} agree"
     console.print(
-        summary + (f", {len(wrong)} disagree" if wrong else ""), highlight=False, soft_wrap=True
+        summary + (f", {len(wrong)} disagree" if wrong else ""),
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
     )
     if wrong:
         raise typer.Exit(1)
+
+
+def fail(message: str) -> typer.Exit:
+    """``error: message`` (its brackets, ``[[case]]``, printed as they are); exit status 2."""
+    return common.fail(escape(message))
 
 
 def _cases(way: HouseWay, given: str, path: Path | None) -> Cases:

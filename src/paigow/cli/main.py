@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typer
 
-from paigow.cli import analysis, backup, game, house_way_cases, service
+from paigow.cli import analysis, backup, game, house_way_card, house_way_cases, service
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
@@ -50,6 +50,7 @@ app.command("restore")(backup.restore_command)
 
 # house-way's commands kept in modules of their own
 house_way_app.command("test")(house_way_cases.test_command)
+house_way_app.command("card")(house_way_card.card_command)
 
 # The groups.
 app.add_typer(house_way_app, name="house-way")

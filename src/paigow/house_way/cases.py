@@ -260,8 +260,10 @@ def _case(number: int, raw: Mapping[str, Any], lines: Mapping[str, int], origin:
         named.update([*(c.rank for c in side.cards), *side.ranks])
         for rank, n in named.items():
             if n > held[rank]:
-                have = f"the hand holds {held[rank]}" if held[rank] else "the hand holds none"
-                raise error(key, f"{n} cards of rank {RANK_CHARS[rank - 2]} named, {have}")
+                cards = "card" if n == 1 else "cards"
+                named_here = f"{key} {raw[key]!r}: names {n} {cards} of rank {RANK_CHARS[rank - 2]}"
+                named_here += " with the low" if key == "high" and low is not None else ""
+                raise error(key, f"{named_here}, the hand holds {held[rank] or 'none'}")
     rule = raw.get("rule")
     if rule is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", rule):
         raise error("rule", f"rule {rule!r} is not a rule id (lowercase letters, digits, . and -)")
