@@ -66,7 +66,7 @@ def test_every_preset_passes_its_shipped_cases(name: str) -> None:
 def test_agreement_exits_0_and_counts(tmp_path: Path) -> None:
     code, out = run("house-way", "test", "standard", str(cases_file(tmp_path, AGREES)))
     assert code == 0, out
-    assert out.strip().endswith("1 cases, 1 agree")
+    assert out.strip().endswith("cases.toml: 1 case, 1 agree")
 
 
 def test_a_disagreement_names_the_hand_the_expectation_the_setting_and_its_rule(
@@ -263,3 +263,21 @@ def test_the_card_prints_to_one_or_two_pages_of_pdf(tmp_path: Path) -> None:
     assert data.startswith(b"%PDF-")
     pages = [int(n) for n in re.findall(rb"/Count (\d+)", data)]  # the page tree's count
     assert pages and 1 <= max(pages) <= 2
+
+
+# ------------------------------------------------------------------------------ the docs
+def test_the_docs_cases_file_and_its_run_are_what_the_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (Path(__file__).parents[1] / "docs" / "house-way.md").read_text("utf-8")
+    part = text.split("## Expected settings", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"```toml\n(.*?)```.*?```text\n\$ paigow (.*?)\n(.*?)```", part, re.S)
+    assert found is not None
+    toml_text, command, shown = found.groups()
+    cases = read_cases(toml_text, "manual.toml")
+    assert [c.rule for c in cases.cases] == ["two-pair.keep-ace", None]
+    assert cases.cases[1].low is not None and cases.cases[1].low.ranks == (14, 14)
+    monkeypatch.chdir(tmp_path)
+    Path("manual.toml").write_text(toml_text, "utf-8")
+    code, out = run(*command.split())
+    assert code == 1 and out == shown

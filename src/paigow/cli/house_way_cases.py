@@ -48,7 +48,7 @@ def test_command(house_way: WayArg, cases: CasesArg = None) -> None:
     for r in wrong:
         console.print(_disagreement(way, read, r), highlight=False, markup=False, soft_wrap=True)
     agree = len(results) - len(wrong)
-    summary = f"{way.origin or way.name} against {read.origin}: {len(results)} cases, {agree} agree"
+    summary = f"{way.origin or way.name} against {read.origin}: {len(results)} case{'' if len(results) == 1 else 's'}, {agree} agree"
     console.print(
         summary + (f", {len(wrong)} disagree" if wrong else ""),
         highlight=False,

@@ -2,7 +2,9 @@
 
 - :mod:`paigow.cli.game`: ``hand``, ``deal``, ``play`` (the terminal table, :mod:`paigow.cli.play`);
 - :mod:`paigow.cli.house_way`: ``house-way`` (the presets, a house way's rules, the check of a
-  file over every hand);
+  file over every hand), with ``house-way test`` (:mod:`paigow.cli.house_way_cases`: a cases
+  file of expected settings) and ``house-way card`` (:mod:`paigow.cli.house_way_card`: the
+  dealer's card);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
   :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
   :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
