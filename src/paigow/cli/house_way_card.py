@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess  # nosec B404: Chromium prints the card to PDF, run without a shell
+import subprocess  # nosec B404  # Chromium prints the card to PDF, run without a shell
 import tempfile
 from html import escape
 from pathlib import Path
@@ -154,7 +154,7 @@ def print_pdf(html: str, out: Path, browser: str | None = None, timeout: float =
         if os.geteuid() == 0:  # Chromium will not start as root inside its sandbox
             command.insert(1, "--no-sandbox")
         try:
-            done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)  # nosec B603: our own arguments, no shell
+            done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)  # nosec B603  # our own arguments, no shell
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise RuntimeError(f"{found} did not print the PDF: {exc}") from None
         if not target.is_file() or target.read_bytes()[:5] != b"%PDF-":
