@@ -49,7 +49,7 @@ li{break-inside:avoid;display:flex;gap:8px;padding:5px 0;border-bottom:1px solid
 .red{color:#c00}.black{color:#111}.joker{color:#6a1b9a}
 .tag{font-size:.75em;color:#555}
 footer{margin-top:8px;font-size:.75em;color:#555;overflow-wrap:anywhere}
-@media (max-width:600px){main{padding:12px}body{font-size:13px}ol{columns:1}}
+@media (max-width:600px){main{padding:12px}body{font-size:13px}h1{font-size:1.15em}ol{columns:1}}
 @page{margin:9mm}
 @media print{
  body{background:#fff;font-size:8.4pt;line-height:1.28;-webkit-print-color-adjust:exact;
