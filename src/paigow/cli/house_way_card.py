@@ -66,9 +66,10 @@ def card_html(way: HouseWay) -> str:
     """The dealer's card of ``way``: a self-contained HTML page, every rule numbered in plain
     words with an example hand (its high and low drawn as cards).
 
-    >>> page = card_html(HouseWay.preset("standard"))
-    >>> page.startswith("<!DOCTYPE html>"), page.count('<li id="rule-'), "[pai-gow]" in page
-    (True, 23, True)
+    >>> way = HouseWay.from_text('name = "mine"\\n[[rule]]\\nid = "mine.any"\\nchoose = "best-low"')
+    >>> page = card_html(way)
+    >>> page.startswith("<!DOCTYPE html>"), page.count('<li id="rule-'), "[mine.any]" in page
+    (True, 1, True)
     """
     rules = plain_rules(way)
     head = f"The {way.name} house way" + (f": {way.title}" if way.title else "")
@@ -137,10 +138,15 @@ def _cards(cards: tuple[Card, ...]) -> str:
     return "".join(out)
 
 
+def find_browser() -> str | None:
+    """The Chromium (or Chrome) on the ``PATH`` that prints the PDF, or None."""
+    return next((b for b in map(shutil.which, _BROWSERS) if b), None)
+
+
 def print_pdf(html: str, out: Path, browser: str | None = None, timeout: float = 120) -> None:
     """Print ``html`` to the PDF ``out`` with headless Chromium; :class:`RuntimeError` saying
     why where it cannot (no Chromium found, or it wrote no PDF)."""
-    found = browser or next((b for b in map(shutil.which, _BROWSERS) if b), None)
+    found = browser or find_browser()
     if found is None:
         raise RuntimeError("no Chromium found to print a PDF")
     with tempfile.TemporaryDirectory(prefix="paigow-card-") as folder:
@@ -183,6 +189,11 @@ def card_command(
     suffix = output.suffix.lower() if output is not None else ".html"
     if suffix not in (".html", ".htm", ".pdf"):
         raise fail(f"the card is written as .html or .pdf, not {suffix or 'a file without one'!r}")
+    browser = find_browser() if suffix == ".pdf" else None
+    html = output.with_suffix(".html").name if output is not None else ""
+    if suffix == ".pdf" and browser is None:  # said before the card is drawn
+        raise fail(f"cannot write {output}: no Chromium found to print a PDF; write the HTML "
+                   f"(-o {html}) and print it from a browser")  # fmt: skip
     way = load_house_way(house_way)
     page = card_html(way)
     if output is None:
@@ -190,9 +201,8 @@ def card_command(
         return
     if suffix == ".pdf":
         try:
-            print_pdf(page, output)
+            print_pdf(page, output, browser)
         except RuntimeError as exc:
-            html = output.with_suffix(".html").name
             raise fail(f"cannot write {output}: {exc}; write the HTML (-o {html}) and print it "
                        "from a browser") from None  # fmt: skip
         return
