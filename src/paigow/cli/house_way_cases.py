@@ -24,8 +24,8 @@ CasesArg = Annotated[
     Path | None,
     typer.Argument(
         metavar="[CASES]",
-        help="The cases file (TOML). Left out: a preset's shipped cases, or FILE's "
-        "<name>.cases.toml beside it.",
+        help="The cases file (TOML). Left out: a preset's shipped cases, or FILE's own "
+        "beside it (mine.cases.toml for mine.toml).",
         show_default=False,
     ),
 ]
