@@ -23,7 +23,7 @@ WayArg = Annotated[
 CasesArg = Annotated[
     Path | None,
     typer.Argument(
-        metavar="[CASES]",
+        metavar="CASES",
         help="The cases file (TOML). Left out: a preset's shipped cases, or FILE's own "
         "beside it (mine.cases.toml for mine.toml).",
         show_default=False,
