@@ -29,6 +29,7 @@ from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.cli import app
 from paigow.errors import HouseWayError
 from paigow.house_way import BUILTIN_PRESETS, RULE_IDS, HouseWay
+from paigow.house_way.cases import preset_cases, run_cases
 from paigow.house_way.legacy import LegacyParams
 from paigow.house_way.rules import parse_condition
 from paigow.ranking import Wheel, evaluate_five, evaluate_two
@@ -539,17 +540,17 @@ def test_the_rule_ids_a_compiled_table_counts_are_the_ways_own() -> None:
 
 
 # ------------------------------------------------------------------------------ published ways
-CASES = tomllib.loads((Path(__file__).parent / "data" / "house_way_cases.toml").read_text())
-
-
-@pytest.mark.parametrize(
-    "case", CASES["case"], ids=lambda c: f"{c['preset']}-{c['hand'].replace(' ', '')}"
-)
-def test_the_published_house_ways_set_their_sources_hands(case: dict[str, str]) -> None:
-    """Each case's low hand was read off the source's words (docs/house-way-sources.md)."""
-    got = HouseWay.preset(case["preset"]).set_hand(parse_cards(case["hand"]))
-    want_low = sorted(c.rank for c in parse_cards(case["low"]))
-    assert (sorted(c.rank for c in got.setting.low), got.rule) == (want_low, case["rule"])
+@pytest.mark.parametrize("name", BUILTIN_PRESETS)
+def test_every_preset_sets_its_shipped_cases_as_its_source_does(name: str) -> None:
+    """Each preset's cases file (``presets/house_ways/<name>.cases.toml``): the published
+    source's own examples, each low hand read off the source's words
+    (docs/house-way-sources.md); every case names the rule id it expects."""
+    cases = preset_cases(name)
+    assert cases is not None and cases.house_way == name and cases.source
+    assert all(c.rule and c.why and c.low for c in cases.cases)
+    results = run_cases(HouseWay.preset(name), cases)
+    assert [(r.case.number, r.problems) for r in results if not r.agrees] == []
+    assert len(results) == len(cases.cases) >= 8
 
 
 def test_every_published_preset_names_its_source_and_marks_what_it_lacks() -> None:
@@ -557,7 +558,8 @@ def test_every_published_preset_names_its_source_and_marks_what_it_lacks() -> No
         way = HouseWay.preset(name)
         assert way.title and way.source, name
         if name not in ("standard", "foxwoods"):
-            assert sum(c["preset"] == name for c in CASES["case"]) >= 8
+            cases = preset_cases(name)
+            assert cases is not None and len(cases.cases) >= 8
             assert name in (DOCS / "house-way-sources.md").read_text("utf-8")
 
 

@@ -4,7 +4,7 @@
 ``way`` reads presets and operators' files and applies their rules (:class:`HouseWay`); the rule
 language is read by ``words`` (its vocabulary), ``conditions`` and ``rules``; ``reader`` reads a
 hand for them; ``legacy`` translates the first format; ``plain`` renders the rules in plain
-English.
+English; ``cases`` reads and runs cases files of expected settings.
 
 >>> from paigow.cards import parse_cards
 >>> HouseWay.preset("standard").set_hand(parse_cards("Th Tc 8s 8d As 9h 3c")).rule
