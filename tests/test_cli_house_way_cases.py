@@ -282,3 +282,11 @@ def test_the_docs_cases_file_and_its_run_are_what_the_command_prints(
     Path("manual.toml").write_text(toml_text, "utf-8")
     code, out = run(*command.split())
     assert code == 1 and out == shown
+
+
+def test_an_error_prints_its_brackets_as_written(tmp_path: Path) -> None:
+    """Every command's ``error:`` prints a message's ``[[rule]]`` as it is (no markup)."""
+    bare = tmp_path / "bare.toml"
+    bare.write_text('name = "bare"\n', "utf-8")
+    code, out = run("house-way", "show", str(bare))
+    assert code == 2 and "no [[rule]] tables" in out, out

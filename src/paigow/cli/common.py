@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from paigow.commission import Commission
@@ -216,8 +217,9 @@ def terminal_err_console() -> Console:
 
 
 def fail(message: str, code: int = 2, err: Callable[[], Console] = err_console) -> typer.Exit:
-    """Print ``error: message`` on ``err()``; the exit to raise (status ``code``)."""
-    err().print(f"[bold red]error:[/] {message}", highlight=False)
+    """Print ``error: message`` on ``err()`` (its brackets as written: ``[[rule]]`` is no
+    markup); the exit to raise (status ``code``)."""
+    err().print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code)
 
 

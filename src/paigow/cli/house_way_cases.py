@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from paigow.cli import common
 from paigow.cli.common import load_house_way, out_console
@@ -61,7 +60,7 @@ def test_command(house_way: WayArg, cases: CasesArg = None) -> None:
 
 def fail(message: str) -> typer.Exit:
     """``error: message`` (its brackets, ``[[case]]``, printed as they are); exit status 2."""
-    return common.fail(escape(message))
+    return common.fail(message)
 
 
 def _cases(way: HouseWay, given: str, path: Path | None) -> Cases:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
-from paigow.service.accounts.credentials import USERNAME_PATTERN, USERNAME_RULE
+from paigow.service.accounts.credentials import USERNAME_PATTERN
 from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
 
 MAX_CENTS = 10**12
@@ -28,53 +28,12 @@ class Strict(BaseModel):
 
 
 # ----------------------------------------------------------------------------- requests
-class RegisterIn(Strict):
-    username: Username = Field(description=USERNAME_RULE)
-    password: Password
 
 
 TotpCode = Annotated[str, StringConstraints(pattern=r"^[0-9]{6}$")]
 
 
 RecoveryCodeText = Annotated[str, StringConstraints(min_length=16, max_length=40)]
-
-
-class LoginIn(Strict):
-    username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
-    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
-    code: TotpCode | None = Field(
-        default=None, description="An operator's second-factor code (TOTP), once enrolled"
-    )
-    recovery_code: RecoveryCodeText | None = Field(
-        default=None, description="One of an operator's recovery codes, in place of `code`"
-    )
-    cookie: bool = Field(
-        default=False,
-        description="A browser's log-in: the session goes in an HttpOnly cookie and the "
-        "answer leaves the token out (scripts leave this false and send the token as "
-        "`Authorization: Bearer`)",
-    )
-
-
-class CodeIn(Strict):
-    code: TotpCode = Field(description="The 6-digit code the authenticator app shows")
-
-
-class VerifyIn(Strict):
-    code: TotpCode | None = Field(default=None, description="The authenticator's 6-digit code")
-    recovery_code: RecoveryCodeText | None = Field(
-        default=None, description="Or one of the recovery codes (each works once)"
-    )
-
-
-class PasswordIn(Strict):
-    current_password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
-    new_password: Password
-
-
-class EnrolOut(BaseModel):
-    otpauth_uri: str = Field(description="The secret as an otpauth:// URI (for the app)")
-    qr: str = Field(description="The URI's QR code as an SVG data URI")
 
 
 class SitIn(Strict):
@@ -261,39 +220,6 @@ class HealthOut(BaseModel):
     """``ok``, or why play is paused: the database out of space or read-only."""
 
 
-class UserOut(BaseModel):
-    id: int
-    username: str
-    role: Literal["player", "operator"]
-
-
-class SessionOut(BaseModel):
-    user: UserOut | None = Field(description="Who is logged in, or None")
-    ended: str | None = Field(
-        description="When a session was sent but has ended: why (its 401 code)"
-    )
-
-
-class TokenOut(BaseModel):
-    token: str | None = Field(
-        description="The bearer token (None for a browser's log-in: it is in the HttpOnly "
-        "session cookie)"
-    )
-    token_type: Literal["bearer"] = "bearer"
-    expires_at: int
-    user: UserOut
-    second_factor: Literal["enrol", "verify"] | None = Field(
-        default=None,
-        description="An operator whose token is limited until they enrol a second factor or "
-        "verify their code",
-    )
-    recovery_codes: list[str] | None = Field(
-        default=None,
-        description="After a second factor is confirmed: the ten one-time recovery codes, "
-        "shown this once",
-    )
-
-
 class SeatOut(BaseModel):
     table_id: int
     spot: int
@@ -301,11 +227,6 @@ class SeatOut(BaseModel):
     hand_set: bool = Field(
         default=False, description="True when leaving set your hand in play by the house way"
     )
-
-
-class MeOut(UserOut):
-    balance: int = Field(description="Wallet balance in cents")
-    seats: list[SeatOut]
 
 
 class SpotOut(BaseModel):

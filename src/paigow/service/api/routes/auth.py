@@ -18,6 +18,17 @@ from paigow.service.accounts import sessions, totp
 from paigow.service.accounts.auth import Principal
 from paigow.service.accounts.credentials import password_problem, username_key
 from paigow.service.accounts.users import create_user
+from paigow.service.api.auth_schemas import (
+    CodeIn,
+    EnrolOut,
+    LoginIn,
+    PasswordIn,
+    RegisterIn,
+    SessionOut,
+    TokenOut,
+    UserOut,
+    VerifyIn,
+)
 from paigow.service.api.deps import (
     SESSION_COOKIE,
     RuntimeDep,
@@ -29,17 +40,6 @@ from paigow.service.api.deps import (
     token_session,
     token_user,
     wants_token,
-)
-from paigow.service.api.schemas import (
-    CodeIn,
-    EnrolOut,
-    LoginIn,
-    PasswordIn,
-    RegisterIn,
-    SessionOut,
-    TokenOut,
-    UserOut,
-    VerifyIn,
 )
 from paigow.service.books import audit
 from paigow.service.errors import Forbidden, ServiceError, Unauthorized, Unprocessable

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Response
 
 from paigow.service.accounts.auth import Principal
+from paigow.service.api.auth_schemas import MeOut
 from paigow.service.api.deps import Player, RuntimeDep, error_responses, json_response
-from paigow.service.api.schemas import MeOut
 from paigow.service.books import ledger
 from paigow.service.store.db import Seat
 from paigow.service.store.statements import Sql
