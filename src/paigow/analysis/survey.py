@@ -30,7 +30,7 @@ class Survey:
 
     @property
     def complete(self) -> bool:
-        """Whether every hand ran (a check stopped at its first problem did not)."""
+        """Whether every hand ran (a sweep stopped at its first problem did not)."""
         return sum(self.reach) + self.unset == HANDS
 
     def reach_by_id(self) -> dict[str, int]:
