@@ -6,6 +6,7 @@ against the reference sweep (:func:`paigow.analysis.compiled.sweep`, about 25 s 
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from paigow.analysis import compiled as C
 from paigow.analysis import kernels as K
@@ -22,6 +24,7 @@ from paigow.analysis.kernels.program import house_way_program, work_array
 from paigow.analysis.kernels.rank_classes import sweep_order
 from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
+from paigow.cli import app
 from paigow.errors import HouseWayError
 from paigow.house_way import BUILTIN_PRESETS, HouseWay, legacy_params
 from paigow.house_way.words import CATEGORIES, FLAGS, NUMBERS
@@ -252,6 +255,43 @@ def test_the_check_counts_every_hand_by_class_in_one_pass() -> None:
     assert hands == C.HANDS == sum(reach.tolist())
     assert stats[7] < C.HANDS // 500  # hundreds of thousands of classes, not 154 million hands
     assert survey_arrays(compile_way(HouseWay.preset("standard")), Wheel.SECOND, 0, True)[2] == 0
+
+
+# ------------------------------------------------------------------------------ where it is used
+def test_the_command_checks_by_class_and_sweeps_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    path = tmp_path / "problems.toml"
+    path.write_text(PROBLEMS)
+    swept: list[HouseWay] = []
+
+    def sweep(way: HouseWay, *args: Any) -> C.Survey:  # the answer the sweep would give
+        swept.append(way)
+        return C.check(way)
+
+    monkeypatch.setattr(C, "sweep", sweep)
+    runs = [CliRunner().invoke(app, ["house-way", "check", str(path), "--json", *more])
+            for more in ([], ["--sweep"])]  # fmt: skip
+    assert len(swept) == 1 and swept[0].name == "problems"  # only when asked
+    first, second = (json.loads(r.stdout.splitlines()[0]) for r in runs)
+    assert runs[0].exit_code == runs[1].exit_code == 1 and first == second | {
+        "seconds": first["seconds"]
+    }
+    assert sum(r["hands"] for r in first["by_rule"]) + first["unset"] == C.HANDS
+
+
+def test_the_form_gets_the_whole_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's check (:func:`compiled.validate`) no longer stops at the first problem: every
+    problem, with exact counts, as the command prints them."""
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    way = HouseWay.from_text(PROBLEMS, "problems.toml")
+    problems = C.validate(way)
+    assert problems == C.check(way).problems()
+    unset, foul, unused = problems  # the sweep stopped early gave only the first one or two
+    assert "hands have no rule" in unset and "into a foul" in foul
+    assert "problems.toml:13: rule 'kings-again' is unreachable" in unused
+    assert not any(" or more " in p for p in problems)
 
 
 # ------------------------------------------------------------------------------ the full deck
