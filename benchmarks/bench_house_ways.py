@@ -11,8 +11,9 @@ For each house way (default: every preset), into a temporary folder in the cache
              the numba kernels; that time is printed beside). Wall seconds and the process's CPU
              seconds; target: at most 30 s wall on two cores (the issue's "about the time the
              presets take now"; the first format's kernel took 31.8 s at 09ddc7a).
-  check      ``paigow.analysis.compiled.check``: the same program over every hand, writing no
-             table (what an operator's file costs to check, and the figure to set beside:)
+  sweep      ``paigow.analysis.compiled.sweep``: the same program over every hand, writing no
+             table (what checking an operator's file cost before the check by class, and the
+             figure to set beside:)
   first      for `standard` and `foxwoods`, the first format's own kernel (``house_way7``, the
              fixed rules with their two tables) run over the same hands in the same way, writing
              nothing, side by side: the ratio check / first is the price of reading rules from a
@@ -20,14 +21,30 @@ For each house way (default: every preset), into a temporary folder in the cache
   edge       the exact house edge of the house-way player against the dealer's house way over
              all 8,250,459,031,214,400 deals (5% commission), and its push rate.
 
+Then, side by side in the same run, the check of each house way two ways (``--check-only``: this
+alone, for every preset, the first format's presets and the docs' file with every problem):
+
+  old        ``paigow.analysis.compiled.sweep``: each of the 154,143,080 hands set one by one,
+             ``--workers`` threads (the reference);
+  new        ``paigow.analysis.compiled.check``: hands of one rank multiset and flush pattern
+             set once (:mod:`paigow.analysis.class_check`); its answer must equal the old's
+             (counts per rule, the first hand of each problem, the problems' words);
+  cli        ``paigow house-way check FILE --again --json`` in a new process, what the manager
+             waits for (Python, numba's cached kernels and the check), CPU of the child.
+
+Wall and CPU seconds of each, and the ratios old / new; target: at most 5 CPU seconds for the
+new check of any file, in the process and from the command line.
+
 Figures on a busy machine are marked; the CPU seconds are the comparable figure there.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +55,7 @@ from typing import Any
 from _machine import Contention
 
 TARGET_COMPILE_S = 30.0
+TARGET_CHECK_CPU_S = 5.0
 
 
 def _cpu() -> float:
@@ -83,18 +101,110 @@ def legacy_pass(name: str, workers: int) -> tuple[float, float]:
     return time.perf_counter() - wall, _cpu() - cpu
 
 
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def check_side_by_side(ways: list[Any], workers: int) -> bool:
+    """The old sweep and the new check of each house way in this process, and the command line's
+    check in a new one: a table of wall and CPU seconds; True if every new check met the target
+    and answered as the old."""
+    from paigow.analysis.compiled import check, sweep
+    from paigow.house_way import HouseWay
+    from paigow.ranking import Wheel
+
+    wheel = Wheel.SECOND
+    wall, cpu = time.perf_counter(), _cpu()
+    check(HouseWay.preset("standard"), wheel)  # loads the kernels (numba's cache)
+    load = (time.perf_counter() - wall, _cpu() - cpu)
+    rows, ok = [], True
+    with tempfile.TemporaryDirectory() as folder:
+        for way in ways:
+            one = Contention()
+            wall, cpu = time.perf_counter(), _cpu()
+            old = sweep(way, wheel, workers)
+            old_s = (time.perf_counter() - wall, _cpu() - cpu)
+            wall, cpu = time.perf_counter(), _cpu()
+            new = check(way, wheel)
+            new_s = (time.perf_counter() - wall, _cpu() - cpu)
+            _, quiet = one.report(workers)
+            same = all(getattr(old, f) == getattr(new, f) for f in (
+                "reach", "unset", "first_unset", "fouls", "first_foul", "foul_outcome"
+            )) and old.problems() == new.problems()  # fmt: skip
+            path = Path(folder) / f"{way.name}.toml"
+            path.write_text(way.to_toml(), "utf-8")
+            wall, cpu = time.perf_counter(), _children_cpu()
+            run = subprocess.run(
+                [sys.executable, "-c", "from paigow.cli import main; main()", "house-way", "check",
+                 str(path), "--again", "--json"],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            cli_s = (time.perf_counter() - wall, _children_cpu() - cpu)
+            printed = json.loads(run.stdout.splitlines()[0]) if run.stdout else {}
+            same = same and [r["hands"] for r in printed.get("by_rule", [])] == old.by_rule()
+            same = same and (printed["unset"], printed["fouls"]) == (old.unset, old.fouls)
+            rows.append((way.name, old_s, new_s, cli_s, len(old.problems()), same, quiet))
+            print(f"{way.name}: sweep {old_s[0]:.1f} s, check {new_s[0]:.2f} s", file=sys.stderr)
+    print()
+    print(f"kernels loaded in {load[0]:.2f} s ({load[1]:.2f} CPU-s), before the first check")
+    print(f"{'house way':20} {'problems':>8} {'old s':>7} {'old CPU-s':>9} {'new s':>6} "
+          f"{'new CPU-s':>9} {'wall x':>7} {'CPU x':>6} {'cli s':>6} {'cli CPU-s':>9} same")  # fmt: skip
+    for name, o, n, c, probs, same, quiet in rows:
+        mark = "" if quiet else " *"
+        print(f"{name:20} {probs:8d} {o[0]:7.1f} {o[1]:9.1f} {n[0]:6.2f} {n[1]:9.2f} "
+              f"{o[0] / n[0]:7.0f} {o[1] / n[1]:6.0f} {c[0]:6.2f} {c[1]:9.2f} "
+              f"{'yes' if same else 'NO'}{mark}")  # fmt: skip
+    print("(old: every hand one by one; new: class by class; cli: `paigow house-way check FILE "
+          "--again --json` in a new process; * the machine was busy meanwhile)")  # fmt: skip
+    for name, _, n, c, _, same, _ in rows:
+        passed = same and n[1] <= TARGET_CHECK_CPU_S and c[1] <= TARGET_CHECK_CPU_S
+        print(f"{'PASS' if passed else 'FAIL'}: {name} checked in {n[1]:.2f} CPU-s, "
+              f"{c[1]:.2f} CPU-s from the command line (target <= {TARGET_CHECK_CPU_S:.0f}), "
+              f"{'the same answer as the sweep' if same else 'ANOTHER ANSWER than the sweep'}")  # fmt: skip
+        ok = ok and passed
+    return ok
+
+
+def check_ways(names: list[str] | None) -> list[Any]:
+    """The house ways to check side by side: those named, or every preset, the first format's
+    presets and the docs' file with every problem (docs/house-way.md#checks)."""
+    import re
+
+    from paigow.house_way import BUILTIN_PRESETS, HouseWay, legacy_params
+
+    if names:
+        return [HouseWay.load(n) for n in names]
+    docs = Path(__file__).resolve().parents[1] / "docs" / "house-way.md"
+    part = docs.read_text("utf-8").split("### Checks", 1)[1]
+    found = re.search(r"```toml\n(.*?)```", part, re.S)
+    assert found is not None
+    return [
+        *(HouseWay.preset(p) for p in BUILTIN_PRESETS),
+        *(HouseWay.from_dict({"name": f"first-{p}", **legacy_params(p)})
+          for p in ("standard", "foxwoods")),
+        HouseWay.from_text(found.group(1).replace('"house"', '"docs-problems"'), "house.toml"),
+    ]  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--house-way", action="append", metavar="NAME|FILE")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-edge", action="store_true", help="compile times only")
     parser.add_argument("--keep", action="store_true", help="keep the tables built")
+    parser.add_argument(
+        "--check-only", action="store_true", help="only the check side by side, old and new"
+    )
     args = parser.parse_args(argv)
+    if args.check_only:
+        print(Contention().idle_check())
+        return 0 if check_side_by_side(check_ways(args.house_way), args.workers) else 1
 
     import numpy as np
 
     from paigow.analysis import kernels as K
-    from paigow.analysis.compiled import HANDS, build, cache_dir, cache_path, check
+    from paigow.analysis.compiled import HANDS, build, cache_dir, cache_path, sweep
     from paigow.analysis.edge import house_way_edge
     from paigow.analysis.program import compile_way
     from paigow.analysis.runner import Runner, TableSpec
@@ -128,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             wall, cpu = time.perf_counter() - wall, _cpu() - cpu
             _, quiet = one.report(args.workers)
             t = time.perf_counter()
-            survey = check(way, wheel, args.workers)
+            survey = sweep(way, wheel, args.workers)
             check_s = time.perf_counter() - t
             if survey.problems():
                 raise SystemExit(f"{way.name}: {survey.problems()}")
@@ -181,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         ok = ok and (passed or not r["quiet"])
     line, _ = load.report(args.workers)
     print(line)
+    print()
+    ok = check_side_by_side(check_ways(args.house_way), args.workers) and ok
     return 0 if ok else 1
 
 

@@ -390,8 +390,9 @@ def test_the_rewritten_presets_set_every_hand_as_the_first_format(preset: str) -
 
 def test_a_way_without_a_last_rule_is_refused_with_a_hand_early() -> None:
     way = way_of('[[rule]]\nid = "pairs"\nwhen = "pairs > 0"\nlow = "single1+single2"\n')
-    survey = C.check(way, stop_early=True)
+    survey = C.sweep(way, stop_early=True)
     assert not survey.complete and survey.unset > 0
+    assert C.check(way).first_unset == survey.first_unset  # class by class: the same hand
     (problem,) = survey.problems()
     assert "or more hands have no rule, e.g." in problem
     example = problem.split("e.g. ", 1)[1].split(":", 1)[0]
@@ -418,7 +419,7 @@ def test_the_check_over_every_hand_finds_each_problem_as_the_docs_show() -> None
     assert [r["hands"] for r in printed["by_rule"]] == [
         int(n.replace(",", "")) for n in re.findall(r"│ ([\d,]+) +│ [\d.]+% +│", shown)
     ]
-    survey = C.check(way, stop_early=True)  # the same first problem, found early
+    survey = C.sweep(way, stop_early=True)  # the same first problem, found early
     assert survey.unset > 0 and not survey.complete
     unset, foul, unreachable = problems
     assert foul.startswith("house.toml:3: rule 'ace-low' sets ") and "into a foul" in foul
@@ -448,7 +449,6 @@ def test_validate_keeps_its_answer_by_the_rules_digest(
         C.validate(other)
 
 
-@pytest.mark.exhaustive
 @pytest.mark.parametrize("preset", BUILTIN_PRESETS)
 def test_every_preset_is_fit_for_a_table(preset: str) -> None:
     survey = C.check(HouseWay.preset(preset))

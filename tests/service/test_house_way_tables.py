@@ -54,7 +54,7 @@ def test_a_house_way_that_leaves_hands_without_a_rule_is_refused_with_one(svc: A
 
 @pytest.mark.slow
 def test_a_table_plays_by_an_operators_own_house_way(svc: Any) -> None:
-    """Checked over every hand at creation (tens of seconds, once per house way)."""
+    """Checked over every hand at creation (class by class, about a second, once per house way)."""
     from paigow.analysis.compiled import validate
 
     op = svc.op

@@ -24,15 +24,18 @@ import numpy as np
 
 from paigow.analysis import kernels as K
 from paigow.analysis.cache_folder import cache_dir as cache_dir
-from paigow.analysis.program import Program, compile_way
+from paigow.analysis.class_check import check_classes
+from paigow.analysis.program import compile_way
+from paigow.analysis.survey import HANDS as HANDS
+from paigow.analysis.survey import Survey as Survey
+from paigow.analysis.survey import hand_text as hand_text
 from paigow.analysis.tables import RankTables, rank_tables
-from paigow.cards import FULL_DECK, Card
+from paigow.cards import Card
 from paigow.errors import HouseWayError, PaigowError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
 FORMAT_VERSION: Final = 1
-HANDS: Final = 154_143_080  # C(53, 7)
 MAGIC: Final = b"PAIGOWHW"
 DATA_OFFSET: Final = 1 << 16
 FILE_SIZE: Final = DATA_OFFSET + 3 * HANDS
@@ -46,82 +49,6 @@ class CacheError(PaigowError):
 def kernel_params(way: HouseWay) -> K.Arr:
     """The house way as the kernels read it: its program (:mod:`paigow.analysis.program`)."""
     return compile_way(way).prog
-
-
-@dataclass(frozen=True)
-class Survey:
-    """A house way run over every seven-card hand: the hands each rule id set (``reach``,
-    by outcome number as :attr:`Program.outcomes`), the hands no rule set and those set into
-    a foul, each with the first such hand (its colex index, -1 where none)."""
-
-    program: Program
-    reach: tuple[int, ...]
-    unset: int
-    first_unset: int
-    fouls: int
-    first_foul: int
-    foul_outcome: int
-    seconds: float
-
-    @property
-    def complete(self) -> bool:
-        """Whether every hand ran (a check stopped at its first problem did not)."""
-        return sum(self.reach) + self.unset == HANDS
-
-    def reach_by_id(self) -> dict[str, int]:
-        """Hands set by each rule id (the rules sharing an id together)."""
-        out: dict[str, int] = {}
-        for rid, n in zip(self.program.outcomes, self.reach, strict=True):
-            out[rid] = out.get(rid, 0) + n
-        return out
-
-    def by_rule(self) -> list[int]:
-        """Hands set by each rule (its position in the house way), its ids together."""
-        out = [0] * len(self.program.way.rules)
-        for outcome, n in enumerate(self.reach):
-            out[self.program.rule_of[outcome]] += n
-        return out
-
-    def problems(self) -> list[str]:
-        """What makes the house way unfit for a table, each with its file and line and an
-        example hand: a hand no rule sets, a hand set into a foul, a rule that sets no hand."""
-        way = self.program.way
-        out = []
-        more = "" if self.complete else " or more"  # a check that stopped at the first problem
-        if self.unset:
-            out.append(
-                f"{way.origin}: {self.unset:,}{more} hands have no rule, e.g. "
-                f"{hand_text(self.first_unset)}: add a rule for them (a last rule with no "
-                "'when' sets every hand the others leave)"
-            )
-        if self.fouls:
-            rule = way.rules[self.program.rule_of[self.foul_outcome]]
-            out.append(
-                f"{way.where(rule)}: rule {rule.id!r} sets {self.fouls:,}{more} hands into a foul "
-                f"(the low hand above the high hand), e.g. {hand_text(self.first_foul)}"
-            )
-        for rule, n in zip(way.rules, self.by_rule(), strict=True):
-            if not self.complete:  # stopped early: not every hand ran
-                break
-            if n == 0:
-                out.append(
-                    f"{way.where(rule)}: rule {rule.id!r} is unreachable: it sets no hand "
-                    "(the rules before it take every hand it names, or its condition never "
-                    "holds)"
-                )
-        return out
-
-
-def hand_text(index: int) -> str:
-    """The seven cards of a colex index, as codes."""
-    left, cards = index, []
-    for k in range(7, 0, -1):
-        c = k - 1
-        while K.BINOM[c + 1, k] <= left:
-            c += 1
-        left -= int(K.BINOM[c, k])
-        cards.append(FULL_DECK[c].code)
-    return " ".join(cards)
 
 
 def run_slices(
@@ -193,21 +120,31 @@ def run_slices(
     )
 
 
-def check(
+def sweep(
     way: HouseWay,
     wheel: Wheel = Wheel.SECOND,
     workers: int = 2,
     progress: Callable[[int], None] | None = None,
     stop_early: bool = False,
 ) -> Survey:
-    """Run ``way`` over all 154,143,080 hands without writing a table (its problems, if any, in
-    :meth:`Survey.problems`); with ``stop_early``, only until a slice shows a hand no rule
-    sets or one set into a foul."""
+    """Run ``way`` over all 154,143,080 hands one by one without writing a table: the reference
+    that :func:`check` answers as, in tens of seconds; with ``stop_early``, only until a slice
+    shows a hand no rule sets or one set into a foul."""
     return run_slices(way, wheel, np.zeros(0, dtype=np.uint8), workers, progress, stop_early)
 
 
+def check(
+    way: HouseWay, wheel: Wheel = Wheel.SECOND, progress: Callable[[int], None] | None = None
+) -> Survey:
+    """The :class:`Survey` of ``way`` over all 154,143,080 hands (its problems, if any, in
+    :meth:`Survey.problems`), :func:`sweep`'s to the hand, class by class in about a second
+    (:mod:`paigow.analysis.class_check`)."""
+    return check_classes(way, wheel, progress)
+
+
 def _checked_path(way: HouseWay, wheel: Wheel) -> Path:  # by the rules' and kernels' digests
-    key = json.dumps([way.digest, wheel.value, _kernel_digest()]).encode()
+    kernels = K.source_digest((*K.TABLE_SOURCES, "rank_classes.py"))
+    key = json.dumps([way.digest, wheel.value, kernels]).encode()
     return cache_dir() / f"checked-{hashlib.sha256(key).hexdigest()[:24]}.json"
 
 
@@ -232,13 +169,13 @@ def remember(way: HouseWay, wheel: Wheel, survey: Survey) -> None:
     partial.replace(saved)
 
 
-def validate(way: HouseWay, wheel: Wheel = Wheel.SECOND, workers: int = 2) -> list[str]:
+def validate(way: HouseWay, wheel: Wheel = Wheel.SECOND) -> list[str]:
     """The problems of a house way for a table (none for a fit one: :meth:`Survey.problems`),
     checked once per house way and wheel (:func:`remembered`)."""
     known = remembered(way, wheel)
     if known is not None:
         return [str(p) for p in known["problems"]]
-    survey = check(way, wheel, workers, stop_early=True)
+    survey = check(way, wheel)
     remember(way, wheel, survey)
     return survey.problems()
 

@@ -5,6 +5,8 @@
   indices, with outcome numbers; :mod:`.houseway`: the first format's fixed rules (kept to check
   that the presets rewritten in the language set every hand as before);
 - :mod:`.table`: building and reading the compiled house way;
+- :mod:`.rank_classes`: the house way over classes of hands (a rank multiset and the ranks in
+  its flush suit), set once each, for the check over every hand;
 - :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms, a push rule's
   triggering dealer hands taken out);
 - :mod:`.trigger`: push rules' triggers, and the table with one folded in;
