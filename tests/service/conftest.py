@@ -1,7 +1,9 @@
 """Fixtures of the table service's tests.
 
 Every API test runs twice: on SQLite (a file in a temporary folder) and on PostgreSQL
-(127.0.0.1:5432, database ``test``, a fresh schema per test, dropped afterwards). The service runs
+(127.0.0.1:5432, database ``test``, a fresh schema per test, dropped afterwards; marked ``slow``,
+so the quick lane runs SQLite alone). Each test's database is a copy of one migrated once per
+process (:func:`migrated_sqlite`, :func:`pg_schema`), not a run of every migration. The service runs
 as a real uvicorn server in a thread of the test process (real HTTP, real WebSockets); the
 kill-and-restart tests start ``paigow serve`` processes instead.
 """
@@ -91,14 +93,77 @@ def pg_url(schema: str) -> str:
     return f"postgresql://{pg_user()}@{PG_HOST}:{PG_PORT}/{PG_DB}?options=-csearch_path%3D{schema}"
 
 
+_TEMPLATES: dict[str, Any] = {}
+"""Migrated databases, one per backend and process: a test's database is a copy of it (its
+rows and all), not a run of every migration (a second or more each)."""
+
+
+def migrated_sqlite(path: Path) -> str:
+    """The URL of a migrated SQLite database at ``path``: a copy of this process's template."""
+    import shutil
+
+    from paigow.service.store.db import Database
+
+    template = _TEMPLATES.get("sqlite")
+    if template is None:
+        template = Path(tempfile.mkdtemp(prefix="paigow-template-")) / "template.sqlite3"
+        d = Database(f"sqlite:///{template}")
+        d.migrate()
+        d.dispose()
+        _TEMPLATES["sqlite"] = template
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
+
+
+def _pg_template_sql() -> str:
+    """This process's migrated PostgreSQL schema as SQL (``pg_dump --inserts``) naming it
+    ``__SCHEMA__``, made once: a migrated schema, dumped, dropped."""
+    sql = _TEMPLATES.get("postgresql")
+    if sql is None:
+        import re
+
+        from paigow.service.store.db import Database
+
+        name = "tmpl_" + uuid.uuid4().hex[:12]
+        with pg_admin() as conn:
+            conn.execute(f"CREATE SCHEMA {name}")
+        try:
+            d = Database(pg_url(name))
+            d.migrate()
+            d.dispose()
+            dump = subprocess.run(
+                ["pg_dump", "-h", PG_HOST, "-p", str(PG_PORT), "-U", str(pg_user()), "-d",
+                 PG_DB, "--schema", name, "--inserts", "--no-owner", "--no-privileges"],
+                capture_output=True, text=True, check=True, timeout=60,
+            ).stdout  # fmt: skip
+        finally:
+            with pg_admin() as conn:
+                conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        lines = [
+            line
+            for line in dump.splitlines()
+            if line.strip()
+            and not line.startswith(("--", "\\"))
+            and "transaction_timeout" not in line
+        ]
+        sql = re.sub(rf"\b{name}\b", "__SCHEMA__", "\n".join(lines))
+        _TEMPLATES["postgresql"] = sql
+    return str(sql)
+
+
 @contextlib.contextmanager
-def pg_schema() -> Iterator[str]:
-    """A fresh schema in the database ``test``, dropped afterwards."""
+def pg_schema(migrated: bool = False) -> Iterator[str]:
+    """A fresh schema in the database ``test`` (``migrated``: a copy of this process's migrated
+    template), dropped afterwards."""
     if pg_user() is None:
         pytest.skip(f"no PostgreSQL server at {PG_HOST}:{PG_PORT} (database {PG_DB})")
     schema = "t_" + uuid.uuid4().hex[:12]
+    template = _pg_template_sql() if migrated else ""
     with pg_admin() as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
+        if template:
+            conn.execute(template.replace("__SCHEMA__", schema))  # CREATE SCHEMA among it
+        else:
+            conn.execute(f"CREATE SCHEMA {schema}")
     try:
         yield pg_url(schema)
     finally:
@@ -111,17 +176,19 @@ def pg_schema() -> Iterator[str]:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def backend(request: pytest.FixtureRequest) -> str:
+    """Each API test on SQLite and on PostgreSQL (the full suite; the quick lane: SQLite)."""
     return str(request.param)
 
 
 @pytest.fixture
 def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated database of ``backend``, this test's own."""
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'tables.sqlite3'}"
+        yield migrated_sqlite(tmp_path / "tables.sqlite3")
     else:
-        with pg_schema() as url:
+        with pg_schema(migrated=True) as url:
             yield url
 
 
@@ -185,7 +252,7 @@ class Client:
         self.url = url
         self.token = token
         self.username = username
-        self.http = httpx.Client(base_url=url, timeout=30, trust_env=False)
+        self.http = httpx.Client(base_url=url, timeout=30, trust_env=False, verify=False)
 
     @property
     def headers(self) -> dict[str, str]:

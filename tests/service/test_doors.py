@@ -28,7 +28,9 @@ from paigow.service.store.unit import Tx
 def _client_from(url: str, local_address: str) -> httpx.Client:
     """A client whose connections come from another loopback address (another client)."""
     transport = httpx.HTTPTransport(local_address=local_address)
-    return httpx.Client(base_url=url, timeout=30, trust_env=False, transport=transport)
+    return httpx.Client(
+        base_url=url, timeout=30, trust_env=False, verify=False, transport=transport
+    )
 
 
 def _audit(db_url: str, action: str) -> list[dict[str, Any]]:
@@ -429,7 +431,7 @@ def test_concurrent_retries_of_one_key_get_the_stored_response(helpers: Any) -> 
             start = threading.Barrier(50)
 
             def send(_: int) -> httpx.Response:
-                with httpx.Client(base_url=s.url, timeout=60, trust_env=False) as h:
+                with httpx.Client(base_url=s.url, timeout=60, trust_env=False, verify=False) as h:
                     start.wait()
                     return h.post(
                         f"/api/tables/{table}/wager",
@@ -507,7 +509,7 @@ def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(
         go = threading.Barrier(13)
 
         def login(_: int) -> None:
-            with httpx.Client(base_url=s.url, timeout=60, trust_env=False) as h:
+            with httpx.Client(base_url=s.url, timeout=60, trust_env=False, verify=False) as h:
                 go.wait()
                 results.append(
                     h.post(
@@ -517,7 +519,7 @@ def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(
                 )
 
         def read() -> None:
-            with httpx.Client(base_url=s.url, timeout=60, trust_env=False) as h:
+            with httpx.Client(base_url=s.url, timeout=60, trust_env=False, verify=False) as h:
                 go.wait()
                 for _ in range(5):
                     reads.append(h.get("/api/health").status_code)

@@ -38,7 +38,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     while not server.started:
         time.sleep(0.01)
     base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    http = httpx.Client(base_url=base, trust_env=False)
+    http = httpx.Client(base_url=base, trust_env=False, verify=False)
     token = http.post(
         "/api/auth/login", json={"username": "boss", "password": "operator-password"}
     ).json()["token"]

@@ -50,7 +50,7 @@ def test_two_workers_on_postgresql_share_a_port_and_play(helpers: Any) -> None:
             deadline = time.time() + 60
             while len(workers) < 2 and time.time() < deadline:
                 # a fresh connection each time: the kernel hands it to either process
-                with httpx.Client(base_url=base, timeout=10, trust_env=False) as h:
+                with httpx.Client(base_url=base, timeout=10, trust_env=False, verify=False) as h:
                     r = h.get("/api/health")
                 if r.status_code == 200:
                     workers.add(r.headers["X-Paigow-Worker"])
@@ -166,7 +166,9 @@ def test_the_workers_of_a_killed_supervisor_stop_and_free_the_port(helpers: Any)
             workers: set[int] = set()
             deadline = time.time() + 60
             while len(workers) < 2 and time.time() < deadline:
-                with httpx.Client(base_url=server.url, timeout=10, trust_env=False) as h:
+                with httpx.Client(
+                    base_url=server.url, timeout=10, trust_env=False, verify=False
+                ) as h:
                     r = h.get("/api/health")
                 if r.status_code == 200:
                     workers.add(int(r.headers["X-Paigow-Worker"]))
