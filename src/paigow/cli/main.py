@@ -2,7 +2,7 @@
 
 - :mod:`paigow.cli.game`: ``hand``, ``deal``, ``play`` (the terminal table, :mod:`paigow.cli.play`);
 - :mod:`paigow.cli.house_way`: ``house-way`` (the presets, a house way's rules, the check of a
-  file over every hand);
+  file over every hand; ``diff``, two side by side: :mod:`paigow.cli.house_way_diff`);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
   :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
   :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typer
 
-from paigow.cli import analysis, backup, game, service
+from paigow.cli import analysis, backup, game, house_way_diff, service
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
@@ -48,7 +48,8 @@ app.command("bots")(service.bots)
 app.command("backup")(backup.backup_command)
 app.command("restore")(backup.restore_command)
 
-# The groups.
+# The groups (commands of a group kept in a module of their own added first).
+house_way_app.command("diff")(house_way_diff.diff_command)
 app.add_typer(house_way_app, name="house-way")
 app.add_typer(cache_app, name="cache")
 app.add_typer(strategy_app, name="strategy")

@@ -5,6 +5,8 @@
   indices, with outcome numbers; :mod:`.houseway`: the first format's fixed rules (kept to check
   that the presets rewritten in the language set every hand as before);
 - :mod:`.table`: building and reading the compiled house way;
+- :mod:`.diff`: two house ways hand by hand, by the pair of rule ids that set a hand otherwise
+  (imported as a submodule);
 - :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms, a push rule's
   triggering dealer hands taken out);
 - :mod:`.trigger`: push rules' triggers, and the table with one folded in;
