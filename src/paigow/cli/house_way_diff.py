@@ -93,11 +93,14 @@ def diff_command(
     )
     if not diff.pairs:
         return
-    columns = [f"{name_a} rule", f"{name_b} rule", "hands", "e.g.", f"{name_a} sets",
-               f"{name_b} sets"]  # fmt: skip
+    table = Table(title=f"Where {name_b} differs from {name_a}")
+    for name in (f"{name_a} rule", f"{name_b} rule", "hands"):
+        table.add_column(name, justify="right" if name == "hands" else "left")
+    for name in ("e.g.", f"{name_a} sets", f"{name_b} sets"):  # cards on one line
+        table.add_column(name, no_wrap=True)
     if worth:
-        columns += ["worth to the house", "per $100 wagered"]
-    table = Table(*columns, title=f"Where {name_b} differs from {name_a}")
+        table.add_column("worth to the house", justify="right")
+        table.add_column("per $100 wagered", justify="right")
     for p in diff.pairs:
         set_a, set_b = p.settings()
         row = [p.a_rule, p.b_rule, f"{p.hands:,}", " ".join(c.code for c in p.example), set_a,

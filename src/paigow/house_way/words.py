@@ -60,6 +60,7 @@ NUMBERS: Final = (
     "single3",
     "single4",
     "single5",
+    "straight-high",
 )
 ALIASES: Final = {"pair": "high-pair"}
 #: High-hand categories a rule may require, by their names in the language.

@@ -38,7 +38,8 @@ F_SINGLE = 13  # single-A .. single-2: 13 flags
 N_FLAGS = 26
 N_PAIRS, N_THREES, N_FOURS, N_ACES, N_HIGH_PAIR, N_MIDDLE_PAIR, N_LOW_PAIR = range(26, 33)
 N_THREE, N_LOW_THREE, N_FOUR, N_SINGLE1 = 33, 34, 35, 36  # single1..single5: 36..40
-N_FEATURES = 41  # fv[N_FEATURES]: the hand's shape
+N_STRAIGHT_HIGH = 41  # the top rank of the highest five ranks in a row (the wheel: 5)
+N_FEATURES = 42  # fv[N_FEATURES]: the hand's shape
 N_SHAPES = 48
 
 
@@ -176,10 +177,11 @@ def _features(s: Arr, w: Arr) -> None:
                 s3 += 1
             mask |= 1 << (c >> 2)
     straight = 0
-    for top in range(3, 13):
+    for top in range(12, 2, -1):  # the highest straight first (the wheel last: its top is 5)
         win = 0x100F if top == 3 else 0x1F << (top - 4)
         if _popc(mask & win) + jk >= 5:
             straight = 1
+            w[N_STRAIGHT_HIGH] = top + 2
             break
     if max(s0, s1, s2, s3) + jk < 5:
         w[F_STRAIGHT] = straight
