@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,22 @@ from paigow.ranking import Wheel, evaluate_five, evaluate_two
 NEW_WORDS = """name = "new-words"
 [bands]
 high = "J-A"
+
+[[rule]]
+id = "five-natural"
+when = "five-aces and pair != K"
+low = "natural-A+natural-A"
+
+[[rule]]
+id = "aces-natural"
+when = "trips and three == A"
+low = "natural-A+single1"
+
+[[rule]]
+id = "natural-leaves"
+when = "one-pair and pair == A and joker and leaves(natural-A, straight|flush|straight-flush)"
+low = "natural-A+single1"
+high = "straight|flush|straight-flush|royal-flush"
 
 [[rule]]
 id = "ace-high"
@@ -78,6 +95,9 @@ def _rich(rng: random.Random, n: int) -> list[list[Card]]:
     out = [rng.sample(FULL_DECK, 7) for _ in range(n)]
     out += [rng.sample(FULL_DECK[28:], 7) for _ in range(n)]
     out += [[FULL_DECK[52], *rng.sample(FULL_DECK[:52], 6)] for _ in range(n)]
+    out += [[*FULL_DECK[48:], *rng.sample(FULL_DECK[:48], 2)] for _ in range(n // 10)]  # 5 aces
+    out += [[FULL_DECK[52], rng.choice(FULL_DECK[48:52]), *rng.sample(FULL_DECK[:48], 5)]
+            for _ in range(n // 2)]  # fmt: skip  # the joker and one natural ace
     for _ in range(n):  # five to seven ranks in a row (the wheel among them), the joker at times
         top = rng.randint(3, 12)  # the top card's rank number (0: a two, 12: an ace)
         ranks = [(top - k) % 13 for k in range(5)]  # the wheel's ace is 12
@@ -173,25 +193,58 @@ def test_ballys_rule_in_straight_high_sets_hands_as_the_rule_it_replaced() -> No
     assert sum(now.set_hand(h).rule == "straight.joker-ace-high" for h in hands) > 20
 
 
+# ------------------------------------------------------------------------------ natural-A
+@pytest.mark.parametrize(
+    ("hand", "low", "rule"),
+    [("Jk As Ah Ad Ac 9h 8c", "As Ah", "five-natural"),
+     ("Jk As Ah 9d 8c 3h 2c", "As 9d", "aces-natural"),
+     ("Jk Ah Ks Qd Jd 9d 8d", "Ah Ks", "natural-leaves")],
+)  # fmt: skip
+def test_a_natural_ace_is_never_the_joker(hand: str, low: str, rule: str) -> None:
+    """The reference and the compiled program send the same cards low: a natural ace, the
+    joker kept high (where ``A`` would let the joker go, the high hand as strong)."""
+    way, cards = _new_words(), list(parse_cards(hand))
+    ref = way.set_hand(cards)
+    high, got_low, rid = set_hand(compile_way(way), cards)
+    assert (ref.rule, rid) == (rule, rule)
+    assert {c.code for c in ref.setting.low} == {c.code for c in got_low} == set(low.split())
+    assert any(c.is_joker for c in high)
+
+
+def test_natural_a_without_a_natural_ace_passes_the_hand_on() -> None:
+    way = _new_words()
+    cards = list(parse_cards("Jk Kd Kc Kh 9d 8c 2c"))  # trips of kings: not aces
+    assert way.set_hand(cards).rule == set_hand(compile_way(way), cards)[2] == "rest"
+    lone = list(parse_cards("Jk Jd Tc Qh 9d 8c 2c"))  # the joker alone: no natural ace
+    assert way.set_hand(lone).rule == set_hand(compile_way(way), lone)[2] != "natural-leaves"
+
+
 # ------------------------------------------------------------------------------ words and errors
 def test_the_new_words_read_in_plain_words() -> None:
-    texts = [r.text for r in plain_rules(_new_words(), tries=4000)]
+    texts = [r.text for r in plain_rules(_new_words(), tries=4000)][3:]
     assert texts[0].startswith("The highest straight is ace-high, and the highest pair is aces")
     assert texts[1].startswith("The highest straight is five-high:")
     assert "the highest straight is jacks to aces" not in texts[2]
     assert texts[2].startswith("The highest straight is jack-high to ace-high")
     assert "the top card of the highest straight is above the highest pair" in texts[3]
+    natural = [r.text for r in plain_rules(_new_words(), tries=4000)][:3]
+    assert natural[0].endswith(": two natural aces go low.")
+    assert "a natural ace (not the joker) and the highest other single card go low" in natural[1]
+    assert "a natural ace (not the joker) can go low beside another card" in natural[2]
 
 
 @pytest.mark.parametrize(
-    ("when", "hint"),
-    [("straight-hihg == A", "did you mean 'straight-high'?"),
-     ("straight-high", "is a number")],
+    ("line", "hint"),
+    [('when = "straight-hihg == A"', "did you mean 'straight-high'?"),
+     ('when = "straight-high"', "is a number"),
+     ('low = "natral-A+K"', "did you mean 'natural-A'?"),
+     ('when = "leaves(natural-a, straight)"', "did you mean 'natural-A'?")],
 )  # fmt: skip
-def test_a_near_miss_of_a_new_word_is_named(when: str, hint: str) -> None:
-    with pytest.raises(HouseWayError, match=hint):
+def test_a_near_miss_of_a_new_word_is_named(line: str, hint: str) -> None:
+    with pytest.raises(HouseWayError, match=re.escape(hint)):
         HouseWay.from_text(
-            f'name = "x"\n[[rule]]\nid = "x"\nwhen = "{when}"\nlow = "pair"\n'
-            '[[rule]]\nid = "y"\nchoose = "best-low"\n',
+            f'name = "x"\n[[rule]]\nid = "x"\n{line}\n'
+            + ("" if line.startswith("low") else 'low = "pair"\n')
+            + '[[rule]]\nid = "y"\nchoose = "best-low"\n',
             "x.toml",
         )

@@ -116,6 +116,8 @@ def low_words(spec: LowSpec) -> str:
     >>> from paigow.house_way.rules import parse_low
     >>> low_words(parse_low("A+single1")), low_words(parse_low("low-pair"))
     ('an ace (or the joker) and the highest other single card', 'the lowest pair')
+    >>> low_words(parse_low("natural-A+natural-A")), low_words(parse_low("natural-A+K"))
+    ('two natural aces', 'a natural ace (not the joker) and a king')
     """
     if spec.is_any:
         return "any two cards"
@@ -134,11 +136,14 @@ def low_words(spec: LowSpec) -> str:
             parts.append(_ONE[int(arg)] + (" (or the joker)" if int(arg) == ACE else ""))
         elif kind == "joker":
             parts.append("the joker")
+        elif kind == "natural":
+            parts.append("a natural ace (not the joker)")
         else:
-            other = " other" if any(k == "rank" for k, _ in spec.slots) else ""
+            other = " other" if any(k in ("rank", "natural") for k, _ in spec.slots) else ""
             parts.append(f"the {_ORDINAL[int(arg)]}{other} single card")
     if len(parts) == 2 and parts[0] == parts[1]:
-        return "two " + _PLURAL[int(spec.slots[0][1])]
+        natural = "natural " if spec.slots[0][0] == "natural" else ""
+        return f"two {natural}{_PLURAL[int(spec.slots[0][1])]}"
     return " and ".join(parts)
 
 

@@ -168,6 +168,8 @@ class HandReader:
             return singles[int(arg) - 1] if len(singles) >= int(arg) else None
         if kind == "rank":
             return int(arg) if int(arg) in self.groups else None
+        if kind == "natural":  # an ace that is not the joker
+            return ACE if any(c.rank == ACE and not c.is_joker for c in self.seven) else None
         return ACE if any(c.is_joker for c in self.seven) else None  # the joker
 
     def matching(self, spec: LowSpec) -> list[tuple[Setting, HandValue, TwoCardValue]]:
@@ -178,9 +180,12 @@ class HandReader:
         if any(w is None for w in wants):
             return []
         joker = [s[0] == "joker" for s in spec.slots]
+        natural = [s[0] == "natural" for s in spec.slots]
 
         def fits(card: Card, n: int) -> bool:
-            return card.rank == wants[n] and (card.is_joker or not joker[n])
+            if card.rank != wants[n]:
+                return False
+            return not card.is_joker if natural[n] else card.is_joker or not joker[n]
 
         out = []
         for t in self.settings():

@@ -28,7 +28,7 @@ WIDTH = 12
 OP_FLAG, OP_FEAT, OP_CONST, OP_CMP, OP_IN, OP_NOT, OP_JZ, OP_JNZ, OP_LEAVES, OP_TRUE = range(10)
 CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE = range(6)
 # low spec slots
-SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER = 1, 2, 3, 4
+SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER, SLOT_NATURAL = 1, 2, 3, 4, 5  # natural: an ace
 # choosing
 CHOOSE_FIRST, CHOOSE_BEST_LOW, CHOOSE_BEST_HIGH = 0, 1, 2
 # feature numbers: flags then numbers (as paigow.house_way.rules.FLAGS and NUMBERS)
@@ -228,11 +228,16 @@ def _slot(s: Arr, w: Arr, kind: int, arg: int) -> int:
         return int(w[N_SINGLE1 + arg - 1])
     if kind == SLOT_RANK:
         return arg if (w[CNT] >> arg) & 1 else 0
+    if kind == SLOT_NATURAL:  # an ace that is not the joker (the joker, if held, is s[0])
+        k = 1 if s[0] == JOKER else 0
+        return 14 if s[k] != JOKER and (s[k] >> 2) == 12 else 0
     return 14 if s[0] == JOKER else 0  # the joker
 
 
 @nb.njit(cache=True, inline="always")
 def _fits(c: int, rank: int, kind: int) -> bool:
+    if kind == SLOT_NATURAL:
+        return c != JOKER and _rank(c) == rank
     return _rank(c) == rank and (kind != SLOT_JOKER or c == JOKER)
 
 
