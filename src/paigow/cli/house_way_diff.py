@@ -57,8 +57,9 @@ def diff_command(
 ) -> None:
     """How many hands B sets otherwise than A (a high or a low hand of another strength), by
     the pair of rule ids that set them (A's, B's), most first, each with an example hand set
-    both ways; with ``--worth``, what each difference alone is worth to the house (A's exact
-    edge with only those hands set B's way, less A's own: per hand wagered and per $100)."""
+    both ways (high / low; --json gives the seven cards too); with --worth, what each
+    difference alone is worth to the house (A's exact edge with only those hands set B's way,
+    less A's own: per hand wagered and per $100)."""
     from paigow.analysis.compiled import HANDS
     from paigow.analysis.house_way_diff import diff_ways, pair_worth
 
@@ -94,17 +95,21 @@ def diff_command(
     if not diff.pairs:
         return
     table = Table(title=f"Where {name_b} differs from {name_a}")
-    for name in (f"{name_a} rule", f"{name_b} rule", "hands"):
-        table.add_column(name, justify="right" if name == "hands" else "left")
-    for name in ("e.g.", f"{name_a} sets", f"{name_b} sets"):  # cards on one line
-        table.add_column(name, no_wrap=True)
+    for name in (f"{name_a} rule", f"{name_b} rule"):  # an id folded, never cut short
+        table.add_column(name, overflow="fold")
+    table.add_column("hands", justify="right")
+    if worth:  # an example hand set by A above B's setting, high / low: narrow beside the worth
+        table.add_column(f"{name_a} sets,\nthen {name_b}", no_wrap=True)
+    else:  # side by side
+        for name in (f"{name_a} sets", f"{name_b} sets"):
+            table.add_column(name, no_wrap=True)
     if worth:
-        table.add_column("worth to the house", justify="right")
-        table.add_column("per $100 wagered", justify="right")
+        table.add_column("worth to\nthe house", justify="right", no_wrap=True)
+        table.add_column("per $100\nwagered", justify="right", no_wrap=True)
     for p in diff.pairs:
         set_a, set_b = p.settings()
-        row = [p.a_rule, p.b_rule, f"{p.hands:,}", " ".join(c.code for c in p.example), set_a,
-               set_b]  # fmt: skip
+        row = [p.a_rule, p.b_rule, f"{p.hands:,}"]
+        row += [f"{set_a}\n{set_b}"] if worth else [set_a, set_b]
         if worth:
             row += ["-", "-"] if p.worth is None else [f"{float(p.worth):+.4%}", dollars(p.worth)]
         table.add_row(*row)
