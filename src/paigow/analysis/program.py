@@ -64,6 +64,8 @@ class _Builder:
                 row += [KP.SLOT_SINGLE, int(arg)]
             elif kind == "rank":
                 row += [KP.SLOT_RANK, int(arg)]
+            elif kind == "natural":
+                row += [KP.SLOT_NATURAL, 14]
             else:
                 row += [KP.SLOT_JOKER, 0]
         key = tuple(row)

@@ -4,7 +4,7 @@
 - :mod:`paigow.cli.house_way`: ``house-way`` (the presets, a house way's rules, the check of a
   file over every hand), with ``house-way test`` (:mod:`paigow.cli.house_way_cases`: a cases
   file of expected settings) and ``house-way card`` (:mod:`paigow.cli.house_way_card`: the
-  dealer's card);
+  dealer's card); ``house-way diff`` (:mod:`paigow.cli.house_way_diff`: two side by side);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
   :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
   :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
@@ -20,7 +20,15 @@ from __future__ import annotations
 
 import typer
 
-from paigow.cli import analysis, backup, game, house_way_card, house_way_cases, service
+from paigow.cli import (
+    analysis,
+    backup,
+    game,
+    house_way_card,
+    house_way_cases,
+    house_way_diff,
+    service,
+)
 from paigow.cli.bonus import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
@@ -53,6 +61,7 @@ app.command("restore")(backup.restore_command)
 # house-way's commands kept in modules of their own
 house_way_app.command("test")(house_way_cases.test_command)
 house_way_app.command("card")(house_way_card.card_command)
+house_way_app.command("diff")(house_way_diff.diff_command)
 
 # The groups.
 app.add_typer(house_way_app, name="house-way")

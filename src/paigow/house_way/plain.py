@@ -63,6 +63,7 @@ _NUMBERS: Final = {
     "three": "the three of a kind",
     "low-three": "the lower three of a kind",
     "four": "the four of a kind",
+    "straight-high": "the top card of the highest straight",
 }
 _ORDINAL: Final = {1: "highest", 2: "second highest", 3: "third highest", 4: "fourth highest",
                    5: "fifth highest"}  # fmt: skip
@@ -115,6 +116,8 @@ def low_words(spec: LowSpec) -> str:
     >>> from paigow.house_way.rules import parse_low
     >>> low_words(parse_low("A+single1")), low_words(parse_low("low-pair"))
     ('an ace (or the joker) and the highest other single card', 'the lowest pair')
+    >>> low_words(parse_low("natural-A+natural-A")), low_words(parse_low("natural-A+K"))
+    ('two natural aces', 'a natural ace (not the joker) and a king')
     """
     if spec.is_any:
         return "any two cards"
@@ -133,11 +136,14 @@ def low_words(spec: LowSpec) -> str:
             parts.append(_ONE[int(arg)] + (" (or the joker)" if int(arg) == ACE else ""))
         elif kind == "joker":
             parts.append("the joker")
+        elif kind == "natural":
+            parts.append("a natural ace (not the joker)")
         else:
-            other = " other" if any(k == "rank" for k, _ in spec.slots) else ""
+            other = " other" if any(k in ("rank", "natural") for k, _ in spec.slots) else ""
             parts.append(f"the {_ORDINAL[int(arg)]}{other} single card")
     if len(parts) == 2 and parts[0] == parts[1]:
-        return "two " + _PLURAL[int(spec.slots[0][1])]
+        natural = "natural " if spec.slots[0][0] == "natural" else ""
+        return f"two {natural}{_PLURAL[int(spec.slots[0][1])]}"
     return " and ".join(parts)
 
 
@@ -156,6 +162,8 @@ def condition_words(c: Condition) -> str:
         if c.name.startswith("single-"):
             return f"a single {_ONE[RANK_LETTERS[c.name[7:]]].split()[1]}"
         return _FLAGS.get(c.name, c.name)
+    if c.name == "straight-high" and c.kind in ("cmp", "in") and not c.other:
+        return _height(c)
     if c.kind == "cmp":
         left = _feature(c.name)
         if c.other:
@@ -177,6 +185,31 @@ def condition_words(c: Condition) -> str:
     cats = " or ".join(_CATEGORY_WORDS[x] for x in sorted(c.cats, key=int))
     verb = "can go low" if len(c.low.slots) != 1 else "can go low beside another card"
     return f"{low_words(c.low)} {verb} with a {cats} still high"
+
+
+def _height(c: Condition) -> str:
+    """``straight-high`` against ranks, in words.
+
+    >>> from paigow.house_way.rules import parse_condition
+    >>> _height(parse_condition("straight-high == A")), _height(parse_condition("straight-high > 0"))
+    ('the highest straight is ace-high', 'a straight can be made')
+    >>> _height(parse_condition("straight-high in 5-9"))
+    'the highest straight is five-high to nine-high'
+    """
+    if c.kind == "in":
+        runs = _ranks(c.ranks).split(", ")
+        return "the highest straight is " + ", ".join(_high_words(r) for r in runs)
+    if c.value == 0 and c.op in (">", "!="):
+        return "a straight can be made"
+    if c.value == 0 and c.op in ("==", "<="):
+        return "no straight can be made"
+    return f"the highest straight {_OPS[c.op]} {_ONE[c.value].split()[1]}-high"
+
+
+def _high_words(run: str) -> str:
+    """``sevens to tens or aces`` -> ``seven-high to ten-high or ace-high``."""
+    singular = {_PLURAL[r]: _ONE[r].split()[1] for r in _PLURAL}
+    return " ".join(f"{singular[w]}-high" if w in singular else w for w in run.split())
 
 
 def _wrapped(c: Condition) -> str:

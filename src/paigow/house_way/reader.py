@@ -74,10 +74,23 @@ class HandReader:
             return threes[-1] if threes else 0
         if name == "four":
             return by[4][0] if by[4] else 0
+        if name == "straight-high":
+            return self.straight_high()
         if name.startswith("single") and name[6:].isdigit():
             n = int(name[6:])
             return singles[n - 1] if len(singles) >= n else 0
         raise HouseWayError(f"unknown feature {name!r}")  # pragma: no cover - parse checks
+
+    def straight_high(self) -> int:
+        """The top rank of the highest five ranks in a row among the seven (the joker filling
+        one that is missing; A-2-3-4-5 is 5), whatever their suits; 0 where there are none."""
+        natural = {c.rank for c in self.seven if not c.is_joker}
+        wild = 1 if any(c.is_joker for c in self.seven) else 0
+        for top in range(ACE, 4, -1):
+            ranks = (ACE, 2, 3, 4, 5) if top == 5 else range(top - 4, top + 1)
+            if sum(r not in natural for r in ranks) <= wild:
+                return top
+        return 0
 
     def flag(self, name: str) -> bool:
         """A true-or-false feature's value."""
@@ -155,6 +168,8 @@ class HandReader:
             return singles[int(arg) - 1] if len(singles) >= int(arg) else None
         if kind == "rank":
             return int(arg) if int(arg) in self.groups else None
+        if kind == "natural":  # an ace that is not the joker
+            return ACE if any(c.rank == ACE and not c.is_joker for c in self.seven) else None
         return ACE if any(c.is_joker for c in self.seven) else None  # the joker
 
     def matching(self, spec: LowSpec) -> list[tuple[Setting, HandValue, TwoCardValue]]:
@@ -165,9 +180,12 @@ class HandReader:
         if any(w is None for w in wants):
             return []
         joker = [s[0] == "joker" for s in spec.slots]
+        natural = [s[0] == "natural" for s in spec.slots]
 
         def fits(card: Card, n: int) -> bool:
-            return card.rank == wants[n] and (card.is_joker or not joker[n])
+            if card.rank != wants[n]:
+                return False
+            return not card.is_joker if natural[n] else card.is_joker or not joker[n]
 
         out = []
         for t in self.settings():

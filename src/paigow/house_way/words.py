@@ -60,6 +60,7 @@ NUMBERS: Final = (
     "single3",
     "single4",
     "single5",
+    "straight-high",
 )
 ALIASES: Final = {"pair": "high-pair"}
 #: High-hand categories a rule may require, by their names in the language.
@@ -134,7 +135,7 @@ def parse_ranks(text: str, where: str = "band") -> frozenset[int]:
 @dataclass(frozen=True)
 class LowSpec:
     """Which two cards go low: two slots, each ``("single", n)``, ``("rank", r)``,
-    ``("joker", 0)`` or ``("group", feature)`` (a group fills both slots). ``any`` (no slots)
+    ``("joker", 0)``, ``("natural", 14)`` (an ace that is not the joker) or ``("group", feature)`` (a group fills both slots). ``any`` (no slots)
     stands for every setting that does not foul."""
 
     text: str
@@ -146,7 +147,7 @@ class LowSpec:
 
 
 ANY: Final = LowSpec("any", ())
-_CARD_WORDS: Final = ("joker", "single1", "single2", "single3", "single4", "single5")
+_CARD_WORDS: Final = ("joker", "natural-A", "single1", "single2", "single3", "single4", "single5")
 
 
 def _slot(word: str, spec: str) -> tuple[str, int | str]:
@@ -154,6 +155,8 @@ def _slot(word: str, spec: str) -> tuple[str, int | str]:
         return ("rank", RANK_LETTERS[word])
     if word == "joker":
         return ("joker", 0)
+    if word == "natural-A":
+        return ("natural", RANK_LETTERS["A"])
     m = re.fullmatch(r"single([1-5])", word)
     if m:
         return ("single", int(m.group(1)))
@@ -164,7 +167,7 @@ def _slot(word: str, spec: str) -> tuple[str, int | str]:
     near = suggest(word, [*_CARD_WORDS, *GROUPS]) if len(word) > 1 else ""
     raise HouseWayError(
         f"low spec {spec!r}: unknown card {word!r}{near} (one card: single1..single5, a rank "
-        "such as A or K, joker; two cards: pair, high-pair, middle-pair, low-pair, three, "
+        "such as A or K, joker, natural-A; two cards: pair, high-pair, middle-pair, low-pair, three, "
         "low-three, four, or two single cards joined by '+')"
     )
 

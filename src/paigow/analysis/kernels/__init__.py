@@ -7,6 +7,8 @@
 - :mod:`.table`: building and reading the compiled house way;
 - :mod:`.rank_classes`: the house way over classes of hands (a rank multiset and the ranks in
   its flush suit), set once each, for the check over every hand;
+- :mod:`.diff`: two house ways hand by hand, by the pair of rule ids that set a hand otherwise
+  (imported as a submodule);
 - :mod:`.dominance`: dominance counting (dealer histograms, exact-edge terms, a push rule's
   triggering dealer hands taken out);
 - :mod:`.trigger`: push rules' triggers, and the table with one folded in;

@@ -28,7 +28,7 @@ WIDTH = 12
 OP_FLAG, OP_FEAT, OP_CONST, OP_CMP, OP_IN, OP_NOT, OP_JZ, OP_JNZ, OP_LEAVES, OP_TRUE = range(10)
 CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE = range(6)
 # low spec slots
-SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER = 1, 2, 3, 4
+SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER, SLOT_NATURAL = 1, 2, 3, 4, 5  # natural: an ace
 # choosing
 CHOOSE_FIRST, CHOOSE_BEST_LOW, CHOOSE_BEST_HIGH = 0, 1, 2
 # feature numbers: flags then numbers (as paigow.house_way.rules.FLAGS and NUMBERS)
@@ -38,7 +38,8 @@ F_SINGLE = 13  # single-A .. single-2: 13 flags
 N_FLAGS = 26
 N_PAIRS, N_THREES, N_FOURS, N_ACES, N_HIGH_PAIR, N_MIDDLE_PAIR, N_LOW_PAIR = range(26, 33)
 N_THREE, N_LOW_THREE, N_FOUR, N_SINGLE1 = 33, 34, 35, 36  # single1..single5: 36..40
-N_FEATURES = 41  # fv[N_FEATURES]: the hand's shape
+N_STRAIGHT_HIGH = 41  # the top rank of the highest five ranks in a row (the wheel: 5)
+N_FEATURES = 42  # fv[N_FEATURES]: the hand's shape
 N_SHAPES = 48
 
 
@@ -176,10 +177,11 @@ def _features(s: Arr, w: Arr) -> None:
                 s3 += 1
             mask |= 1 << (c >> 2)
     straight = 0
-    for top in range(3, 13):
+    for top in range(12, 2, -1):  # the highest straight first (the wheel last: its top is 5)
         win = 0x100F if top == 3 else 0x1F << (top - 4)
         if _popc(mask & win) + jk >= 5:
             straight = 1
+            w[N_STRAIGHT_HIGH] = top + 2
             break
     if max(s0, s1, s2, s3) + jk < 5:
         w[F_STRAIGHT] = straight
@@ -226,11 +228,16 @@ def _slot(s: Arr, w: Arr, kind: int, arg: int) -> int:
         return int(w[N_SINGLE1 + arg - 1])
     if kind == SLOT_RANK:
         return arg if (w[CNT] >> arg) & 1 else 0
+    if kind == SLOT_NATURAL:  # an ace that is not the joker (the joker, if held, is s[0])
+        k = 1 if s[0] == JOKER else 0
+        return 14 if s[k] != JOKER and (s[k] >> 2) == 12 else 0
     return 14 if s[0] == JOKER else 0  # the joker
 
 
 @nb.njit(cache=True, inline="always")
 def _fits(c: int, rank: int, kind: int) -> bool:
+    if kind == SLOT_NATURAL:
+        return c != JOKER and _rank(c) == rank
     return _rank(c) == rank and (kind != SLOT_JOKER or c == JOKER)
 
 
