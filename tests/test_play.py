@@ -202,9 +202,10 @@ def test_wagers_out_of_limits_or_over_the_bankroll_are_refused_and_asked_again()
     )
     final, screen, rounds = play(script, bankroll=20_00)
     text = flat(screen)
-    assert "$2,000.00 is above the table maximum $1,000.00." in text
+    # the table's limits in the core's words (paigow.round.verify_wager_amount), not a copy
+    assert "wager $2,000.00 is outside the table limits $5.00 to $1,000.00." in text
     assert "$50.00 is more than your bankroll $20.00." in text
-    assert "$1.00 is below the table minimum $5.00." in text
+    assert "wager $1.00 is outside the table limits $5.00 to $1,000.00." in text
     assert "'abc' is not an amount in dollars" in text
     assert "'12.505' is not an amount in dollars" in text
     assert "'-5' is not an amount in dollars" in text

@@ -33,7 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from paigow.cards import Card, format_cards, parse_cards, sort_cards
-from paigow.errors import CardError
+from paigow.errors import CardError, RoundError
 from paigow.events import DealerSet, Event, HandSet, SpotSettled, Voided
 from paigow.house_way import HouseWay
 from paigow.money import format_money, parse_money
@@ -46,7 +46,7 @@ from paigow.narrator import (
     start_line,
 )
 from paigow.ranking import best_five
-from paigow.round import Phase, Round
+from paigow.round import Phase, Round, verify_wager_amount
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
 from paigow.setting import Setting
 from paigow.variants import best_against
@@ -359,17 +359,12 @@ class _Game:
             except ValueError as exc:
                 self.say(f"{exc}.", style="yellow")
                 continue
-            if cents < r.min_wager:
-                self.say(
-                    f"{format_money(cents)} is below the table minimum {format_money(r.min_wager)}.",
-                    style="yellow",
-                )
-            elif cents > r.max_wager:
-                self.say(
-                    f"{format_money(cents)} is above the table maximum {format_money(r.max_wager)}.",
-                    style="yellow",
-                )
-            elif cents > self.bankroll:
+            try:
+                verify_wager_amount(r, cents)  # the table's limits: the core's rule and words
+            except RoundError as exc:
+                self.say(f"{exc}.", style="yellow")
+                continue
+            if cents > self.bankroll:
                 self.say(
                     f"{format_money(cents)} is more than your bankroll {format_money(self.bankroll)}.",
                     style="yellow",

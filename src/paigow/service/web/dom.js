@@ -23,13 +23,14 @@ export function announce(text) {
   setTimeout(() => { a.textContent = text; }, 30);
 }
 
+// The service's own codes in the player's words. A rule's code from the core (paigow.errors.CODES:
+// outside-limits, already-wagered, already-set, ...) has no entry: its message is the core's own,
+// the answer's detail, never a copy here (tests/test_core_messages.py checks).
 const MESSAGES = {
   "insufficient-funds": (c) => `Your wallet has ${c.balance ?? "too little"}${c.amount ? `, less than the ${c.amount} wager` : ""} - ask the operator to credit it.`,
   "no-money": (c) => `Your wallet has ${c.balance ?? "less than the minimum"}${c.minimum ? `, less than this table's ${c.minimum} minimum wager` : ""} - ask the operator to credit it before you sit.`,
   "too-many-seats": () => "You already hold as many seats as one player may: leave one first.",
-  "outside-limits": (c) => `Wagers at this table are ${c.limits || "within the posted limits"}: choose an amount in that range.`,
   "round-in-play": () => "A round is in play: you can wager as soon as it is over.",
-  "already-wagered": () => "You already have a wager on this round.",
   "not-betting": () => "Betting is closed: a side wager goes with your next wager.",
   "table-closed": () => "This table is closed: no new wagers or seats.",
   "spot-taken": () => "Someone just took that spot: choose another.",
@@ -38,9 +39,7 @@ const MESSAGES = {
   "not-seated": () => "Sit at a spot first.",
   "not-setting": () => "Too late to set: the time is up and the house way has set your hand.",
   "not-current-round": () => "That round is over.",
-  "already-set": () => "Your hand is already set.",
   "not-dealt": () => "Your cards are not dealt yet.",
-  "no-hand": () => "You have no hand in this round.",
   "no-round": () => "There is no round in play.",
   "casino-table": () => "No help with setting at a casino table: the player sets the hand alone (Indiana 68 IAC 10-9-13(a)).",
   "bad-credentials": () => "Wrong username or password.",

@@ -489,7 +489,6 @@ export async function tableView(root, shell, id) {
           scheduleFetch();
         } catch (err) {
           if (err.code === "insufficient-funds") { try { setBalance((await api("GET", "/api/me")).balance); } catch { /* keep the last */ } }
-          if (err.code === "outside-limits" && sideTotal) { fail(new Error(`Side wagers at this table: ${sideOffers.map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")}.`)); return; }
           fail(err, { amount: money(cents + sideTotal) });
         }
       },
@@ -514,7 +513,6 @@ export async function tableView(root, shell, id) {
       clearMsg();
       scheduleFetch();
     } catch (err) {
-      if (err.code === "outside-limits") { fail(new Error(`The ${offerTitle(o.name)} side wager at this table is ${offerLimits(o)}.`)); return; }
       fail(err, { amount: money(cents) });
     }
   }
