@@ -27,4 +27,7 @@ def test_no_page_words_a_core_code_itself() -> None:
             for code in re.findall(r'err\.code === "([a-z-]+)"', line):
                 if code in CODES and "new Error(" in line:
                     found.append(f"{path.name}:{n}: {code}")
+            for code in re.findall(r'\{ code: "([a-z-]+)" \}', line):  # a core error made up
+                if code in CODES:
+                    found.append(f"{path.name}:{n}: {code}")
     assert found == []

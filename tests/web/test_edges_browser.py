@@ -316,6 +316,24 @@ def test_wording_of_the_header_and_a_live_pay_table(
     player.close()
 
 
+def test_the_create_table_confirmation_names_side_wagers_as_the_form_does(
+    site: Any, page: Page
+) -> None:
+    """Edge 12: the confirmation of a new table names its side wagers by the titles the form
+    offers them under, not by their presets' internal ids ("fortune-a")."""
+    as_operator(page, site.url)
+    page.fill("#t-name", "Titled")
+    page.click("#t-side summary")
+    page.check("#sw-fortune-a-on")
+    page.click("#create-table button[type=submit]")
+    msg = page.locator("#create-msg")
+    expect(msg).to_contain_text("is open", timeout=WAIT)
+    expect(msg).to_contain_text("side wagers: Fortune bonus, pay table A (8,000 to 1), with Envy")
+    expect(msg).not_to_contain_text("fortune-a")
+    expect(page.locator("#op-msg")).not_to_contain_text("fortune-a")
+    page.screenshot(path=f"{SHOTS}/edge12-created.png")
+
+
 def test_sitting_at_another_spot_clears_the_last_hand(site: Any, browser: Browser) -> None:
     """Edge 9: at 375 px, after a round, leaving the spot and sitting at another: the seat no
     longer shows the last round's hand."""
@@ -397,4 +415,43 @@ def test_narrow_seat_shows_the_whole_wager_and_hand_names(
         cut = page.locator(name).evaluate("e => e.scrollWidth > e.clientWidth + 1")
         assert not cut, page.locator(name).text_content()
     page.screenshot(path=f"{SHOTS}/edge10-seat-{size['width']}x{size['height']}.png")
+    page.close()
+
+
+@pytest.mark.parametrize("size", [{"width": 375, "height": 812}, {"width": 812, "height": 375}])
+def test_narrow_showdown_keeps_the_main_amount_and_whole_hand_names(
+    site: Any, browser: Browser, size: dict[str, int]
+) -> None:
+    """Edge 10 (the rest): on a phone held upright too, with side wagers, your result keeps the
+    main wager's amount; the dealer's hand names and the spots' bonus hands are not cut
+    ("three of a kind, quee...") beside the progressive's meter."""
+    offers = [
+        {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2_500},
+        {
+            "name": "progressive",
+            "paytable": "fortune-progressive",
+            "min_wager": 100,
+            "max_wager": 100,
+            "bank": "edge10-names",
+        },
+    ]
+    table = site.table(
+        name=f"Names {size['width']}", side_wagers=offers, betting_time_ms=300, setting_time_ms=300
+    )
+    page, _, api = at_table(site, browser, size, table)
+    wager_over_api(api, table, 2, 1000, side={"fortune": 500, "progressive": 100})
+    settled(page)
+    expect(page.locator("#my-side-result")).to_be_visible(timeout=WAIT)
+    short = page.locator("#my-result .main-short")
+    expect(short).to_be_visible()
+    expect(short).to_contain_text("main ")
+    expect(page.locator("#dealer .hname")).to_have_count(2, timeout=WAIT)
+    page.screenshot(path=f"{SHOTS}/edge10-names-{size['width']}x{size['height']}.png")
+    names = page.locator("#dealer .hname, .spot .side-res")
+    for i in range(names.count()):
+        el = names.nth(i)
+        cut = el.evaluate(
+            "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1"
+        )
+        assert not cut, f"cut: {el.text_content()!r}"
     page.close()

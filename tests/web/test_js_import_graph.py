@@ -76,3 +76,13 @@ def test_js_import_graph() -> None:
     cycle = find_cycle(graph)
     assert cycle is None, "the browser's modules import in a circle: " + " -> ".join(cycle or [])
     assert not any("app.js" in targets for targets in graph.values()), "a view imports app.js"
+
+
+MAX_LINES = 400
+
+
+def test_no_module_over_400_lines() -> None:
+    """Each browser module stays one idea (issue 49: the table page in panels, not one closure)."""
+    lines = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in WEB.glob("*.js")}
+    long = {name: n for name, n in sorted(lines.items()) if n > MAX_LINES}
+    assert not long, f"ES modules over {MAX_LINES} lines: {long}"

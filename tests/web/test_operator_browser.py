@@ -342,7 +342,8 @@ def test_the_operator_opens_a_table_with_side_wagers_and_sees_them_on_the_floor(
     inside(page, "#t-side fieldset.side-offer", width)
     page.click("#create-table button[type=submit]")
     expect(page.locator("#op-msg")).to_contain_text(
-        "side wagers fortune-a, fortune-progressive", timeout=WAIT
+        "side wagers: Fortune bonus, pay table A (8,000 to 1), with Envy; Pai gow progressive",
+        timeout=WAIT,
     )
     made = next(t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Side {viewport}")
     offers = {o["name"]: o for o in made["side_wagers"]}

@@ -1,4 +1,23 @@
 // Round events in words (the table's live log and game recall) and the round's state.
+import { money } from "./api.js";
+
+const OUTCOME = { win: "WIN", push: "PUSH", loss: "LOSS" };
+
+/** A settled spot's outcome in one word; a push by the table's push rule is its own ("PUSH BY
+ * RULE": the dealer's hand pushed every wager, whatever the hands). */
+export const outcomeWord = (r) => (r.outcome === "push" && r.reason ? "PUSH BY RULE" : OUTCOME[r.outcome]);
+
+/** A settled spot's money in words: "won $10.00, commission $0.50, returned $19.50",
+ * "push, $10.00 returned", "lost $10.00"; why, in the server's words ("high win, low loss",
+ * "foul: loses", from paigow.narrator) from the event's narration. */
+export function settledWords(r) {
+  const text = r.text || "";
+  const m = /^spot \d+: (.*)$/.exec(text);
+  if (m) return m[1];
+  if (r.outcome === "win") return `won ${money(r.win)}, commission ${money(r.commission)}, returned ${money(r.returned)}`;
+  if (r.outcome === "push") return `push, ${money(r.returned)} returned`;
+  return `lost ${money(r.wager)}`;
+}
 
 export function positionName(p) {
   return p === 1 ? "the dealer" : `spot ${p - 1}`;

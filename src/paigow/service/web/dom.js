@@ -16,6 +16,15 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** Replace ``el``'s children by ``build()`` only when ``k`` differs from what it shows now. */
+export function patch(el, k, build) {
+  const sig = typeof k === "string" ? k : JSON.stringify(k);
+  if (el.dataset.sig === sig) return false;
+  el.dataset.sig = sig;
+  el.replaceChildren(...[build()].flat().filter((x) => x !== null && x !== undefined && x !== false));
+  return true;
+}
+
 export function announce(text) {
   const a = document.getElementById("announcer");
   if (!a) return;

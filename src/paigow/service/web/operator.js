@@ -158,7 +158,8 @@ export async function operatorView(root, shell) {
         msg.className = "ok";
         msg.textContent = `Table ${t.id} (${t.name}) is open: commission ${t.commission_posted} posted` +
           (own ? `; house way ${t.house_way_label || t.house_way}` : "") + (t.push_posted ? `; ${t.push_posted}` : "") + (t.face_up ? "; the dealer's cards face up" : "") + (t.dragon ? "; the dragon hand offered" : "") +
-          (side.length ? `; side wagers ${side.map((x) => x.name).join(", ")}.` : ".");
+          // the side wagers by the titles the form offers them under (their presets' names are ids)
+          (side.length ? `; side wagers: ${sideRows.filter((r) => r.on.checked).map((r) => r.p.title).join("; ")}.` : ".");
         formMsg.className = "form-msg ok";
         formMsg.textContent = msg.textContent;
         announce(msg.textContent);
