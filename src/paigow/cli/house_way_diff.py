@@ -55,9 +55,10 @@ def diff_command(
     ] = "0.05",
     as_json: AnalysisJsonOpt = False,
 ) -> None:
-    """How many hands B sets otherwise than A (a high or a low hand of another strength), by
-    the pair of rule ids that set them (A's, B's), most first, each with an example hand set
-    both ways (high / low; --json gives the seven cards too); with --worth, what each
+    """How many hands B sets otherwise than A, by the pair of rule ids that set them.
+
+    Otherwise: a high or a low hand of another strength. Pairs most first, each with an example
+    hand set both ways (high / low; --json gives the seven cards too); with --worth, what each
     difference alone is worth to the house (A's exact edge with only those hands set B's way,
     less A's own: per hand wagered and per $100)."""
     from paigow.analysis.compiled import HANDS
