@@ -105,6 +105,7 @@ def test_cache_verify_and_clear_on_a_damaged_folder(
     assert not list(tmp_path.glob("*.bin"))
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_report_html(compiled: CompiledHouseWay, tmp_path: Path) -> None:
     out_file = tmp_path / "par.html"
     offer = SideWagerOffer("dragon", PayTable.preset("queens-dragon"), 500, 10_000)

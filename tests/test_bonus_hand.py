@@ -103,6 +103,7 @@ def check_hand(cards: tuple[Card, ...], with_ranking: bool = True) -> BonusHand:
     return hand
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_small_deck_every_hand_agrees_and_holds_every_category() -> None:
     """All C(18, 7) = 31,824 hands of SMALL_DECK: the fast classifier, the reference and the
     five-card ranking agree, and every seven-card category occurs."""

@@ -76,6 +76,7 @@ def test_agrees_with_core_on_whole_rank_patterns(compiled: CompiledHouseWay, ran
     assert count > 0
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_corrupt_file_is_detected_and_rebuilt(compiled: CompiledHouseWay, tmp_path: Path) -> None:
     way = HouseWay.preset("standard")
     copy = cache_path(way, Wheel.SECOND, tmp_path)

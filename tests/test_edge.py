@@ -101,6 +101,7 @@ def test_house_way_edge_equals_brute_force(
     assert (r.win, r.loss, r.push) == (win, loss, deals - win - loss)
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 @pytest.mark.parametrize("name", list(DECKS))
 def test_optimal_edge_equals_brute_force(
     compiled: CompiledHouseWay, spec: TableSpec, name: str, tmp_path: Path

@@ -170,6 +170,7 @@ def test_the_new_words_are_compiled_as_they_read_on_reduced_decks() -> None:
     assert _disagree(way, hands, Wheel.SECOND) == []
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_ballys_rule_in_straight_high_sets_hands_as_the_rule_it_replaced() -> None:
     """The ``ballys-ac`` rule written with ``straight-high`` against its first writing (the wheel
     ruled out by the singles): no hand of a large sample set otherwise (the full deck: 0 hands,

@@ -64,6 +64,7 @@ def _brute(compiled: CompiledHouseWay, deck: list[int], rate: Fraction) -> dict[
     return out
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 @pytest.mark.parametrize("name", list(DECKS))
 def test_every_class_matches_brute_force(
     compiled: CompiledHouseWay, spec: TableSpec, name: str
@@ -104,6 +105,7 @@ def test_every_class_matches_brute_force(
     assert sum(c.differ for c in costs) == int(weights[differ].sum())
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 @pytest.mark.parametrize("source", ["standard", "file"])
 def test_rule_costs_against_brute_force(table_folder: Path, tmp_path: Path, source: str) -> None:
     """Each rule's hands, the hands where the optimal setting differs and the EV given up equal a
@@ -155,6 +157,7 @@ def _hand_of(idx: int) -> list[int]:
     return out[::-1]
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_resume_and_dask_give_identical_rows(spec: TableSpec, tmp_path: Path) -> None:
     deck = DECKS["JQKA+joker"]
     rate = Commission("0.05")
@@ -169,6 +172,7 @@ def test_resume_and_dask_give_identical_rows(spec: TableSpec, tmp_path: Path) ->
     assert np.array_equal(straight.rows, dask.rows) and straight.sums == dask.sums
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 @pytest.mark.parametrize("name", list(DECKS))
 def test_every_hand_maps_to_its_class(
     compiled: CompiledHouseWay, spec: TableSpec, name: str

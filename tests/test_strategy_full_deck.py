@@ -37,6 +37,8 @@ from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
+pytestmark = pytest.mark.slow  # 3.5 GB of structures per house way: the full suite's
+
 RATE = Commission("0.05").rate
 DEALER_HANDS = comb(46, 7)
 

@@ -210,6 +210,7 @@ def ledger_figures(rt: Runtime, tid: int) -> dict[str, int]:
         }
 
 
+@pytest.mark.slow  # tens of seconds on two cores: the full suite's
 def test_floor_figures_and_the_report_reconcile_to_the_ledger_to_the_cent(fl: Floor) -> None:
     a = fl.table(name="Alpha")
     b = fl.table(name="Beta", commission="0.04")

@@ -16,7 +16,8 @@ from paigow.cli.jobs import fail, load_house_way, progress_bar
 from paigow.ranking import Wheel
 
 house_way_app = typer.Typer(
-    help="House ways: the presets, a house way's rules, the check of a file over every hand.",
+    help="House ways: the presets, a house way's rules, the check of a file over every hand, its "
+    "expected settings (test), the dealer's card and two side by side (diff).",
     no_args_is_help=True,
 )
 
