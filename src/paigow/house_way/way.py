@@ -301,19 +301,6 @@ class HouseWay:
         return self.name if self.is_preset else f"{self.name} #{self.digest[:8]}"
 
     @classmethod
-    def label_of(cls, data: Mapping[str, Any]) -> str:
-        """:attr:`label` of a house way kept as data (a table's, a log's); its name where the
-        data is no house way.
-
-        >>> HouseWay.label_of(HouseWay.preset("standard").to_dict()), HouseWay.label_of({"name": "x"})
-        ('standard', 'x')
-        """
-        try:
-            return cls.from_dict(data).label
-        except HouseWayError:
-            return str(data.get("name", ""))
-
-    @classmethod
     def identity_of(cls, data: Mapping[str, Any]) -> dict[str, str]:
         """A house way kept as data (a table's, a log's) known by its name, :attr:`label` and
         :attr:`digest` (empty where the data is no house way).
