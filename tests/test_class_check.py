@@ -68,7 +68,7 @@ NUMBER_WORDS = [n for n in NUMBERS if n not in ("pairs", "threes", "fours", "ace
 
 
 def _atom(rng: random.Random) -> str:
-    kind = rng.randrange(6)
+    kind = rng.randrange(7)
     if kind == 0:  # the suits matter here: weighted to the flushes and straights
         return rng.choice(["flush", "straight", "straight-flush", *FLAGS])
     if kind == 1:
@@ -83,7 +83,14 @@ def _atom(rng: random.Random) -> str:
     if kind == 4:
         cats = "|".join(rng.sample(["straight", "flush", "straight-flush", "two-pair", "trips"], 2))
         return f"leaves({rng.choice(['pair', 'A', 'single1+single2', 'K'])}, {cats})"
-    return f"{rng.choice(NUMBER_WORDS)} > {rng.choice(NUMBER_WORDS)}"
+    if kind == 5:
+        return f"{rng.choice(NUMBER_WORDS)} > {rng.choice(NUMBER_WORDS)}"
+    sides = []
+    for _ in range(2):  # two best lows compared: a spec, with or without the high hands kept
+        spec = rng.choice(["pair", "A", "A+single2", "single1+single2", "K", "any", "low-pair"])
+        cats = "|".join(rng.sample(["straight", "flush", "straight-flush", "two-pair", "trips"], 2))
+        sides.append(f"best-low({spec}, {cats})" if rng.random() < 0.6 else f"best-low({spec})")
+    return f"{sides[0]} {rng.choice(['>', '>=', '<', '=='])} {sides[1]}"
 
 
 def _condition(rng: random.Random, depth: int = 0) -> str:

@@ -30,6 +30,16 @@ NEW_WORDS = """name = "new-words"
 high = "J-A"
 
 [[rule]]
+id = "ace-front-better"
+when = "one-pair and single-A and best-low(A+single2) > best-low(any, straight|flush|straight-flush|royal-flush)"
+low = "A+single2"
+
+[[rule]]
+id = "pair-front-as-good"
+when = "pairs >= 2 and best-low(low-pair) >= best-low(A, two-pair|trips)"
+low = "low-pair"
+
+[[rule]]
 id = "five-natural"
 when = "five-aces and pair != K"
 low = "natural-A+natural-A"
@@ -222,16 +232,82 @@ def test_natural_a_without_a_natural_ace_passes_the_hand_on() -> None:
 
 # ------------------------------------------------------------------------------ words and errors
 def test_the_new_words_read_in_plain_words() -> None:
-    texts = [r.text for r in plain_rules(_new_words(), tries=4000)][3:]
+    every = [r.text for r in plain_rules(_new_words(), tries=4000)]
+    texts = every[5:]
     assert texts[0].startswith("The highest straight is ace-high, and the highest pair is aces")
     assert texts[1].startswith("The highest straight is five-high:")
     assert "the highest straight is jacks to aces" not in texts[2]
     assert texts[2].startswith("The highest straight is jack-high to ace-high")
     assert "the top card of the highest straight is above the highest pair" in texts[3]
-    natural = [r.text for r in plain_rules(_new_words(), tries=4000)][:3]
+    assert every[0].startswith(
+        "One pair, and a single ace, and the best low hand of an ace (or the joker) and the "
+        "second highest other single card beats the best low hand of any two cards with a "
+        "straight or flush or straight flush or royal flush still high"
+    )
+    natural = every[2:5]
     assert natural[0].endswith(": two natural aces go low.")
     assert "a natural ace (not the joker) and the highest other single card go low" in natural[1]
     assert "a natural ace (not the joker) can go low beside another card" in natural[2]
+
+
+def test_the_best_lows_two_actions_leave_are_compared() -> None:
+    """``best-low(...)``: the best low hand a spec leaves (fouls left out; none is below every
+    low hand), compared as Foxwoods' "if the front hand can be improved" reads."""
+    way = _new_words()
+    # A-Q in front beats the best front a straight leaves (K-3): the ace goes low
+    assert way.set_hand(parse_cards("Ks Kh Ac Qd Jh Ts 3c")).rule == "ace-front-better"
+    # no straight or flush: no low keeps one, so A + the next card beats "none"
+    assert way.set_hand(parse_cards("Ks Kh Ac Qd 8h 5s 3c")).rule == "ace-front-better"
+    # T-T cannot go low with the straight high, but A-T leaves it (A-9 is no better): rule passed
+    assert way.set_hand(parse_cards("Ts Th As 9d 8h 7s 6c")).rule != "ace-front-better"
+    # two pair without an ace: no low holds the ace, so the low pair is at least as good
+    assert way.set_hand(parse_cards("Ks Kh 5c 5d 8h 7s 3c")).rule == "pair-front-as-good"
+
+
+def test_foxwoods_rule_in_best_low_sets_hands_as_its_seven_clauses() -> None:
+    """``foxwoods-published``'s "if the front hand can be improved", written with ``best-low``,
+    against its first writing (seven ``leaves`` clauses): every hand of a reduced deck rich in
+    aces, big pairs, straights and flushes set alike (the full deck: 0 hands apart, by
+    ``paigow house-way diff``, docs/house-way-sources.md)."""
+    now = HouseWay.preset("foxwoods-published")
+    data = now.to_dict()
+    data["name"] = "foxwoods-published-before"
+    for rule in data["rules"]:
+        if rule["id"] == "straight.ace-exception":
+            assert "best-low(A+single2) > best-low(any," in rule["when"]
+            rule["when"] = (
+                "one-pair and pair in T-K and single-A and (straight or flush or straight-flush)"
+                " and not leaves(pair, straight|flush|straight-flush|royal-flush)"
+                " and not leaves(A+single2, straight|flush|straight-flush|royal-flush)"
+                " and not (pair == K and leaves(A+K, straight|flush|straight-flush|royal-flush))"
+                " and not (pair == Q and single2 < Q and leaves(A+Q, straight|flush|straight-flush|royal-flush))"
+                " and not (pair == J and single2 < J and leaves(A+J, straight|flush|straight-flush|royal-flush))"
+                " and not (pair == T and single2 < T and leaves(A+T, straight|flush|straight-flush|royal-flush))"
+            )
+    before = HouseWay.from_dict(data)
+    assert before.digest != now.digest
+    deck = parse_cards("Jk As Ah Ks Kh Qs Qh Js Jh Ts Th 9s 8s 7d 3s 2s")
+    hands = [list(h) for h in itertools.combinations(deck, 7)]
+    assert diff_hands(before, now, hands).differ == 0
+    fired = sum(now.set_hand(h).rule == "straight.ace-exception" for h in hands)
+    assert fired > 100  # the rule is met, not only passed over
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("best-low(A) > pair", "compared with another best-low"),
+     ("best-low(A)", "is a low hand: compare it"),
+     ("best-low(A, staright) > best-low(any)", "did you mean 'straight'?"),
+     ("best-low(, straight) > best-low(any)", "takes a low spec first"),
+     ("best-low(bestlow) < best-low(any)", "low spec 'bestlow': unknown card")],
+)  # fmt: skip
+def test_a_malformed_best_low_says_what_is_wrong(text: str, words: str) -> None:
+    with pytest.raises(HouseWayError, match=re.escape(words)):
+        HouseWay.from_text(
+            f'name = "x"\n[[rule]]\nid = "x"\nwhen = "{text}"\nlow = "pair"\n'
+            '[[rule]]\nid = "y"\nchoose = "best-low"\n',
+            "x.toml",
+        )
 
 
 @pytest.mark.parametrize(

@@ -114,6 +114,12 @@ class _Builder:
             out.append([KP.OP_LEAVES, -1 - self.spec(c.low), sum(1 << int(k) for k in c.cats)])
             if jump >= 0:
                 out[jump][1] = len(out)
+        elif c.kind == "lows":  # two best lows, then compared
+            for side in c.args:
+                assert side.low is not None
+                cats = sum(1 << int(k) for k in side.cats)
+                out.append([KP.OP_BEST_LOW, -1 - self.spec(side.low), cats])
+            out.append([KP.OP_CMP, _CMP[c.op]])
         else:  # pragma: no cover
             raise AssertionError(c.kind)
 
@@ -212,7 +218,7 @@ def _fold(c: Condition, known: dict[str, int]) -> Condition | bool:
         if not rest:
             return not decisive
         return rest[0] if len(rest) == 1 else Condition(c.kind, args=tuple(rest))
-    return c  # leaves: the cards decide
+    return c  # leaves, lows: the cards decide
 
 
 _SHAPES = [
@@ -320,7 +326,7 @@ def _build(way: HouseWay) -> Program:
             prog[at, :3] = [r, code_at + start, length]
             at += 1
     for k, row in enumerate(b.code):
-        if row[0] == KP.OP_LEAVES:
+        if row[0] in (KP.OP_LEAVES, KP.OP_BEST_LOW):
             row = [row[0], specs_at + (-1 - row[1]), row[2]]
         prog[code_at + k, : len(row)] = row
     prog.setflags(write=False)

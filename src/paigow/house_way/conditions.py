@@ -36,17 +36,19 @@ from paigow.ranking import Category
 @dataclass(frozen=True)
 class Condition:
     """A condition's tree. ``kind`` is one of ``true``, ``flag``, ``cmp``, ``in``, ``not``,
-    ``and``, ``or``, ``leaves``; the other fields as the kind needs."""
+    ``and``, ``or``, ``leaves``, ``lows`` (two ``best-low`` args compared by ``op``) and
+    ``best-low`` (the best low hand a spec leaves, only inside ``lows``); the other fields as
+    the kind needs."""
 
     kind: str
     name: str = ""  # flag: the feature; cmp/in: the number feature on the left
-    op: str = ""  # cmp: the operator
+    op: str = ""  # cmp, lows: the operator
     value: int = 0  # cmp: the right side when a literal
     other: str = ""  # cmp: the right side when a feature
     ranks: frozenset[int] = frozenset()  # in: the set
-    args: tuple[Condition, ...] = ()  # not/and/or
-    low: LowSpec | None = None  # leaves: the spec
-    cats: frozenset[Category] = frozenset()  # leaves: the categories
+    args: tuple[Condition, ...] = ()  # not/and/or; lows: the two best-low
+    low: LowSpec | None = None  # leaves, best-low: the spec
+    cats: frozenset[Category] = frozenset()  # leaves, best-low: the categories (none: any)
 
     def features(self) -> list[str]:
         """The features this condition reads (sorted)."""
@@ -146,6 +148,8 @@ class _Parser:
             return inner
         if kind == "name" and value == "leaves":
             return self.leaves()
+        if kind == "name" and value == "best-low":
+            return self.lows(col)
         if kind == "name" and value in ("true", "always"):
             return TRUE
         if kind == "name":
@@ -215,6 +219,11 @@ class _Parser:
             raise self.error(f"leaves(...) takes a low spec first (column {col})")
         low = parse_low(value, partial=True)
         self.expect(",")
+        cats = self.categories()
+        self.expect(")")
+        return Condition("leaves", low=low, cats=cats)
+
+    def categories(self) -> frozenset[Category]:
         cats: list[str] = []
         while True:
             kind, value, col = self.take()
@@ -224,8 +233,40 @@ class _Parser:
             if self.peek()[1] != "|":
                 break
             self.take()
+        return parse_categories("|".join(cats))
+
+    def best_low(self) -> Condition:
+        """``best-low(SPEC[, CATEGORIES])`` after its name: the best low hand of the
+        placements (fouls left out) with ``SPEC`` low and, where given, a high hand of one of
+        ``CATEGORIES``."""
+        self.expect("(")
+        kind, value, col = self.take()
+        if kind not in ("name", "rank", "spec"):
+            raise self.error(f"best-low(...) takes a low spec first (column {col})")
+        low = parse_low(value, partial=True)
+        cats: frozenset[Category] = frozenset()
+        if self.peek()[1] == ",":
+            self.take()
+            cats = self.categories()
         self.expect(")")
-        return Condition("leaves", low=low, cats=parse_categories("|".join(cats)))
+        return Condition("best-low", low=low, cats=cats)
+
+    def lows(self, col: int) -> Condition:
+        """``best-low(...) OP best-low(...)``: two candidate low hands compared."""
+        left = self.best_low()
+        _, op, _ = self.take()
+        if op not in OPERATORS:
+            raise self.error(
+                f"best-low(...) at column {col} is a low hand: compare it (==, !=, <, <=, >, >=) "
+                "with another best-low(...)"
+            )
+        _, value, vcol = self.take()
+        if value != "best-low":
+            raise self.error(
+                f"a best-low(...) is compared with another best-low(...), not {value or 'nothing'!r}"
+                + (f" (column {vcol})" if vcol else "")
+            )
+        return Condition("lows", op=op, args=(left, self.best_low()))
 
 
 def _suggest(word: str) -> str:

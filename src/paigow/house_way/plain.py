@@ -181,10 +181,31 @@ def condition_words(c: Condition) -> str:
         return ", and ".join(_wrapped(a) for a in c.args)
     if c.kind == "or":
         return " or ".join(_wrapped(a) for a in c.args)
+    if c.kind == "lows":
+        a, b = (_best_low_words(x) for x in c.args)
+        return f"{a} {_LOW_OPS[c.op]} {b}"
     assert c.low is not None
     cats = " or ".join(_CATEGORY_WORDS[x] for x in sorted(c.cats, key=int))
     verb = "can go low" if len(c.low.slots) != 1 else "can go low beside another card"
     return f"{low_words(c.low)} {verb} with a {cats} still high"
+
+
+_LOW_OPS: Final = {">": "beats", ">=": "is at least as good as", "<": "is below",
+                   "<=": "is no better than", "==": "ties", "!=": "differs from"}  # fmt: skip
+
+
+def _best_low_words(c: Condition) -> str:
+    """A ``best-low(...)`` in words.
+
+    >>> from paigow.house_way.rules import parse_condition
+    >>> condition_words(parse_condition("best-low(A+single2) > best-low(any, straight|flush)"))
+    'the best low hand of an ace (or the joker) and the second highest other single card beats the best low hand of any two cards with a straight or flush still high'
+    """
+    assert c.low is not None
+    cats = " or ".join(_CATEGORY_WORDS[x] for x in sorted(c.cats, key=int))
+    beside = " beside another card" if len(c.low.slots) == 1 else ""
+    still = f" with a {cats} still high" if cats else ""
+    return f"the best low hand of {low_words(c.low)}{beside}{still}"
 
 
 def _height(c: Condition) -> str:

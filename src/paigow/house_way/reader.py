@@ -155,7 +155,32 @@ class HandReader:
         if c.kind == "leaves":
             assert c.low is not None
             return any(high.category in c.cats for _, high, _ in self.matching(c.low))
+        if c.kind == "lows":
+            a, b = (self.best_low(x) for x in c.args)
+            return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
+                    ">=": a >= b}[c.op]  # fmt: skip
         raise AssertionError(c.kind)  # pragma: no cover
+
+    def best_low(self, c: Condition) -> int:
+        """A ``best-low(SPEC[, CATEGORIES])``'s value: the key of the best low hand among the
+        placements with ``SPEC`` low and (where given) a high hand of ``CATEGORIES``, fouls
+        left out; -1, below every low hand, where there is none.
+
+        >>> from paigow.cards import parse_cards, sort_cards
+        >>> from paigow.house_way.rules import parse_condition
+        >>> r = HandReader(sort_cards(parse_cards("Ks Kh Ac Qd Jh Ts 3c")), Wheel.SECOND)
+        >>> r.holds(parse_condition("best-low(A+single2) > best-low(any, straight)"))
+        True
+        >>> r.best_low(parse_condition("best-low(pair, flush) < best-low(A)").args[0])
+        -1
+        """
+        assert c.low is not None
+        keys = [
+            low.key
+            for _, high, low in self.matching(c.low)
+            if (not c.cats or high.category in c.cats) and not low_outranks_high(high, low)
+        ]
+        return max(keys, default=-1)
 
     def slot_rank(self, slot: tuple[str, int | str]) -> int | None:
         """The rank a low spec's slot asks for (14 for the joker), None if the hand has none."""

@@ -26,6 +26,7 @@ Arr = npt.NDArray[Any]
 WIDTH = 12
 # condition code
 OP_FLAG, OP_FEAT, OP_CONST, OP_CMP, OP_IN, OP_NOT, OP_JZ, OP_JNZ, OP_LEAVES, OP_TRUE = range(10)
+OP_BEST_LOW = 10  # the best low key a spec leaves (-1: none), for a comparison
 CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE = range(6)
 # low spec slots
 SLOT_GROUP, SLOT_SINGLE, SLOT_RANK, SLOT_JOKER, SLOT_NATURAL = 1, 2, 3, 4, 5  # natural: an ace
@@ -339,6 +340,22 @@ def _condition(s: Arr, w: Arr, prog: Arr, at: int, n: int, lowest: bool) -> bool
                     if (cats >> (w[HK + w[OK + t]] >> CAT_SHIFT)) & 1:
                         v = 1
                         break
+            w[sp] = v
+            sp += 1
+        elif op == OP_BEST_LOW:  # the best low of the spec's placements, fouls left out
+            v = -1
+            n_ok = _spec_matches(s, w, prog, arg)
+            if n_ok > 0:
+                _keys(s, w, lowest)
+                cats = prog[at + pc, 2]
+                for t in range(n_ok):
+                    k = w[OK + t]
+                    h = w[HK + k]
+                    if cats != 0 and ((cats >> (h >> CAT_SHIFT)) & 1) == 0:
+                        continue
+                    lk = key2(s[_I[k]], s[_J[k]])
+                    if lk > v and not is_foul(h, lk):
+                        v = lk
             w[sp] = v
             sp += 1
         pc += 1
