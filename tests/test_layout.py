@@ -162,3 +162,18 @@ def test_files_stay_one_idea() -> None:
     text = README.read_text(encoding="utf-8")
     for name in ONE_IDEA:
         assert name in text, f"the README's layout section must say why {name} is one idea"
+
+
+def test_no_two_modules_of_one_name_meet_in_an_import() -> None:
+    """Issue 45: a module never imports two modules that share a name, nor one named as itself
+    (``tables`` from the game beside ``tables`` from the routes, ``errors`` of the core beside the
+    service's): each reads as what it is, with no alias to tell them apart."""
+    mods = modules()
+    met = []
+    for mod, targets in graph().items():
+        by_name: dict[str, set[str]] = {}
+        for m in {*targets, mod}:
+            by_name.setdefault(m.rpartition(".")[2], set()).add(m)
+        met += [f"{mod}: {sorted(ms)}" for ms in by_name.values() if len(ms) > 1]
+    assert met == [], met
+    assert len(mods) > 150  # the whole package was read

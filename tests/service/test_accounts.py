@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from paigow.service.accounts.auth import TokenSigner
+from paigow.service.accounts.auth_tokens import TokenSigner
 
 
 def test_register_login_me(svc: Any) -> None:

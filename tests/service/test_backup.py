@@ -33,7 +33,7 @@ def cli(*args: str) -> tuple[int, str]:
 
 def recalls(url: str) -> dict[str, dict[str, Any]]:
     """Every round's recall as an operator sees it, by round id."""
-    from paigow.service.accounts.auth import Principal
+    from paigow.service.accounts.auth_tokens import Principal
     from paigow.service.game.rounds.log import load_events
     from paigow.service.game.rounds.recall import round_view
     from paigow.service.store.db import Database, RoundRow
@@ -565,7 +565,7 @@ def test_postgres_replace_is_all_or_nothing(
     after the old schema was set aside, the old schema comes back as it was (its extra user
     there, no ``_replaced_`` schema left); the real restore then replaces it whole."""
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.errors import BadRequest
+    from paigow.service.http_errors import BadRequest
     from paigow.service.store import backup_pg as store_backup
     from tests.service.conftest import pg_admin, pg_schema
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from paigow.service.books.ledger import check
-from paigow.service.floor import side as floor_side
+from paigow.service.floor import side_holds as floor_side
 from paigow.service.process.demo import ensure_demo
 from paigow.service.store.bonus_models import ProgressiveBank
 from paigow.service.store.db import Database, GameTable, User

@@ -484,7 +484,7 @@ def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
 
 # ----------------------------------------------------------------------------- hashing
 def test_password_hashing_is_argon2id_at_owasp_parameters() -> None:
-    from paigow.service.accounts.auth import Passwords
+    from paigow.service.accounts.auth_tokens import Passwords
     from paigow.service.config import ServiceConfig
 
     cfg = ServiceConfig("sqlite:///x.db")
@@ -579,7 +579,7 @@ def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(
         s.player("olda", credit=0)
         db = Database(sqlite_url)
         try:
-            from paigow.service.accounts.auth import Passwords
+            from paigow.service.accounts.auth_tokens import Passwords
 
             weak = Passwords(time_cost=1, memory_kib=1024).hash("password-olda")
             with db.write() as sess:

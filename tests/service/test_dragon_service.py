@@ -23,9 +23,9 @@ from paigow.events import DragonSettled
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import Ruleset
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.game.rounds.dragon import dragon_row, turn_time_s
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import DealerStep
@@ -82,7 +82,7 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                tables.sit(tx, tid, p, spot)
+                table_rows.seat_player(tx, tid, p, spot)
             out[spot] = (p, c)
         return out
 

@@ -30,12 +30,12 @@ from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor import view as floor_read
 from paigow.service.floor.hold import DEC, Z95, as_decimal, table_ident
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
@@ -96,7 +96,7 @@ class Floor:
         """The table's exact counts, as the background worker would store them."""
         with self.rt.write() as tx:
             s = tx.session
-            t = tables.get_table(s, tid)
+            t = table_rows.get_table(s, tid)
             edges.store_counts(
                 s, table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
             )
@@ -109,7 +109,7 @@ class Floor:
         out = []
         for spot, (p, _) in enumerate(self.players[:n], start=1):
             with self.rt.write() as s:
-                tables.sit(s, tid, p, spot)
+                table_rows.seat_player(s, tid, p, spot)
             out.append(p)
         return out
 
@@ -532,7 +532,7 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
         listed = svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
         (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
         with rt.write() as tx:
-            t = tables.get_table(tx.session, tid)
+            t = table_rows.get_table(tx.session, tid)
             edges.store_counts(tx.session, table_ident(t), t.house_way, "second", standard_counts())
         again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
         row = next(t for t in again["tables"] if t["id"] == tid)

@@ -176,16 +176,16 @@ def _exprs() -> list[str]:
 def test_dashboard_and_alerts_name_only_exported_metrics(helpers: Any, sqlite_url: str) -> None:
     """Every ``paigow_*`` name in the dashboard's and the alert rules' expressions is a sample
     name of a real scrape (after a labelled sample of each family exists)."""
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     svc = helpers.Service(sqlite_url)
     try:
         # one sample of each labelled family, so that its series are in the scrape
-        metrics.DB_ERRORS.labels("busy")
-        metrics.DB_RETRIES.labels("deadlock")
-        metrics.REFUSALS.labels("busy")
-        metrics.STEP_SECONDS.labels("wager")
-        metrics.BACKGROUND_DONE.labels("edge", "ok")
+        telemetry.DB_ERRORS.labels("busy")
+        telemetry.DB_RETRIES.labels("deadlock")
+        telemetry.REFUSALS.labels("busy")
+        telemetry.STEP_SECONDS.labels("wager")
+        telemetry.BACKGROUND_DONE.labels("edge", "ok")
         _, text = scrape(svc.url, svc.op.token)
     finally:
         svc.stop()
@@ -353,12 +353,12 @@ def test_rounds_by_table_kind_and_outcome_and_every_step_timed(
 def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str) -> None:
     """``metrics=False`` (``PAIGOW_METRICS=off``): ``/metrics`` answers 404 ``metrics-off``, and a
     round played records no step, round or refusal in the process's registry."""
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     def total() -> float:
         return sum(
             s.value
-            for family in metrics.REGISTRY.collect()
+            for family in telemetry.REGISTRY.collect()
             if family.name.startswith(("paigow_step", "paigow_rounds", "paigow_refusals"))
             for s in family.samples
             if s.name.endswith(("_count", "_total"))
@@ -366,7 +366,7 @@ def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str
 
     svc = helpers.Service(sqlite_url, metrics=False)
     try:
-        assert not metrics.enabled()
+        assert not telemetry.enabled()
         r = httpx.get(f"{svc.url}/metrics", headers=svc.op.headers, timeout=10)
         assert r.status_code == 404 and r.json()["code"] == "metrics-off", r.text
         before = total()
@@ -378,8 +378,8 @@ def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str
         assert total() == before
     finally:
         svc.stop()
-        metrics.enable(True)  # the process's other servers count again
-    assert metrics.enabled()
+        telemetry.enable(True)  # the process's other servers count again
+    assert telemetry.enabled()
 
 
 def test_retries_are_told_by_kind() -> None:
@@ -411,7 +411,7 @@ def test_background_jobs_by_state_and_done() -> None:
     from concurrent.futures import Future
 
     from paigow.service.floor.edges import EdgeWorker
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     worker = EdgeWorker()
     waiting: Future[Any] = Future()
@@ -427,7 +427,9 @@ def test_background_jobs_by_state_and_done() -> None:
 
     def done(outcome: str) -> float:
         labels = {"job": "bonus", "outcome": outcome}
-        return metrics.REGISTRY.get_sample_value("paigow_background_jobs_done_total", labels) or 0.0
+        return (
+            telemetry.REGISTRY.get_sample_value("paigow_background_jobs_done_total", labels) or 0.0
+        )
 
     ok, failed = done("ok"), done("failed")
     bonus.set_result(True)

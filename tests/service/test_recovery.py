@@ -24,7 +24,7 @@ from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
-from paigow.service.floor import side as floor_side
+from paigow.service.floor import side_holds as floor_side
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database, LedgerTransaction, RoundEvent, RoundRow, RoundWager
 from paigow.side_wagers import paid_from_meter

@@ -22,11 +22,11 @@ from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import Ruleset
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor.hold import edge_ident, table_ident
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import RoundRow
 from paigow.setting import Setting
@@ -181,7 +181,7 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                tables.sit(tx, tid, p, spot)
+                table_rows.seat_player(tx, tid, p, spot)
             out.append((p, c))
         return out
 
@@ -375,7 +375,7 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     rt = Runtime(ServiceConfig(sqlite_url))
     try:
         with rt.db.read() as s:
-            ident = table_ident(tables.get_table(s, ez))
+            ident = table_ident(table_rows.get_table(s, ez))
         assert ident == edge_ident(HW.to_dict(), "second", "queen-high-pai-gow")
         assert ident != edge_ident(HW.to_dict(), "second")
     finally:

@@ -300,7 +300,7 @@ def _copy_bonus_counts(cache: Path) -> bool:
     them (the server then shows the side wagers' exact holds at once); False if none has."""
     import shutil
 
-    from paigow.analysis.bonus import counts_path
+    from paigow.analysis.bonus_counts import counts_path
     from paigow.ranking import Wheel
 
     way = HouseWay.preset("standard")

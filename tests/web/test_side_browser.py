@@ -265,7 +265,7 @@ def test_a_practice_table_posts_each_side_wagers_exact_return(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     from paigow.analysis.bonus_return import analyze
-    from paigow.service.floor.side import cached_counts
+    from paigow.service.floor.side_holds import cached_counts
 
     table = side_table(site, mode="practice")
     page = new_page(browser, PHONE, reduced_motion="reduce")

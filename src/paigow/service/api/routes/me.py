@@ -8,7 +8,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from fastapi import APIRouter, Response
 
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.auth_schemas import MeOut
 from paigow.service.api.deps import Player, RuntimeDep, error_responses, json_response
 from paigow.service.books import ledger
