@@ -35,7 +35,7 @@ from paigow.bonus import (
 from paigow.cards import Card, parse_cards
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
-from tests.reference_bonus import reference_held
+from tests.helpers.reference_bonus import reference_held
 
 STANDARD = HouseWay.load("standard")
 #: 19,448 hands: every made category (the natural and wild seven-card straight flushes, the

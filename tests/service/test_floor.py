@@ -39,6 +39,7 @@ from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
+from tests.helpers.service import Service, run_bots
 
 STANDARD = HouseWay.preset("standard")
 DEALS = 8_250_459_031_214_400
@@ -77,8 +78,8 @@ def standard_counts() -> dict[str, Any]:
 class Floor:
     """A live server without dealers, a runtime on the same database, an operator, players."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
         self.players: list[tuple[Principal, Any]] = []
 
@@ -141,8 +142,8 @@ class Floor:
 
 
 @pytest.fixture
-def fl(helpers: Any, db_url: str) -> Iterator[Floor]:
-    f = Floor(helpers, db_url)
+def fl(db_url: str) -> Iterator[Floor]:
+    f = Floor(db_url)
     try:
         yield f
     finally:
@@ -150,8 +151,8 @@ def fl(helpers: Any, db_url: str) -> Iterator[Floor]:
 
 
 @pytest.fixture
-def fl_sqlite(helpers: Any, sqlite_url: str) -> Iterator[Floor]:
-    f = Floor(helpers, sqlite_url)
+def fl_sqlite(sqlite_url: str) -> Iterator[Floor]:
+    f = Floor(sqlite_url)
     try:
         yield f
     finally:
@@ -509,15 +510,13 @@ def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: 
     assert floor_read._optimal(edge, "0.04") is None
 
 
-def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
-    helpers: Any, sqlite_url: str
-) -> None:
+def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(sqlite_url: str) -> None:
     """Real bots (house-way settings, some fouls, some bad requests) through the public API and
     the table's dealer; then the floor's figures against the ledger and the band."""
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     rt = Runtime(ServiceConfig(sqlite_url))
     try:
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=1,
             players=6,

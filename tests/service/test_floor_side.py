@@ -31,8 +31,8 @@ from paigow.service.floor.view import floor_view
 from paigow.service.game import side_offers
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database
-from tests.service import side_steps
-from tests.service.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
+from tests.helpers import side_steps
+from tests.helpers.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
 
 JACKPOT = """
 name = "floor-jackpot"

@@ -29,7 +29,8 @@ from paigow.service.game import rounds, side_offers
 from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
 from paigow.service.store.db import Database
 from paigow.service.store.unit import Tx
-from tests.service.side_steps import (
+from tests.helpers.service import pg_schema
+from tests.helpers.side_steps import (
     Wagers,
     deal_and_set,
     find_seed,
@@ -123,8 +124,8 @@ def expected_meter(start: int, played: list[Round]) -> int:
 
 # ----------------------------------------------------------------------------- PostgreSQL
 @pytest.fixture
-def pg_db(helpers: Any) -> Any:
-    with helpers.pg_schema() as url:
+def pg_db() -> Any:
+    with pg_schema() as url:
         d = Database(url, pool_size=12)
         d.migrate()
         try:

@@ -28,8 +28,8 @@ from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database
 from paigow.setting import all_settings
-from tests.service import side_steps
-from tests.service.side_steps import (
+from tests.helpers import side_steps
+from tests.helpers.side_steps import (
     HW,
     SETTLE_NOTICES,
     Wagers,

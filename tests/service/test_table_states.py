@@ -9,6 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from paigow.service.game import rounds, table_rows
+from tests.helpers.service import Service
 
 
 def _both(rt: Any, tid: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -23,8 +24,8 @@ def _both(rt: Any, tid: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return a, b
 
 
-def test_one_table_state_equals_the_general_reader(db_url: str, helpers: Any) -> None:
-    svc = helpers.Service(db_url, run_dealers=False)
+def test_one_table_state_equals_the_general_reader(db_url: str) -> None:
+    svc = Service(db_url, run_dealers=False)
     try:
         rt = svc.server.app.state.rt
         tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000, mode="practice")

@@ -31,6 +31,7 @@ from paigow.service.runtime import Runtime
 from paigow.service.store.db import RoundRow
 from paigow.setting import Setting
 from paigow.variants import best_against, push_triggered
+from tests.helpers.service import Service
 
 HW = HouseWay.preset("standard")
 
@@ -166,8 +167,8 @@ class Staged:
     """A live server without dealers and a runtime on its database: rounds played through the
     service's own steps with a seeded deck."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
 
     def close(self) -> None:
@@ -187,8 +188,8 @@ class Staged:
 
 
 @pytest.fixture
-def staged(helpers: Any, db_url: str) -> Iterator[Staged]:
-    s = Staged(helpers, db_url)
+def staged(db_url: str) -> Iterator[Staged]:
+    s = Staged(db_url)
     try:
         yield s
     finally:
@@ -318,7 +319,7 @@ EZ_EDGE = "28985756726527/1031307378901800"
 
 
 def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
-    helpers: Any, sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An EZ table's theoretical hold is house way against house way with the dealer's
     queen-high pai gow pushing (the counts ``paigow edge --variant ez`` saves), not Indiana's
@@ -356,7 +357,7 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     assert edges.saved_house_way(cache, HW, "second")["push"] == plain["push"]  # type: ignore[index]
     started: list[str] = []
     monkeypatch.setattr(edges.EdgeWorker, "_executor", lambda self: started.append("pool"))
-    svc = helpers.Service(sqlite_url, run_dealers=False)
+    svc = Service(sqlite_url, run_dealers=False)
     try:
         ez = svc.new_table(variant="ez")
         indiana = svc.new_table(commission="0%")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     VIEWPORTS,
     as_operator,
     at_table,

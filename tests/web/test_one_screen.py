@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     WAIT,
     felt_problems,
     foul_asked,

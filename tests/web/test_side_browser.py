@@ -19,7 +19,7 @@ from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import PayTable
 from paigow.events import SideWagerSettled
 from paigow.narrator import side_line
-from tests.web.walks import (
+from tests.helpers.walks import (
     HW,
     LAPTOP,
     PHONE,

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     LAPTOP,
     OPERATOR,
     PHONE,
@@ -614,9 +614,9 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
-    server: ServerProcess, browser: Browser, shot: Any, api_class: Any
+    server: ServerProcess, browser: Browser, shot: Any, Api: Any
 ) -> None:
-    Api = api_class
+    Api = Api
     op = Api(server.url).login(*OPERATOR)
     table = int(
         op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)[
