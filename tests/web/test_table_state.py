@@ -19,7 +19,7 @@ import pytest
 from paigow.bonus.paytable import PayTable
 from paigow.round import Round
 from paigow.ruleset import Ruleset, SideWagerOffer, StartMethod
-from paigow.service.game.tables import _Round, _Row, _state_of
+from paigow.service.game.table_rows import _Round, _Row, _state_of
 from paigow.service.game.visibility import view_log
 from paigow.service.live.feeds import EventItem
 
