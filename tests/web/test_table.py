@@ -49,6 +49,7 @@ from tests.helpers.walks import (
     wager,
     wager_over_api,
 )
+from tests.helpers.web import Api
 
 pytestmark = pytest.mark.slow
 
@@ -614,9 +615,8 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
-    server: ServerProcess, browser: Browser, shot: Any, Api: Any
+    server: ServerProcess, browser: Browser, shot: Any
 ) -> None:
-    Api = Api
     op = Api(server.url).login(*OPERATOR)
     table = int(
         op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)[
