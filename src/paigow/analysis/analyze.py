@@ -211,9 +211,9 @@ def analyze_against(
 
     >>> from paigow.cards import parse_cards
     >>> dealer = Setting.from_low(parse_cards("Ks Kd 8c 6h 4s 3d 2c"), ["3d", "2c"])
-    >>> a = analyze_against("As Ad Jc 9h 7s 5d 4c", dealer, HouseWay.load("standard"))
+    >>> a = analyze_against("As Ad Jc 9h 7s 5d 4c", dealer, HouseWay.load("standard"))  # 5%
     >>> str(a.settings[a.optimal].setting), a.settings[a.optimal].ev, a.dealer_hands, a.against
-    ('As Ad 7s 5d 4c / Jc 9h', Fraction(1, 1), 1, 'exposed')
+    ('As Ad 7s 5d 4c / Jc 9h', Fraction(19, 20), 1, 'exposed')
     """
     seven = parse_cards(cards, count=7)
     wins, losses = [], []
