@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from paigow.cards import parse_cards
 from paigow.commission import Commission
@@ -19,6 +20,7 @@ from paigow.service.accounts.auth import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
+from paigow.service.store.db import LedgerEntry
 from paigow.setting import Setting, all_settings
 from paigow.settlement import Outcome, settle
 from paigow.variants import push_triggered
@@ -112,3 +114,127 @@ def test_the_face_up_ev_sheet_is_against_the_dealers_exposed_setting(staged: Sta
     assert hint["best"]["outcome"] == {1: "win", 0: "push", -1: "loss"}[round(best)]
     house = Setting.from_low(seven, a["settings"][a["house_way"]]["low"])
     assert house.same_hands(HW.set_hand(seven).setting)
+
+
+# ------------------------------------------------------------------ the statement
+def play_round(staged: Staged, tid: int, p: Principal, c: Any, amount: int, seed: int) -> str:
+    """One round at ``tid`` with ``p`` alone: wager, a seeded deal, the house way's setting set
+    over HTTP, the dealer's steps; the round's id."""
+    rid = staged.wager_and_deal(tid, p, amount, seed)
+    hand = c.ok(c.get(f"/api/tables/{tid}/hand"))
+    low = [x.code for x in HW.set_hand(parse_cards(hand["cards"])).setting.low]
+    c.ok(c.set(tid, low))
+    with staged.rt.write() as tx:
+        rounds.dealer_sets(tx, tid, rid)
+    with staged.rt.write() as tx:
+        assert rounds.settle(tx, tid, rid)
+    return rid
+
+
+def today() -> str:
+    from paigow.service.books.gaming_day import GamingDay
+
+    return GamingDay.from_env().day_of(__import__("time").time()).isoformat()
+
+
+def test_the_statement_lists_every_movement_with_its_running_balance(staged: Staged) -> None:
+    svc = staged.svc
+    tid = svc.new_table(betting_time_ms=3_600_000, setting_time_ms=3_600_000)
+    p, c = staged.player(tid, 3, credit=50_000)
+    rids = [play_round(staged, tid, p, c, 1000 + 500 * k, seed=k) for k in range(3)]
+    svc.op.ok(
+        svc.op.post(
+            f"/api/admin/wallets/{p.username}/debit",
+            {"amount": 700, "idempotency_key": "d1"},
+        )
+    )
+    day = today()
+    st = c.ok(c.get("/api/me/statement", params={"from": day, "to": day}))
+    assert st["opening_balance"] == 0 and st["closing_balance"] == c.balance()
+    with staged.rt.read() as tx:  # every entry of the wallet, read from the ledger itself
+        entries = tx.session.execute(
+            sa.select(LedgerEntry.id, LedgerEntry.amount)
+            .where(LedgerEntry.account == f"wallet:{p.username}")
+            .order_by(LedgerEntry.id)
+        ).all()
+    assert st["movements_in_range"] == len(entries) and st["pages"] == 1
+    kinds = [g["kind"] for g in st["groups"]]
+    assert kinds == ["credit", "round", "round", "round", "debit"]
+    credit, *played, debit = st["groups"]
+    assert credit["net"] == 50_000 and credit["movements"][0]["operator"] == svc.op.username
+    assert debit["net"] == -700 and debit["movements"][0]["balance"] == c.balance()
+    # each round: its wager and what came back, as the core's replay of its log settles it
+    for g, rid, k in zip(played, rids, range(3), strict=True):
+        full = svc.op.ok(svc.op.get(f"/api/rounds/{rid}"))
+        from paigow.round import Round
+
+        rnd = Round.replay([{x: v for x, v in e.items() if x != "seq"} for e in full["events"]])
+        assert g["round_id"] == rid and g["table_id"] == tid
+        assert g["recall"] == f"#/recall/{tid}/{rid}"
+        amounts = [m["amount"] for m in g["movements"]]
+        assert amounts[0] == -(1000 + 500 * k)
+        assert sum(amounts[1:]) == rnd.returned()[3]
+        assert g["net"] == rnd.returned()[3] - (1000 + 500 * k)
+    # the running balance: each line's balance is the one before plus its amount
+    lines = [m for g in st["groups"] for m in g["movements"]]
+    lines.sort(key=lambda m: m["entry_id"])
+    assert [(m["entry_id"], m["amount"]) for m in lines] == [tuple(e) for e in entries]
+    running = 0
+    for m in lines:
+        running += m["amount"]
+        assert m["balance"] == running
+    # pages of two: the same lines, the balance carried from page to page
+    paged = []
+    pages = -(-len(entries) // 2)
+    for n in range(1, pages + 2):  # the page after the last is empty
+        page = c.ok(
+            c.get("/api/me/statement", params={"from": day, "to": day, "size": 2, "page": n})
+        )
+        assert page["pages"] == pages and bool(page["groups"]) == (n <= pages)
+        paged += [m for g in page["groups"] for m in g["movements"]]
+    assert sorted(paged, key=lambda m: m["entry_id"]) == lines
+    # CSV: the same lines in dollars
+    r = c.get("/api/me/statement", params={"from": day, "to": day, "format": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    import csv
+
+    rows = list(csv.DictReader(r.text.splitlines()))
+    assert [row["amount"] for row in rows] == [
+        f"{'-' if m['amount'] < 0 else ''}{abs(m['amount']) // 100}.{abs(m['amount']) % 100:02d}"
+        for m in lines
+    ]
+    assert rows[-1]["balance"] == f"{c.balance() // 100}.{c.balance() % 100:02d}"
+    assert rows[1]["round_id"] == rids[0] and rows[0]["kind"] == "credit"
+    # another player's statement holds none of these
+    other = svc.player(credit=0)
+    assert other.ok(other.get("/api/me/statement", params={"from": day, "to": day}))["groups"] == []
+
+
+def test_a_statement_needs_a_bounded_forward_range(svc: Any) -> None:
+    c = svc.player()
+    day = today()
+    refused(c.get("/api/me/statement"), 422, "unbounded-range")
+    detail = refused(c.get("/api/me/statement", params={"from": day}), 422, "unbounded-range")
+    assert "to" in detail
+    detail = refused(
+        c.get("/api/me/statement", params={"from": "2026-03-02", "to": "2026-03-01"}),
+        422,
+        "reversed-range",
+    )
+    assert "2026-03-02" in detail
+    refused(
+        c.get("/api/me/statement", params={"from": "2026-01-01", "to": "2026-12-31"}),
+        422,
+        "range-too-long",
+    )
+    r = c.get("/api/me/statement", params={"from": day, "to": day, "size": 201})
+    assert r.status_code == 422
+    r = c.get("/api/me/statement", params={"from": day, "to": day, "format": "csv"})
+    assert r.status_code == 200
+    assert unauthenticated(svc).get("/api/me/statement").status_code == 401
+
+
+def unauthenticated(svc: Any) -> Any:
+    import httpx
+
+    return httpx.Client(base_url=svc.url)

@@ -36,6 +36,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("POST", "/api/auth/totp/confirm"): AUTH,
     ("POST", "/api/auth/totp/verify"): AUTH,
     ("GET", "/api/me"): ME,
+    ("GET", "/api/me/statement"): ME,
     ("GET", "/api/tables"): TABLES,
     ("GET", "/api/tables/{table_id}"): TABLES,
     ("GET", "/api/tables/{table_id}/house-way"): TABLES,

