@@ -238,3 +238,37 @@ def unauthenticated(svc: Any) -> Any:
     import httpx
 
     return httpx.Client(base_url=svc.url)
+
+
+# ------------------------------------------------------------------ the house way on request
+@pytest.mark.parametrize("mode", ["casino", "practice"])
+def test_a_player_asks_the_house_to_set_the_hand(staged: Staged, mode: str) -> None:
+    """At every table the player may ask the house to set the hand: the house way's setting,
+    recorded in the log as set at the player's request, shown so in recall; refused (409
+    ``already-set``, in words) once the hand is set."""
+    tid = staged.svc.new_table(mode=mode, betting_time_ms=3_600_000, setting_time_ms=3_600_000)
+    p, c = staged.player(tid, 4)
+    rid = staged.wager_and_deal(tid, p, 2000, seed=5)
+    cards = c.ok(c.get(f"/api/tables/{tid}/hand"))["cards"]
+    want = HW.set_hand(parse_cards(cards))
+    done = c.ok(c.post(f"/api/tables/{tid}/set-house-way", {"round_id": rid}))
+    assert (done["by"], done["reason"], done["spot"]) == ("house-way", "asked", 4)
+    assert done["low"] == [x.code for x in want.setting.low]
+    detail = refused(c.post(f"/api/tables/{tid}/set-house-way", {}), 409, "already-set")
+    assert "already set" in detail
+    refused(c.set(tid, done["low"]), 409, "already-set")
+    with staged.rt.write() as tx:
+        rounds.dealer_sets(tx, tid, rid)
+    with staged.rt.write() as tx:
+        assert rounds.settle(tx, tid, rid)
+    view = c.ok(c.get(f"/api/rounds/{rid}"))
+    (hs,) = [e for e in view["events"] if e["type"] == "hand-set"]
+    assert (hs["by"], hs["reason"], hs["rule"]) == ("house-way", "asked", want.rule)
+    assert "at the player's request" in hs["text"]
+    full = staged.svc.op.ok(staged.svc.op.get(f"/api/rounds/{rid}"))
+    from paigow.round import Round
+
+    rnd = Round.replay([{k: v for k, v in e.items() if k != "seq"} for e in full["events"]])
+    assert rnd.settings[4].same_hands(want.setting)
+    # no hand to set between rounds
+    refused(c.post(f"/api/tables/{tid}/set-house-way", {}), 409, "not-setting")

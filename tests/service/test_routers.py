@@ -46,6 +46,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("POST", "/api/tables/{table_id}/side-wagers"): TABLES,
     ("GET", "/api/tables/{table_id}/hand"): TABLES,
     ("POST", "/api/tables/{table_id}/set"): TABLES,
+    ("POST", "/api/tables/{table_id}/set-house-way"): TABLES,
     ("POST", "/api/tables/{table_id}/dragon"): TABLES,
     ("GET", "/api/tables/{table_id}/hint"): TABLES,
     ("GET", "/api/tables/{table_id}/rounds"): RECALL,

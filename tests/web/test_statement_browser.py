@@ -51,3 +51,31 @@ def test_the_statement_page(site: Any, browser: Browser, shot: Any, size: dict[s
     expect(page.locator("#replay-title")).to_have_attribute("data-round", str(rid), timeout=WAIT)
     check_a11y(page)
     shot(page, f"{tag}-recall")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_house_sets_the_hand_on_request(
+    site: Any, browser: Browser, shot: Any, size: dict[str, int]
+) -> None:
+    """At a casino table the seat offers "House sets it": the house way's setting, said to be
+    set at the player's request, and the round's recall says so."""
+    from tests.web.walks import house_low, my_cards, open_table, settled, sit, wager
+
+    table = site.table(name="House sets", betting_time_ms=5_000, setting_time_ms=60_000)
+    page, _, api = player_page(site, browser, size)
+    open_table(page, site.url, table)
+    sit(page, 3)
+    wager(page, "10")
+    cards = my_cards(page)
+    expect(page.locator("#house-set-btn")).to_be_visible()
+    assert not off_screen(page, ["#house-set-btn", "#set-btn"], whole=False)
+    page.click("#house-set-btn")
+    settled(page)
+    rid = api.call("GET", f"/api/tables/{table}/rounds")[0]["id"]
+    log = api.call("GET", f"/api/rounds/{rid}")["events"]
+    (hs,) = [e for e in log if e["type"] == "hand-set"]
+    assert (hs["by"], hs["reason"]) == ("house-way", "asked")
+    assert hs["low"] == sorted(house_low(cards), key=hs["low"].index)
+    page.goto(site.url + f"/#/recall/{table}/{rid}")
+    expect(page.locator("#steps")).to_contain_text("at the player's request", timeout=WAIT)
+    shot(page, f"-{size['width']}x{size['height']}")

@@ -337,6 +337,14 @@ class DragonOut(BaseModel):
     turn: int | None = Field(description="The spot the offer goes to next (None: closed)")
 
 
+class HouseWaySetIn(Strict):
+    round_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,32}$")] | None = Field(
+        default=None,
+        description="The round you set for (recommended): refused with 409 if it is not current",
+    )
+    idempotency_key: IdemKey | None = Field(default=None, description="Optional; or the header")
+
+
 class SetOut(BaseModel):
     table_id: int
     round_id: str

@@ -18,7 +18,7 @@ export function handView(handPanel, ctx) {
   let evaluation = null;
 
   function mySettingLine(mySet, s) {
-    if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${mySet.reason === "left" ? "you left" : mySet.reason})` : ""}.`;
+    if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${{ left: "you left", asked: "at your request" }[mySet.reason] || mySet.reason})` : ""}.`;
     if ((s.dealer && !ctx.table().face_up) || ctx.ended(s)) return "You set this hand.";
     const others = ctx.stillSetting();
     return others ? `You set this hand; waiting for ${others} to set.` : "You set this hand; waiting for the dealer.";
@@ -96,6 +96,8 @@ export function handView(handPanel, ctx) {
     });
     const foulBox = h("div", { id: "foul-box" });
     const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
+    // at every table the player may ask the house to set the hand (recorded as such)
+    const houseBtn = h("button", { type: "button", id: "house-set-btn", class: "small", "aria-label": "Let the house set my hand by the house way", onclick: houseSets }, "House sets it");
     const practiceBtns = ctx.practice ? [
       h("button", { type: "button", id: "hint-btn", class: "small", "aria-label": "House way suggestion", onclick: showHint }, "House way"),
       h("button", { type: "button", id: "ev-btn", class: "small", onclick: ctx.showEv }, "Exact EV…"),
@@ -105,7 +107,7 @@ export function handView(handPanel, ctx) {
         h("span", { class: "sr-only" }, " The other five are the high hand. Click or tap a card, drag it, or Tab to it and press Space (keys 1–7 pick a card by place; arrows move).")),
       group, h("div", { id: "live-eval", "aria-live": "polite", class: "sr-only" }), foulBox,
       h("div", { id: "hint", "aria-live": "polite" }),
-      h("div", { class: "row hand-actions" }, setBtn, ...practiceBtns));
+      h("div", { class: "row hand-actions" }, setBtn, houseBtn, ...practiceBtns));
     updateSelection();
   }
 
@@ -190,6 +192,14 @@ export function handView(handPanel, ctx) {
       if (err.status === 409 && /foul/i.test(`${err.code} ${err.message}`)) { askFoul(); return; }
       ctx.fail(err);
     }
+  }
+
+  async function houseSets() {
+    try {
+      const r = await api("POST", `/api/tables/${ctx.table().id}/set-house-way`, { round_id: ctx.roundId() });
+      announce(`The house set your hand: ${cardsText(r.high)} / ${cardsText(r.low)}`);
+      ctx.clearMsg();
+    } catch (err) { ctx.fail(err); }
   }
 
   async function showHint() {

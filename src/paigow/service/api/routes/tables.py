@@ -1,5 +1,6 @@
 """Tables, seats, wagers and hands: ``GET /api/tables``, ``GET /api/tables/{id}``, and a player's
-``sit``, ``leave``, ``wager``, ``hand``, ``set``, ``dragon`` and ``hint`` at a table."""
+``sit``, ``leave``, ``wager``, ``hand``, ``set``, ``set-house-way``, ``dragon`` and ``hint`` at a
+table."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from paigow.service.api.schemas import (
     DragonOut,
     HandOut,
     HintOut,
+    HouseWaySetIn,
     SeatOut,
     SetIn,
     SetOut,
@@ -210,6 +212,35 @@ async def set_hand(
         f"set/{table_id}",
         {"low": body.low, "confirm_foul": body.confirm_foul, "round_id": body.round_id},
         lambda tx: rounds.set_hand(tx, table_id, user, body.low, body.confirm_foul, body.round_id),
+        lambda tx: rounds.set_ahead(tx, table_id, user),
+    )
+    return json_response(done)
+
+
+@router.post(
+    "/api/tables/{table_id}/set-house-way",
+    tags=["tables"],
+    response_model=SetOut,
+    responses=error_responses(400, 401, 404, 409, 422),
+)
+async def set_house_way(
+    table_id: TableId,
+    body: HouseWaySetIn,
+    user: Player,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> Response:
+    """Ask the house to set your hand by the table's house way, as casinos allow (at every
+    table): recorded in the round's log as set by the house way at your request (`by`
+    `house-way`, `reason` `asked`). Refused with 409 `already-set` once your hand is set."""
+    key = key_of(body.idempotency_key, idempotency_key, required=False)
+    done = await idempotent(
+        rt,
+        user,
+        key,
+        f"set-house-way/{table_id}",
+        {"round_id": body.round_id},
+        lambda tx: rounds.set_by_house_way(tx, table_id, user, body.round_id),
         lambda tx: rounds.set_ahead(tx, table_id, user),
     )
     return json_response(done)

@@ -37,6 +37,7 @@ from paigow.service.game.rounds.players import (
     place_side_wagers,
     place_wager,
     set_ahead,
+    set_by_house_way,
     set_hand,
     wager_ahead,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "place_wager",
     "round_view",
     "set_ahead",
+    "set_by_house_way",
     "set_hand",
     "settle",
     "void",

@@ -19,7 +19,7 @@ from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
 from paigow.service.game import tables
 from paigow.service.game.rounds.dragon import decline_left
-from paigow.service.game.rounds.head import lock_ahead, lock_head
+from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.rounds.side import check_side, place_side
 from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
@@ -236,17 +236,7 @@ def set_hand(
 ) -> dict[str, Any]:
     """The player sets their hand by naming the two low cards. A foul is refused unless
     ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
-    set_ahead(tx, table_id, user)
-    row = lock_head(tx, table_id).round
-    if round_id is not None and (row is None or row.id != round_id):
-        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
-    if row is None or row.phase != Phase.SETTING.value:
-        phase = "no round" if row is None else f"the round is in phase {row.phase}"
-        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
-    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
-    if spot is None:
-        raise Conflict("you have no hand in this round", code="no-hand")
-    rnd = load_round(tx, row)
+    row, spot, rnd = _my_setting_round(tx, table_id, user, round_id)
     rnd.verify_set_low(spot, low)  # the core's refusals: already-set, bad-setting
     setting = Setting.from_low(rnd.hands[spot], low)
     if setting.is_foul and not confirm_foul:
@@ -261,7 +251,41 @@ def set_hand(
             f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
             code="foul-unconfirmed",
         )
-    new = rnd.set_hand(spot, setting)
+    return _hand_set(tx, table_id, row, rnd, spot, rnd.set_hand(spot, setting))
+
+
+def set_by_house_way(
+    tx: Tx, table_id: int, user: Principal, round_id: str | None = None
+) -> dict[str, Any]:
+    """The player asks the house to set their hand, as casinos allow: the house way sets it,
+    recorded as such in the log (``hand-set`` by ``house-way``, reason ``asked``); refused once
+    the hand is set (the core's ``already-set``)."""
+    row, spot, rnd = _my_setting_round(tx, table_id, user, round_id)
+    rnd.verify_set_house_way(spot)  # the core's refusals: already-set
+    return _hand_set(tx, table_id, row, rnd, spot, rnd.set_house_way(spot))
+
+
+def _my_setting_round(
+    tx: Tx, table_id: int, user: Principal, round_id: str | None
+) -> tuple[RoundHead, int, Round]:
+    """The table's round while hands are set, the player's spot in it and the round (refused
+    with 409 when there is no hand of theirs to set now)."""
+    set_ahead(tx, table_id, user)
+    row = lock_head(tx, table_id).round
+    if round_id is not None and (row is None or row.id != round_id):
+        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
+    if row is None or row.phase != Phase.SETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
+    if spot is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    return row, int(spot), load_round(tx, row)
+
+
+def _hand_set(
+    tx: Tx, table_id: int, row: RoundHead, rnd: Round, spot: int, new: Sequence[Event]
+) -> dict[str, Any]:
     append(tx, row, rnd, new)
     notify(tx, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
