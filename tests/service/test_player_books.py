@@ -20,7 +20,7 @@ from paigow.service.accounts.auth import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.game import rounds, tables
 from paigow.service.runtime import Runtime
-from paigow.service.store.db import LedgerEntry
+from paigow.service.store.db import Account, LedgerEntry
 from paigow.setting import Setting, all_settings
 from paigow.settlement import Outcome, settle
 from paigow.variants import push_triggered
@@ -272,3 +272,68 @@ def test_a_player_asks_the_house_to_set_the_hand(staged: Staged, mode: str) -> N
     assert rnd.settings[4].same_hands(want.setting)
     # no hand to set between rounds
     refused(c.post(f"/api/tables/{tid}/set-house-way", {}), 409, "not-setting")
+
+
+# ------------------------------------------------------------------ play money
+def test_practice_plays_for_play_money_never_the_wallet(staged: Staged) -> None:
+    svc = staged.svc
+    practice = svc.new_table(mode="practice", betting_time_ms=3_600_000, setting_time_ms=3_600_000)
+    casino = svc.new_table(betting_time_ms=3_600_000, setting_time_ms=3_600_000)
+    p, c = staged.player(practice, 2, credit=20_000)
+    assert c.balance() == 20_000 and c.play_balance() is None  # no practice yet
+    # the first top-up opens the play money with $1,000.00; to at most $10,000.00 in all
+    done = c.ok(c.post("/api/me/play-money", {"amount": 50_000}))
+    assert done["play_balance"] == 150_000 and done["cap"] == 1_000_000
+    detail = refused(c.post("/api/me/play-money", {"amount": 900_000}), 409, "play-money-cap")
+    assert "$10,000.00" in detail and "$8,500.00" in detail
+    assert c.post("/api/me/play-money", {"amount": 0}).status_code == 422
+    assert c.post("/api/me/play-money", {"amount": 1_000_001}).status_code == 422
+    # a practice round: the play money moves as the core settles it; the wallet never
+    rid = play_round(staged, practice, p, c, 2500, seed=9)
+    full = svc.op.ok(svc.op.get(f"/api/rounds/{rid}"))
+    from paigow.round import Round
+
+    rnd = Round.replay([{k: v for k, v in e.items() if k != "seq"} for e in full["events"]])
+    assert c.balance() == 20_000
+    assert c.play_balance() == 150_000 - 2500 + rnd.returned()[2]
+    # play money at a casino table: refused, nothing moves
+    with staged.rt.write() as tx:
+        tables.sit(tx, casino, p, 3)
+    r = c.post(
+        f"/api/tables/{casino}/wager",
+        {"amount": 1000, "play_money": True, "idempotency_key": "pm-casino"},
+    )
+    assert "practice tables only" in refused(r, 403, "play-money-casino")
+    assert c.balance() == 20_000
+    # the ledger keeps it apart: the wallet's statement has none of it; play:bank is minus
+    # what was handed out; the floor's report of the house's money has no practice table
+    day = today()
+    st = c.ok(c.get("/api/me/statement", params={"from": day, "to": day}))
+    assert [g["kind"] for g in st["groups"]] == ["credit"]
+    with staged.rt.read() as tx:
+        bank = tx.session.execute(
+            sa.select(Account.balance).where(Account.name == "play:bank")
+        ).scalar_one()
+        play = tx.session.execute(
+            sa.select(Account.balance).where(Account.name == f"play-wallet:{p.username}")
+        ).scalar_one()
+    assert bank == -150_000 and play == c.play_balance()
+    report = svc.op.ok(svc.op.get("/api/admin/floor/report", params={"from": day, "to": day}))
+    assert practice not in [line["table_id"] for line in report["tables"]]
+    assert report["total"]["handle"] == 0
+    assert svc.verify()["ok"]
+
+
+def test_a_practice_table_shares_no_progressive_bank(svc: Any) -> None:
+    offers = [
+        {
+            "name": "progressive",
+            "paytable": "fortune-progressive",
+            "min_wager": 100,
+            "max_wager": 100,
+            "bank": "books",
+        }
+    ]
+    body = {"name": "p", "mode": "practice", "side_wagers": offers}
+    r = svc.op.post("/api/admin/tables", body)
+    assert "play money" in refused(r, 422, "practice-progressive")

@@ -37,6 +37,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("POST", "/api/auth/totp/verify"): AUTH,
     ("GET", "/api/me"): ME,
     ("GET", "/api/me/statement"): ME,
+    ("POST", "/api/me/play-money"): ME,
     ("GET", "/api/tables"): TABLES,
     ("GET", "/api/tables/{table_id}"): TABLES,
     ("GET", "/api/tables/{table_id}/house-way"): TABLES,

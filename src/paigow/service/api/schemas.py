@@ -53,6 +53,12 @@ class WagerIn(Strict):
         description="Side wagers placed with it, by the offer's name (cents), e.g. "
         '{"fortune": 500}: all placed or none',
     )
+    play_money: bool | None = Field(
+        default=None,
+        strict=True,
+        description="Play money (a practice table always plays for it; refused with 403 "
+        "play-money-casino at a casino table)",
+    )
     idempotency_key: IdemKey | None = Field(
         default=None, description="Or the Idempotency-Key header (one is required)"
     )
@@ -295,11 +301,15 @@ class WagerOut(BaseModel):
     spot: int
     amount: int
     side: dict[str, int] = Field(default_factory=dict)
-    balance: int
+    balance: int = Field(
+        description="The wallet's balance, or the play money's at a practice table"
+    )
+    play_money: bool = False
     betting_closes_at: float | None
 
 
 class SideWagersOut(BaseModel):
+    play_money: bool = False
     table_id: int
     round_id: str
     spot: int
@@ -334,6 +344,7 @@ class DragonOut(BaseModel):
     accepted: bool
     amount: int | None = Field(description="Your dragon wager (cents) when accepted")
     balance: int | None = Field(default=None, description="Your wallet after the wager")
+    play_money: bool = Field(default=False, description="The wager was play money (practice)")
     turn: int | None = Field(description="The spot the offer goes to next (None: closed)")
 
 

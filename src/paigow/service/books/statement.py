@@ -39,7 +39,9 @@ MAX_PAGE: Final = 200
 """The most movements on one page."""
 MAX_CSV_ROWS: Final = 20_000
 """The most movements one CSV export holds (a range with more is refused: ask for fewer days)."""
-ROUND_KINDS: Final = frozenset({"wager", "settlement", "void-refund"})
+ROUND_KINDS: Final = frozenset(
+    {"wager", "settlement", "void-refund", "play-wager", "play-settlement", "play-void-refund"}
+)
 """Ledger transactions whose reference is a round's id."""
 MIN_YEAR: Final = 1970
 MAX_YEAR: Final = 9998

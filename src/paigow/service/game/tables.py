@@ -93,6 +93,13 @@ def create_table(
 ) -> GameTable:
     if mode not in MODES:
         raise Unprocessable(f"mode must be one of {', '.join(MODES)}", code="bad-mode")
+    banks = [o.name for o in ruleset.side_wagers if o.bank is not None]
+    if mode == TableMode.PRACTICE and banks:
+        raise Unprocessable(
+            f"a practice table plays for play money: it cannot share a progressive bank's "
+            f"meter ({', '.join(banks)}), which holds the house's money",
+            code="practice-progressive",
+        )
     table = GameTable(
         name=name,
         ruleset=ruleset.to_dict(),

@@ -10,13 +10,23 @@ from typing import Annotated, Any, Final, cast
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Query, Response
+from pydantic import Field
 
 from paigow.service.accounts.auth import Principal
 from paigow.service.api.auth_schemas import MeOut
-from paigow.service.api.deps import Player, RuntimeDep, error_responses, json_response
-from paigow.service.books import ledger
+from paigow.service.api.deps import (
+    IdemHeader,
+    Player,
+    RuntimeDep,
+    error_responses,
+    idempotent,
+    json_response,
+    key_of,
+)
+from paigow.service.api.schemas import IdemKey, Strict
+from paigow.service.books import ledger, play_money
 from paigow.service.books import statement as statements
-from paigow.service.store.db import Seat
+from paigow.service.store.db import Account, Seat
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -29,15 +39,28 @@ _MY_SEATS: Final = Sql(
 )
 
 
+_ACCOUNTS: Final = cast(sa.Table, Account.__table__)
+_MY_BALANCES: Final = Sql(
+    sa.select(_ACCOUNTS.c.name, _ACCOUNTS.c.balance).where(
+        _ACCOUNTS.c.name.in_([sa.bindparam("wallet"), sa.bindparam("play")])
+    )
+)
+"""The wallet's balance and the play money's (when the player has any), in one statement."""
+
+
 def about(tx: Tx, user: Principal) -> dict[str, Any]:
-    """The user, their wallet's balance and their seats (two statements)."""
-    balance = ledger.balance(tx, ledger.wallet(user.username))
+    """The user, their wallet's balance (and play money's) and their seats (two statements)."""
+    wallet, play = ledger.wallet(user.username), ledger.play_wallet(user.username)
+    balances: dict[str, int] = {
+        str(n): int(b) for n, b in tx.run(_MY_BALANCES, {"wallet": wallet, "play": play})
+    }
     seats = tx.run(_MY_SEATS, {"uid": user.id})
     return {
         "id": user.id,
         "username": user.username,
         "role": user.role,
-        "balance": balance,
+        "balance": int(balances.get(wallet, 0)),
+        "play_balance": None if play not in balances else int(balances[play]),
         "seats": [{"table_id": t, "spot": p} for t, p in seats],
     }
 
@@ -85,3 +108,33 @@ def my_statement(
                 headers={"Content-Disposition": f'attachment; filename="{name}"'},
             )
         return json_response(statements.statement(s, account, first, last, page, size))
+
+
+class PlayMoneyIn(Strict):
+    amount: int = Field(
+        gt=0, le=play_money.PLAY_CAP, strict=True, description="Play money to add, in cents"
+    )
+    idempotency_key: IdemKey | None = Field(default=None, description="Or the header")
+
+
+@router.post(
+    "/api/me/play-money",
+    tags=["auth"],
+    responses=error_responses(401, 409, 422),
+)
+async def top_up_play_money(
+    body: PlayMoneyIn, user: Player, rt: RuntimeDep, idempotency_key: IdemHeader = None
+) -> Response:
+    """Top up my play money (what practice tables play for; never the wallet) by ``amount``
+    cents, to at most $10,000.00 in all (409 ``play-money-cap`` above it, saying how much may
+    still be added). My play money opens with $1,000.00 at my first practice."""
+    key = key_of(body.idempotency_key, idempotency_key, required=False)
+    done = await idempotent(
+        rt,
+        user,
+        key,
+        "play-money",
+        {"amount": body.amount},
+        lambda tx: play_money.top_up(tx, user.username, body.amount),
+    )
+    return json_response(done)

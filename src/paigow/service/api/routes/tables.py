@@ -120,7 +120,7 @@ async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     "/api/tables/{table_id}/wager",
     tags=["tables"],
     response_model=WagerOut,
-    responses=error_responses(400, 401, 404, 409, 422),
+    responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 async def wager(
     table_id: TableId,
@@ -130,19 +130,21 @@ async def wager(
     idempotency_key: IdemHeader = None,
 ) -> Response:
     """Wager on your spot (cents, within the table's limits); the amount is reserved from
-    your wallet at once. The first wager opens a round; betting closes when every seated
+    your wallet at once (at a practice table from your play money, never the wallet). The first wager opens a round; betting closes when every seated
     player has wagered or the betting time has passed since the first wager."""
     key = key_of(body.idempotency_key, idempotency_key, required=True)
     request: dict[str, Any] = {"amount": body.amount}
     if body.side:
         request["side"] = body.side
+    if body.play_money is not None:
+        request["play_money"] = body.play_money
     placed = await idempotent(
         rt,
         user,
         key,
         f"wager/{table_id}",
         request,
-        lambda tx: rounds.place_wager(tx, table_id, user, body.amount, body.side),
+        lambda tx: rounds.place_wager(tx, table_id, user, body.amount, body.side, body.play_money),
         lambda tx: rounds.wager_ahead(tx, table_id, user),
     )
     return json_response(placed)

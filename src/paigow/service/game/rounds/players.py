@@ -13,7 +13,7 @@ from paigow.cards import Card, parse_cards
 from paigow.events import Event, HandSet
 from paigow.round import Phase, Round, verify_wager_amount
 from paigow.service.accounts.auth import Principal
-from paigow.service.books import ledger
+from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
@@ -95,13 +95,17 @@ def place_wager(
     user: Principal,
     amount: int,
     side_wagers: Mapping[str, int] | None = None,
+    play: bool | None = None,
 ) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager), with the side wagers ``side_wagers`` (name -> cents) in the same
-    step: all of them or nothing."""
+    step: all of them or nothing. At a practice table the wager is play money (the player's
+    play wallet); ``play`` (play money asked for) at a casino table is refused."""
     side_wagers = dict(side_wagers or {})
     wager_ahead(tx, table_id, user)  # the seat read goes with the lock (if not sent already)
     head = lock_head(tx, table_id)
+    practice = head.table.mode == TableMode.PRACTICE
+    play_money.refuse_at_casino(practice, play)
     if head.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
     row = head.round
@@ -113,8 +117,8 @@ def place_wager(
     verify_wager_amount(head.table.rules, amount)  # the core's limits, before money moves
     if side_wagers:
         check_side(head.table.rules, side_wagers)
-    if limited:  # self-exclusion, daily loss limit (the side wagers count too)
-        player_limits.check_wager(tx, user, amount + sum(side_wagers.values()))
+    if limited:  # self-exclusion, daily loss limit (the side wagers count too; play money not)
+        player_limits.check_wager(tx, user, 0 if practice else amount + sum(side_wagers.values()))
     if current is None:
         row, rnd = new_round(tx, head)
     elif current.phase != Phase.BETTING.value:
@@ -141,7 +145,8 @@ def place_wager(
         )
         new += events
         movements += moved
-    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
+    account = play_money.account_for(tx, user.username, practice)
+    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
     tx.later(
         INSERT_WAGER,
         {
@@ -163,7 +168,8 @@ def place_wager(
         "spot": spot,
         "amount": amount,
         "side": side_wagers,
-        "balance": ledger.balance(tx, wallet(user.username)),
+        "balance": ledger.balance(tx, account),
+        "play_money": practice,
         "betting_closes_at": row.deadline,
     }
 
@@ -196,7 +202,9 @@ def place_side_wagers(
     new, movements = place_side(
         tx, rnd, row.id, int(spot), user.id, user.username, table_id, side_wagers
     )
-    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
+    practice = head.table.mode == TableMode.PRACTICE
+    account = play_money.account_for(tx, user.username, practice)
+    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
     append(tx, row, rnd, new)
     notify(tx, table_id, "round")
     return {
@@ -204,7 +212,8 @@ def place_side_wagers(
         "round_id": row.id,
         "spot": int(spot),
         "side": dict(side_wagers),
-        "balance": ledger.balance(tx, wallet(user.username)),
+        "balance": ledger.balance(tx, account),
+        "play_money": practice,
     }
 
 
