@@ -124,7 +124,7 @@ def test_the_floor_takes_a_saved_house_way_edge_only_from_todays_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, push: PushRule
 ) -> None:
     spec = stand_in_spec(tmp_path)
-    way = STANDARD.to_dict()
+    way = STANDARD
     path = E.save_result(spec, full_deck_result("house-way", push))
     data = json.loads(path.read_text())
     assert data["code"] == K.edge_digest("house-way") and E.is_current(data)
@@ -145,7 +145,7 @@ def test_the_floor_takes_the_optimal_players_saved_edge_only_from_todays_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = stand_in_spec(tmp_path)
-    way = STANDARD.to_dict()
+    way = STANDARD
     path = E.save_result(spec, full_deck_result("optimal"))
     data = json.loads(path.read_text())
     assert data["code"] == K.edge_digest("optimal")

@@ -59,3 +59,54 @@ def test_two_files_with_one_name_are_two_versions() -> None:
     assert a.name == b.name and a.digest != b.digest and a.label != b.label
     ids = HouseWay.identity_of(a.to_dict()), HouseWay.identity_of(b.to_dict())
     assert [i["digest"] for i in ids] == [a.digest, b.digest]
+
+
+#: Where a house way may be read from data or written as data: the boundaries where it is kept
+#: (a file, a table's row, a round's log, the floor's rows, a saved result, the operator's form,
+#: a command's JSON). Everywhere else it travels as itself, known by its name and digest.
+BOUNDARIES = {
+    "from_dict": {
+        "house_way/way.py",  # a file's table
+        "round.py",  # a log's round-started, replayed
+        "service/game/tables.py",  # a table's row
+        "service/game/rounds/head.py",  # a table's row, once per table configuration
+        "service/game/house_way_checks.py",  # the operator's form
+        "service/api/routes/tables.py",  # the rules page of a table's row
+        "service/floor/view.py",  # the floor's table rows
+        "service/floor/edges.py",  # the floor's rows of exact counts
+    },
+    "to_dict": {
+        "round.py",  # round-started in the log
+        "service/game/tables.py",  # a table's row
+        "analysis/compiled.py",  # a compiled table's header
+        "analysis/edge.py",  # a saved result
+        "cli/house_way.py",  # `house-way show --json`
+    },
+}
+
+
+def test_a_house_way_travels_as_itself() -> None:
+    """Issue 50: no turning a house way into a dict and back between two rooms of the code (a
+    worker process, an analysis job, a cache key get the house way itself)."""
+    import re
+    from pathlib import Path
+
+    from paigow.analysis.runner import TableSpec
+    from paigow.ranking import Wheel
+
+    src = Path(__file__).resolve().parents[1] / "src" / "paigow"
+    found: dict[str, set[str]] = {"from_dict": set(), "to_dict": set()}
+    for path in src.rglob("*.py"):
+        text = path.read_text("utf-8")
+        rel = path.relative_to(src).as_posix()
+        if "HouseWay.from_dict(" in text.replace(">>> HouseWay.from_dict(", ""):
+            found["from_dict"].add(rel)
+        if re.search(r"\b(?:way|house_way)\.to_dict\(\)", text):
+            found["to_dict"].add(rel)
+    assert found["from_dict"] <= BOUNDARIES["from_dict"], found["from_dict"]
+    assert found["to_dict"] <= BOUNDARIES["to_dict"], found["to_dict"]
+    way = HouseWay.preset("foxwoods")
+    assert TableSpec.of(way, Wheel.SECOND).way is way
+    # equal by name and digest, hashed alike: a cache keyed by the house way itself
+    again = HouseWay.from_text(way.to_toml(), "copy.toml")
+    assert again == way and hash(again) == hash(way) and {way: 1}[again] == 1

@@ -71,7 +71,7 @@ def saved_result(push: str = "none") -> dict[str, Any]:
 @cache
 def standard_counts() -> dict[str, Any]:
     """The exact counts of the standard house way (the same function the worker runs)."""
-    return edges.compute_edge_counts(json.dumps(STANDARD.to_dict(), sort_keys=True), "second")
+    return edges.compute_edge_counts(STANDARD, "second")
 
 
 class Floor:
@@ -483,11 +483,11 @@ def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
 
 
 def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:
-    way = STANDARD.to_dict()
+    way = STANDARD
     assert edges.saved_optimal(tmp_path, way, "second") is None
     saved = {
         "player": "optimal",
-        "house_way": way,
+        "house_way": way.to_dict(),
         "wheel": "second",
         "commission": "0.05",
         "house_edge_exact": "3/200",
@@ -501,7 +501,9 @@ def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: 
     path.write_text(json.dumps(saved))
     assert edges.saved_optimal(tmp_path, way, "second") == {"1/20": "3/200"}
     assert edges.saved_optimal(tmp_path, way, "lowest") is None
-    assert edges.saved_optimal(tmp_path, {**way, "quads": {}}, "second") is None
+    # a file under this name holding another house way's figures is not taken
+    path.write_text(json.dumps({**saved, "house_way": HouseWay.preset("foxwoods").to_dict()}))
+    assert edges.saved_optimal(tmp_path, way, "second") is None
     edge = FloorEdge(status="ready", deals=10, win=3, push=4, loss=3, optimal={"1/20": "3/200"})
     assert floor_read._optimal(edge, "0.05") == {"exact": "3/200", "decimal": "0.01500000"}
     assert floor_read._optimal(edge, "0.04") is None
@@ -622,17 +624,20 @@ def test_a_saved_exact_edge_is_shown_at_once_not_computing(
     path = cache / saved_name(HouseWay.preset("standard"), "second", "house-way")
     # a result for another deck, or counts that do not add up, are not taken
     path.write_text(json.dumps({**saved, "deck": 52}))
-    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    assert edges.saved_house_way(cache, STANDARD, "second") is None
     path.write_text(json.dumps({**saved, "push": 1}))
-    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    assert edges.saved_house_way(cache, STANDARD, "second") is None
     # nor one counted by other code: another digest of the counting code, or none recorded
     path.write_text(json.dumps({**saved, "code": "0" * 16}))
-    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    assert edges.saved_house_way(cache, STANDARD, "second") is None
     path.write_text(json.dumps({k: v for k, v in saved.items() if k != "code"}))
-    assert edges.saved_house_way(cache, STANDARD.to_dict(), "second") is None
+    assert edges.saved_house_way(cache, STANDARD, "second") is None
     path.write_text(json.dumps(saved))
-    assert edges.saved_house_way(cache, {**STANDARD.to_dict(), "quads": {}}, "second") is None
-    assert edges.saved_house_way(cache, STANDARD.to_dict(), "lowest") is None
+    assert edges.saved_house_way(cache, STANDARD, "lowest") is None
+    # a file under this name holding another house way's counts is not taken
+    path.write_text(json.dumps({**saved, "house_way": HouseWay.preset("foxwoods").to_dict()}))
+    assert edges.saved_house_way(cache, STANDARD, "second") is None
+    path.write_text(json.dumps(saved))
 
     started: list[str] = []
     monkeypatch.setattr(edges.EdgeWorker, "_executor", lambda self: started.append("pool"))

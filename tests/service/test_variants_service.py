@@ -351,11 +351,11 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     )
     # a result for another push rule is not taken
     ez_file.write_text(json.dumps({**saved, "push_rule": "nine-high-low"}))
-    assert edges.saved_house_way(cache, HW.to_dict(), "second", "queen-high-pai-gow") is None
+    assert edges.saved_house_way(cache, HW, "second", "queen-high-pai-gow") is None
     ez_file.write_text(json.dumps(saved))
-    got = edges.saved_house_way(cache, HW.to_dict(), "second", "queen-high-pai-gow")
+    got = edges.saved_house_way(cache, HW, "second", "queen-high-pai-gow")
     assert got is not None and got["push"] == EZ_COUNTS["push"]
-    assert edges.saved_house_way(cache, HW.to_dict(), "second")["push"] == plain["push"]  # type: ignore[index]
+    assert edges.saved_house_way(cache, HW, "second")["push"] == plain["push"]  # type: ignore[index]
     started: list[str] = []
     monkeypatch.setattr(edges.EdgeWorker, "_executor", lambda self: started.append("pool"))
     svc = helpers.Service(sqlite_url, run_dealers=False)
@@ -416,7 +416,7 @@ def test_the_floors_worker_counts_under_the_tables_push_rule(
         )
 
     monkeypatch.setattr(E, "house_way_edge", counted)
-    way = json.dumps(HW.to_dict(), sort_keys=True)
+    way = HW
     got = edges.compute_edge_counts(way, "second", 1, "queen-high-pai-gow")
     assert asked == [PushRule.QUEEN_HIGH_PAI_GOW]
     assert (got["win"], got["push"], got["loss"]) == tuple(EZ_COUNTS.values())

@@ -129,7 +129,7 @@ def exact_edges(way: HouseWay, ruleset: Ruleset) -> list[dict[str, Any]]:
         except (OSError, ValueError):
             continue
         if (
-            data.get("house_way") == way.to_dict()
+            HouseWay.identity_of(data.get("house_way") or {})["digest"] == way.digest
             and data.get("table") == table
             and is_current(data)
             and data.get("push_rule", "none") == ruleset.push.value

@@ -8,7 +8,6 @@ cores or a cluster.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -27,17 +26,16 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class TableSpec:
-    """Which compiled house way a chunk needs: picklable, and opened once per process."""
+    """Which compiled house way a chunk needs: picklable (the house way travels as itself,
+    known by its name and digest), and opened once per process."""
 
-    house_way: str  # the preset's parameters as JSON
+    way: HouseWay
     wheel: str
     folder: str
 
     @classmethod
     def of(cls, way: HouseWay, wheel: Wheel, folder: Path | None = None) -> TableSpec:
-        return cls(
-            json.dumps(way.to_dict(), sort_keys=True), wheel.value, str(folder or cache_dir())
-        )
+        return cls(way, wheel.value, str(folder or cache_dir()))
 
     def open(self) -> CompiledHouseWay:
         """The compiled table (built on this machine if missing)."""
@@ -46,8 +44,7 @@ class TableSpec:
 
 @lru_cache(maxsize=4)
 def _open(spec: TableSpec) -> CompiledHouseWay:
-    way = HouseWay.from_dict(json.loads(spec.house_way))
-    return CompiledHouseWay.open(way, Wheel(spec.wheel), Path(spec.folder))
+    return CompiledHouseWay.open(spec.way, Wheel(spec.wheel), Path(spec.folder))
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ RETRY_FAILED_S: Final = 600.0
 
 
 def compute_edge_counts(
-    house_way_json: str, wheel: str, workers: int = 2, push: str = "none"
+    way: HouseWay, wheel: str, workers: int = 2, push: str = "none"
 ) -> dict[str, Any]:
     """In a worker process: compile the house way if needed and count house way against house
     way over every deal exactly under the push rule ``push``
@@ -57,12 +57,10 @@ def compute_edge_counts(
     from paigow.analysis import edge as E
     from paigow.analysis.compiled import cache_dir
     from paigow.analysis.runner import Runner, TableSpec
-    from paigow.house_way import HouseWay
     from paigow.ranking import Wheel
     from paigow.ruleset import PushRule
 
-    way = HouseWay.from_dict(json.loads(house_way_json))
-    saved = saved_house_way(cache_dir(), way.to_dict(), wheel, push)
+    saved = saved_house_way(cache_dir(), way, wheel, push)
     if saved is not None:
         return saved
     spec = TableSpec.of(way, Wheel(wheel))
@@ -74,36 +72,37 @@ def compute_edge_counts(
         "win": result.win,
         "push": result.push,
         "loss": result.loss,
-        "optimal": saved_optimal(cache_dir(), way.to_dict(), wheel, push),
+        "optimal": saved_optimal(cache_dir(), way, wheel, push),
     }
 
 
-def compute_bonus_counts(house_way_json: str, wheel: str, workers: int = 2) -> bool:
+def compute_bonus_counts(way: HouseWay, wheel: str, workers: int = 2) -> bool:
     """In a worker process: count every hand's bonus categories for the house way (compiled if
     needed) and cache them on disk, where the floor reads them
     (:func:`paigow.service.floor.side.cached_counts`)."""
     from paigow.analysis.bonus import open_counts
-    from paigow.house_way import HouseWay
     from paigow.ranking import Wheel
 
-    open_counts(HouseWay.from_dict(json.loads(house_way_json)), Wheel(wheel), workers=workers)
+    open_counts(way, Wheel(wheel), workers=workers)
     return True
 
 
-def _saved_path(
-    folder: Path, house_way: Mapping[str, Any], wheel: str, player: str, push: str
-) -> Path | None:
+def _saved_path(folder: Path, way: HouseWay, wheel: str, player: str, push: str) -> Path:
     """Where ``paigow edge`` saves a result for this house way (by its name and the digest of
-    its rules: :func:`paigow.analysis.edge.saved_name`), None for a table that is no house way."""
-    try:
-        way = HouseWay.from_dict(house_way)
-    except PaigowError:
-        return None
+    its rules: :func:`paigow.analysis.edge.saved_name`)."""
     return folder / saved_name(way, wheel, player, push)
 
 
+def _same_way(saved: object, way: HouseWay) -> bool:
+    """Whether a saved file's house way (as the file keeps it) is ``way``, by name and digest."""
+    if not isinstance(saved, Mapping):
+        return False
+    ident = HouseWay.identity_of(saved)
+    return (ident["name"], ident["digest"]) == (way.name, way.digest)
+
+
 def saved_house_way(
-    folder: Path, house_way: Mapping[str, Any], wheel: str, push: str = "none"
+    folder: Path, way: HouseWay, wheel: str, push: str = "none"
 ) -> dict[str, Any] | None:
     """The exact counts ``paigow edge`` (or an earlier server) saved in ``folder`` for this
     house way, wheel and push rule over the full deck, with the optimal player's saved edges;
@@ -113,17 +112,17 @@ def saved_house_way(
     worker computes them).
 
     >>> import tempfile
-    >>> saved_house_way(Path(tempfile.mkdtemp()), {"name": "standard"}, "second") is None
+    >>> saved_house_way(Path(tempfile.mkdtemp()), HouseWay.preset("standard"), "second") is None
     True
     """
-    saved = _saved_path(folder, house_way, wheel, "house-way", push)
-    if saved is None or not saved.exists():
+    saved = _saved_path(folder, way, wheel, "house-way", push)
+    if not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())
         deals, win, pushes, loss = (int(data[k]) for k in ("deals", "win", "push", "loss"))
         if (
-            data.get("house_way") != dict(house_way)
+            not _same_way(data.get("house_way"), way)
             or data.get("wheel") != wheel
             or data.get("push_rule", "none") != push
             or data.get("player") != "house-way"
@@ -141,23 +140,23 @@ def saved_house_way(
         "win": win,
         "push": pushes,
         "loss": loss,
-        "optimal": saved_optimal(folder, house_way, wheel, push),
+        "optimal": saved_optimal(folder, way, wheel, push),
     }
 
 
 def saved_optimal(
-    folder: Path, house_way: Mapping[str, Any], wheel: str, push: str = "none"
+    folder: Path, way: HouseWay, wheel: str, push: str = "none"
 ) -> dict[str, str] | None:
     """The optimal player's exact edge by commission rate, from the result ``paigow edge
     --player optimal`` saved in ``folder`` for this house way, wheel and push rule (None if
     there is none, or it was counted by other code than today's)."""
-    saved = _saved_path(folder, house_way, wheel, "optimal", push)
-    if saved is None or not saved.exists():
+    saved = _saved_path(folder, way, wheel, "optimal", push)
+    if not saved.exists():
         return None
     try:
         data = json.loads(saved.read_text())
         if (
-            data.get("house_way") != dict(house_way)
+            not _same_way(data.get("house_way"), way)
             or data.get("wheel") != wheel
             or data.get("push_rule", "none") != push
             or data.get("player") != "optimal"
@@ -217,7 +216,12 @@ class EdgeWorker:
             with self._lock:
                 if ident in self._running:
                     continue
-                saved = saved_house_way(cache_dir(), way, wheel, push)
+                try:
+                    house_way = HouseWay.from_dict(way)  # the table's, read once here
+                except PaigowError:
+                    log.warning("table %s: its house way cannot be read", ident)
+                    continue
+                saved = saved_house_way(cache_dir(), house_way, wheel, push)
                 with db.write() as s:
                     edge = s.get(FloorEdge, ident)
                     if edge is not None and edge.status == "ready":
@@ -248,7 +252,7 @@ class EdgeWorker:
                         edge.started_at = now()
                 fut = self._executor().submit(
                     compute_edge_counts,
-                    json.dumps(way, sort_keys=True),
+                    house_way,  # pickled as itself
                     wheel,
                     self.workers,
                     push,
@@ -293,7 +297,7 @@ class EdgeWorker:
                 if key in self._running:
                     continue
                 fut = self._executor().submit(
-                    compute_bonus_counts, json.dumps(way, sort_keys=True), wheel, self.workers
+                    compute_bonus_counts, HouseWay.from_dict(way), wheel, self.workers
                 )
                 self._running[key] = fut  # type: ignore[assignment]
             fut.add_done_callback(functools.partial(self._bonus_done, key))

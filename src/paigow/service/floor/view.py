@@ -148,15 +148,13 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
         if edge is None or edge.status != "ready":
             missing[ident] = (dict(t.house_way), str(t.ruleset["wheel"]), table_push(t))
         fig = _table_figures(t, row, edge, players.get(t.id, []))
+        way = HouseWay.from_dict(dict(t.house_way)) if offered[t.id] else None  # read once
         fig["side_wagers"] = [
             side_figures(
-                o,
-                sides.get(t.id, {}).get(o.name),
-                HouseWay.from_dict(dict(t.house_way)),
-                str(t.ruleset["wheel"]),
-                meter_now,
+                o, sides.get(t.id, {}).get(o.name), way, str(t.ruleset["wheel"]), meter_now
             )
             for o in offered[t.id]
+            if way is not None
         ]
         if any(x["theoretical"]["status"] == "computing" for x in fig["side_wagers"]):
             missing_bonus[ident] = (dict(t.house_way), str(t.ruleset["wheel"]))
