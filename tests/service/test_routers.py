@@ -38,6 +38,8 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("GET", "/api/me"): ME,
     ("GET", "/api/me/statement"): ME,
     ("POST", "/api/me/play-money"): ME,
+    ("GET", "/api/me/review"): ME,
+    ("GET", "/api/me/review/{round_id}"): ME,
     ("GET", "/api/tables"): TABLES,
     ("GET", "/api/tables/{table_id}"): TABLES,
     ("GET", "/api/tables/{table_id}/house-way"): TABLES,

@@ -181,6 +181,12 @@ class CreateTableIn(Strict):
         "players from the starting position (off by default: the packets of empty spots are "
         "discarded)",
     )
+    price_settings: StrictBool = Field(
+        default=False,
+        description="Show the players the price of each setting after each round (the exact "
+        "EV of the setting played, the best and the house way's); off by default at a casino "
+        "table, always on at a practice table",
+    )
 
 
 class DragonIn(Strict):
@@ -266,6 +272,10 @@ class TableOut(BaseModel):
     push_posted: str | None = Field(default=None, description="The push rule as posted")
     face_up: bool = Field(default=False, description="The dealer's hand is dealt face up")
     dragon: bool = Field(default=False, description="The dragon hand is offered")
+    price_settings: bool = Field(
+        default=False,
+        description="Each setting's price shown after each round (always at a practice table)",
+    )
     house_way: str
     house_way_label: str = Field(
         default="",

@@ -61,6 +61,7 @@ def build_ruleset(
     push: str = "none",
     face_up: bool = False,
     dragon: bool = False,
+    price_settings: bool = False,
 ) -> Ruleset:
     """The ruleset of a new table; one the rule book refuses is the core's ``bad-ruleset``
     (422, answered by the one handler)."""
@@ -69,6 +70,7 @@ def build_ruleset(
         push=PushRule(push),
         face_up=face_up,
         dragon=dragon,
+        price_settings=price_settings,
         commission=Commission(commission),
         house_way=house_way.name,
         start=StartMethod(start),
@@ -275,6 +277,8 @@ def _state_of(
         "commission": rs["commission"],
         "commission_posted": str(Commission(rs["commission"])),
         **posted_variant(rs),
+        # a practice table always prices each setting; a casino table when the operator offers it
+        "price_settings": bool(rs.get("price_settings")) or table.mode == TableMode.PRACTICE,
         "house_way": table.house_way["name"],
         **_house_way_fields(table.house_way),
         "start": rs["start"],

@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
+from paigow.service.floor.prices import price_worker, prices_offered
 from paigow.service.game import rounds, seats
 from paigow.service.ops import metrics
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
@@ -74,6 +75,16 @@ class Dealer:
         self._failures = 0
         self._seats_at = 0.0  # when to look for seats to free next (monotonic)
         self._over = False  # this dealer's last step ended the round: wait for a notice
+        self._prices: bool | None = None  # whether the table prices settings (read once)
+
+    def _prices_offered(self) -> bool:
+        """Whether this table prices its players' settings (its mode and ruleset never change:
+        read once)."""
+        if self._prices is None:
+            with self.rt.db.read() as s:
+                t = s.get(GameTable, self.table_id)
+                self._prices = t is not None and prices_offered(t.mode, dict(t.ruleset))
+        return self._prices
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
@@ -194,8 +205,11 @@ class Dealer:
             return True
         if step is not None:
             ended = look.done
+            settled = step is DealerStep.SETTLE and ended
             if step is DealerStep.DEALER and ended:  # the settlement: a step of its own, at once
-                ended = await self._act(DealerStep.SETTLE, view)
+                ended = settled = await self._act(DealerStep.SETTLE, view)
+            if settled and view.round_id is not None and self._prices_offered():
+                price_worker().submit(self.rt.db, view.round_id)  # off the step path
             self.steps += 1
             if self._failures:  # a step written after faults: writes work again
                 self.rt.storage.wrote()

@@ -17,6 +17,7 @@ from paigow.service.api.auth_schemas import MeOut
 from paigow.service.api.deps import (
     IdemHeader,
     Player,
+    RoundId,
     RuntimeDep,
     error_responses,
     idempotent,
@@ -26,6 +27,7 @@ from paigow.service.api.deps import (
 from paigow.service.api.schemas import IdemKey, Strict
 from paigow.service.books import ledger, play_money
 from paigow.service.books import statement as statements
+from paigow.service.floor import review as reviews
 from paigow.service.store.db import Account, Seat
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -138,3 +140,47 @@ async def top_up_play_money(
         lambda tx: play_money.top_up(tx, user.username, body.amount),
     )
     return json_response(done)
+
+
+@router.get(
+    "/api/me/review",
+    tags=["auth"],
+    responses={
+        **error_responses(401, 422),
+        200: {"content": {"application/json": {}, "text/csv": {}}},
+    },
+)
+def my_review(
+    user: Player,
+    rt: RuntimeDep,
+    first: Annotated[
+        dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
+    ] = None,
+    last: Annotated[
+        dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")
+    ] = None,
+    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+) -> Response:
+    """My play: every hand I played at a table that prices settings in gaming days ``from`` ..
+    ``to`` (both required, at most 93 days; the 422s of the statement), by gaming day and by
+    session, each with the setting I played, the best and the house way's (exact EV for my
+    wager) and what my choice gave up; each day's totals against the best and the house way;
+    my ten costliest decisions with their hands. ``format=csv``: one line a hand."""
+    with rt.db.read() as s:
+        if fmt == "csv":
+            name = f"paigow-my-play-{user.username}-{first}-{last}.csv"
+            return Response(
+                reviews.review_csv(s, user.id, first, last),
+                media_type="text/csv; charset=utf-8",
+                headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            )
+        return json_response(reviews.review(s, user.id, first, last))
+
+
+@router.get("/api/me/review/{round_id}", tags=["auth"], responses=error_responses(401, 404, 422))
+def my_round_review(round_id: RoundId, user: Player, rt: RuntimeDep) -> Response:
+    """The price of each of my hands in one round (``status``: ``priced``, ``pending`` just
+    after the showdown, or ``not-offered`` at a casino table that does not offer it); 404 for a
+    round I had no hand in."""
+    with rt.db.read() as s:
+        return json_response(reviews.round_review(s, user.id, round_id))
