@@ -79,3 +79,65 @@ def test_the_house_sets_the_hand_on_request(
     page.goto(site.url + f"/#/recall/{table}/{rid}")
     expect(page.locator("#steps")).to_contain_text("at the player's request", timeout=WAIT)
     shot(page, f"-{size['width']}x{size['height']}")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_my_play_page(site: Any, browser: Browser, shot: Any, size: dict[str, int]) -> None:
+    """My play after two practice rounds at a Face Up table (one a foul on purpose): the day's
+    totals, each hand with the setting played, the best and the house way's, the costliest
+    decisions with their cards; in the window, axe-core finding nothing."""
+    import time
+
+    from tests.web.walks import foul_low, hand_over_api, house_low, wait_ended
+
+    table = site.table(name="My play", mode="practice", variant="face-up", betting_time_ms=5_000)
+    page, _, api = player_page(site, browser, size)
+    rids = []
+    for foul in (True, False):
+        api.call("POST", f"/api/tables/{table}/sit", {"spot": 4})
+        body = {"amount": 1000, "idempotency_key": f"w{foul}{size['width']}"}
+        rids.append(api.call("POST", f"/api/tables/{table}/wager", body)["round_id"])
+        cards = hand_over_api(api, table)
+        low = (foul_low(cards) if foul else None) or house_low(cards)
+        api.call("POST", f"/api/tables/{table}/set", {"low": low, "confirm_foul": True})
+        wait_ended(api, table)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if all(api.call("GET", f"/api/me/review/{r}")["status"] == "priced" for r in rids):
+            break
+        time.sleep(0.1)
+    page.goto(site.url + "/#/review")
+    expect(page.locator("#view[data-ready='1']")).to_have_count(1, timeout=WAIT)
+    expect(page.locator(".review-day tbody tr")).to_have_count(2, timeout=WAIT)
+    review = api.call("GET", "/api/me/review?from=2000-01-01&to=2000-01-01")
+    assert review["days"] == []
+    expect(page.locator("#rv-summary")).to_contain_text("2 hands (2 priced)")
+    assert page.locator("#rv-csv").get_attribute("href").endswith("format=csv")
+    tag = f"-{size['width']}x{size['height']}"
+    problems = off_screen(page, ["#rv-form", "#rv-summary"], whole=False)
+    assert not [p for p in problems if not p.startswith("the page scrolls:")], problems
+    check_a11y(page)
+    shot(page, tag)
+
+
+def test_the_showdown_shows_the_price_of_your_setting(
+    site: Any, browser: Browser, shot: Any
+) -> None:
+    """At a practice table the result line adds, moments after the showdown, what the setting
+    was worth against the best and the house way's, linking to My play."""
+    from tests.web.walks import house_low, my_cards, open_table, settled, sit, wager
+
+    table = site.table(name="Priced", mode="practice", variant="face-up", betting_time_ms=5_000)
+    page, _, _ = player_page(site, browser, {"width": 812, "height": 375})
+    open_table(page, site.url, table)
+    sit(page, 2)
+    wager(page, "10")
+    cards = my_cards(page)
+    page.click("#house-set-btn")
+    settled(page)
+    expect(page.locator("#my-price")).to_contain_text("gave up", timeout=WAIT)
+    assert page.locator("#my-price").get_attribute("href") == "#/review"
+    assert house_low(cards)
+    problems = off_screen(page, ["#my-result", "#dealer-hand"], whole=False)
+    assert not problems, problems
+    shot(page, "-812x375")

@@ -11,6 +11,7 @@ import { rulesView } from "./rules.js";
 import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
 import { statementView } from "./statement.js";
+import { reviewView } from "./review.js";
 import { watchStorage } from "./paused.js";
 import { variantRows } from "./lobby_card.js";
 
@@ -141,6 +142,7 @@ const ROUTES = [
   [/^#\/floor$/, floorView],
   [/^#\/limits$/, limitsView],
   [/^#\/statement$/, statementView],
+  [/^#\/review$/, reviewView],
 ];
 
 let routeGen = 0;

@@ -90,7 +90,7 @@ export function seatView(id, ctx) {
         announce(`Play money topped up to ${money(r.play_balance)}`);
       } catch (err) { msg.textContent = errorText(err); }
     };
-    return h("p", { class: "practice-note", id: "practice-money" }, "Practice: play money ", shown, ", never your wallet. ",
+    return h("p", { class: "practice-note", id: "practice-money" }, "Play money ", shown, " (not your wallet) ",
       h("button", { type: "button", class: "small", id: "play-top-up", onclick: topUp }, "+$500 play"), " ", msg);
   }
 
@@ -137,6 +137,24 @@ export function seatView(id, ctx) {
     });
   }
 
+  // the price of your setting, fetched once your spot is settled at a table that prices them
+  const prices = new Map(); // round id -> the line's text, once priced
+  function fetchPrice(rid, tries = 40) {
+    if (prices.has(rid)) return;
+    prices.set(rid, null);
+    const poll = async (left) => {
+      try {
+        const r = await api("GET", `/api/me/review/${rid}`);
+        if (r.status === "pending" && left > 0) { setTimeout(() => poll(left - 1), 150); return; }
+        const hand = r.hands.find((x) => !x.dragon && x.status === "priced");
+        if (!hand) return;
+        prices.set(rid, { text: `; gave up ${hand.given_up_dollars}`, title: `Your setting's EV ${hand.played.ev_dollars}, the best ${hand.best.ev_dollars}, the house way's ${hand.house_way.ev_dollars} for this wager (My play)` });
+        renderResult(ctx.state());
+      } catch { /* no price shown */ }
+    };
+    poll(tries);
+  }
+
   /** Your result in one line, once your spot is settled (or the round void). */
   function renderResult(state) {
     const s = state.round;
@@ -145,7 +163,9 @@ export function seatView(id, ctx) {
     const mySide = r ? s.sideResults.filter((e) => e.spot === mine) : [];
     const myEnvy = r ? s.envy.filter((e) => e.spot === mine) : [];
     const myDragon = r && s.dragon && s.dragon.result && s.dragon.result.by === mine ? s.dragon.result : null;
-    patch(myResult, [state.roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length, myDragon ? myDragon.returned : null], () => {
+    if (r && state.table.price_settings) fetchPrice(state.roundId);
+    const price = r ? prices.get(state.roundId) : null;
+    patch(myResult, [state.roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length, myDragon ? myDragon.returned : null, price && price.text], () => {
       if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
       if (!r) return [];
       const sideNet = mySide.reduce((a, e) => a + e.returned - e.wager, 0) + myEnvy.reduce((a, e) => a + e.amount, 0);
@@ -157,7 +177,8 @@ export function seatView(id, ctx) {
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
         myDragon ? h("span", { id: "my-dragon", title: dragonWords(myDragon) }, `; dragon ${outcomeWord(myDragon)}`) : null,
-        "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
+        "; ", h("span", { class: "net" }, `net ${signed(net)}`),
+        price ? h("a", { id: "my-price", class: "my-price", href: "#/review", title: price.title }, price.text, h("span", { class: "sr-only" }, ` against the best setting. ${price.title}`)) : null];
     });
     myResult.hidden = !myResult.childNodes.length;
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";
