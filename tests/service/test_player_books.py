@@ -403,7 +403,8 @@ def test_a_face_up_hand_is_priced_against_the_exposed_setting(staged: Staged) ->
     other = staged.svc.player()
     r = other.get(f"/api/me/review/{rid}")
     refused(r, 404, "no-hand-here")
-    assert not any(x.code in r.text for x in cards)
+    assert set(r.json()) <= {"detail", "code", "request_id"}, r.json()
+    assert not set(r.json()["detail"].split()) & {x.code for x in cards}
     assert other.ok(other.get("/api/me/review", params={"from": day, "to": day}))["days"] == []
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -82,9 +82,14 @@ def _open(tx: Tx, username: str) -> bool:
     values = {"name": play_wallet(username), "kind": "wallet", "user_id": None, "balance": 0}
     dialect = tx.session.get_bind().dialect.name
     insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(table)
-    stmt = insert.values(**values).on_conflict_do_nothing(index_elements=["name"])
-    done = cast(sa.CursorResult[Any], tx.session.execute(stmt))
-    return bool(done.rowcount)
+    if tx.session.execute(sa.select(Account.name).where(Account.name == values["name"])).first():
+        return False
+    stmt = (
+        insert.values(**values)
+        .on_conflict_do_nothing(index_elements=["name"])
+        .returning(table.c.name)  # a row only when this call opened it
+    )
+    return tx.session.execute(stmt).first() is not None
 
 
 def account_for(tx: Tx, username: str, practice: bool) -> str:
