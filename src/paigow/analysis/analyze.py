@@ -117,8 +117,11 @@ def dealer_histogram(
             )
         )
 
-    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-        counted = sum(pool.map(run, range(len(groups))))
+    if len(groups) == 1:  # one worker: on this thread (a pricing pool's own, say)
+        counted = run(0)
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            counted = sum(pool.map(run, range(len(groups))))
     if counted != comb(len(rem), 7):
         raise AssertionError(f"counted {counted} dealer hands, expected {comb(len(rem), 7)}")
     hist: K.Arr = sum(hists[1:], hists[0])
