@@ -476,3 +476,54 @@ def test_the_price_appears_moments_after_the_showdown(svc: Any) -> None:
     assert time.monotonic() - shown < 5  # the goal is 2 s; a loaded test machine gets slack
     (h,) = got["hands"]
     assert h["played"]["low"] == h["house_way"]["low"] and Fraction(h["house_given_up_cents"]) == 0
+
+
+# ------------------------------------------------------------------ the showdown's bonus hands
+def test_the_showdown_names_the_cards_of_each_bonus_hand(staged: Staged) -> None:
+    """A Fortune wager and a dealer bet settled: each settled side wager's event, as the player
+    reads it, names the cards that make its bonus hand (derived, never logged)."""
+    import itertools
+
+    from paigow.bonus.hand import bonus_hand
+    from paigow.bonus.marks import bonus_cards
+    from paigow.round import Round
+
+    offers = [
+        {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500},
+        {"name": "dealer", "paytable": "dealer-bonus", "min_wager": 100, "max_wager": 2500},
+    ]
+    tid = staged.svc.new_table(
+        side_wagers=offers, betting_time_ms=3_600_000, setting_time_ms=3_600_000
+    )
+    p, c = staged.player(tid, 2)
+    for seed in itertools.count():  # a deal whose player's and dealer's hands are both bonus hands
+        rnd = Round()
+        rnd.wager(2, 1000)
+        rnd.deal(random.Random(seed))
+        assert rnd.dealer_cards is not None
+        mine, dealer = bonus_hand(rnd.hands[2]).top, bonus_hand(rnd.dealer_cards).top
+        if mine and not mine.is_pai_gow and dealer and not dealer.is_pai_gow:
+            break
+    with staged.rt.write() as tx:
+        rid = str(rounds.place_wager(tx, tid, p, 1000, {"fortune": 500, "dealer": 500})["round_id"])
+    with staged.rt.write() as tx:
+        assert rounds.deal(tx, tid, rid, random.Random(seed))
+    hand = c.ok(c.get(f"/api/tables/{tid}/hand"))
+    c.ok(c.post(f"/api/tables/{tid}/set-house-way", {}))
+    with staged.rt.write() as tx:
+        rounds.dealer_sets(tx, tid, rid)
+    with staged.rt.write() as tx:
+        assert rounds.settle(tx, tid, rid)
+    events = c.ok(c.get(f"/api/rounds/{rid}"))["events"]
+    dealer_set = next(e for e in events if e["type"] == "dealer-set")
+    settled = {e["name"]: e for e in events if e["type"] == "side-wager-settled"}
+    mine_e, dealer_e = settled["fortune"], settled["dealer"]
+    seven = parse_cards(hand["cards"])
+    assert mine_e["target"] == "player" and mine_e["hand"]
+    assert mine_e["cards"] == [x.code for x in bonus_cards(seven, mine_e["hand"])]
+    assert mine_e["cards"] and set(mine_e["cards"]) <= set(hand["cards"])
+    dealer_seven = parse_cards(dealer_set["high"] + dealer_set["low"])
+    assert dealer_e["target"] == "dealer" and dealer_e["hand"]
+    assert dealer_e["cards"] == [x.code for x in bonus_cards(dealer_seven, dealer_e["hand"])]
+    full = staged.svc.op.ok(staged.svc.op.get(f"/api/rounds/{rid}"))  # the log: facts only
+    assert all("cards" not in e for e in full["events"] if e["type"] == "side-wager-settled")

@@ -141,3 +141,34 @@ def test_the_showdown_shows_the_price_of_your_setting(
     problems = off_screen(page, ["#my-result", "#dealer-hand"], whole=False)
     assert not problems, problems
     shot(page, "-812x375")
+
+
+def test_the_showdown_marks_the_bonus_hands_cards(site: Any, browser: Browser, shot: Any) -> None:
+    """Rounds at a table offering Fortune until the player holds a bonus hand: at the showdown
+    the cards that make it are marked on the felt (and named so for screen readers)."""
+    from tests.web.walks import LAPTOP, hand_over_api, house_low, open_table, wait_ended
+
+    offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500}]
+    table = site.table(name="Marks", side_wagers=offers, betting_time_ms=5_000)
+    page, _, api = player_page(site, browser, LAPTOP)
+    api.call("POST", f"/api/tables/{table}/sit", {"spot": 3})
+    for k in range(60):
+        body = {"amount": 500, "side": {"fortune": 100}, "idempotency_key": f"m{k}"}
+        rid = api.call("POST", f"/api/tables/{table}/wager", body)["round_id"]
+        api.call("POST", f"/api/tables/{table}/set", {"low": house_low(hand_over_api(api, table))})
+        wait_ended(api, table)
+        events = api.call("GET", f"/api/rounds/{rid}")["events"]
+        marked = next((e["cards"] for e in events if e.get("cards")), None)
+        if marked:
+            break
+    else:
+        pytest.skip("no bonus hand in 60 rounds")
+    open_table(page, site.url, table)
+    cards = page.locator("#spot-3 .card.bonus")
+    expect(page.locator("#my-setting .card.bonus")).to_have_count(len(marked), timeout=WAIT)
+    expect(cards).to_have_count(len(marked), timeout=WAIT)
+    assert sorted(cards.nth(i).get_attribute("data-card") for i in range(len(marked))) == sorted(
+        marked
+    )
+    assert "in the bonus hand" in str(cards.first.get_attribute("aria-label"))
+    shot(page)

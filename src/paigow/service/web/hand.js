@@ -29,7 +29,9 @@ export function handView(handPanel, ctx) {
     const s = ctx.state();
     const spot = ctx.spot();
     const mySet = spot ? s.settings[spot] : null;
-    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}${ctx.ended(s) ? "-ended" : ""}:${ctx.stillSetting()}` : "open"}` : null;
+    // the cards that make your bonus hand, marked once your side wager is settled
+    const marked = (s.sideResults || []).filter((e) => e.spot === spot && e.cards && (e.target || "player") === "player").flatMap((e) => e.cards);
+    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}${ctx.ended(s) ? "-ended" : ""}:${ctx.stillSetting()}:${marked.join(",")}` : "open"}` : null;
     if (!force && k === handKey) return;
     const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
     handKey = k;
@@ -48,9 +50,15 @@ export function handView(handPanel, ctx) {
       const lowName = h("strong", { id: "my-low-name", class: "hname" });
       api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: ctx.table().wheel })
         .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
+      const mark = (row) => {
+        for (const el of row.querySelectorAll(".card[data-card]")) {
+          if (marked.includes(el.dataset.card)) { el.classList.add("bonus"); el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, in the bonus hand`); }
+        }
+        return row;
+      };
       handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(sortCards(mySet.high)), highName),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(sortCards(mySet.low)), lowName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), mark(cardRow(sortCards(mySet.high))), highName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), mark(cardRow(sortCards(mySet.low))), lowName),
         h("p", { id: "my-set-line", class: "set-line" }, mySettingLine(mySet, s),
           mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
       return;
