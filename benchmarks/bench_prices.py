@@ -168,7 +168,13 @@ def delay(tables: int, players: int, rounds: int) -> dict[str, Any]:
         "p50_s": statistics.median(delays) if delays else None,
         "p95_s": q[-1] if delays else None,
         "max_s": delays[-1] if delays else None,
-        "ok": report.get("ok"),
+        "ok": not report["errors"]["unexpected"]
+        and report.get("replay_mismatches") == 0
+        and bool(report.get("ledger_balanced")),
+        "problems": {
+            k: report.get(k)
+            for k in ("errors", "error_notes", "replay_mismatches", "ledger_balanced")
+        },
         "rounds_per_s": report.get("rounds_per_s"),
     }
 
@@ -204,6 +210,8 @@ def main() -> int:
             f"p50 {d['p50_s']:.3f} s  p95 {d['p95_s']:.3f} s  max {d['max_s']:.3f} s; "
             f"{d['rounds_per_s']} rounds/s; bots' checks {'ok' if d['ok'] else 'FAILED'}"
         )
+        if not d["ok"]:
+            print(f"  the bots' check: {d['problems']}")
         within = d["p95_s"] is not None and d["p95_s"] <= 2.0 and d["priced"] == d["rounds"]
         print(f"goal: the price within 2 s of the showdown (p95): {'PASS' if within else 'FAIL'}")
         ok = ok and within

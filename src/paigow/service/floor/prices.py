@@ -106,19 +106,41 @@ def _hands(s: Session, rnd: Round, round_id: str) -> list[tuple[int, bool, int, 
 def price_round(db: Database, round_id: str) -> int:
     """Price every hand of a settled round at a table that prices settings; the rows written
     (0: not such a table, not settled, or priced already)."""
+    rows = compute_prices(db, round_id)
+    if not rows:
+        return 0
+    with db.write() as s:
+        return store_prices(s, rows)
+
+
+def store_prices(s: Session, rows: list[dict[str, Any]]) -> int:
+    """Write a round's priced hands (``rows``: :func:`compute_prices`'), unless another
+    process priced the round first; the rows written."""
+    round_id = rows[0]["round_id"]
+    if s.execute(
+        sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
+    ).first():
+        return 0
+    s.add_all(RoundPrice(**row) for row in rows)
+    return len(rows)
+
+
+def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
+    """Each hand of a settled round priced (the rows of ``round_prices``, not written): none
+    when the table does not price settings, the round is not settled or is priced already."""
     from paigow.analysis.price import price_hand
 
     with db.read() as s:
         row = s.get(RoundRow, round_id)
         if row is None or row.phase != "settled":
-            return 0
+            return []
         table = s.get(GameTable, row.table_id)
         if table is None or not prices_offered(table.mode, dict(table.ruleset)):
-            return 0
+            return []
         if s.execute(
             sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
         ).first():
-            return 0
+            return []
         events = [
             e
             for (e,) in s.execute(
@@ -159,31 +181,23 @@ def price_round(db: Database, round_id: str) -> int:
             p = price_hand(cards, played, wager, rules, way, exposed=exposed, compiled=compiled)
         except ValueError as exc:
             rows.append(
-                RoundPrice(
-                    **base, status=UNAVAILABLE, reason=str(exc)[:200], given_up=0.0,
-                    house_given_up=0.0, data={"cards": [c.code for c in cards]},
-                )
+                {
+                    **base, "status": UNAVAILABLE, "reason": str(exc)[:200], "given_up": 0.0,
+                    "house_given_up": 0.0, "data": {"cards": [c.code for c in cards]},
+                }
             )  # fmt: skip
             continue
         rows.append(
-            RoundPrice(
+            {
                 **base,
-                status=PRICED,
-                reason=None,
-                given_up=float(p.given_up_cents),
-                house_given_up=float(p.house_given_up_cents),
-                data=p.to_dict(),
-            )
+                "status": PRICED,
+                "reason": None,
+                "given_up": float(p.given_up_cents),
+                "house_given_up": float(p.house_given_up_cents),
+                "data": p.to_dict(),
+            }
         )
-    if not rows:
-        return 0
-    with db.write() as s:
-        if s.execute(
-            sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
-        ).first():
-            return 0  # another process priced it first
-        s.add_all(rows)
-    return len(rows)
+    return rows
 
 
 class PriceWorker:
@@ -191,7 +205,8 @@ class PriceWorker:
     path never waits for it)."""
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
+        self._pool = self.pool
 
     def submit(self, db: Database, round_id: str) -> Future[int]:
         fut = self._pool.submit(price_round, db, round_id)

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
-from paigow.service.floor.prices import price_worker, prices_offered
+from paigow.service.floor.prices import compute_prices, price_worker, prices_offered, store_prices
 from paigow.service.game import rounds, seats
 from paigow.service.ops import metrics
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
@@ -53,6 +53,10 @@ PAST_DEADLINE_S = 0.002
 (uvloop counts whole milliseconds), and a look before the deadline finds nothing due."""
 
 
+_PRICING: set[asyncio.Task[None]] = set()
+"""The pricing tasks in flight (kept referenced until done)."""
+
+
 @dataclass(frozen=True)
 class Look:
     """One look of the dealer's (:meth:`Dealer._look`): the table as found, the step that was
@@ -76,6 +80,25 @@ class Dealer:
         self._seats_at = 0.0  # when to look for seats to free next (monotonic)
         self._over = False  # this dealer's last step ended the round: wait for a notice
         self._prices: bool | None = None  # whether the table prices settings (read once)
+
+    def _price(self, round_id: str) -> None:
+        """Price the settled round's hands: counted on the pricing pool's thread, written as a
+        step of the writer's (never waiting on its lock); the dealer goes on at once."""
+
+        async def price() -> None:
+            loop = asyncio.get_running_loop()
+            try:
+                rows = await loop.run_in_executor(
+                    price_worker().pool, compute_prices, self.rt.db, round_id
+                )
+                if rows:
+                    await self.rt.step(lambda tx: store_prices(tx.session, rows))
+            except Exception:  # a price not made is not the round's business: logged
+                log.exception("pricing round %s", round_id)
+
+        task = asyncio.get_running_loop().create_task(price())
+        _PRICING.add(task)
+        task.add_done_callback(_PRICING.discard)
 
     def _prices_offered(self) -> bool:
         """Whether this table prices its players' settings (its mode and ruleset never change:
@@ -209,7 +232,7 @@ class Dealer:
             if step is DealerStep.DEALER and ended:  # the settlement: a step of its own, at once
                 ended = settled = await self._act(DealerStep.SETTLE, view)
             if settled and view.round_id is not None and self._prices_offered():
-                price_worker().submit(self.rt.db, view.round_id)  # off the step path
+                self._price(view.round_id)  # off the step path
             self.steps += 1
             if self._failures:  # a step written after faults: writes work again
                 self.rt.storage.wrote()
