@@ -527,3 +527,50 @@ def test_the_showdown_names_the_cards_of_each_bonus_hand(staged: Staged) -> None
     assert dealer_e["cards"] == [x.code for x in bonus_cards(dealer_seven, dealer_e["hand"])]
     full = staged.svc.op.ok(staged.svc.op.get(f"/api/rounds/{rid}"))  # the log: facts only
     assert all("cards" not in e for e in full["events"] if e["type"] == "side-wager-settled")
+
+
+def test_the_dragon_hand_is_priced_too(staged: Staged) -> None:
+    """A Face Up practice table dealing the dragon hand: the dragon wagered on is priced beside
+    the player's own hand, against the exposed setting, as the settlement pays each setting."""
+    from paigow.round import Round
+    from paigow.service.floor.prices import price_round
+
+    tid = staged.svc.new_table(
+        variant="face-up",
+        mode="practice",
+        dragon=True,
+        betting_time_ms=3_600_000,
+        setting_time_ms=3_600_000,
+    )
+    p, c = staged.player(tid, 3)
+    rid = staged.wager_and_deal(tid, p, 2000, seed=3)
+    c.ok(c.post(f"/api/tables/{tid}/set-house-way", {}))
+    c.ok(
+        c.post(
+            f"/api/tables/{tid}/dragon",
+            {"accept": True, "amount": 1500, "idempotency_key": "dragon-1"},
+        )
+    )
+    with staged.rt.write() as tx:
+        assert rounds.settle(tx, tid, rid)
+    assert price_round(staged.rt.db, rid) == 2
+    got = c.ok(c.get(f"/api/me/review/{rid}"))
+    (own,) = [h for h in got["hands"] if not h["dragon"]]
+    (dragon,) = [h for h in got["hands"] if h["dragon"]]
+    full = staged.svc.op.ok(staged.svc.op.get(f"/api/rounds/{rid}"))
+    rnd = Round.replay([{k: v for k, v in e.items() if k != "seq"} for e in full["events"]])
+    assert rnd.dragon_cards is not None and rnd.dragon_setting is not None
+    assert rnd.dealer_setting is not None and rnd.dealer_cards is not None
+    rules = Ruleset.preset("face-up")
+    pushes = push_triggered(rules.push, rnd.dealer_cards, rnd.dealer_setting)
+    money = {
+        s: _money_of(s, rnd.dealer_setting, 1500, rules, pushes)
+        for s in all_settings(rnd.dragon_cards)
+    }
+    assert dragon["wager"] == 1500 and dragon["spot"] == 3
+    assert sorted(dragon["cards"]) == sorted(x.code for x in rnd.dragon_cards)
+    assert Fraction(dragon["best"]["ev_cents"]) == max(money.values())
+    played = next(v for s, v in money.items() if s.same_hands(rnd.dragon_setting))
+    assert Fraction(dragon["played"]["ev_cents"]) == played
+    assert rnd.dragon_result is not None and rnd.dragon_result.returned - 1500 == played
+    assert own["wager"] == 2000 and Fraction(own["house_given_up_cents"]) == 0
