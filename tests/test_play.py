@@ -268,7 +268,7 @@ def test_malformed_card_selections_are_asked_again() -> None:
     assert "'Zz' is not a card" in text
     assert "got 3." in text
     assert script.asked("low") == 6
-    assert hand_set(rnd).by == "player"
+    assert (hand_set(rnd).by, hand_set(rnd).reason) == ("house-way", "asked")
 
 
 def test_set_by_card_codes() -> None:
@@ -289,7 +289,8 @@ def test_house_way_hint() -> None:
     assert f"House way setting (standard, rule {suggestion.rule}): high" in text
     assert text.count("House way setting (standard") == 2
     assert rnd.settings[SPOT].same_hands(suggestion.setting)
-    assert hand_set(rnd).by == "player"  # the player's choice, made on the hint
+    # the player asked for the house way's setting: recorded as such
+    assert (hand_set(rnd).by, hand_set(rnd).reason) == ("house-way", "asked")
     assert script.asked("hint") == 2
 
 

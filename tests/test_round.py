@@ -34,6 +34,7 @@ from paigow.events import (
     event_from_dict,
 )
 from paigow.house_way import HouseWay
+from paigow.narrator import narrate_log
 from paigow.ranking import Wheel
 from paigow.round import Phase, Round, fisher_yates, starting_position
 from paigow.ruleset import FoulRule, Ruleset, StartMethod
@@ -948,9 +949,9 @@ def _v1_logs() -> dict[str, list[dict[str, Any]]]:
 
 def test_new_logs_record_their_version() -> None:
     r = _settled()
-    assert LOG_VERSION == 5
-    assert r.log()[0]["log_version"] == 5
-    assert isinstance(r.events[0], RoundStarted) and r.events[0].log_version == 5
+    assert LOG_VERSION == 6
+    assert r.log()[0]["log_version"] == 6
+    assert isinstance(r.events[0], RoundStarted) and r.events[0].log_version == 6
 
 
 def test_the_version_1_fixture_is_the_old_format() -> None:
@@ -1028,7 +1029,35 @@ def test_an_unknown_log_version_is_refused() -> None:
     with pytest.raises(ReplayMismatch, match="log version 99"):
         Round.replay(log)
     with pytest.raises(RoundError, match="log version"):
-        Round(log_version=6)
+        Round(log_version=7)
     assert event_from_dict({k: v for k, v in log[0].items() if k != "log_version"}) == RoundStarted(
         log[0]["round_id"], log[0]["ruleset"], log[0]["house_way"], 1, log[0]["house_way_digest"]
     )
+
+
+def test_the_house_way_on_request_is_recorded_as_such_and_replays() -> None:
+    """A player may ask the house to set the hand (issue 47): ``hand-set`` by ``house-way`` with
+    the reason ``asked`` and the rule, the house way's setting; refused once the hand is set;
+    the log replays; a version-5 log records the same request as the player's own setting."""
+    r = Round(round_id="asked")
+    r.wager(1, 1000)
+    r.wager(2, 1000)
+    r.deal(random.Random(3))
+    (e,) = r.set_house_way(1)
+    want = HouseWay.preset("standard").set_hand(r.hands[1])
+    assert isinstance(e, HandSet)
+    assert (e.by, e.reason, e.rule) == ("house-way", "asked", want.rule)
+    assert r.settings[1].same_hands(want.setting)
+    with pytest.raises(RoundError) as refused:
+        r.verify_set_house_way(1)
+    assert refused.value.code == "already-set" and "already set" in str(refused.value)
+    assert not r.can_set_house_way(1)
+    r.set_low(2, [c.code for c in r.hands[2][:2]])
+    r.finish()
+    assert Round.replay(r.log()).log() == r.log()
+    assert "at the player's request" in " ".join(narrate_log(r.events))
+    old = Round(round_id="v5", log_version=5)
+    old.wager(1, 1000)
+    old.deal(random.Random(3))
+    (e5,) = old.set_house_way(1)
+    assert isinstance(e5, HandSet) and e5.by == "player" and e5.reason is None

@@ -531,7 +531,7 @@ def test_a_changed_side_result_raises_replay_mismatch(
 def test_the_log_of_a_round_with_side_wagers() -> None:
     r = _envy_round()
     log = r.log()
-    assert log[0]["log_version"] == 5
+    assert log[0]["log_version"] == 6
     assert {"type": "wager-placed", "seq": 3, "spot": 3, "amount": 1000, "player": "cat"} in log
     assert [e.type for e in r.events if e.type.startswith(("side", "envy"))] == [
         "side-wager-placed",

@@ -181,7 +181,7 @@ def test_a_queen_high_pai_gow_pushes_every_wager_but_a_foul() -> None:
     assert "dealer's queen-high pai gow: every wager pushes" in lines[0]
     assert "spot 1: push, $10.00 returned (dealer's queen-high pai gow: all wagers push)" in lines
     assert "spot 2: lost $20.00 (foul: loses)" in lines
-    assert r.log()[0]["log_version"] == 5
+    assert r.log()[0]["log_version"] == 6
     assert r.log()[0]["ruleset"]["push"] == "queen-high-pai-gow"
     _replays(r)
     # the same cards at an Indiana table: a win with commission

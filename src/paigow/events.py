@@ -21,13 +21,15 @@ from typing import Any, ClassVar, Final
 
 from paigow.errors import PaigowError
 
-LOG_VERSION: Final = 5
+LOG_VERSION: Final = 6
 """The version of the log's format this engine writes (1: logs written before it was recorded;
 2: the dealer's hand names no longer stored; 3: side wagers, and the player who holds a spot;
 4: the variants: a push by the push rule, the dealer set face up, the dragon hand; 5: the house
-way's identity, the digest of its rules, beside them in ``round-started``). A round without the
-variants writes the same events as version 3, but for the digest."""
-LOG_VERSIONS: Final = frozenset({1, 2, 3, 4, 5})
+way's identity, the digest of its rules, beside them in ``round-started``; 6: a hand the player
+asked the house to set, ``hand-set`` by ``house-way`` with the reason ``asked``, where earlier
+versions recorded the house way's setting as the player's own). A round without the variants
+writes the same events as version 3, but for the digest and a hand set on request."""
+LOG_VERSIONS: Final = frozenset({1, 2, 3, 4, 5, 6})
 """The versions this engine reads and replays."""
 
 
@@ -163,8 +165,8 @@ class Dealt(Event):
 @dataclass(frozen=True)
 class HandSet(Event):
     """A player's hand set: ``by`` ``player`` or ``house-way``; ``reason`` for the house way:
-    ``timeout`` (not set within the time limit), ``left`` (the player left the table with the
-    hand in play) or ``foul-reset`` (the foul rule ``reset``, with the player's ``submitted`` foul
+    ``asked`` (the player asked the house to set it), ``timeout`` (not set within the time
+    limit), ``left`` (the player left the table with the hand in play) or ``foul-reset`` (the foul rule ``reset``, with the player's ``submitted`` foul
     setting)."""
 
     type: ClassVar[str] = "hand-set"

@@ -72,7 +72,12 @@ FOUL_LOSES: Final = "foul: loses"
 """How a fouled hand's settlement reads everywhere (the browser, the terminal game, the logs):
 under the Indiana rule the foul loses whatever the hands' comparisons."""
 
-_REASONS: Final = {"timeout": "time-out", "foul-reset": "foul reset", "left": "the player left"}
+_REASONS: Final = {
+    "asked": "at the player's request",
+    "timeout": "time-out",
+    "foul-reset": "foul reset",
+    "left": "the player left",
+}
 _SOURCES: Final = {
     "csprng": "the operating system's secure generator",
     "seeded": "a seeded generator, for simulation and replay",

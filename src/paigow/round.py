@@ -93,6 +93,8 @@ VARIANTS_SINCE: Final = 4
 """The first log version that records the variants (push rules, face up, the dragon hand)."""
 DIGEST_SINCE: Final = 5
 """The first log version that records the house way's digest beside its rules."""
+ASKED_SINCE: Final = 6
+"""The first log version that records a hand the player asked the house to set as such."""
 DEALER_POSITION: Final = 1
 IRREGULAR_DECK: Final = "irregular deck"
 """The reason recorded when a shuffle's deck is not the 53 distinct cards."""
@@ -858,7 +860,22 @@ class Round:
         return self._can(lambda: self.verify_set_house_way(spot))
 
     def set_house_way(self, spot: int) -> Events:
-        """The player on ``spot`` chooses the house way's setting (as a player's own choice)."""
+        """The player on ``spot`` asks the house to set the hand, as casinos allow: the house
+        way sets it, recorded as such (``hand-set`` by ``house-way``, reason ``asked``, with the
+        rule; a log before version 6 recorded it as the player's own setting). Refused once the
+        hand is set (``already-set``).
+
+        >>> r = Round(round_id="demo")
+        >>> _ = r.wager(1, 1000); _ = r.deal(random.Random(7))
+        >>> (e,) = r.set_house_way(1)
+        >>> e.by, e.reason, e.rule is not None
+        ('house-way', 'asked', True)
+        >>> r.can_set_house_way(1)
+        False
+        """
+        self.verify_set_house_way(spot)
+        if self.log_version >= ASKED_SINCE:
+            return self._house_sets(spot, "asked")
         hw = self.house_way.set_hand(self._hand_for(spot), self.ruleset.wheel)
         return self.set_hand(spot, hw.setting)
 
@@ -1282,6 +1299,8 @@ class Round:
                 self.set_hand(spot, Setting(parse_cards(high), parse_cards(low)))
             case HandSet(reason="foul-reset", spot=spot, submitted=(high, low)):
                 self.set_hand(spot, Setting(parse_cards(high), parse_cards(low)))
+            case HandSet(reason="asked", spot=spot):
+                self.set_house_way(spot)
             case HandSet(reason="timeout", spot=spot):
                 self.time_out(spot)
             case HandSet(reason="left", spot=spot):

@@ -195,6 +195,10 @@ class Ruleset:
     """The dealer's seven cards are dealt face up and set before the players set."""
     dragon: bool = False
     """The dragon hand: one empty spot's packet offered to the seated players."""
+    price_settings: bool = False
+    """The price of each setting shown to the player after each round (the exact EV of the
+    setting played, of the best and of the house way's): a practice table always shows it, a
+    casino table only when the operator offers it (off by default, posted with the rules)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.commission, Commission):
@@ -209,7 +213,7 @@ class Ruleset:
         object.__setattr__(self, "foul", _enum(FoulRule, self.foul, "foul rule"))
         object.__setattr__(self, "start", _enum(StartMethod, self.start, "start"))
         object.__setattr__(self, "push", _enum(PushRule, self.push, "push rule"))
-        for name in ("face_up", "dragon"):
+        for name in ("face_up", "dragon", "price_settings"):
             if not isinstance(getattr(self, name), bool):
                 raise RulesetError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("set_time_limit", "min_wager", "max_wager"):
@@ -310,6 +314,8 @@ class Ruleset:
             out["face_up"] = True
         if self.dragon:
             out["dragon"] = True
+        if self.price_settings:
+            out["price_settings"] = True
         return out
 
     @classmethod

@@ -258,6 +258,11 @@ class Client:
     def balance(self) -> int:
         return int(self.ok(self.get("/api/me"))["balance"])
 
+    def play_balance(self) -> int | None:
+        """The player's play money (practice tables), None before any."""
+        found = self.ok(self.get("/api/me"))["play_balance"]
+        return None if found is None else int(found)
+
     def table(self, table: int) -> Any:
         return self.ok(self.get(f"/api/tables/{table}"))
 

@@ -361,7 +361,8 @@ def test_table_settings_and_closing(svc: Any) -> None:
     a.sit(table, 1)
     idle.sit(table, 2)  # seated without a wager: betting stays open (60 s)
     a.ok(a.wager(table, 1000))
-    assert a.balance() == 99_000
+    # a practice table plays for play money ($1,000.00 at the first practice), not the wallet
+    assert a.balance() == 100_000 and a.play_balance() == 99_000
     assert svc.op.ok(svc.op.post(f"/api/admin/tables/{table}/close"))["status"] == "closing"
     a.wait_phase(table, (None, "voided"))
     deadline = time.time() + 10
@@ -369,7 +370,7 @@ def test_table_settings_and_closing(svc: Any) -> None:
         time.sleep(0.05)
     state = a.table(table)
     assert state["status"] == "closed" and not any(s["occupied"] for s in state["spots"])
-    assert a.balance() == 100_000  # the wager came back
+    assert a.balance() == 100_000 and a.play_balance() == 100_000  # the wager came back
     r = a.post(f"/api/tables/{table}/sit", {"spot": 2})
     assert r.status_code == 409 and r.json()["code"] == "table-closed"
     assert table not in [x["id"] for x in a.ok(a.get("/api/tables"))]

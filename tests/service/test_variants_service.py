@@ -154,7 +154,9 @@ def test_a_face_up_round_shows_the_dealers_setting_before_anyone_sets(svc: Any) 
         ]
         rnd = Round.replay([{k: v for k, v in e.items() if k != "seq"} for e in full["events"]])
         assert rnd.returned() == {int(k): v for k, v in full["result"]["returned"].items()}
-        assert a.balance() == 100_000 - 1000 + rnd.returned()[2]
+        # a practice table: play money ($1,000.00 at the first practice), never the wallet
+        assert a.balance() == 100_000
+        assert a.play_balance() == 100_000 - 1000 + rnd.returned()[2]
         report = svc.verify()
         assert report["ok"], report
     finally:

@@ -3,11 +3,13 @@
 For seven player cards, the dealer holds one of the C(46, 7) = 53,524,680 hands of the other
 cards, set by the house way (read from the compiled table). Each of the player's 21 settings wins
 when both of its hands beat the dealer's, loses when neither does (copies go to the banker), and
-pushes otherwise.
+pushes otherwise. At a Face Up table, once the dealer's setting is exposed, each setting's outcome
+is certain: :func:`analyze_against` prices the 21 settings against that one setting.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,8 +22,11 @@ from paigow.analysis import kernels as K
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
+from paigow.house_way import HouseWay
+from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule
 from paigow.setting import LOW_POSITIONS, Setting, all_settings
+from paigow.settlement import Outcome, Settlement, settle
 
 DEALER_HANDS: Final = comb(46, 7)
 
@@ -59,6 +64,11 @@ class HandAnalysis:
     house_way_rule: str
     optimal: int
     commission: Commission
+    dealer_hands: int = DEALER_HANDS
+    """How many dealer hands the counts are over: all of them, or 1 against an exposed setting."""
+    against: str = "all"
+    """``all`` (every dealer hand of the other 46 cards) or ``exposed`` (the dealer's setting
+    shown face up)."""
 
     @property
     def ev_given_up(self) -> Fraction:
@@ -68,7 +78,8 @@ class HandAnalysis:
     def to_dict(self) -> dict[str, Any]:
         return {
             "cards": [c.code for c in self.cards],
-            "dealer_hands": DEALER_HANDS,
+            "dealer_hands": self.dealer_hands,
+            "against": self.against,
             "commission": self.commission.as_str(),
             "settings": [s.to_dict() for s in self.settings],
             "house_way": self.house_way,
@@ -106,8 +117,11 @@ def dealer_histogram(
             )
         )
 
-    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-        counted = sum(pool.map(run, range(len(groups))))
+    if len(groups) == 1:  # one worker: on this thread (a pricing pool's own, say)
+        counted = run(0)
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            counted = sum(pool.map(run, range(len(groups))))
     if counted != comb(len(rem), 7):
         raise AssertionError(f"counted {counted} dealer hands, expected {comb(len(rem), 7)}")
     hist: K.Arr = sum(hists[1:], hists[0])
@@ -135,15 +149,29 @@ def analyze(
 def _from_counts(
     seven: tuple[Card, ...],
     compiled: CompiledHouseWay,
-    wins: K.Arr,
-    losses: K.Arr,
+    wins: K.Arr | Sequence[int],
+    losses: K.Arr | Sequence[int],
     commission: Commission | None,
     foul: FoulRule,
 ) -> HandAnalysis:
     """The analysis from each setting's wins and losses (in the order of ``all_settings``)."""
+    return _priced(seven, compiled.way, compiled.wheel, wins, losses, commission, foul)
+
+
+def _priced(
+    seven: tuple[Card, ...],
+    way: HouseWay,
+    wheel: Wheel,
+    wins: K.Arr | Sequence[int],
+    losses: K.Arr | Sequence[int],
+    commission: Commission | None,
+    foul: FoulRule,
+    total: int = DEALER_HANDS,
+    against: str = "all",
+) -> HandAnalysis:
     rate = (commission or Commission()).rate
     settings = all_settings(seven)
-    hw = compiled.way.set_hand(seven, compiled.wheel)
+    hw = way.set_hand(seven, wheel)
     hw_index = next(i for i, s in enumerate(settings) if s.same_hands(hw.setting))
     results = []
     for i, s in enumerate(settings):
@@ -151,14 +179,54 @@ def _from_counts(
         j = hw_index if is_foul and foul is FoulRule.RESET else i
         win, loss = int(wins[j]), int(losses[j])
         if is_foul and foul is FoulRule.LOSES:
-            win, loss = 0, DEALER_HANDS
-        push = DEALER_HANDS - win - loss
-        ev = (Fraction(win) * (1 - rate) - loss) / DEALER_HANDS
+            win, loss = 0, total
+        push = total - win - loss
+        ev = (Fraction(win) * (1 - rate) - loss) / total
         results.append(SettingResult(s, is_foul, win, push, loss, ev))
     optimal = max(range(len(results)), key=lambda i: (results[i].ev, i == hw_index, -i))
     return HandAnalysis(
-        seven, tuple(results), hw_index, hw.rule, optimal, commission or Commission()
+        seven,
+        tuple(results),
+        hw_index,
+        hw.rule,
+        optimal,
+        commission or Commission(),
+        total,
+        against,
     )
+
+
+def analyze_against(
+    cards: str | tuple[Card, ...] | list[Card],
+    dealer: Setting,
+    way: HouseWay,
+    wheel: Wheel = Wheel.SECOND,
+    commission: Commission | None = None,
+    foul: FoulRule = FoulRule.LOSES,
+    *,
+    pushes: bool = False,
+) -> HandAnalysis:
+    """The 21 settings of seven cards against one known dealer setting (a Face Up table's
+    exposed setting): each setting's outcome is certain (a count of 1 over 1 dealer hand), its
+    EV +1 less commission, 0 or -1. ``pushes``: the dealer's hand triggers the table's push rule
+    (every setting but a foul pushes). A foul loses, or under ``reset`` plays the house way's
+    setting.
+
+    >>> from paigow.cards import parse_cards
+    >>> dealer = Setting.from_low(parse_cards("Ks Kd 8c 6h 4s 3d 2c"), ["3d", "2c"])
+    >>> a = analyze_against("As Ad Jc 9h 7s 5d 4c", dealer, HouseWay.load("standard"))  # 5%
+    >>> str(a.settings[a.optimal].setting), a.settings[a.optimal].ev, a.dealer_hands, a.against
+    ('As Ad 7s 5d 4c / Jc 9h', Fraction(19, 20), 1, 'exposed')
+    """
+    seven = parse_cards(cards, count=7)
+    wins, losses = [], []
+    for s in all_settings(seven):
+        r = settle(s, dealer, 100, Commission("0"), wheel)
+        if pushes and not r.foul:
+            r = Settlement(Outcome.PUSH, r.high, r.low, r.wager, 0, 0)
+        wins.append(int(r.outcome is Outcome.WIN))
+        losses.append(int(r.outcome is Outcome.LOSS))
+    return _priced(seven, way, wheel, wins, losses, commission, foul, 1, "exposed")
 
 
 def analyze_fast(

@@ -39,6 +39,7 @@ from paigow.cli.bots_http import (
 from paigow.cli.bots_player import BotConfig, Player
 from paigow.errors import PaigowError
 from paigow.round import Round
+from paigow.service.books.play_money import PLAY_START
 from paigow.service.runtime import settle_memory
 from paigow.side_wagers import paid_from_meter
 
@@ -107,8 +108,13 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
                 body["variant"] = cfg.variants[i % len(cfg.variants)]
             if cfg.dragon:
                 body["dragon"] = True
-            if cfg.side_wagers:  # one progressive bank for the whole run
-                body["side_wagers"] = side_offers(f"bots-{run_id}")
+            if cfg.price_settings:
+                body["price_settings"] = True
+            if cfg.side_wagers:  # one progressive bank for the whole run (casino tables: a
+                # practice table plays for play money and shares no progressive meter)
+                offers = side_offers(f"bots-{run_id}")
+                practice = body["mode"] == "practice"
+                body["side_wagers"] = [o for o in offers if not (practice and "bank" in o)]
             r = await api.call("create-table", "POST", "/api/admin/tables", op, body)
             if r.status_code != 201:
                 raise RuntimeError(f"cannot create a table: HTTP {r.status_code} {r.text[:200]}")
@@ -304,11 +310,18 @@ async def _verify(
                     if k in rnd.side_results and paid_from_meter(rnd.ruleset, rnd.side_results[k])
                 )
         r = await api.call("me", "GET", "/api/me", await _login(api, p))
-        if r.status_code == 200 and r.json()["balance"] != expected_balance:
-            balances_ok = False
-            stats.bad(
-                "balance", f"{p.name}: balance {r.json()['balance']}, expected {expected_balance}"
-            )
+        # a practice table plays for play money (opened with PLAY_START at the first sit): the
+        # wallet keeps what was credited
+        if r.status_code == 200 and p.table.get("mode") == "practice":
+            want = {"balance": p.log.credited, "play_balance": PLAY_START + expected_balance}
+            want["play_balance"] -= p.log.credited
+        else:
+            want = {"balance": expected_balance}
+        got_me = r.json() if r.status_code == 200 else {}
+        for key, value in want.items():
+            if r.status_code == 200 and got_me.get(key) != value:
+                balances_ok = False
+                stats.bad("balance", f"{p.name}: {key} {got_me.get(key)}, expected {value}")
     r = await api.call("ledger", "GET", "/api/admin/ledger", op)
     ledger = r.json() if r.status_code == 200 else {"balanced": False}
     settled = sum(1 for rnd in replayed.values() if rnd.phase.value == "settled")

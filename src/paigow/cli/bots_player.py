@@ -55,6 +55,8 @@ class BotConfig:
     ``commission-free``, ``face-up``); none: every table under the Indiana rules."""
     dragon: bool = False
     """The tables offer the dragon hand (:mod:`paigow.cli.bots_dragon`: the bots answer it)."""
+    price_settings: bool = False
+    """The tables price each setting after each round (``price_settings``)."""
 
 
 KEEP_MESSAGES = 500

@@ -26,6 +26,15 @@ def cache_build(
     wheel: WheelOpt = Wheel.SECOND,
     workers: WorkersOpt = 2,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if present.")] = False,
+    with_structures: Annotated[
+        bool,
+        typer.Option(
+            "--structures",
+            help="Also build the optimal player's dominance structures (about 40 s, 3.5 GB): "
+            "with them a hand's 21 settings (paigow analyze, each setting's price at a table) "
+            "are counted in milliseconds.",
+        ),
+    ] = False,
 ) -> None:
     """Compile the house way for every seven-card hand (about 30 s on two cores)."""
     from paigow.analysis.compiled import _stamp_path, cache_path
@@ -41,6 +50,14 @@ def cache_build(
         f"{compiled.path}\n  house way {way.name}, wheel {wheel.value}, {meta['hands']:,} hands, "
         f"built {meta['built_at']} in {meta['build_seconds']} s"
     )
+    if with_structures:
+        from paigow.analysis.edge import FULL_DECK_INDICES
+        from paigow.analysis.optimal import structures, structures_folder
+        from paigow.analysis.runner import TableSpec
+
+        spec = TableSpec.of(compiled.way, compiled.wheel, compiled.path.parent)
+        structures(spec, FULL_DECK_INDICES, True)
+        out_console().print(f"{structures_folder(spec, FULL_DECK_INDICES)}: the structures")
 
 
 @cache_app.command("info")

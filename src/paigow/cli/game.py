@@ -322,8 +322,8 @@ def deal(
             turn = rnd.dragon_turn
             if turn is not None:
                 rnd.accept_dragon(turn, min(ruleset.min_wager, rnd.wagers[turn]))
-        for spot in rnd.spots_to_set():
-            rnd.set_house_way(spot)
+        for spot in rnd.spots_to_set():  # each player sets their own hand as the house would
+            rnd.set_hand(spot, way.set_hand(rnd.hands[spot], ruleset.wheel).setting)
         if not rnd.is_over:
             rnd.finish(meters)
     except PaigowError as exc:

@@ -399,8 +399,8 @@ class _Game:
             dealer = _one(dealt, DealerSet)
             self.show_dealer(rnd, dealer)
         mine = self.set_your_hand(rnd)
-        for s in rnd.spots_to_set():
-            rnd.set_house_way(s)
+        for s in rnd.spots_to_set():  # the other players set their own hands the house's way
+            rnd.set_hand(s, self.house_way.set_hand(rnd.hands[s], self.ruleset.wheel).setting)
         if not face_up:
             dealer = _one(rnd.set_dealer(), DealerSet)
             self.show_dealer(rnd, dealer)

@@ -259,6 +259,13 @@ def bots(
             "it: wager, decline or let the turn run out (fewer than 6 players leave a spot empty).",
         ),
     ] = False,
+    price_settings: Annotated[
+        bool,
+        typer.Option(
+            "--price-settings",
+            help="The tables price each setting after each round (the players' My play).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
@@ -298,6 +305,7 @@ def bots(
         side_wagers=side_wagers,
         variants=tuple(variant or ()),
         dragon=dragon,
+        price_settings=price_settings,
     )
     report = run_bots(cfg)
     if as_json:

@@ -97,4 +97,7 @@ class TokenOut(BaseModel):
 
 class MeOut(UserOut):
     balance: int = Field(description="Wallet balance in cents")
+    play_balance: int | None = Field(
+        default=None, description="Play money in cents (practice tables), None before any"
+    )
     seats: list[SeatOut]

@@ -53,6 +53,12 @@ class WagerIn(Strict):
         description="Side wagers placed with it, by the offer's name (cents), e.g. "
         '{"fortune": 500}: all placed or none',
     )
+    play_money: bool | None = Field(
+        default=None,
+        strict=True,
+        description="Play money (a practice table always plays for it; refused with 403 "
+        "play-money-casino at a casino table)",
+    )
     idempotency_key: IdemKey | None = Field(
         default=None, description="Or the Idempotency-Key header (one is required)"
     )
@@ -175,6 +181,12 @@ class CreateTableIn(Strict):
         "players from the starting position (off by default: the packets of empty spots are "
         "discarded)",
     )
+    price_settings: StrictBool = Field(
+        default=False,
+        description="Show the players the price of each setting after each round (the exact "
+        "EV of the setting played, the best and the house way's); off by default at a casino "
+        "table, always on at a practice table",
+    )
 
 
 class DragonIn(Strict):
@@ -260,6 +272,10 @@ class TableOut(BaseModel):
     push_posted: str | None = Field(default=None, description="The push rule as posted")
     face_up: bool = Field(default=False, description="The dealer's hand is dealt face up")
     dragon: bool = Field(default=False, description="The dragon hand is offered")
+    price_settings: bool = Field(
+        default=False,
+        description="Each setting's price shown after each round (always at a practice table)",
+    )
     house_way: str
     house_way_label: str = Field(
         default="",
@@ -295,11 +311,15 @@ class WagerOut(BaseModel):
     spot: int
     amount: int
     side: dict[str, int] = Field(default_factory=dict)
-    balance: int
+    balance: int = Field(
+        description="The wallet's balance, or the play money's at a practice table"
+    )
+    play_money: bool = False
     betting_closes_at: float | None
 
 
 class SideWagersOut(BaseModel):
+    play_money: bool = False
     table_id: int
     round_id: str
     spot: int
@@ -334,7 +354,16 @@ class DragonOut(BaseModel):
     accepted: bool
     amount: int | None = Field(description="Your dragon wager (cents) when accepted")
     balance: int | None = Field(default=None, description="Your wallet after the wager")
+    play_money: bool = Field(default=False, description="The wager was play money (practice)")
     turn: int | None = Field(description="The spot the offer goes to next (None: closed)")
+
+
+class HouseWaySetIn(Strict):
+    round_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,32}$")] | None = Field(
+        default=None,
+        description="The round you set for (recommended): refused with 409 if it is not current",
+    )
+    idempotency_key: IdemKey | None = Field(default=None, description="Optional; or the header")
 
 
 class SetOut(BaseModel):

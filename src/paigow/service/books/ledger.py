@@ -13,7 +13,10 @@ table of a bank ``progressive:meter:shares:table-<id>`` (the shares its settleme
 banks' meters since: the rest of what the house owes, kept per table so that the tables'
 settlements never wait on one shared row; a hit, a seed or a reset sweeps them into the bank's
 account: :mod:`paigow.service.books.meters`); and ``operator:credits`` (the source of every
-credited cent: its balance is minus what operators credited net of debits). Every movement is
+credited cent: its balance is minus what operators credited net of debits); apart from them,
+play money: each player's ``play-wallet:<username>`` (what practice tables play for) and
+``play:bank`` (the source of every play-money cent: minus what was handed out,
+:mod:`paigow.service.books.play_money`). Every movement is
 a pair of entries, one taking ``amount`` from an account and one giving it to another, written with
 the accounts' new balances in the caller's transaction; so at every instant the sum of all accounts
 is zero and the sum of every other account equals what operators credited.
@@ -80,6 +83,26 @@ def wallet(username: str) -> str:
     return f"wallet:{username}"
 
 
+PLAY_WALLET: Final = "play-wallet:"
+PLAY_BANK: Final = "play:bank"
+"""The source of every player's play money (its balance is minus the play money handed out)."""
+
+
+def play_wallet(username: str) -> str:
+    """The play-money wallet of ``username`` (practice tables play for it): a wallet of its own,
+    never below zero, apart from the real one.
+
+    >>> play_wallet("ann"), is_wallet(play_wallet("ann")), kind_of(play_wallet("ann"))
+    ('play-wallet:ann', True, 'play-wallet')
+    """
+    return f"{PLAY_WALLET}{username}"
+
+
+def is_wallet(account: str) -> bool:
+    """A player's wallet, real or play money: never below zero."""
+    return account.startswith(("wallet:", PLAY_WALLET))
+
+
 @dataclass(frozen=True)
 class TableAccounts(AccountSet[int]):
     """The house's accounts at one table (``TableAccounts.of(table_id)``).
@@ -118,6 +141,8 @@ def kind_of(account: str) -> str:
     """
     if account.startswith("wallet:"):
         return "wallet"
+    if account.startswith(PLAY_WALLET):
+        return "play-wallet"
     if account.startswith("progressive:"):
         return ":".join(account.split(":", 2)[:2])
     return account.split(":table-", 1)[0]
@@ -238,7 +263,7 @@ def post(
         delta = deltas[name]
         if delta == 0:
             continue
-        if not name.startswith("wallet:"):
+        if not is_wallet(name):
             deferred[name] += delta
             continue
         wallets.append((name, delta))
@@ -267,9 +292,10 @@ def post(
         else:
             if tx.first(_ACCOUNT, {"n": name}) is None:
                 raise NotFound(f"no account {name!r}")
+            what = "play money" if name.startswith(PLAY_WALLET) else "funds"
             raise InsufficientFunds(
-                f"insufficient funds: {name.removeprefix('wallet:')} has "
-                f"{balance(tx, name)} cents, {-delta} needed"
+                f"insufficient {what}: {name.removeprefix('wallet:').removeprefix(PLAY_WALLET)} "
+                f"has {balance(tx, name)} cents, {-delta} needed"
             )
     rows: list[dict[str, Any]] = []
     for pair_no, m in enumerate(movements):
@@ -396,7 +422,7 @@ def check(session: Session) -> LedgerReport:
         total = int(sums.get(name) or 0)
         if total != bal:
             report.problems.append(f"account {name}: balance {bal} but its entries sum to {total}")
-        if name.startswith("wallet:") and bal < 0:
+        if is_wallet(name) and bal < 0:
             report.problems.append(f"account {name} is negative ({bal})")
     for name in sums:
         if name not in report.accounts:
@@ -455,5 +481,16 @@ def check(session: Session) -> LedgerReport:
     for name in side_in_play:
         if name not in report.accounts:
             report.problems.append(f"side wagers in play at a table without its account {name!r}")
+    handed = int(
+        session.execute(
+            sa.select(sa.func.coalesce(sa.func.sum(LedgerTransaction.amount), 0)).where(
+                LedgerTransaction.kind == "play-top-up"
+            )
+        ).scalar_one()
+    )
+    if -report.accounts.get(PLAY_BANK, 0) != handed:
+        report.problems.append(
+            f"{PLAY_BANK} is {report.accounts.get(PLAY_BANK, 0)}, play money handed out {handed}"
+        )
     report.problems += meter_problems(session, report.accounts)
     return report

@@ -118,6 +118,8 @@ def floor_report(
     )
     sides = SideBooks()
     for txn_id, kind, at, ref, txn_amount, account, amount, memo in session.execute(q):
+        if kind.startswith("play-"):
+            continue  # play money (practice tables): never the house's money
         d = txn_day.get(txn_id)
         if d is None:
             d = txn_day[txn_id] = gd.day_of(at).isoformat()

@@ -30,9 +30,9 @@ from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
-from paigow.service.statuses import WagerStatus
+from paigow.service.statuses import TableMode, WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
-from paigow.service.store.db import AuditRecord, RoundRow, RoundWager, User, now
+from paigow.service.store.db import AuditRecord, GameTable, RoundRow, RoundWager, User, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import PlayerLimit
 from paigow.service.store.unit import Tx
@@ -62,6 +62,12 @@ def _effective(row: PlayerLimit | None, at: float) -> int | None:
     return row.daily_loss_limit
 
 
+def _real(table_id: Any) -> Any:
+    """Rounds at casino tables: a practice table plays for play money, never counted here."""
+    practice = sa.select(GameTable.id).where(GameTable.mode == TableMode.PRACTICE.value)
+    return table_id.not_in(practice)
+
+
 def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None = None) -> int:
     """The player's loss in the gaming day containing ``at`` (negative when ahead), wagers in play
     counted as lost, side wagers (and their Envy) and dragon-hand wagers included."""
@@ -74,7 +80,9 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
         sa.select(sa.func.coalesce(sa.func.sum(lost), 0))
         .select_from(RoundWager)
         .join(RoundRow, RoundRow.id == RoundWager.round_id)
-        .where(RoundWager.user_id == user_id, RoundRow.created_at >= start)
+        .where(
+            RoundWager.user_id == user_id, RoundRow.created_at >= start, _real(RoundRow.table_id)
+        )
     ).scalar_one()
     side_lost = sa.case(
         (RoundSideWager.status == WagerStatus.IN_PLAY, RoundSideWager.amount),
@@ -86,7 +94,11 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
         sa.select(sa.func.coalesce(sa.func.sum(side_lost), 0))
         .select_from(RoundSideWager)
         .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
-        .where(RoundSideWager.user_id == user_id, RoundRow.created_at >= start)
+        .where(
+            RoundSideWager.user_id == user_id,
+            RoundRow.created_at >= start,
+            _real(RoundRow.table_id),
+        )
     ).scalar_one()
     dragon_lost = sa.case(
         (RoundDragon.status == WagerStatus.IN_PLAY, RoundDragon.amount),
@@ -100,6 +112,7 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
             RoundDragon.user_id == user_id,
             RoundDragon.amount.is_not(None),
             RoundRow.created_at >= start,
+            _real(RoundRow.table_id),
         )
     ).scalar_one()
     return int(value) + int(side) + int(dragon)

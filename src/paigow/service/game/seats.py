@@ -17,12 +17,12 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 
 from paigow.service.accounts.auth_tokens import Principal
-from paigow.service.books import ledger
+from paigow.service.books import ledger, play_money
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.game import table_rows
 from paigow.service.http_errors import Conflict
-from paigow.service.statuses import TableStatus
+from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.statements import Sql
@@ -41,10 +41,13 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig
     ).first()
     if here is None and table.status == TableStatus.OPEN:
         minimum = int(table.ruleset["min_wager"])
-        balance = ledger.balance(tx, ledger.wallet(user.username))
+        practice = table.mode == TableMode.PRACTICE  # plays for the player's play money
+        account = play_money.account_for(tx, user.username, practice)
+        balance = ledger.balance(tx, account)
         if balance < minimum:
+            what = "play money" if practice else "wallet"
             raise Conflict(
-                f"your wallet holds {balance} cents, less than this table's minimum wager of "
+                f"your {what} holds {balance} cents, less than this table's minimum wager of "
                 f"{minimum}: it must hold at least the minimum to sit",
                 code="no-money",
             )

@@ -1,9 +1,7 @@
-"""Tables: their configuration (ruleset with the posted commission and variant, house way, start
-method, limits, time limits, mode), seats, and the public view of a table. Modes: ``casino``
-(players set without help, 9-13(a)) and ``practice`` (house-way hints allowed). Time limits are
-the service's own (the core ruleset keeps whole seconds and no betting limit): betting closes
-``betting_time_ms`` after a round's first wager, or once every seated player has wagered; a hand
-not set ``setting_time_ms`` after the deal is set by the house way."""
+"""Tables: configuration (ruleset, house way, start, limits, time limits, mode), seats, the public
+view. Modes: ``casino`` (players set without help, 9-13(a)), ``practice`` (hints allowed). Betting
+closes ``betting_time_ms`` after a round's first wager, or once every seated player has wagered;
+a hand not set ``setting_time_ms`` after the deal is set by the house way."""
 
 from __future__ import annotations
 
@@ -61,6 +59,7 @@ def build_ruleset(
     push: str = "none",
     face_up: bool = False,
     dragon: bool = False,
+    price_settings: bool = False,
 ) -> Ruleset:
     """The ruleset of a new table; one the rule book refuses is the core's ``bad-ruleset``
     (422, answered by the one handler)."""
@@ -69,6 +68,7 @@ def build_ruleset(
         push=PushRule(push),
         face_up=face_up,
         dragon=dragon,
+        price_settings=price_settings,
         commission=Commission(commission),
         house_way=house_way.name,
         start=StartMethod(start),
@@ -93,6 +93,13 @@ def create_table(
 ) -> GameTable:
     if mode not in MODES:
         raise Unprocessable(f"mode must be one of {', '.join(MODES)}", code="bad-mode")
+    banks = [o.name for o in ruleset.side_wagers if o.bank is not None]
+    if mode == TableMode.PRACTICE and banks:
+        raise Unprocessable(
+            f"a practice table plays for play money: it cannot share a progressive bank's "
+            f"meter ({', '.join(banks)}), which holds the house's money",
+            code="practice-progressive",
+        )
     table = GameTable(
         name=name,
         ruleset=ruleset.to_dict(),
@@ -270,6 +277,8 @@ def _state_of(
         "commission": rs["commission"],
         "commission_posted": str(Commission(rs["commission"])),
         **posted_variant(rs),
+        # a practice table always prices each setting; a casino table when the operator offers it
+        "price_settings": bool(rs.get("price_settings")) or table.mode == TableMode.PRACTICE,
         "house_way": table.house_way["name"],
         **_house_way_fields(table.house_way),
         "start": rs["start"],

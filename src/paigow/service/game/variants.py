@@ -39,7 +39,7 @@ def posted_variant(rs: Mapping[str, Any]) -> dict[str, Any]:
     >>> posted_variant({"push": "queen-high-pai-gow"})["push_posted"]
     "dealer's queen-high pai gow: every wager pushes"
     >>> posted_variant({})
-    {'push': 'none', 'push_posted': None, 'face_up': False, 'dragon': False}
+    {'push': 'none', 'push_posted': None, 'face_up': False, 'dragon': False, 'price_settings': False}
     """
     push = PushRule(rs.get("push", PushRule.NONE.value))
     posted = None if push is PushRule.NONE else f"{push.words}: every wager pushes"
@@ -48,4 +48,5 @@ def posted_variant(rs: Mapping[str, Any]) -> dict[str, Any]:
         "push_posted": posted,
         "face_up": bool(rs.get("face_up", False)),
         "dragon": bool(rs.get("dragon", False)),
+        "price_settings": bool(rs.get("price_settings", False)),
     }

@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from paigow.bonus.marks import bonus_cards
+from paigow.cards import parse_cards
 from paigow.errors import PaigowError
 from paigow.events import event_from_dict
 from paigow.narrator import hand_names, narrate
@@ -80,6 +82,43 @@ def _pays(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
     try:
         return {o["name"]: o["table"]["pays"] for o in log[0]["ruleset"].get("side_wagers", ())}
     except (IndexError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _seven(log: Sequence[dict[str, Any]], i: int, spot: int | None) -> list[str]:
+    """A spot's seven cards as set (None: the dealer's), once shown before event ``i``."""
+    if spot is None:
+        for e in log[:i]:
+            if e.get("type") == "dealer-set":
+                return [*e["high"], *e["low"]]
+        return []
+    s = _settings_before(log, i).get(str(spot))
+    return [*s["high"], *s["low"]] if s else []
+
+
+def _marks(log: Sequence[dict[str, Any]], i: int) -> dict[str, Any]:
+    """What the showdown marks beside a settled side wager or an Envy paid: the cards that make
+    each bonus hand (``cards``; an Envy's ``marks`` by spot), derived, never logged."""
+    e = log[i]
+    try:
+        if e["type"] == "envy-paid":
+            return {
+                "marks": {
+                    str(spot): [c.code for c in bonus_cards(parse_cards(_seven(log, i, spot)), cat)]
+                    for spot, cat in e["hands"]
+                }
+            }
+        if not e.get("hand"):
+            return {}
+        offers = {o["name"]: o for o in log[0]["ruleset"].get("side_wagers", ())}
+        target = offers[e["name"]]["table"].get("target", "player")
+        if target == "dealer-low":
+            dealer = _seven(log, i, None)
+            return {"cards": dealer[5:], "target": target}
+        seven = _seven(log, i, None if target == "dealer" else int(e["spot"]))
+        marked = bonus_cards(parse_cards(seven), e["hand"]) if len(seven) == 7 else ()
+        return {"cards": [c.code for c in marked], "target": target}
+    except (PaigowError, KeyError, TypeError, ValueError):
         return {}
 
 
@@ -173,6 +212,8 @@ def _shown(
     if kind == "dragon-settled" and _face_up(log):  # shown with its settlement
         dragon = _dragon_before(log, i)
         return {**_public(e), **({"setting": dragon} if dragon else {})}
+    if kind in ("side-wager-settled", "envy-paid"):  # the cards that make each bonus hand
+        return {**_public(e), **_marks(log, i)}
     if kind == "wager-placed":  # who holds the spot is the operator's to read (recall), by id
         return {k: v for k, v in _public(e).items() if k != "player"}
     return _public(e)

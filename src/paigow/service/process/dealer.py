@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
+from paigow.service.floor.prices import compute_prices, price_worker, prices_offered, store_prices
 from paigow.service.game import rounds, seats
 from paigow.service.ops import telemetry
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
@@ -52,6 +53,10 @@ PAST_DEADLINE_S = 0.002
 (uvloop counts whole milliseconds), and a look before the deadline finds nothing due."""
 
 
+_PRICING: set[asyncio.Task[None]] = set()
+"""The pricing tasks in flight (kept referenced until done)."""
+
+
 @dataclass(frozen=True)
 class Look:
     """One look of the dealer's (:meth:`Dealer._look`): the table as found, the step that was
@@ -74,6 +79,35 @@ class Dealer:
         self._failures = 0
         self._seats_at = 0.0  # when to look for seats to free next (monotonic)
         self._over = False  # this dealer's last step ended the round: wait for a notice
+        self._prices: bool | None = None  # whether the table prices settings (read once)
+
+    def _price(self, round_id: str) -> None:
+        """Price the settled round's hands: counted on the pricing pool's thread, written as a
+        step of the writer's (never waiting on its lock); the dealer goes on at once."""
+
+        async def price() -> None:
+            loop = asyncio.get_running_loop()
+            try:
+                rows = await loop.run_in_executor(
+                    price_worker().pool, compute_prices, self.rt.db, round_id
+                )
+                if rows:
+                    await self.rt.step(lambda tx: store_prices(tx.session, rows))
+            except Exception:  # a price not made is not the round's business: logged
+                log.exception("pricing round %s", round_id)
+
+        task = asyncio.get_running_loop().create_task(price())
+        _PRICING.add(task)
+        task.add_done_callback(_PRICING.discard)
+
+    def _prices_offered(self) -> bool:
+        """Whether this table prices its players' settings (its mode and ruleset never change:
+        read once)."""
+        if self._prices is None:
+            with self.rt.db.read() as s:
+                t = s.get(GameTable, self.table_id)
+                self._prices = t is not None and prices_offered(t.mode, dict(t.ruleset))
+        return self._prices
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
@@ -194,8 +228,11 @@ class Dealer:
             return True
         if step is not None:
             ended = look.done
+            settled = step is DealerStep.SETTLE and ended
             if step is DealerStep.DEALER and ended:  # the settlement: a step of its own, at once
-                ended = await self._act(DealerStep.SETTLE, view)
+                ended = settled = await self._act(DealerStep.SETTLE, view)
+            if settled and view.round_id is not None and self._prices_offered():
+                self._price(view.round_id)  # off the step path
             self.steps += 1
             if self._failures:  # a step written after faults: writes work again
                 self.rt.storage.wrote()

@@ -113,3 +113,29 @@ class PlayerLimit(Base):
 ix_ledger_transactions_created_at = sa.Index(
     "ix_ledger_transactions_created_at", LedgerTransaction.created_at
 )
+
+
+class RoundPrice(Base):
+    """The price of one hand's setting after its round settled (migration ``0012_prices``,
+    :mod:`paigow.service.floor.prices`): the setting played, the best and the house way's, each
+    with its exact EV for the wager (``data``: :meth:`paigow.analysis.price.HandPrice.to_dict`),
+    or why it is not priced (``status`` ``unavailable``, ``reason``). ``dragon``: the dragon
+    hand wagered on from ``spot``."""
+
+    __tablename__ = "round_prices"
+    __table_args__ = (sa.Index("ix_round_prices_user_settled", "user_id", "settled_at"),)
+    round_id: Mapped[str] = mapped_column(sa.ForeignKey("rounds.id"), primary_key=True)
+    spot: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    dragon: Mapped[bool] = mapped_column(sa.Boolean, primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    table_id: Mapped[int] = mapped_column(sa.ForeignKey("game_tables.id"))
+    round_number: Mapped[int] = mapped_column(sa.Integer)
+    wager: Mapped[int] = mapped_column(sa.BigInteger)
+    settled_at: Mapped[float] = mapped_column(sa.Float)
+    status: Mapped[str] = mapped_column(sa.String(16))
+    reason: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    given_up: Mapped[float] = mapped_column(sa.Float, default=0.0)
+    """What the setting gave up against the best, in cents (for ordering; exact in ``data``)."""
+    house_given_up: Mapped[float] = mapped_column(sa.Float, default=0.0)
+    data: Mapped[Any | None] = mapped_column(sa.JSON, nullable=True)
+    priced_at: Mapped[float] = mapped_column(sa.Float)

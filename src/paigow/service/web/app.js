@@ -10,6 +10,8 @@ import { operatorView } from "./operator.js";
 import { rulesView } from "./rules.js";
 import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
+import { statementView } from "./statement.js";
+import { reviewView } from "./review.js";
 import { watchStorage } from "./paused.js";
 import { variantRows } from "./lobby_card.js";
 
@@ -133,11 +135,14 @@ const ROUTES = [
   [/^#\/lobby$/, lobbyView],
   [/^#\/table\/(\d+)$/, tableView],
   [/^#\/recall\/(\d+)$/, recallView],
+  [/^#\/recall\/(\d+)\/([A-Za-z0-9_-]+)$/, recallView],
   [/^#\/operator$/, operatorView],
   [/^#\/rules$/, rulesView],
   [/^#\/rules\/(\d+)$/, rulesView],
   [/^#\/floor$/, floorView],
   [/^#\/limits$/, limitsView],
+  [/^#\/statement$/, statementView],
+  [/^#\/review$/, reviewView],
 ];
 
 let routeGen = 0;
@@ -167,7 +172,8 @@ async function render() {
     if (m) {
       try {
         const gen = ++routeGen;
-        const c = (await fn(root, shell, ...m.slice(1).map(Number))) || null;
+        // ids: numbers (a table), or a round's hex id kept as text
+        const c = (await fn(root, shell, ...m.slice(1).map((x) => (/^\d{1,15}$/.test(x) ? Number(x) : x)))) || null;
         if (gen !== routeGen) { if (c) c(); return; }
         cleanup = c;
       } catch (err) {

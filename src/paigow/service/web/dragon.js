@@ -102,7 +102,7 @@ export function dragonOffer(s, mine, ctx) {
     }
     try {
       const r = await api("POST", `/api/tables/${table.id}/dragon`, body);
-      if (r.balance !== null && r.balance !== undefined) setBalance(r.balance);
+      if (r.balance !== null && r.balance !== undefined && !r.play_money) setBalance(r.balance); // practice: play money
       announce(accept ? `Dragon wager of ${money(r.amount)} accepted; balance ${money(r.balance)}` : "You declined the dragon hand");
       ctx.clearMsg();
       ctx.done();

@@ -18,7 +18,7 @@ export function handView(handPanel, ctx) {
   let evaluation = null;
 
   function mySettingLine(mySet, s) {
-    if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${mySet.reason === "left" ? "you left" : mySet.reason})` : ""}.`;
+    if (mySet.by !== "player") return `The house way set this hand${mySet.reason ? ` (${{ left: "you left", asked: "at your request" }[mySet.reason] || mySet.reason})` : ""}.`;
     if ((s.dealer && !ctx.table().face_up) || ctx.ended(s)) return "You set this hand.";
     const others = ctx.stillSetting();
     return others ? `You set this hand; waiting for ${others} to set.` : "You set this hand; waiting for the dealer.";
@@ -29,7 +29,9 @@ export function handView(handPanel, ctx) {
     const s = ctx.state();
     const spot = ctx.spot();
     const mySet = spot ? s.settings[spot] : null;
-    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}${ctx.ended(s) ? "-ended" : ""}:${ctx.stillSetting()}` : "open"}` : null;
+    // the cards that make your bonus hand, marked once your side wager is settled
+    const marked = (s.sideResults || []).filter((e) => e.spot === spot && e.cards && (e.target || "player") === "player").flatMap((e) => e.cards);
+    const k = cards ? `${ctx.roundId()}:${cards.join(",")}:${mySet && mySet.high ? `set${s.dealer ? "-shown" : ""}${ctx.ended(s) ? "-ended" : ""}:${ctx.stillSetting()}:${marked.join(",")}` : "open"}` : null;
     if (!force && k === handKey) return;
     const fresh = handKey === null || !k || handKey.split(":").slice(0, 2).join(":") !== k.split(":").slice(0, 2).join(":");
     handKey = k;
@@ -48,9 +50,15 @@ export function handView(handPanel, ctx) {
       const lowName = h("strong", { id: "my-low-name", class: "hname" });
       api("POST", "/api/web/evaluate", { cards, low: mySet.low, wheel: ctx.table().wheel })
         .then((r) => { highName.textContent = r.high_name; lowName.textContent = r.low_name; }, () => {});
+      const mark = (row) => {
+        for (const el of row.querySelectorAll(".card[data-card]")) {
+          if (marked.includes(el.dataset.card)) { el.classList.add("bonus"); el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, in the bonus hand`); }
+        }
+        return row;
+      };
       handPanel.append(h("div", { class: "hands", id: "my-setting" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(sortCards(mySet.high)), highName),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(sortCards(mySet.low)), lowName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), mark(cardRow(sortCards(mySet.high))), highName),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), mark(cardRow(sortCards(mySet.low))), lowName),
         h("p", { id: "my-set-line", class: "set-line" }, mySettingLine(mySet, s),
           mySet.foul ? h("strong", { class: "error" }, " FOUL: this hand loses.") : "")));
       return;
@@ -96,6 +104,8 @@ export function handView(handPanel, ctx) {
     });
     const foulBox = h("div", { id: "foul-box" });
     const setBtn = h("button", { type: "button", class: "primary", id: "set-btn", disabled: true, onclick: () => submit(false) }, "Set hand");
+    // at every table the player may ask the house to set the hand (recorded as such)
+    const houseBtn = h("button", { type: "button", id: "house-set-btn", class: "small", "aria-label": "Let the house set my hand by the house way", onclick: houseSets }, "House sets it");
     const practiceBtns = ctx.practice ? [
       h("button", { type: "button", id: "hint-btn", class: "small", "aria-label": "House way suggestion", onclick: showHint }, "House way"),
       h("button", { type: "button", id: "ev-btn", class: "small", onclick: ctx.showEv }, "Exact EV…"),
@@ -105,7 +115,7 @@ export function handView(handPanel, ctx) {
         h("span", { class: "sr-only" }, " The other five are the high hand. Click or tap a card, drag it, or Tab to it and press Space (keys 1–7 pick a card by place; arrows move).")),
       group, h("div", { id: "live-eval", "aria-live": "polite", class: "sr-only" }), foulBox,
       h("div", { id: "hint", "aria-live": "polite" }),
-      h("div", { class: "row hand-actions" }, setBtn, ...practiceBtns));
+      h("div", { class: "row hand-actions" }, setBtn, houseBtn, ...practiceBtns));
     updateSelection();
   }
 
@@ -190,6 +200,14 @@ export function handView(handPanel, ctx) {
       if (err.status === 409 && /foul/i.test(`${err.code} ${err.message}`)) { askFoul(); return; }
       ctx.fail(err);
     }
+  }
+
+  async function houseSets() {
+    try {
+      const r = await api("POST", `/api/tables/${ctx.table().id}/set-house-way`, { round_id: ctx.roundId() });
+      announce(`The house set your hand: ${cardsText(r.high)} / ${cardsText(r.low)}`);
+      ctx.clearMsg();
+    } catch (err) { ctx.fail(err); }
   }
 
   async function showHint() {

@@ -27,7 +27,7 @@ function dragonBlock(s) {
     r ? h("p", {}, h("strong", { "data-reason": r.reason || "" }, r.reason ? "PUSH BY RULE" : r.outcome.toUpperCase()), `: ${dragonWords(r)}`) : null);
 }
 
-export async function recallView(root, shell, id) {
+export async function recallView(root, shell, id, roundId) {
   root.append(h("h1", {}, `Recall: table ${id}`), h("p", {}, h("a", { href: `#/table/${id}` }, `Back to table ${id}`)));
   await shell.refreshWho();
   if (!session.user) {
@@ -41,13 +41,13 @@ export async function recallView(root, shell, id) {
   const listBox = h("section", { class: "panel", "aria-labelledby": "rounds-title" }, h("h2", { id: "rounds-title" }, "The last ten rounds"));
   const replayBox = h("section", { class: "panel", id: "replay", "aria-labelledby": "replay-title" });
   root.append(listBox, replayBox);
-  if (!rounds.length) { listBox.append(h("p", {}, "No rounds yet.")); return null; }
+  if (!rounds.length && !roundId) { listBox.append(h("p", {}, "No rounds yet.")); return null; }
   listBox.append(h("ul", { id: "rounds" }, rounds.map((r) => h("li", {},
     h("button", { type: "button", id: `round-${r.number}`, "data-round": r.id, onclick: () => open(r) },
       `${roundName(r.number)}: ${r.phase}, ${Object.entries(r.players).map(([s, n]) => `spot ${s} ${n}`).join(", ") || "no players"}${r.ended_at ? `, ${new Date(r.ended_at * 1000).toLocaleString()}` : ""}`)))));
 
   let timer = null;
-  function open(r) {
+  function open(r, atEnd = false) {
     clearInterval(timer);
     const events = r.events;
     let step = 0;
@@ -84,9 +84,17 @@ export async function recallView(root, shell, id) {
         btn("Next step", "step-next", () => go(step + 1)), btn("Last", "step-last", () => go(events.length)),
         btn("Play", "step-play", () => { clearInterval(timer); timer = setInterval(() => { if (step >= events.length) clearInterval(timer); else go(step + 1); }, 700); })),
       stepText, state, steps);
-    go(0);
+    go(atEnd ? events.length : 0);
     announce(`${roundName(r.number)} loaded: ${events.length} steps`);
     document.getElementById("step-next").focus();
+  }
+  if (roundId) { // a round named in the address (the statement's link): opened at once
+    const found = rounds.find((x) => x.id === roundId);
+    try {
+      open(found || await api("GET", `/api/rounds/${encodeURIComponent(roundId)}`), true);
+    } catch (err) {
+      replayBox.replaceChildren(h("p", { class: "error", id: "recall-error" }, errorText(err)));
+    }
   }
   return () => clearInterval(timer);
 }

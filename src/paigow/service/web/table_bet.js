@@ -9,6 +9,12 @@ import { offerLimits, offerTitle } from "./side.js";
 import { offers } from "./table_state.js";
 import { limitsText } from "./table_status.js";
 
+/** The play money shown at a practice table (``#play-balance``). */
+export function showPlayBalance(cents) {
+  const el = document.getElementById("play-balance");
+  if (el && cents !== null && cents !== undefined) { el.textContent = money(cents); el.dataset.cents = String(cents); }
+}
+
 /** The wager's controls for table ``id``. ``ctx``: ``state()``, ``fail(err, words)``,
  * ``clearMsg()`` and ``placed()`` (a wager went down: the table's state is worth fetching). */
 export function betView(id, ctx) {
@@ -87,9 +93,9 @@ export function betView(id, ctx) {
           const r = await api("POST", `/api/tables/${t.id}/wager`, body);
           localStorage.setItem(wagerKey, String(cents));
           localStorage.setItem(`paigow.side.${t.id}`, JSON.stringify(side));
-          setBalance(r.balance);
+          if (r.play_money) showPlayBalance(r.balance); else setBalance(r.balance); // practice: play money
           const sideWords = Object.entries(r.side || {}).map(([n, a]) => ` and ${offerTitle(n)} ${money(a)}`).join("");
-          announce(`Wager of ${money(r.amount)}${sideWords} accepted; balance ${money(r.balance)}`);
+          announce(`Wager of ${money(r.amount)}${sideWords} accepted; ${r.play_money ? "play money" : "balance"} ${money(r.balance)}`);
           ctx.clearMsg();
           ctx.placed();
         } catch (err) {
@@ -114,8 +120,8 @@ export function betView(id, ctx) {
     const t = ctx.state().table;
     try {
       const r = await api("POST", `/api/tables/${t.id}/side-wagers`, { side: { [o.name]: cents }, idempotency_key: key() });
-      setBalance(r.balance);
-      announce(`${offerTitle(o.name)} side wager of ${money(cents)} accepted; balance ${money(r.balance)}`);
+      if (r.play_money) showPlayBalance(r.balance); else setBalance(r.balance);
+      announce(`${offerTitle(o.name)} side wager of ${money(cents)} accepted; ${r.play_money ? "play money" : "balance"} ${money(r.balance)}`);
       ctx.clearMsg();
       ctx.placed();
     } catch (err) {

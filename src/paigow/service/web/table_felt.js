@@ -14,17 +14,39 @@ import { ended, inPlayWithoutPlayer, myCards, myDealtSpot, mySeat, myWagerSpot, 
 
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+/** The cards that make a bonus hand, marked at the showdown (``codes``: those the server names). */
+function markBonus(rows, codes) {
+  if (!codes.length) return rows;
+  for (const row of rows) {
+    for (const el of row.querySelectorAll(".card[data-card]")) {
+      if (!codes.includes(el.dataset.card)) continue;
+      el.classList.add("bonus");
+      el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, in the bonus hand`);
+    }
+  }
+  return rows;
+}
+
+/** The codes the side wagers settled on ``whose`` cards mark (a spot's, or the dealer's: null),
+ * and the cards an Envy paid on. */
+function bonusCodes(s, whose) {
+  const codes = s.sideResults.filter((e) => e.cards && (whose === null ? e.target && e.target.startsWith("dealer") : e.spot === whose && (e.target || "player") === "player")).flatMap((e) => e.cards);
+  if (whose !== null) for (const e of s.envy) codes.push(...((e.marks || {})[String(whose)] || []));
+  return codes;
+}
+
 function renderDealer(box, state) {
   const s = state.round;
   const d = s.dealer;
-  const k = [state.roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.voided ? 1 : 0, s.results.some((x) => x.reason)];
+  const marked = bonusCodes(s, null);
+  const k = [state.roundId, !!s.dealt, d ? [d.high, d.low, d.rule] : null, s.voided ? 1 : 0, s.results.some((x) => x.reason), marked];
   patch(box, k, () => {
     const out = [h("h2", { class: "seat-name" }, "Dealer")];
     if (d) {
       const pushed = s.results.find((x) => x.reason);
       out.push(h("div", { class: "hands", id: "dealer-hand" },
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.high, { small: true }), h("strong", { class: "hname" }, d.high_name)),
-        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.low, { small: true }), h("strong", { class: "hname" }, d.low_name))),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), ...markBonus([cardRow(d.high, { small: true })], marked), h("strong", { class: "hname" }, d.high_name)),
+        h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), ...markBonus([cardRow(d.low, { small: true })], marked), h("strong", { class: "hname" }, d.low_name))),
       // a push by the rule, once settled, in the rule's line (the box keeps its height)
       pushed ? h("p", { id: "dealer-push", class: "rule push-rule" }, settledWords(pushed).replace(/^.*\((.*)\)$/, "$1"))
         : h("p", { id: "dealer-rule", class: "rule" }, `${state.table.face_up ? "Face up, set" : "Set"} by the house way (${state.table.house_way}), rule ${d.rule}`));
@@ -76,6 +98,7 @@ function spotContent(n, state, sit) {
   const wager = show ? s.wagers[n] : undefined;
   const sides = show ? s.sides[n] : undefined;
   const sideRes = show ? s.sideResults.filter((e) => e.spot === n) : [];
+  const marked = show ? bonusCodes(s, n) : [];
   const dealt = show && s.dealt && s.dealt.spots.includes(n);
   const set = dealt ? s.settings[n] : null;
   const result = show ? s.results.find((x) => x.spot === n) : null;
@@ -85,7 +108,7 @@ function spotContent(n, state, sit) {
   const canSit = !gone && canSitAt(state, n);
   const isStart = !!(s.start && s.start.position === n + 1 && !ended(s));
   const k = [seated.player, you, wager, sides, sideRes.map((e) => [e.name, e.hand, e.returned]), dealt, set ? [set.high, set.low, set.by, set.foul, set.reason] : null, cards, result ? [result.outcome, result.reason, result.text] : null,
-    canSit, isStart, gone, who, ended(s)];
+    canSit, isStart, gone, who, ended(s), marked];
   return [k, () => {
     const out = [h("h2", { class: "seat-name" }, `Spot ${n}`, isStart ? h("span", { class: "start-badge", title: "The first packet of cards goes here" }, "1st") : null)];
     let name = "empty";
@@ -106,8 +129,8 @@ function spotContent(n, state, sit) {
     if (dealt) {
       if (set && set.high) {
         out.push(h("div", { class: "set-hands" },
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(set.high, { small: true, fan: true })),
-          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(set.low, { small: true, fan: true }))));
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), ...markBonus([cardRow(set.high, { small: true, fan: true })], marked)),
+          h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), ...markBonus([cardRow(set.low, { small: true, fan: true })], marked))));
       } else if (cards) {
         out.push(cardRow(cards, { small: true, fan: true }));
       } else {

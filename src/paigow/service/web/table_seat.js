@@ -3,13 +3,13 @@
 // hands once set) and your result in one line (outcome, why, the main wager's and the side
 // wagers' amounts, the net).
 import { api, money, session, signed, wallet } from "./api.js";
-import { h, announce, patch } from "./dom.js";
+import { h, announce, errorText, patch } from "./dom.js";
 import { dragonTurn, outcomeWord, settledWords } from "./describe.js";
 import { dragonOffer, dragonWords } from "./dragon.js";
 import { chip } from "./chips.js";
 import { handView } from "./hand.js";
 import { offerTitle, sideSummary, sideWords } from "./side.js";
-import { betView } from "./table_bet.js";
+import { betView, showPlayBalance } from "./table_bet.js";
 import { ended, livePhase, myCards, myDealtSpot, mySeat, myWagerSpot, offers, stillSetting } from "./table_state.js";
 
 /** Your seat. ``ctx``: ``state()``, ``dispatch(action)``, ``fail(err, words)``, ``clearMsg()``,
@@ -77,6 +77,23 @@ export function seatView(id, ctx) {
         h("button", { type: "button", class: "small", id: "leave-cancel", onclick: () => { ctx.dispatch({ type: "leave-question", open: false }); document.getElementById("leave-btn")?.focus(); } }, "Stay")));
   }
 
+  /** A practice table's line: it plays for play money (never the wallet), with a top-up. */
+  function practiceMoney() {
+    const shown = h("strong", { id: "play-balance" }, "…");
+    const msg = h("span", { id: "play-msg", role: "status" });
+    api("GET", "/api/me").then((me) => showPlayBalance(me.play_balance ?? 0), () => {});
+    const topUp = async () => {
+      try {
+        const r = await api("POST", "/api/me/play-money", { amount: 50_000, idempotency_key: `play-${Date.now()}` });
+        showPlayBalance(r.play_balance);
+        msg.textContent = "";
+        announce(`Play money topped up to ${money(r.play_balance)}`);
+      } catch (err) { msg.textContent = errorText(err); }
+    };
+    return h("p", { class: "practice-note", id: "practice-money" }, "Play money ", shown, " (not your wallet) ",
+      h("button", { type: "button", class: "small", id: "play-top-up", onclick: topUp }, "+$500 play"), " ", msg);
+  }
+
   function renderControls(state) {
     const { table, roundId } = state;
     const seated = mySeat(state);
@@ -84,7 +101,7 @@ export function seatView(id, ctx) {
     const phase = ended(s) ? (table.round && table.round.id !== roundId ? table.round.phase : null) : livePhase(state);
     const wagered = seated !== null && !!s.wagers[seated] && !ended(s);
     const canWager = seated !== null && !wagered && (phase === null || phase === "betting") && table.status === "open";
-    const poor = wallet.balance !== null && wallet.balance < table.min_wager;
+    const poor = table.mode !== "practice" && wallet.balance !== null && wallet.balance < table.min_wager; // practice: play money
     const offered = wagered && dragonTurn(s) === seated ? [roundId, s.dragon.spot] : null; // the dragon hand: your turn
     const leftHere = state.leftMidRound !== null && state.leftMidRound === roundId && !ended(s);
     const k = [!!session.user, seated, wagered ? s.wagers[seated] : null, wagered ? s.sides[seated] || null : null, offers(state).length, wagered && offers(state).length ? phase : null, canWager, table.min_wager, table.max_wager, state.leaving, poor, leftHere, offered];
@@ -104,7 +121,7 @@ export function seatView(id, ctx) {
         return out;
       }
       if (canWager) {
-        if (table.mode === "practice") out.push(h("p", { class: "practice-note", id: "practice-money" }, "Practice table: free help, real money from your wallet."));
+        if (table.mode === "practice") out.push(practiceMoney());
         out.push(bet.form(leaveButton(false)));
       } else if (wagered) {
         const mySides = Object.entries(s.sides[seated] || {});
@@ -120,6 +137,24 @@ export function seatView(id, ctx) {
     });
   }
 
+  // the price of your setting, fetched once your spot is settled at a table that prices them
+  const prices = new Map(); // round id -> the line's text, once priced
+  function fetchPrice(rid, tries = 40) {
+    if (prices.has(rid)) return;
+    prices.set(rid, null);
+    const poll = async (left) => {
+      try {
+        const r = await api("GET", `/api/me/review/${rid}`);
+        if (r.status === "pending" && left > 0) { setTimeout(() => poll(left - 1), 150); return; }
+        const hand = r.hands.find((x) => !x.dragon && x.status === "priced");
+        if (!hand) return;
+        prices.set(rid, { text: `; gave up ${hand.given_up_dollars}`, title: `Your setting's EV ${hand.played.ev_dollars}, the best ${hand.best.ev_dollars}, the house way's ${hand.house_way.ev_dollars} for this wager (My play)` });
+        renderResult(ctx.state());
+      } catch { /* no price shown */ }
+    };
+    poll(tries);
+  }
+
   /** Your result in one line, once your spot is settled (or the round void). */
   function renderResult(state) {
     const s = state.round;
@@ -128,7 +163,9 @@ export function seatView(id, ctx) {
     const mySide = r ? s.sideResults.filter((e) => e.spot === mine) : [];
     const myEnvy = r ? s.envy.filter((e) => e.spot === mine) : [];
     const myDragon = r && s.dragon && s.dragon.result && s.dragon.result.by === mine ? s.dragon.result : null;
-    patch(myResult, [state.roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length, myDragon ? myDragon.returned : null], () => {
+    if (r && state.table.price_settings) fetchPrice(state.roundId);
+    const price = r ? prices.get(state.roundId) : null;
+    patch(myResult, [state.roundId, r ? [r.outcome, r.text] : null, s.voided ? 1 : 0, mySide.map((e) => [e.name, e.returned]), myEnvy.length, myDragon ? myDragon.returned : null, price && price.text], () => {
       if (s.voided && mine) return [h("strong", {}, "VOID: "), "your wager was returned."];
       if (!r) return [];
       const sideNet = mySide.reduce((a, e) => a + e.returned - e.wager, 0) + myEnvy.reduce((a, e) => a + e.amount, 0);
@@ -140,7 +177,8 @@ export function seatView(id, ctx) {
         mySide.length ? h("span", { class: "my-side-result", id: "my-side-result", title: mySide.map(sideWords).join("; ") }, sideSummary(mySide)) : null,
         myEnvy.length ? h("span", { id: "my-envy" }, `; Envy ${money(myEnvy.reduce((a, e) => a + e.amount, 0))}`) : null,
         myDragon ? h("span", { id: "my-dragon", title: dragonWords(myDragon) }, `; dragon ${outcomeWord(myDragon)}`) : null,
-        "; ", h("span", { class: "net" }, `net ${signed(net)}`)];
+        "; ", h("span", { class: "net" }, `net ${signed(net)}`),
+        price ? h("a", { id: "my-price", class: "my-price", href: "#/review", title: price.title }, price.text, h("span", { class: "sr-only" }, ` against the best setting. ${price.title}`)) : null];
     });
     myResult.hidden = !myResult.childNodes.length;
     myResult.className = r ? `my-result ${r.outcome}` : "my-result";

@@ -56,7 +56,9 @@ function evTable(a, table) {
   const rows = a.settings.map((s, i) => ({ ...s, i })).sort((x, y) => y.ev - x.ev);
   const n = (v) => Number(v).toLocaleString("en-US");
   return h("table", { class: "list ev", id: "ev-table" },
-    h("caption", {}, `Exact EV per unit wagered over all ${n(a.dealer_hands)} dealer hands (commission ${table.commission_posted} of each win)`),
+    h("caption", {}, a.against === "exposed"
+      ? `Exact EV per unit wagered against the dealer's exposed setting: each outcome is certain (commission ${table.commission_posted} of each win)`
+      : `Exact EV per unit wagered over all ${n(a.dealer_hands)} dealer hands (commission ${table.commission_posted} of each win)`),
     h("thead", {}, h("tr", {}, ["High", "Low", "EV", "Win / push / loss", ""].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, rows.map((s) => h("tr", { class: s.i === a.optimal ? "best" : "" },
       h("td", { class: "cards-text" }, cardsText(sortCards(s.high))), h("td", { class: "cards-text" }, cardsText(sortCards(s.low))),

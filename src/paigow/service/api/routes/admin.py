@@ -65,7 +65,8 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     leaves one without a rule or sets one into a foul), start method, limits, time limits and
     mode; a ``variant`` (ez, commission-free, face-up) sets
     the commission, push rule and face up that the body does not give; ``dragon`` offers the
-    dragon hand (off by default)."""
+    dragon hand (off by default); ``price_settings`` offers the players of a casino table the
+    price of each setting after each round (off by default; a practice table always shows it)."""
     way = house_way_checks.house_way_from(
         body.house_way
         if isinstance(body.house_way, str)
@@ -91,6 +92,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
         push=body.push if body.push is not None else variant["push"],
         face_up=body.face_up if body.face_up is not None else variant["face_up"],
         dragon=body.dragon,
+        price_settings=body.price_settings,
         house_way=way,
         start=body.start,
         foul=body.foul,

@@ -1,18 +1,34 @@
-"""The caller's own account: ``GET /api/me`` (who I am, my balance, my seats). My limits are in
+"""The caller's own account: ``GET /api/me`` (who I am, my balance, my seats) and
+``GET /api/me/statement`` (every movement of my wallet in a range of gaming days, with the running
+balance, grouped by round; JSON in pages, or CSV). My limits are in
 :mod:`paigow.service.api.routes.floor`, my ledger in :mod:`paigow.service.api.routes.web`."""
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+import datetime as dt
+from typing import Annotated, Any, Final, cast
 
 import sqlalchemy as sa
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
+from pydantic import Field
 
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.auth_schemas import MeOut
-from paigow.service.api.deps import Player, RuntimeDep, error_responses, json_response
-from paigow.service.books import ledger
-from paigow.service.store.db import Seat
+from paigow.service.api.deps import (
+    IdemHeader,
+    Player,
+    RoundId,
+    RuntimeDep,
+    error_responses,
+    idempotent,
+    json_response,
+    key_of,
+)
+from paigow.service.api.schemas import IdemKey, Strict
+from paigow.service.books import ledger, play_money
+from paigow.service.books import statement as statements
+from paigow.service.floor import review as reviews
+from paigow.service.store.db import Account, Seat
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
@@ -25,15 +41,28 @@ _MY_SEATS: Final = Sql(
 )
 
 
+_ACCOUNTS: Final = cast(sa.Table, Account.__table__)
+_MY_BALANCES: Final = Sql(
+    sa.select(_ACCOUNTS.c.name, _ACCOUNTS.c.balance).where(
+        _ACCOUNTS.c.name.in_([sa.bindparam("wallet"), sa.bindparam("play")])
+    )
+)
+"""The wallet's balance and the play money's (when the player has any), in one statement."""
+
+
 def about(tx: Tx, user: Principal) -> dict[str, Any]:
-    """The user, their wallet's balance and their seats (two statements)."""
-    balance = ledger.balance(tx, ledger.wallet(user.username))
+    """The user, their wallet's balance (and play money's) and their seats (two statements)."""
+    wallet, play = ledger.wallet(user.username), ledger.play_wallet(user.username)
+    balances: dict[str, int] = {
+        str(n): int(b) for n, b in tx.run(_MY_BALANCES, {"wallet": wallet, "play": play})
+    }
     seats = tx.run(_MY_SEATS, {"uid": user.id})
     return {
         "id": user.id,
         "username": user.username,
         "role": user.role,
-        "balance": balance,
+        "balance": int(balances.get(wallet, 0)),
+        "play_balance": None if play not in balances else int(balances[play]),
         "seats": [{"table_id": t, "spot": p} for t, p in seats],
     }
 
@@ -42,3 +71,116 @@ def about(tx: Tx, user: Principal) -> dict[str, Any]:
 async def me(user: Player, rt: RuntimeDep) -> Response:
     """Who I am, my balance (cents) and where I sit."""
     return json_response(await rt.reading(lambda tx: about(tx, user)))
+
+
+@router.get(
+    "/api/me/statement",
+    tags=["auth"],
+    responses={
+        **error_responses(401, 422),
+        200: {"content": {"application/json": {}, "text/csv": {}}},
+    },
+)
+def my_statement(
+    user: Player,
+    rt: RuntimeDep,
+    first: Annotated[
+        dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
+    ] = None,
+    last: Annotated[
+        dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")
+    ] = None,
+    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE, description="Movements a page")] = 50,
+    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+) -> Response:
+    """Every movement of my wallet in gaming days ``from`` .. ``to`` (both required, at most
+    93 days; 422 ``unbounded-range``, ``reversed-range``, ``range-too-long``), in cents, with
+    the balance after each: grouped by round (with the table and round for its recall), the
+    operators' credits and debits on their own; ``size`` movements a page (at most 200), or
+    ``format=csv`` for the whole range in dollars."""
+    account = ledger.wallet(user.username)
+    with rt.db.read() as s:
+        if fmt == "csv":
+            text = statements.statement_csv(s, account, first, last)
+            name = f"paigow-statement-{user.username}-{first}-{last}.csv"
+            return Response(
+                text,
+                media_type="text/csv; charset=utf-8",
+                headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            )
+        return json_response(statements.statement(s, account, first, last, page, size))
+
+
+class PlayMoneyIn(Strict):
+    amount: int = Field(
+        gt=0, le=play_money.PLAY_CAP, strict=True, description="Play money to add, in cents"
+    )
+    idempotency_key: IdemKey | None = Field(default=None, description="Or the header")
+
+
+@router.post(
+    "/api/me/play-money",
+    tags=["auth"],
+    responses=error_responses(401, 409, 422),
+)
+async def top_up_play_money(
+    body: PlayMoneyIn, user: Player, rt: RuntimeDep, idempotency_key: IdemHeader = None
+) -> Response:
+    """Top up my play money (what practice tables play for; never the wallet) by ``amount``
+    cents, to at most $10,000.00 in all (409 ``play-money-cap`` above it, saying how much may
+    still be added). My play money opens with $1,000.00 at my first practice."""
+    key = key_of(body.idempotency_key, idempotency_key, required=False)
+    done = await idempotent(
+        rt,
+        user,
+        key,
+        "play-money",
+        {"amount": body.amount},
+        lambda tx: play_money.top_up(tx, user.username, body.amount),
+    )
+    return json_response(done)
+
+
+@router.get(
+    "/api/me/review",
+    tags=["auth"],
+    responses={
+        **error_responses(401, 422),
+        200: {"content": {"application/json": {}, "text/csv": {}}},
+    },
+)
+def my_review(
+    user: Player,
+    rt: RuntimeDep,
+    first: Annotated[
+        dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
+    ] = None,
+    last: Annotated[
+        dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")
+    ] = None,
+    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+) -> Response:
+    """My play: every hand I played at a table that prices settings in gaming days ``from`` ..
+    ``to`` (both required, at most 93 days; the 422s of the statement), by gaming day and by
+    session, each with the setting I played, the best and the house way's (exact EV for my
+    wager) and what my choice gave up; each day's totals against the best and the house way;
+    my ten costliest decisions with their hands. ``format=csv``: one line a hand."""
+    with rt.db.read() as s:
+        if fmt == "csv":
+            name = f"paigow-my-play-{user.username}-{first}-{last}.csv"
+            return Response(
+                reviews.review_csv(s, user.id, first, last),
+                media_type="text/csv; charset=utf-8",
+                headers={"Content-Disposition": f'attachment; filename="{name}"'},
+            )
+        return json_response(reviews.review(s, user.id, first, last))
+
+
+@router.get("/api/me/review/{round_id}", tags=["auth"], responses=error_responses(401, 404, 422))
+def my_round_review(round_id: RoundId, user: Player, rt: RuntimeDep) -> Response:
+    """The price of each of my hands in one round (``status``: ``priced``, ``pending`` just
+    after the showdown, or ``not-offered`` at a casino table that does not offer it); 404 for a
+    round I had no hand in."""
+    with rt.db.read() as s:
+        return json_response(reviews.round_review(s, user.id, round_id))

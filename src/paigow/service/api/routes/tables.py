@@ -1,5 +1,6 @@
 """Tables, seats, wagers and hands: ``GET /api/tables``, ``GET /api/tables/{id}``, and a player's
-``sit``, ``leave``, ``wager``, ``hand``, ``set``, ``dragon`` and ``hint`` at a table."""
+``sit``, ``leave``, ``wager``, ``hand``, ``set``, ``set-house-way``, ``dragon`` and ``hint`` at a
+table."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from paigow.service.api.schemas import (
     DragonOut,
     HandOut,
     HintOut,
+    HouseWaySetIn,
     SeatOut,
     SetIn,
     SetOut,
@@ -118,7 +120,7 @@ async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     "/api/tables/{table_id}/wager",
     tags=["tables"],
     response_model=WagerOut,
-    responses=error_responses(400, 401, 404, 409, 422),
+    responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 async def wager(
     table_id: TableId,
@@ -128,19 +130,21 @@ async def wager(
     idempotency_key: IdemHeader = None,
 ) -> Response:
     """Wager on your spot (cents, within the table's limits); the amount is reserved from
-    your wallet at once. The first wager opens a round; betting closes when every seated
+    your wallet at once (at a practice table from your play money, never the wallet). The first wager opens a round; betting closes when every seated
     player has wagered or the betting time has passed since the first wager."""
     key = key_of(body.idempotency_key, idempotency_key, required=True)
     request: dict[str, Any] = {"amount": body.amount}
     if body.side:
         request["side"] = body.side
+    if body.play_money is not None:
+        request["play_money"] = body.play_money
     placed = await idempotent(
         rt,
         user,
         key,
         f"wager/{table_id}",
         request,
-        lambda tx: rounds.place_wager(tx, table_id, user, body.amount, body.side),
+        lambda tx: rounds.place_wager(tx, table_id, user, body.amount, body.side, body.play_money),
         lambda tx: rounds.wager_ahead(tx, table_id, user),
     )
     return json_response(placed)
@@ -210,6 +214,35 @@ async def set_hand(
         f"set/{table_id}",
         {"low": body.low, "confirm_foul": body.confirm_foul, "round_id": body.round_id},
         lambda tx: rounds.set_hand(tx, table_id, user, body.low, body.confirm_foul, body.round_id),
+        lambda tx: rounds.set_ahead(tx, table_id, user),
+    )
+    return json_response(done)
+
+
+@router.post(
+    "/api/tables/{table_id}/set-house-way",
+    tags=["tables"],
+    response_model=SetOut,
+    responses=error_responses(400, 401, 404, 409, 422),
+)
+async def set_house_way(
+    table_id: TableId,
+    body: HouseWaySetIn,
+    user: Player,
+    rt: RuntimeDep,
+    idempotency_key: IdemHeader = None,
+) -> Response:
+    """Ask the house to set your hand by the table's house way, as casinos allow (at every
+    table): recorded in the round's log as set by the house way at your request (`by`
+    `house-way`, `reason` `asked`). Refused with 409 `already-set` once your hand is set."""
+    key = key_of(body.idempotency_key, idempotency_key, required=False)
+    done = await idempotent(
+        rt,
+        user,
+        key,
+        f"set-house-way/{table_id}",
+        {"round_id": body.round_id},
+        lambda tx: rounds.set_by_house_way(tx, table_id, user, body.round_id),
         lambda tx: rounds.set_ahead(tx, table_id, user),
     )
     return json_response(done)

@@ -10,7 +10,8 @@ page's files (:data:`WEB_DIR`) at ``/static/*``.
 - ``GET /api/web/ledger``: the caller's own latest ledger entries (their wallet only);
 - ``GET /api/web/tables/{id}/ev``: practice tables only (403 at a casino table), the exact EV of
   every setting of the caller's own current hand, when the compiled house way already exists on
-  this server (never built on demand);
+  this server (never built on demand); at a Face Up table, once the dealer's setting is exposed,
+  against that setting (``against: exposed``, each setting's outcome certain, no table needed);
 - ``GET /api/web/tables/{id}/side-returns``: practice tables only, each offered side wager's exact
   return (house edge) per unit wagered, as its posted pay table reads: ``status`` ``ready``, or
   ``computing`` while the house way's bonus hands are counted in the background (once per house
@@ -189,16 +190,36 @@ def web_side_returns(
 def web_ev(
     table_id: Annotated[int, PathParam(ge=1, le=2**31 - 1)], user: Player, rt: RuntimeDep
 ) -> dict[str, Any]:
-    from paigow.analysis.analyze import analyze, analyze_fast
+    from paigow.analysis.analyze import analyze, analyze_against, analyze_fast
     from paigow.cards import parse_cards
+    from paigow.variants import push_triggered
 
     with rt.read() as tx:
         table = practice_table(tx, table_id, "the EV is")
         hand = rounds.my_hand(tx, table_id, user)
         way = table_rows.table_house_way(table)
         ruleset = table_rows.table_ruleset(table)
+        exposed = None
+        if ruleset.face_up and hand["cards"] is not None:
+            row = rounds.current_row(tx, table)
+            assert row is not None  # my_hand found the round
+            rnd = rounds.load_round(tx, row)
+            if rnd.dealer_setting is not None and rnd.dealer_cards is not None:
+                pushes = push_triggered(ruleset.push, rnd.dealer_cards, rnd.dealer_setting)
+                exposed = (rnd.dealer_setting, pushes)
     if hand["cards"] is None:
         raise NotFound("your cards are not dealt yet", code="not-dealt")
+    if exposed is not None:  # every setting's outcome is certain against the exposed setting
+        result = analyze_against(
+            parse_cards(hand["cards"]),
+            exposed[0],
+            way,
+            ruleset.wheel,
+            ruleset.commission,
+            ruleset.foul,
+            pushes=exposed[1],
+        )
+        return {"available": True, "round_id": hand["round_id"], "analysis": result.to_dict()}
     compiled = _open_compiled(way, ruleset.wheel)
     if compiled is None:
         return {"available": False, "round_id": hand["round_id"], "analysis": None}

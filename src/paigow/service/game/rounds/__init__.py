@@ -23,7 +23,13 @@ hand: its offer, the players' answers, its money), :mod:`.steps` (the dealer's s
 from paigow.service.game.rounds.dragon import answer as answer_dragon
 from paigow.service.game.rounds.dragon import answer_ahead as dragon_ahead
 from paigow.service.game.rounds.dragon import time_out as dragon_time_out
-from paigow.service.game.rounds.log import SYSTEM, InconsistentRound, load_events, load_round
+from paigow.service.game.rounds.log import (
+    SYSTEM,
+    InconsistentRound,
+    current_row,
+    load_events,
+    load_round,
+)
 from paigow.service.game.rounds.players import (
     hint,
     leave,
@@ -31,6 +37,7 @@ from paigow.service.game.rounds.players import (
     place_side_wagers,
     place_wager,
     set_ahead,
+    set_by_house_way,
     set_hand,
     wager_ahead,
 )
@@ -53,6 +60,7 @@ __all__ = [
     "TableView",
     "answer_dragon",
     "close_table",
+    "current_row",
     "deal",
     "dealer_sets",
     "dragon_ahead",
@@ -70,6 +78,7 @@ __all__ = [
     "place_wager",
     "round_view",
     "set_ahead",
+    "set_by_house_way",
     "set_hand",
     "settle",
     "void",

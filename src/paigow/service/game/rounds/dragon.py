@@ -30,13 +30,13 @@ import sqlalchemy as sa
 from paigow.events import Event
 from paigow.round import Phase, Round
 from paigow.service.accounts.auth_tokens import Principal
-from paigow.service.books import ledger
+from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
 from paigow.service.http_errors import Conflict, Unprocessable
-from paigow.service.statuses import DragonStatus, WagerStatus
+from paigow.service.statuses import DragonStatus, TableMode, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundWager, User, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -285,11 +285,13 @@ def answer(
         new = list(rnd.accept_dragon(spot, amount))
         account = TableAccounts.of(table_id).wagers
         memo = f"spot {spot} dragon"
-        ledger.post(
-            tx, "wager", [Movement(wallet(user.username), account, amount, memo)], reference=row.id
-        )
+        practice = head.table.mode == TableMode.PRACTICE
+        pays = play_money.account_for(tx, user.username, practice)
+        moves = [Movement(wallet(user.username), account, amount, memo)]
+        play_money.post(tx, "wager", moves, practice, reference=row.id)
         tx.later(_ACCEPT, {"rid": row.id, "d_by": spot, "d_user": user.id, "d_amount": amount})
-        out["balance"] = ledger.balance(tx, wallet(user.username))
+        out["balance"] = ledger.balance(tx, pays)
+        out["play_money"] = practice
     append(tx, row, rnd, new)
     notify(tx, table_id, "due")
     out["turn"] = rnd.dragon_turn

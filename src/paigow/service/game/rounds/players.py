@@ -13,12 +13,12 @@ from paigow.cards import Card, parse_cards
 from paigow.events import Event, HandSet
 from paigow.round import Phase, Round, verify_wager_amount
 from paigow.service.accounts.auth_tokens import Principal
-from paigow.service.books import ledger
+from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor import player_limits
 from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
-from paigow.service.game.rounds.head import lock_ahead, lock_head
+from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.rounds.side_steps import check_side, place_side
 from paigow.service.game.table_rows import ENDED, table_house_way, table_ruleset
@@ -95,13 +95,17 @@ def place_wager(
     user: Principal,
     amount: int,
     side_wagers: Mapping[str, int] | None = None,
+    play: bool | None = None,
 ) -> dict[str, Any]:
     """Reserve ``amount`` from the player's wallet and place it on their spot (a new round opens
     with the first wager), with the side wagers ``side_wagers`` (name -> cents) in the same
-    step: all of them or nothing."""
+    step: all of them or nothing. At a practice table the wager is play money (the player's
+    play wallet); ``play`` (play money asked for) at a casino table is refused."""
     side_wagers = dict(side_wagers or {})
     wager_ahead(tx, table_id, user)  # the seat read goes with the lock (if not sent already)
     head = lock_head(tx, table_id)
+    practice = head.table.mode == TableMode.PRACTICE
+    play_money.refuse_at_casino(practice, play)
     if head.status != TableStatus.OPEN:
         raise Conflict(f"table {table_id} is {head.status}: no new wagers", code="table-closed")
     row = head.round
@@ -113,8 +117,8 @@ def place_wager(
     verify_wager_amount(head.table.rules, amount)  # the core's limits, before money moves
     if side_wagers:
         check_side(head.table.rules, side_wagers)
-    if limited:  # self-exclusion, daily loss limit (the side wagers count too)
-        player_limits.check_wager(tx, user, amount + sum(side_wagers.values()))
+    if limited:  # self-exclusion, daily loss limit (the side wagers count too; play money not)
+        player_limits.check_wager(tx, user, 0 if practice else amount + sum(side_wagers.values()))
     if current is None:
         row, rnd = new_round(tx, head)
     elif current.phase != Phase.BETTING.value:
@@ -141,7 +145,8 @@ def place_wager(
         )
         new += events
         movements += moved
-    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
+    account = play_money.account_for(tx, user.username, practice)
+    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
     tx.later(
         INSERT_WAGER,
         {
@@ -163,7 +168,8 @@ def place_wager(
         "spot": spot,
         "amount": amount,
         "side": side_wagers,
-        "balance": ledger.balance(tx, wallet(user.username)),
+        "balance": ledger.balance(tx, account),
+        "play_money": practice,
         "betting_closes_at": row.deadline,
     }
 
@@ -196,7 +202,9 @@ def place_side_wagers(
     new, movements = place_side(
         tx, rnd, row.id, int(spot), user.id, user.username, table_id, side_wagers
     )
-    ledger.post(tx, "wager", movements, reference=row.id, actor=user.username)
+    practice = head.table.mode == TableMode.PRACTICE
+    account = play_money.account_for(tx, user.username, practice)
+    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
     append(tx, row, rnd, new)
     notify(tx, table_id, "round")
     return {
@@ -204,7 +212,8 @@ def place_side_wagers(
         "round_id": row.id,
         "spot": int(spot),
         "side": dict(side_wagers),
-        "balance": ledger.balance(tx, wallet(user.username)),
+        "balance": ledger.balance(tx, account),
+        "play_money": practice,
     }
 
 
@@ -236,17 +245,7 @@ def set_hand(
 ) -> dict[str, Any]:
     """The player sets their hand by naming the two low cards. A foul is refused unless
     ``confirm_foul``; confirmed, it is accepted and, under the Indiana rule, loses."""
-    set_ahead(tx, table_id, user)
-    row = lock_head(tx, table_id).round
-    if round_id is not None and (row is None or row.id != round_id):
-        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
-    if row is None or row.phase != Phase.SETTING.value:
-        phase = "no round" if row is None else f"the round is in phase {row.phase}"
-        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
-    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
-    if spot is None:
-        raise Conflict("you have no hand in this round", code="no-hand")
-    rnd = load_round(tx, row)
+    row, spot, rnd = _my_setting_round(tx, table_id, user, round_id)
     rnd.verify_set_low(spot, low)  # the core's refusals: already-set, bad-setting
     setting = Setting.from_low(rnd.hands[spot], low)
     if setting.is_foul and not confirm_foul:
@@ -261,7 +260,41 @@ def set_hand(
             f"({v.high.name}); {consequence}. Send confirm_foul: true to play it anyway.",
             code="foul-unconfirmed",
         )
-    new = rnd.set_hand(spot, setting)
+    return _hand_set(tx, table_id, row, rnd, spot, rnd.set_hand(spot, setting))
+
+
+def set_by_house_way(
+    tx: Tx, table_id: int, user: Principal, round_id: str | None = None
+) -> dict[str, Any]:
+    """The player asks the house to set their hand, as casinos allow: the house way sets it,
+    recorded as such in the log (``hand-set`` by ``house-way``, reason ``asked``); refused once
+    the hand is set (the core's ``already-set``)."""
+    row, spot, rnd = _my_setting_round(tx, table_id, user, round_id)
+    rnd.verify_set_house_way(spot)  # the core's refusals: already-set
+    return _hand_set(tx, table_id, row, rnd, spot, rnd.set_house_way(spot))
+
+
+def _my_setting_round(
+    tx: Tx, table_id: int, user: Principal, round_id: str | None
+) -> tuple[RoundHead, int, Round]:
+    """The table's round while hands are set, the player's spot in it and the round (refused
+    with 409 when there is no hand of theirs to set now)."""
+    set_ahead(tx, table_id, user)
+    row = lock_head(tx, table_id).round
+    if round_id is not None and (row is None or row.id != round_id):
+        raise Conflict(f"round {round_id} is not the current round", code="not-current-round")
+    if row is None or row.phase != Phase.SETTING.value:
+        phase = "no round" if row is None else f"the round is in phase {row.phase}"
+        raise Conflict(f"no hand to set now ({phase})", code="not-setting")
+    spot = tx.scalar(_MY_WAGER_NOW, {"tid": table_id, "uid": user.id})  # in round ``row``
+    if spot is None:
+        raise Conflict("you have no hand in this round", code="no-hand")
+    return row, int(spot), load_round(tx, row)
+
+
+def _hand_set(
+    tx: Tx, table_id: int, row: RoundHead, rnd: Round, spot: int, new: Sequence[Event]
+) -> dict[str, Any]:
     append(tx, row, rnd, new)
     notify(tx, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]

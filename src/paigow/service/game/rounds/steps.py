@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.events import Event
 from paigow.round import Phase
-from paigow.service.books import ledger
+from paigow.service.books import play_money
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor.totals import record_settlement, record_side_settlement, record_void
@@ -36,7 +36,7 @@ from paigow.service.game.rounds.log import (
 from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.table_rows import ENDED, lock_table
 from paigow.service.ops import telemetry
-from paigow.service.statuses import DealerStep, TableStatus, WagerStatus
+from paigow.service.statuses import DealerStep, TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -322,7 +322,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
             0
         ]
-    ledger.post(tx, "settlement", movements, reference=row.id)
+    play_money.post(tx, "settlement", movements, _practice(head), reference=row.id)
     hands: dict[int, Any] = dict(rnd.results)
     if rnd.dragon_result is not None:  # a hand of the player who wagered on it
         hands[-rnd.dragon_result.spot] = rnd.dragon_result
@@ -348,6 +348,11 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     tx.after.append(telemetry.ended(head.table.mode, rules, "settled"))  # once committed
     notify(tx, table_id)
     return True
+
+
+def _practice(head: Head) -> bool:
+    """A practice table: its money is play money."""
+    return head.table.mode == TableMode.PRACTICE
 
 
 def _end(tx: Tx, head: Head, row: RoundHead, result: dict[str, Any]) -> None:
@@ -390,7 +395,9 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         total += dragon_total
     side_movements, side_total = refund_side(tx, head.id, row.id)
     if movements or side_movements:
-        ledger.post(tx, "void-refund", movements + side_movements, reference=row.id)
+        play_money.post(
+            tx, "void-refund", movements + side_movements, _practice(head), reference=row.id
+        )
     if movements:
         record_void(tx, head.table, total)
     result: dict[str, Any] = {"void": reason, "returned_total": total}

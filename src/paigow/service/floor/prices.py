@@ -1,0 +1,233 @@
+"""The price of each setting, computed off the step path: after a round settles, each hand of it
+(the dragon hand included) is priced by :func:`paigow.analysis.price.price_hand` on a thread of
+this module's own pool and stored in ``round_prices``; a settlement never waits for it.
+
+A practice table always prices its hands; a casino table when the operator offers it
+(``price_settings``). At a Face Up table each setting is priced against the dealer's exposed
+setting; otherwise over every dealer hand, with the house way's compiled table when this server
+has it (never built here: ``paigow analyze`` builds it), and a push rule with the dealer's cards
+face down is not priced (the row says why).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from paigow.errors import PaigowError
+from paigow.events import HandSet
+from paigow.house_way import HouseWay
+from paigow.ranking import Wheel
+from paigow.round import Round
+from paigow.service.statuses import TableMode
+from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
+from paigow.service.store.dragon_models import RoundDragon
+from paigow.service.store.floor_models import RoundPrice
+from paigow.setting import Setting
+from paigow.variants import push_triggered
+
+log = logging.getLogger(__name__)
+
+PRICED: Final = "priced"
+UNAVAILABLE: Final = "unavailable"
+
+
+def prices_offered(mode: str, ruleset: dict[str, Any]) -> bool:
+    """Whether a table prices its players' settings: a practice table always, a casino table
+    when the operator offers it.
+
+    >>> prices_offered("practice", {}), prices_offered("casino", {}), prices_offered("casino", {"price_settings": True})
+    (True, False, True)
+    """
+    return mode == TableMode.PRACTICE or bool(ruleset.get("price_settings"))
+
+
+_compiled: dict[str, Any] = {}
+_compiled_lock = threading.Lock()
+
+
+def _open_compiled(way: HouseWay, wheel: Wheel) -> Any | None:
+    """The house way's compiled table if its file exists here (opened once a process)."""
+    from paigow.analysis.compiled import CompiledHouseWay, cache_path
+
+    path = cache_path(way, wheel)
+    with _compiled_lock:
+        if str(path) in _compiled:
+            return _compiled[str(path)]
+        if not path.exists():
+            return None
+        try:
+            opened = CompiledHouseWay.open(way, wheel, build_missing=False)
+        except PaigowError:
+            return None
+        _compiled[str(path)] = opened
+        return opened
+
+
+def _played(rnd: Round, spot: int) -> Setting:
+    """The setting the spot's player played: the foul they submitted when the house way reset
+    it, else the setting that was settled."""
+    for e in rnd.events:
+        if isinstance(e, HandSet) and e.spot == spot and e.submitted is not None:
+            from paigow.cards import parse_cards
+
+            return Setting(parse_cards(e.submitted[0]), parse_cards(e.submitted[1]))
+    return rnd.settings[spot]
+
+
+def _hands(s: Session, rnd: Round, round_id: str) -> list[tuple[int, bool, int, int]]:
+    """Each hand of the round to price: (spot, dragon, user id, wager)."""
+    out = [
+        (int(spot), False, int(uid), int(amount))
+        for spot, uid, amount in s.execute(
+            sa.select(RoundWager.spot, RoundWager.user_id, RoundWager.amount).where(
+                RoundWager.round_id == round_id
+            )
+        )
+        if int(spot) in rnd.results
+    ]
+    d = s.get(RoundDragon, round_id)
+    if (
+        d is not None
+        and rnd.dragon_result is not None
+        and d.user_id is not None
+        and d.by_spot is not None
+        and d.amount is not None
+    ):
+        out.append((int(d.by_spot), True, int(d.user_id), int(d.amount)))
+    return out
+
+
+def price_round(db: Database, round_id: str) -> int:
+    """Price every hand of a settled round at a table that prices settings; the rows written
+    (0: not such a table, not settled, or priced already)."""
+    rows = compute_prices(db, round_id)
+    if not rows:
+        return 0
+    with db.write() as s:
+        return store_prices(s, rows)
+
+
+def store_prices(s: Session, rows: list[dict[str, Any]]) -> int:
+    """Write a round's priced hands (``rows``: :func:`compute_prices`'), unless another
+    process priced the round first; the rows written."""
+    round_id = rows[0]["round_id"]
+    if s.execute(
+        sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
+    ).first():
+        return 0
+    s.add_all(RoundPrice(**row) for row in rows)
+    return len(rows)
+
+
+def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
+    """Each hand of a settled round priced (the rows of ``round_prices``, not written): none
+    when the table does not price settings, the round is not settled or is priced already."""
+    from paigow.analysis.price import price_hand
+
+    with db.read() as s:
+        row = s.get(RoundRow, round_id)
+        if row is None or row.phase != "settled":
+            return []
+        table = s.get(GameTable, row.table_id)
+        if table is None or not prices_offered(table.mode, dict(table.ruleset)):
+            return []
+        if s.execute(
+            sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
+        ).first():
+            return []
+        events = [
+            e
+            for (e,) in s.execute(
+                sa.select(RoundEvent.data)
+                .where(RoundEvent.round_id == round_id)
+                .order_by(RoundEvent.seq)
+            )
+        ]
+        rnd = Round.replay(events)
+        hands = _hands(s, rnd, round_id)
+        table_id, number = row.table_id, row.number
+        settled_at = float(row.ended_at or now())
+    rules, way = rnd.ruleset, rnd.house_way
+    exposed = None
+    if rules.face_up and rnd.dealer_setting is not None and rnd.dealer_cards is not None:
+        pushes = push_triggered(rules.push, rnd.dealer_cards, rnd.dealer_setting)
+        exposed = (rnd.dealer_setting, pushes)
+    compiled = None if exposed is not None else _open_compiled(way, rules.wheel)
+    rows = []
+    for spot, dragon, uid, wager in hands:
+        if dragon:
+            assert rnd.dragon_cards is not None and rnd.dragon_setting is not None
+            cards, played = rnd.dragon_cards, rnd.dragon_setting
+        else:
+            cards, played = rnd.hands[spot], _played(rnd, spot)
+        base = {
+            "round_id": round_id,
+            "spot": spot,
+            "dragon": dragon,
+            "user_id": uid,
+            "table_id": table_id,
+            "round_number": number,
+            "wager": wager,
+            "settled_at": settled_at,
+            "priced_at": now(),
+        }
+        try:
+            p = price_hand(cards, played, wager, rules, way, exposed=exposed, compiled=compiled)
+        except ValueError as exc:
+            rows.append(
+                {
+                    **base, "status": UNAVAILABLE, "reason": str(exc)[:200], "given_up": 0.0,
+                    "house_given_up": 0.0, "data": {"cards": [c.code for c in cards]},
+                }
+            )  # fmt: skip
+            continue
+        rows.append(
+            {
+                **base,
+                "status": PRICED,
+                "reason": None,
+                "given_up": float(p.given_up_cents),
+                "house_given_up": float(p.house_given_up_cents),
+                "data": p.to_dict(),
+            }
+        )
+    return rows
+
+
+class PriceWorker:
+    """The pool that prices settled rounds (one thread: the kernels release the GIL, the step
+    path never waits for it)."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
+        self._pool = self.pool
+
+    def submit(self, db: Database, round_id: str) -> Future[int]:
+        fut = self._pool.submit(price_round, db, round_id)
+        fut.add_done_callback(lambda f: _logged(f, round_id))
+        return fut
+
+
+def _logged(fut: Future[int], round_id: str) -> None:
+    exc = fut.exception()
+    if exc is not None:
+        log.warning("pricing round %s failed: %s", round_id, exc)
+
+
+_worker: PriceWorker | None = None
+_worker_lock = threading.Lock()
+
+
+def price_worker() -> PriceWorker:
+    """This process's pricing pool."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = PriceWorker()
+        return _worker
