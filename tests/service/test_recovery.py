@@ -119,7 +119,7 @@ class Scene:
     """An operator, a table and two players on a database, served by processes started at will."""
 
     def __init__(self, db_url: str, tmp: Path) -> None:
-        self.h, self.db_url, self.tmp = db_url, tmp
+        self.db_url, self.tmp = db_url, tmp
         create_operator(db_url, *OPERATOR)
         self.proc: Any = None
 
@@ -128,11 +128,11 @@ class Scene:
         just after it commits; ``settle``: inside the settlement, before it commits) and creates
         :attr:`marker`."""
         if stop_at is None:
-            self.proc = self.h.ServerProcess(self.db_url)
+            self.proc = ServerProcess(self.db_url)
         else:
             env = {"PAIGOW_TEST_FAULT": stop_at, "PAIGOW_TEST_FAULT_MARKER": str(self.marker)}
-            self.proc = self.h.ServerProcess(self.db_url, env=env, launcher=(str(FAULT_SERVER),))
-        self.op = self.login(*self.h.OPERATOR)
+            self.proc = ServerProcess(self.db_url, env=env, launcher=(str(FAULT_SERVER),))
+        self.op = self.login(*OPERATOR)
         return self.proc
 
     @property
@@ -140,7 +140,7 @@ class Scene:
         return self.tmp / "stopped"
 
     def login(self, name: str, password: str) -> Any:
-        c = self.h.Client(self.proc.url)
+        c = Client(self.proc.url)
         data = c.ok(c.post("/api/auth/login", {"username": name, "password": password}))
         c.token, c.username = data["token"], name
         return c
@@ -161,7 +161,7 @@ class Scene:
         self.names = []
         for spot in (1, 2):
             name = f"p{spot}_{secrets.token_hex(2)}"
-            c = self.h.Client(self.proc.url)
+            c = Client(self.proc.url)
             c.ok(c.post("/api/auth/register", {"username": name, "password": "password-x"}), 201)
             self.op.ok(
                 self.op.post(
