@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 from _machine import Contention
 
-from paigow.analysis import bonus as AB
+from paigow.analysis import bonus_counts as AB
 from paigow.analysis.bonus_return import analyze
 from paigow.analysis.bonus_sim import simulate_bonus
 from paigow.analysis.compiled import HANDS, CompiledHouseWay
-from paigow.analysis.kernels import bonus as KB
+from paigow.analysis.kernels import bonus_hand as KB
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.bonus import BONUS_PRESETS, PayTable, bonus_hand
 from paigow.cards import Card

@@ -170,7 +170,7 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
                 },
             )
     with db.write() as s:
-        from paigow.service.game.tables import get_table
+        from paigow.service.game.table_rows import get_table
 
         table = get_table(s, 1)
         loss = EDGE["deals"] - EDGE["win"] - EDGE["push"]

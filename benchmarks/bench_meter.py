@@ -69,19 +69,19 @@ def step(db: Any, fn: Any) -> Any:
 
 def floor(db: Any, kind: str, n: int, tag: str) -> list[tuple[int, Any]]:
     from paigow.house_way import HouseWay
-    from paigow.service.accounts.auth import Principal
+    from paigow.service.accounts.auth_tokens import Principal
     from paigow.service.accounts.users import create_user
     from paigow.service.books import ledger
     from paigow.service.books.ledger import Movement
-    from paigow.service.game import side, tables
+    from paigow.service.game import side_offers, table_rows
 
     hw = HouseWay.preset("standard")
     specs = []
     if kind != "none":
-        specs.append(side.OfferSpec("fortune", "fortune-a", None, 100, 5000))
+        specs.append(side_offers.OfferSpec("fortune", "fortune-a", None, 100, 5000))
     if kind == "progressive":
-        specs.append(side.OfferSpec("jackpot", None, JACKPOT, 100, 1000, f"bank-{tag}"))
-    rules = tables.build_ruleset(
+        specs.append(side_offers.OfferSpec("jackpot", None, JACKPOT, 100, 1000, f"bank-{tag}"))
+    rules = table_rows.build_ruleset(
         commission="0.05",
         house_way=hw,
         start="rng",
@@ -90,13 +90,13 @@ def floor(db: Any, kind: str, n: int, tag: str) -> list[tuple[int, Any]]:
         min_wager=100,
         max_wager=100_000,
         setting_time_ms=60_000,
-        side_wagers=side.build_offers(specs),
+        side_wagers=side_offers.build_offers(specs),
     )
     out = []
     for i in range(n):
 
         def make(tx: Any, i: int = i) -> tuple[int, Any]:
-            t = tables.create_table(
+            t = table_rows.create_table(
                 tx,
                 operator="bench",
                 name=f"{tag} {i}",
@@ -116,7 +116,7 @@ def floor(db: Any, kind: str, n: int, tag: str) -> list[tuple[int, Any]]:
                 amount=10**9,
             )
             who = Principal(user["id"], name, "player")
-            tables.sit(tx, t.id, who, 1)
+            table_rows.seat_player(tx, t.id, who, 1)
             return t.id, who
 
         out.append(step(db, make))

@@ -471,24 +471,24 @@ def metrics_call_us() -> dict[str, float]:
     import timeit
 
     from paigow.ruleset import Ruleset
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     rules = Ruleset()
 
     def step() -> None:
         t = time.perf_counter()
-        metrics.step_done("wager", time.perf_counter() - t)
+        telemetry.step_done("wager", time.perf_counter() - t)
 
     def count() -> None:
-        metrics.ended("casino", rules, "settled")()
+        telemetry.ended("casino", rules, "settled")()
 
     out: dict[str, float] = {}
     for on in (True, False):
-        metrics.enable(on)
+        telemetry.enable(on)
         for name, fn in (("step timed", step), ("round counted", count)):
             best = min(timeit.repeat(fn, number=20_000, repeat=5)) / 20_000
             out[f"{name}, metrics {'on' if on else 'off'}"] = round(best * 1e6, 2)
-    metrics.enable(True)
+    telemetry.enable(True)
     return out
 
 

@@ -123,7 +123,7 @@ def main() -> int:
         hw_s = len(hands) / (time.perf_counter() - t)
         print(f"lookups: strategy {opt_s:,.0f}/s, house way table {hw_s:,.0f}/s (numpy)")
         from paigow.cards import FULL_DECK
-        from paigow.cli.strategy import strategy_hands
+        from paigow.cli.strategy_commands import strategy_hands
 
         lines = [" ".join(FULL_DECK[c].code for c in h) for h in hands[:100_000]]
         way = HouseWay.preset("standard")

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from paigow.analysis import kernels as K
-from paigow.analysis.bonus import BonusCounts, deck_counts, held_of, low_category
+from paigow.analysis.bonus_counts import BonusCounts, deck_counts, held_of, low_category
 from paigow.analysis.bonus_return import analyze, break_even_meter, decimal
 from paigow.analysis.compiled import kernel_params
-from paigow.analysis.kernels import bonus as KB
+from paigow.analysis.kernels import bonus_hand as KB
 from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
 from paigow.bonus import (
@@ -35,7 +35,7 @@ from paigow.bonus import (
 from paigow.cards import Card, parse_cards
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
-from tests.reference_bonus import reference_held
+from tests.helpers.reference_bonus import reference_held
 
 STANDARD = HouseWay.load("standard")
 #: 19,448 hands: every made category (the natural and wild seven-card straight flushes, the
@@ -321,7 +321,7 @@ def test_decimal_rounds_exactly() -> None:
 # ------------------------------------------------------------------------------- full deck
 @pytest.mark.exhaustive
 def test_full_deck_counts_match_the_published_ones(compiled) -> None:  # type: ignore[no-untyped-def]
-    from paigow.analysis.bonus import open_counts
+    from paigow.analysis.bonus_counts import open_counts
 
     counts = open_counts(STANDARD, Wheel.SECOND, compiled.path.parent, compiled=compiled)
     assert counts.hands == 154_143_080

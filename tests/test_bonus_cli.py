@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from paigow.analysis.bonus import BonusCounts, deck_counts
+from paigow.analysis.bonus_counts import BonusCounts, deck_counts
 from paigow.analysis.bonus_return import analyze
 from paigow.bonus import BONUS_PRESETS, PayTable
 from paigow.cards import parse_cards
@@ -43,7 +43,7 @@ def reduced_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     def fake(way: HouseWay, wheel: Wheel, workers: int) -> BonusCounts:
         return COUNTS
 
-    monkeypatch.setattr("paigow.cli.bonus.bonus_counts", fake)
+    monkeypatch.setattr("paigow.cli.bonus_commands.bonus_counts", fake)
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -134,7 +134,7 @@ def test_help_reads_well() -> None:
 
 
 def test_par_sheet_side_wager_section() -> None:
-    from paigow.analysis.report import bonus_section
+    from paigow.analysis.par_sheet import bonus_section
 
     analyses = [analyze(PayTable.load(n), COUNTS) for n in ("fortune-a", "tiger-9")]
     analyses.append(analyze(PayTable.from_toml(PROGRESSIVE), COUNTS))

@@ -1,16 +1,12 @@
-"""The bonus hand (paigow.bonus.hand) against the plain reference of tests/reference_bonus.py:
+"""The bonus hand (paigow.bonus.hand) against the plain reference of tests/helpers/reference_bonus.py:
 every hand of a reduced deck that holds every category, sampled full-deck hands, the project's
 five-card ranking, and hand-picked hands of each category and edge case (docs/rulebook.md#side-wagers).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
@@ -28,25 +24,10 @@ from paigow.bonus.hand import (
 from paigow.cards import FULL_DECK, JOKER, Card, parse_cards
 from paigow.errors import CardError
 from paigow.ranking import Category, evaluate_five
+from tests.helpers import reference_bonus as ref
 
 B = BonusCategory
 
-
-def _load_reference() -> ModuleType:
-    # The suite runs with --import-mode=importlib, so tests/ is not on sys.path: load by file.
-    name = "paigow_tests_reference_bonus"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("reference_bonus.py")
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ref = _load_reference()
 
 #: 18 cards that make every seven-card category: the spades ace to eight (a natural seven-card
 #: straight flush, royal flushes, straight flushes, flushes), the king and queen of hearts (the

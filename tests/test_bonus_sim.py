@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from paigow.analysis import kernels as K
-from paigow.analysis.bonus import BonusCounts
+from paigow.analysis.bonus_counts import BonusCounts
 from paigow.analysis.bonus_sim import BonusSimChunk, bonus_sim_chunk, simulate_bonus
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.edge import push_mask
@@ -83,11 +83,11 @@ def test_the_interval_holds_the_exact_return(compiled: CompiledHouseWay, name: s
 def test_simulate_cli_settles_side_wagers(
     compiled: CompiledHouseWay, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paigow.analysis.bonus import deck_counts
+    from paigow.analysis.bonus_counts import deck_counts
     from paigow.cards import parse_cards
 
     small = deck_counts(parse_cards("9s 9h 8s 7h 5s 4h 3s 2h Kd Qd Ad Jk 6c"), compiled.way)
-    monkeypatch.setattr("paigow.cli.bonus.bonus_counts", lambda *_: small)
+    monkeypatch.setattr("paigow.cli.bonus_commands.bonus_counts", lambda *_: small)
     runner = CliRunner()
     args = ["simulate", "--rounds", "20000", "--seed", "3", "--bonus", "tiger-9", "--json"]
     result = runner.invoke(app, args)

@@ -20,8 +20,8 @@ from paigow.analysis import compiled as C
 from paigow.analysis import kernels as K
 from paigow.analysis.class_check import survey_arrays
 from paigow.analysis.kernels.keys import is_foul, key2
-from paigow.analysis.kernels.program import house_way_program, work_array
 from paigow.analysis.kernels.rank_classes import sweep_order
+from paigow.analysis.kernels.way_program import house_way_program, work_array
 from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
 from paigow.cli import app

@@ -151,8 +151,8 @@ def test_compiling_shows_the_size_and_a_bar_with_an_estimate(
 
 
 def test_report_says_what_it_is_doing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from paigow.analysis import report, simulate, stats, strategy
-    from paigow.cli import report as cli_report
+    from paigow.analysis import par_sheet, simulate, stats, strategy
+    from paigow.cli import report_commands as cli_report
     from paigow.errors import PaigowError
 
     def fail(*args: Any, **kwargs: Any) -> Any:
@@ -162,8 +162,8 @@ def test_report_says_what_it_is_doing(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setattr(stats, "compute_stats", lambda spec, run, advance: advance(1) or "stats")
     monkeypatch.setattr(simulate, "simulate", lambda *a: "sim")
     monkeypatch.setattr(strategy.CompiledStrategy, "open", fail)
-    monkeypatch.setattr(report, "exact_edges", lambda *a: [])
-    monkeypatch.setattr(report, "render", lambda *a: "<html></html>")
+    monkeypatch.setattr(par_sheet, "exact_edges", lambda *a: [])
+    monkeypatch.setattr(par_sheet, "render", lambda *a: "<html></html>")
     result = runner.invoke(app, ["report", "--out", str(tmp_path / "sheet.html"), "--rounds", "9"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "sheet.html").read_text() == "<html></html>"

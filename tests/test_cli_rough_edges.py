@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from paigow.analysis.bonus import BonusCounts, deck_counts
+from paigow.analysis.bonus_counts import BonusCounts, deck_counts
 from paigow.bonus import BONUS_PRESETS, PayTable
 from paigow.cards import parse_cards
 from paigow.cli import app
@@ -79,7 +79,7 @@ def test_the_envy_tables_star_is_explained(monkeypatch: pytest.MonkeyPatch) -> N
     def fake(way: HouseWay, wheel: Wheel, workers: int) -> BonusCounts:
         return counts
 
-    monkeypatch.setattr("paigow.cli.bonus.bonus_counts", fake)
+    monkeypatch.setattr("paigow.cli.bonus_commands.bonus_counts", fake)
     code, out = run("bonus", "analyze", "fortune-a", "--players", "3")
     assert code == 0, out
     assert "3 *" in out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paigow.analysis.bonus import counts_path, open_counts
+from paigow.analysis.bonus_counts import counts_path, open_counts
 from paigow.analysis.compiled import CacheError
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel

@@ -20,7 +20,7 @@ from paigow.analysis import edge as E
 from paigow.analysis import faceup as F
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import cache_path
-from paigow.analysis.report import exact_edges
+from paigow.analysis.par_sheet import exact_edges
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
@@ -71,7 +71,7 @@ def test_each_players_sources_exist_and_hold_the_kernels_they_import() -> None:
         K.EDGE_SOURCES["house-way"]
     )
     assert set(K.STRATEGY_SOURCES) <= set(K.EDGE_SOURCES["optimal"])
-    assert {"faceup.py", "paigow/analysis/faceup.py"} <= set(K.EDGE_SOURCES["face-up"])
+    assert {"faceup_counts.py", "paigow/analysis/faceup.py"} <= set(K.EDGE_SOURCES["face-up"])
     digests = [K.edge_digest(p) for p in ("house-way", "optimal", "face-up")]
     assert len(set(digests)) == 3 and all(len(d) == 16 for d in digests)
 

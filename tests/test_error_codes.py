@@ -21,7 +21,7 @@ from paigow.events import event_from_dict
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import Ruleset, SideWagerOffer
-from paigow.service.errors import CORE_STATUS, core_error
+from paigow.service.http_errors import CORE_STATUS, core_error
 
 ROOT = Path(__file__).resolve().parents[1]
 RULEBOOK = ROOT / "docs" / "rulebook.md"
@@ -160,8 +160,8 @@ CORE_ERRORS = {
 TRANSLATIONS_ALLOWED = {
     # building a table: the same core error means another thing per field, and the API
     # answers that field's code (bad-variant, bad-side-wager, bad-paytable's prefix)
-    "game/side.py:pay_table_of",
-    "game/side.py:build_offers",
+    "game/side_offers.py:pay_table_of",
+    "game/side_offers.py:build_offers",
     "game/house_way_checks.py:house_way_from",
     "game/variants.py:variant_settings",
     # the hand evaluator of the browser's practice page: any bad input is 400 bad-cards

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from paigow.analysis import compiled as C
 from paigow.analysis import kernels as K
-from paigow.analysis.kernels import program as KP
+from paigow.analysis.kernels import way_program as KP
 from paigow.analysis.program import compile_way, set_hand, shape_mask
 from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card, parse_cards

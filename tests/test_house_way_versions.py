@@ -68,7 +68,7 @@ BOUNDARIES = {
     "from_dict": {
         "house_way/way.py",  # a file's table
         "round.py",  # a log's round-started, replayed
-        "service/game/tables.py",  # a table's row
+        "service/game/table_rows.py",  # a table's row
         "service/game/rounds/head.py",  # a table's row, once per table configuration
         "service/game/house_way_checks.py",  # the operator's form
         "service/api/routes/tables.py",  # the rules page of a table's row
@@ -77,10 +77,10 @@ BOUNDARIES = {
     },
     "to_dict": {
         "round.py",  # round-started in the log
-        "service/game/tables.py",  # a table's row
+        "service/game/table_rows.py",  # a table's row
         "analysis/compiled.py",  # a compiled table's header
         "analysis/edge.py",  # a saved result
-        "cli/house_way.py",  # `house-way show --json`
+        "cli/house_way_commands.py",  # `house-way show --json`
     },
 }
 

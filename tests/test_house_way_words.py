@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from paigow.analysis.house_way_diff import diff_hands
-from paigow.analysis.kernels import program as KP
+from paigow.analysis.kernels import way_program as KP
 from paigow.analysis.program import compile_way, set_hand
 from paigow.cards import FULL_DECK, Card, parse_cards, sort_cards
 from paigow.errors import HouseWayError

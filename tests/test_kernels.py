@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from paigow.analysis import kernels as K
-from paigow.analysis.kernels import program as KP
+from paigow.analysis.kernels import way_program as KP
 from paigow.analysis.program import compile_way
 from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card

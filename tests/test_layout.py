@@ -162,3 +162,45 @@ def test_files_stay_one_idea() -> None:
     text = README.read_text(encoding="utf-8")
     for name in ONE_IDEA:
         assert name in text, f"the README's layout section must say why {name} is one idea"
+
+
+def test_no_two_modules_of_one_name_meet_in_an_import() -> None:
+    """Issue 45: a module never imports two modules that share a name, nor one named as itself
+    (``tables`` from the game beside ``tables`` from the routes, ``errors`` of the core beside the
+    service's): each reads as what it is, with no alias to tell them apart."""
+    mods = modules()
+    met = []
+    for mod, targets in graph().items():
+        by_name: dict[str, set[str]] = {}
+        for m in {*targets, mod}:
+            by_name.setdefault(m.rpartition(".")[2], set()).add(m)
+        met += [f"{mod}: {sorted(ms)}" for ms in by_name.values() if len(ms) > 1]
+    assert met == [], met
+    assert len(mods) > 150  # the whole package was read
+
+
+def test_tests_reach_their_helpers_one_way() -> None:
+    """Issue 45: a test imports its helpers from ``tests.helpers`` alone: not from another test
+    module or a conftest, not by loading a file by its path, not through a fixture that hands
+    out a namespace or a class."""
+    tests = ROOT / "tests"
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("tests/helpers/") or rel == "tests/test_layout.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+            if module.startswith("tests") and not module.startswith("tests.helpers"):
+                found.append(f"{rel}: from {module} import ...")
+            if isinstance(node, ast.FunctionDef) and node.name in (
+                "helpers",
+                "api_class",
+                "site_class",
+            ):
+                found.append(f"{rel}: fixture {node.name}")
+        if "spec_from_file_location" in text:
+            found.append(f"{rel}: a module loaded by its path")
+    assert found == [], found
+    assert (tests / "helpers" / "__init__.py").is_file()

@@ -1,4 +1,4 @@
-"""Exhaustive check of paigow.ranking against the independent reference (tests/reference_eval.py).
+"""Exhaustive check of paigow.ranking against the independent reference (tests/helpers/reference_eval.py).
 
 For both wheel settings, every one of the C(53,5) = 2,869,685 five-card hands of the pai gow deck
 is evaluated by the production evaluator and by the reference. The production keys must induce
@@ -12,40 +12,21 @@ two-card hands are checked the same way.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import multiprocessing
-import sys
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from paigow.cards import FULL_DECK
 from paigow.ranking import Category, Wheel, evaluate_five, evaluate_two
+from tests.helpers import reference_eval as ref
 
 pytestmark = pytest.mark.exhaustive
 
-
-def _load_reference() -> ModuleType:
-    # The suite runs with --import-mode=importlib, so tests/ is not on sys.path: load by file.
-    name = "paigow_tests_reference_eval"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("reference_eval.py")
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ref = _load_reference()
 
 DECK_CARDS = tuple(FULL_DECK)
 DECK_CODES = tuple(card.code for card in DECK_CARDS)

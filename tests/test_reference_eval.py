@@ -1,4 +1,4 @@
-"""Hand-picked checks of the test-only reference evaluator (tests/reference_eval.py) itself.
+"""Hand-picked checks of the test-only reference evaluator (tests/helpers/reference_eval.py) itself.
 
 The reference is the yardstick for the exhaustive production check, so it gets its own small,
 readable tests against docs/rulebook.md#cards-and-the-joker and docs/rulebook.md#ranking.
@@ -6,30 +6,11 @@ readable tests against docs/rulebook.md#cards-and-the-joker and docs/rulebook.md
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-
-def _load_reference() -> ModuleType:
-    # The suite runs with --import-mode=importlib, so tests/ is not on sys.path: load by file.
-    name = "paigow_tests_reference_eval"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("reference_eval.py")
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ref = _load_reference()
+from tests.helpers import reference_eval as ref
 
 
 def five(text: str, wheel: str = "second") -> tuple[int, ...]:

@@ -14,7 +14,7 @@ import pytest
 
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import CompiledHouseWay
-from paigow.analysis.kernels import strategy as KS
+from paigow.analysis.kernels import strategy_classes as KS
 from paigow.analysis.program import compile_way
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.analysis.strategy import compute, rule_costs

@@ -26,9 +26,9 @@ from paigow.analysis import kernels as K
 from paigow.analysis.analyze import HandAnalysis, analyze, analyze_fast
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.analysis.edge import FULL_DECK_INDICES
-from paigow.analysis.kernels import program as KP
-from paigow.analysis.kernels import strategy as KS
-from paigow.analysis.kernels.optimal import hand_counts
+from paigow.analysis.kernels import strategy_classes as KS
+from paigow.analysis.kernels import way_program as KP
+from paigow.analysis.kernels.optimal_counts import hand_counts
 from paigow.analysis.optimal import Structures, structures
 from paigow.analysis.program import compile_way
 from paigow.analysis.runner import TableSpec

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from paigow.service.accounts.auth import TokenSigner
+from paigow.service.accounts.auth_tokens import TokenSigner
+from tests.helpers.service import Client, Service
 
 
 def test_register_login_me(svc: Any) -> None:
@@ -74,11 +75,11 @@ def test_tokens_expire_and_forgeries_fail(svc: Any) -> None:
     assert r.status_code == 403
 
 
-def test_token_expiry_end_to_end(db_url: str, helpers: Any) -> None:
+def test_token_expiry_end_to_end(db_url: str) -> None:
     # five seconds of life: a loaded CI machine can take more than one between a login and
     # the next request, which must still be inside the token's life
     ttl = 5
-    s = helpers.Service(db_url, token_ttl_s=ttl)
+    s = Service(db_url, token_ttl_s=ttl)
     try:
         before = time.time()
         c = s.player("dave", credit=0)
@@ -92,10 +93,10 @@ def test_token_expiry_end_to_end(db_url: str, helpers: Any) -> None:
         s.stop()
 
 
-def test_login_rate_limit(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, login_limit_user=3, login_limit_addr=5, login_window_s=60)
+def test_login_rate_limit(db_url: str) -> None:
+    s = Service(db_url, login_limit_user=3, login_limit_addr=5, login_window_s=60)
     try:
-        c = helpers.Client(s.url)
+        c = Client(s.url)
         c.ok(c.post("/api/auth/register", {"username": "erin", "password": "erin-password"}), 201)
         for _ in range(3):
             assert (

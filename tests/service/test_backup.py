@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from paigow.cli.main import app
+from tests.helpers.service import Service, run_bots
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -33,7 +34,7 @@ def cli(*args: str) -> tuple[int, str]:
 
 def recalls(url: str) -> dict[str, dict[str, Any]]:
     """Every round's recall as an operator sees it, by round id."""
-    from paigow.service.accounts.auth import Principal
+    from paigow.service.accounts.auth_tokens import Principal
     from paigow.service.game.rounds.log import load_events
     from paigow.service.game.rounds.recall import round_view
     from paigow.service.store.db import Database, RoundRow
@@ -64,17 +65,15 @@ def count_rounds(url: str) -> int:
         db.dispose()
 
 
-def backup_during_play(helpers: Any, url: str, out: Path) -> tuple[str, dict[str, Any]]:
+def backup_during_play(url: str, out: Path) -> tuple[str, dict[str, Any]]:
     """Bots play on a live server; the backup is taken once rounds exist, while they go on.
     The CLI's summary and the bots' report."""
-    svc = helpers.Service(url)
+    svc = Service(url)
     report: dict[str, Any] = {}
     try:
         bots = threading.Thread(
             target=lambda: report.update(
-                helpers.run_bots(
-                    svc.url, tables=3, players=2, rounds=8, bad_rate=0.0, retry_rate=0.0
-                )
+                run_bots(svc.url, tables=3, players=2, rounds=8, bad_rate=0.0, retry_rate=0.0)
             )
         )
         bots.start()
@@ -117,10 +116,10 @@ def check_restored(source: str, restored: str) -> None:
 
 
 @pytest.mark.slow
-def test_sqlite_backup_while_serving_restores(helpers: Any, tmp_path: Path) -> None:
+def test_sqlite_backup_while_serving_restores(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'live.sqlite3'}"
     out = tmp_path / "live.backup"
-    summary, report = backup_during_play(helpers, url, out)
+    summary, report = backup_during_play(url, out)
     assert "rounds" in summary and "sqlite" in summary
     manifest = printed(summary, out)
     restored = f"sqlite:///{tmp_path / 'restored.sqlite3'}"
@@ -132,9 +131,9 @@ def test_sqlite_backup_while_serving_restores(helpers: Any, tmp_path: Path) -> N
 
 
 @pytest.fixture
-def pg_databases(helpers: Any) -> Iterator[list[str]]:
+def pg_databases() -> Iterator[list[str]]:
     """Two fresh databases on the shared server (their names), dropped afterwards."""
-    from tests.service.conftest import pg_admin, pg_user
+    from tests.helpers.service import pg_admin, pg_user
 
     if pg_user() is None:
         pytest.skip("no PostgreSQL server")
@@ -155,14 +154,12 @@ def pg_databases(helpers: Any) -> Iterator[list[str]]:
 
 
 @pytest.mark.slow
-def test_postgres_backup_while_serving_restores(
-    helpers: Any, tmp_path: Path, pg_databases: list[str]
-) -> None:
-    from tests.service.conftest import PG_HOST, PG_PORT, pg_schema, pg_user
+def test_postgres_backup_while_serving_restores(tmp_path: Path, pg_databases: list[str]) -> None:
+    from tests.helpers.service import PG_HOST, PG_PORT, pg_schema, pg_user
 
     out = tmp_path / "pg.backup"
     with pg_schema() as url:
-        summary, _ = backup_during_play(helpers, url, out)
+        summary, _ = backup_during_play(url, out)
         assert "postgresql" in summary
         schema = url.rsplit("%3D", 1)[1]
         first, second = (f"postgresql://{pg_user()}@{PG_HOST}:{PG_PORT}/{n}" for n in pg_databases)
@@ -375,7 +372,7 @@ def test_a_full_disk_during_backup_removes_the_partial_file(tmp_path: Path, room
     too small for the copy (512 KiB) or for the archive beside the copy (1.5 MiB, the copy
     fits): a clear error, and nothing is left there."""
     from paigow.service.accounts.operators import create_operator
-    from tests.service.test_full_disk import tmpfs
+    from tests.helpers.disk import tmpfs
 
     src = tmp_path / "src.sqlite3"
     create_operator(f"sqlite:///{src}", "boss", "operator-password")
@@ -404,15 +401,13 @@ def subprocess_remount(path: Path, size_kb: int) -> None:
 
 
 @pytest.mark.slow
-def test_pg_basebackup_and_wal_archive_recover_to_an_audited_cluster(
-    helpers: Any, tmp_path: Path
-) -> None:
+def test_pg_basebackup_and_wal_archive_recover_to_an_audited_cluster(tmp_path: Path) -> None:
     """The continuous way: WAL archiving and a base backup taken while bots play; a cluster made
     from the base backup replays the archive and its audit verifies, every round as the source."""
     import shutil
     import tempfile
 
-    from tests.service import pg_cluster
+    from tests.helpers import pg_cluster
 
     if not pg_cluster.available():
         pytest.skip("no private PostgreSQL clusters here")
@@ -425,13 +420,13 @@ def test_pg_basebackup_and_wal_archive_recover_to_an_audited_cluster(
             archive_command=f"'cp %p {archive}/%f.part && mv {archive}/%f.part {archive}/%f'",
         ) as pg:
             url = pg.url()
-            svc = helpers.Service(url)
+            svc = Service(url)
             try:
                 failed: list[BaseException] = []
 
                 def play() -> None:
                     try:
-                        helpers.run_bots(
+                        run_bots(
                             svc.url, tables=2, players=2, rounds=25, bad_rate=0.0, retry_rate=0.0
                         )
                     except BaseException as exc:
@@ -483,7 +478,7 @@ def test_pg_basebackup_and_wal_archive_recover_to_an_audited_cluster(
 
 
 @pytest.mark.slow
-def test_point_in_time_recovery_to_between_two_rounds(helpers: Any, tmp_path: Path) -> None:
+def test_point_in_time_recovery_to_between_two_rounds(tmp_path: Path) -> None:
     """PITR, shown working: a base backup, rounds played, a named restore point
     (``pg_create_restore_point``), more rounds; a cluster made from the base backup replays the
     archived WAL to that point only (``recovery_target_name``, ``recovery_target_action =
@@ -492,7 +487,7 @@ def test_point_in_time_recovery_to_between_two_rounds(helpers: Any, tmp_path: Pa
     import shutil
     import tempfile
 
-    from tests.service import pg_cluster
+    from tests.helpers import pg_cluster
 
     if not pg_cluster.available():
         pytest.skip("no private PostgreSQL clusters here")
@@ -501,14 +496,14 @@ def test_point_in_time_recovery_to_between_two_rounds(helpers: Any, tmp_path: Pa
     restored = pg_cluster.Cluster()
 
     def play(svc: Any, rounds: int) -> None:
-        helpers.run_bots(svc.url, tables=1, players=2, rounds=rounds, bad_rate=0.0, retry_rate=0.0)
+        run_bots(svc.url, tables=1, players=2, rounds=rounds, bad_rate=0.0, retry_rate=0.0)
 
     try:
         # copied under a temporary name, then renamed: a segment is whole once it is there
         command = f"'test ! -f {archive}/%f && cp %p {archive}/%f.part && mv {archive}/%f.part {archive}/%f'"
         with pg_cluster.cluster(archive_mode="on", archive_command=command) as pg:
             url = pg.url()
-            svc = helpers.Service(url)
+            svc = Service(url)
             try:
                 pg_cluster._as_postgres(
                     str(pg_cluster.BIN / "pg_basebackup"), "-h", pg_cluster.HOST,
@@ -565,9 +560,9 @@ def test_postgres_replace_is_all_or_nothing(
     after the old schema was set aside, the old schema comes back as it was (its extra user
     there, no ``_replaced_`` schema left); the real restore then replaces it whole."""
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.errors import BadRequest
+    from paigow.service.http_errors import BadRequest
     from paigow.service.store import backup_pg as store_backup
-    from tests.service.conftest import pg_admin, pg_schema
+    from tests.helpers.service import pg_admin, pg_schema
 
     with pg_schema() as url:
         schema = url.rsplit("%3D", 1)[1]

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.service import Service, run_bots
+
 
 def test_a_player_keeps_only_its_last_rounds_messages(
-    helpers: Any, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from paigow.cli import bots_player
 
@@ -23,9 +25,9 @@ def test_a_player_keeps_only_its_last_rounds_messages(
         return await original(self)
 
     monkeypatch.setattr(bots_player.Player, "_round", counted)
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     try:
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=1,
             players=2,
@@ -45,7 +47,7 @@ def test_a_player_keeps_only_its_last_rounds_messages(
 
 @pytest.mark.slow
 def test_bots_play_the_variants_and_the_check_covers_them(
-    helpers: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
+    db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``paigow bots --variant``: an EZ table and a face-up table (whose bots play the best
     setting against the exposed dealer half the time); the end-of-run ledger and replay checks
@@ -63,9 +65,9 @@ def test_bots_play_the_variants_and_the_check_covers_them(
         return original(self, seven, rid, mark)
 
     monkeypatch.setattr(bots_player.Player, "_setting", watched)
-    svc = helpers.Service(db_url)
+    svc = Service(db_url)
     try:
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=2,
             players=2,
@@ -92,14 +94,14 @@ def test_bots_play_the_variants_and_the_check_covers_them(
 
 
 @pytest.mark.slow
-def test_bots_answer_the_dragon_hand_and_the_check_covers_it(helpers: Any, db_url: str) -> None:
+def test_bots_answer_the_dragon_hand_and_the_check_covers_it(db_url: str) -> None:
     """``paigow bots --dragon``: three bots at each of an Indiana and a face-up table (three
     empty spots: a dragon hand every round) wager on it, decline it or let their turn run out,
     some answers sent twice and some refused; the end-of-run check holds every dragon wager
     against the replayed rounds and the bots' wallets, and the ledger balances."""
-    svc = helpers.Service(db_url)
+    svc = Service(db_url)
     try:
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=2,
             players=3,

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from paigow.service.api.deps import SESSION_COOKIE
-from tests.service.conftest import Client, Service, WsReader
+from tests.helpers.service import Client, Service, WsReader
 
 
 def _browser(svc: Service, username: str, password: str) -> tuple[httpx.Client, str]:

@@ -12,7 +12,7 @@ import httpx
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
-from paigow.service.errors import CORE_STATUS
+from paigow.service.http_errors import CORE_STATUS
 
 HW = HouseWay.preset("standard")
 FORTUNE = {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 5000}

@@ -9,7 +9,7 @@ from typing import Any
 
 from paigow.service.process.lock import FileLock, PgAdvisoryLocks
 from paigow.service.store.db import Database
-from tests.service.conftest import pg_schema, run_on_own_loop
+from tests.helpers.service import pg_schema, run_on_own_loop
 
 
 def _counted(locks: PgAdvisoryLocks) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
 from paigow.service.process import dealer as dealer_module
+from tests.helpers.service import Service
 
 
 def _house_low(cards: list[str]) -> list[str]:
@@ -28,10 +29,10 @@ def _wait_settled(dealer_steps: list[str], rounds: int, timeout: float = 15) -> 
         time.sleep(0.03)
 
 
-def _one_player(db_url: str, helpers: Any, setting_time_ms: int) -> tuple[Any, int, Any]:
+def _one_player(db_url: str, setting_time_ms: int) -> tuple[Any, int, Any]:
     """A server, a table and one player sat at it. The dealer's looks without a notice come
     every 10 polls (30 s): none in these tests."""
-    svc = helpers.Service(db_url, dealer_poll_s=3.0)
+    svc = Service(db_url, dealer_poll_s=3.0)
     try:
         table = svc.new_table(betting_time_ms=20_000, setting_time_ms=setting_time_ms)
         p = svc.player()
@@ -71,10 +72,8 @@ def dealer_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def test_a_round_costs_the_dealer_three_transactions(
-    db_url: str, helpers: Any, dealer_steps: list[str]
-) -> None:
-    svc, table, p = _one_player(db_url, helpers, setting_time_ms=20_000)
+def test_a_round_costs_the_dealer_three_transactions(db_url: str, dealer_steps: list[str]) -> None:
+    svc, table, p = _one_player(db_url, setting_time_ms=20_000)
     try:
         for n in range(3):
             p.ok(p.wager(table, 1000))
@@ -98,11 +97,11 @@ def test_a_round_costs_the_dealer_three_transactions(
 
 
 def test_the_dealer_waits_from_the_table_as_its_step_left_it(
-    db_url: str, helpers: Any, dealer_steps: list[str]
+    db_url: str, dealer_steps: list[str]
 ) -> None:
     # the player never sets: nothing but the setting time, read by the look that dealt, brings
     # the dealer back, to set the hand by the house way, its own and settle
-    svc, table, p = _one_player(db_url, helpers, setting_time_ms=700)
+    svc, table, p = _one_player(db_url, setting_time_ms=700)
     try:
         p.ok(p.wager(table, 1000))
         started = time.time()

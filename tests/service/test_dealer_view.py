@@ -18,10 +18,11 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from paigow.service.game import rounds
+from tests.helpers.service import Service, driver_statements
 
 
-def test_a_wager_at_another_table_does_not_count_here(db_url: str, helpers: Any) -> None:
-    svc = helpers.Service(db_url, run_dealers=False)
+def test_a_wager_at_another_table_does_not_count_here(db_url: str) -> None:
+    svc = Service(db_url, run_dealers=False)
     try:
         rt = svc.server.app.state.rt
         here = svc.new_table(betting_time_ms=60_000)
@@ -115,8 +116,8 @@ def _relisted(text: str) -> list[str]:
     return sorted({t for scope in scopes for t in scope.tables & scope.around()})
 
 
-def test_no_subquery_relists_a_table_of_its_outer_statement(helpers: Any) -> None:
-    statements = helpers.driver_statements()
+def test_no_subquery_relists_a_table_of_its_outer_statement() -> None:
+    statements = driver_statements()
     assert "paigow.service.game.rounds.steps._PEEK" in statements and len(statements) > 30
     bad = {}
     for dialect in (sqlite.dialect(), postgresql.dialect()):

@@ -8,10 +8,11 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from paigow.service.books.ledger import check
-from paigow.service.floor import side as floor_side
+from paigow.service.floor import side_holds as floor_side
 from paigow.service.process.demo import ensure_demo
 from paigow.service.store.bonus_models import ProgressiveBank
 from paigow.service.store.db import Database, GameTable, User
+from tests.helpers.service import Service
 
 
 def test_demo_floor_is_created_once(tmp_path: Path) -> None:
@@ -64,7 +65,7 @@ def test_demo_floor_is_created_once(tmp_path: Path) -> None:
         db.dispose()
 
 
-def test_a_new_tables_defaults_are_the_demo_tables(tmp_path: Path, helpers: object) -> None:
+def test_a_new_tables_defaults_are_the_demo_tables(tmp_path: Path) -> None:
     """Issue 22, item 12: one source for a new table's defaults. The demo tables, the API's
     defaults and what the operator's form is given (``/api/admin/table-defaults``) agree: a
     20-second betting time, commission posted as "5%" (the form's field takes a percentage)."""
@@ -76,7 +77,7 @@ def test_a_new_tables_defaults_are_the_demo_tables(tmp_path: Path, helpers: obje
             demo = s.scalars(sa.select(GameTable)).all()
     finally:
         db.dispose()
-    svc = helpers.Service(url, run_dealers=False)  # type: ignore[attr-defined]
+    svc = Service(url, run_dealers=False)
     try:
         d = svc.op.ok(svc.op.get("/api/admin/table-defaults"))
         assert d["commission"] == "5%" and d["max_commission"] == "5%"

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from paigow.service.store.db import AuditRecord, Database, IdempotencyKey, ServerSetting
 from paigow.service.store.unit import Tx
+from tests.helpers.service import OPERATOR, Client, LiveServer, Service, pg_schema
 
 
 def _client_from(url: str, local_address: str) -> httpx.Client:
@@ -48,14 +49,14 @@ def _audit(db_url: str, action: str) -> list[dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------- log-in lockout
-def test_bad_passwords_from_elsewhere_never_lock_a_user_out(db_url: str, helpers: Any) -> None:
+def test_bad_passwords_from_elsewhere_never_lock_a_user_out(db_url: str) -> None:
     """Ten bad passwords for the operator from rotating forwarded addresses (the test server
     believes X-Forwarded-For from 127.0.0.1, as a deployment behind a proxy does): the operator
     still logs in from a new address. Failures from one address do lock that address out."""
-    s = helpers.Service(db_url, login_limit_user=10, login_limit_addr=50)
+    s = Service(db_url, login_limit_user=10, login_limit_addr=50)
     try:
-        c = helpers.Client(s.url)
-        boss, password = helpers.OPERATOR
+        c = Client(s.url)
+        boss, password = OPERATOR
         for i in range(10):
             r = c.post(
                 "/api/auth/login",
@@ -125,10 +126,10 @@ def test_weak_passwords_are_refused_with_the_reason(svc: Any) -> None:
     assert r.status_code == 201, r.text
 
 
-def test_registrations_are_limited_per_address(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, register_limit_addr=3, register_window_s=600)
+def test_registrations_are_limited_per_address(db_url: str) -> None:
+    s = Service(db_url, register_limit_addr=3, register_window_s=600)
     try:
-        c = helpers.Client(s.url)
+        c = Client(s.url)
         for i in range(3):
             r = c.post("/api/auth/register", {"username": f"reg{i}", "password": "lantern-moss-9"})
             assert r.status_code == 201, r.text
@@ -148,8 +149,8 @@ def test_registrations_are_limited_per_address(db_url: str, helpers: Any) -> Non
 
 
 # ----------------------------------------------------------------------------- seats
-def test_no_money_no_seat_and_seats_are_bounded(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, max_seats_per_user=2)
+def test_no_money_no_seat_and_seats_are_bounded(db_url: str) -> None:
+    s = Service(db_url, max_seats_per_user=2)
     try:
         tables = [s.new_table(min_wager=500, max_wager=5000) for _ in range(3)]
         broke = s.player("broke", credit=0)
@@ -172,8 +173,8 @@ def test_no_money_no_seat_and_seats_are_bounded(db_url: str, helpers: Any) -> No
         s.stop()
 
 
-def test_seat_of_a_player_who_never_wagers_is_freed(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, idle_rounds=2, seat_away_s=0)
+def test_seat_of_a_player_who_never_wagers_is_freed(db_url: str) -> None:
+    s = Service(db_url, idle_rounds=2, seat_away_s=0)
     try:
         table = s.new_table(betting_time_ms=300, setting_time_ms=1000)
         amy, idle = s.player("amy"), s.player("idler")
@@ -206,8 +207,8 @@ def test_seat_of_a_player_who_never_wagers_is_freed(db_url: str, helpers: Any) -
         s.stop()
 
 
-def test_seat_of_a_player_whose_connections_are_gone_is_freed(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, idle_rounds=0, seat_away_s=1.0)
+def test_seat_of_a_player_whose_connections_are_gone_is_freed(db_url: str) -> None:
+    s = Service(db_url, idle_rounds=0, seat_away_s=1.0)
     try:
         table = s.new_table()
         stays, goes = s.player("stays"), s.player("goes")
@@ -248,10 +249,8 @@ def _forge(secret: bytes, claims: dict[str, Any]) -> str:
     return f"{payload}.{sig}"
 
 
-def test_tokens_longer_lived_than_allowed_or_without_an_id_are_refused(
-    db_url: str, helpers: Any
-) -> None:
-    s = helpers.Service(db_url, token_ttl_s=600)
+def test_tokens_longer_lived_than_allowed_or_without_an_id_are_refused(db_url: str) -> None:
+    s = Service(db_url, token_ttl_s=600)
     try:
         c = s.player("tina", credit=0)
         rt = s.server.app.state.rt
@@ -279,9 +278,9 @@ def test_tokens_longer_lived_than_allowed_or_without_an_id_are_refused(
 
 
 def test_the_secret_is_a_private_file_not_a_row_and_a_new_one_ends_every_token(
-    sqlite_url: str, helpers: Any, tmp_path: Any
+    sqlite_url: str, tmp_path: Any
 ) -> None:
-    s = helpers.Service(sqlite_url)
+    s = Service(sqlite_url)
     try:
         token = s.player("sam", credit=0).token
     finally:
@@ -295,7 +294,7 @@ def test_the_secret_is_a_private_file_not_a_row_and_a_new_one_ends_every_token(
     finally:
         db.dispose()
     # the same file after a restart: the token holds
-    again = helpers.LiveServer(sqlite_url)
+    again = LiveServer(sqlite_url)
     try:
         r = httpx.get(again.url + "/api/me", headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 200, r.text
@@ -303,14 +302,14 @@ def test_the_secret_is_a_private_file_not_a_row_and_a_new_one_ends_every_token(
         again.stop()
     # a new secret: every token ends
     secret_file.unlink()
-    fresh = helpers.LiveServer(sqlite_url)
+    fresh = LiveServer(sqlite_url)
     try:
         r = httpx.get(fresh.url + "/api/me", headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 401 and r.json()["code"] == "invalid-token"
     finally:
         fresh.stop()
     assert secret_file.exists()
-    fresh2 = helpers.LiveServer(sqlite_url, secret="an operator-chosen secret, 32+ chars")
+    fresh2 = LiveServer(sqlite_url, secret="an operator-chosen secret, 32+ chars")
     try:
         r = httpx.get(fresh2.url + "/api/me", headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 401
@@ -355,8 +354,8 @@ def test_migration_moves_the_secret_out_and_keys_the_usernames(tmp_path: Any) ->
 
 
 # ----------------------------------------------------------------------------- WebSockets
-def test_websocket_closed_when_its_token_expires(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, token_ttl_s=4)  # room for a loaded machine to connect first
+def test_websocket_closed_when_its_token_expires(db_url: str) -> None:
+    s = Service(db_url, token_ttl_s=4)  # room for a loaded machine to connect first
     try:
         table = s.new_table()
         c = s.player("eve", credit=0)
@@ -373,8 +372,8 @@ def test_websocket_closed_when_its_token_expires(db_url: str, helpers: Any) -> N
         s.stop()
 
 
-def test_websockets_are_capped_per_user_and_per_address(db_url: str, helpers: Any) -> None:
-    s = helpers.Service(db_url, ws_per_user=2, ws_per_addr=4)
+def test_websockets_are_capped_per_user_and_per_address(db_url: str) -> None:
+    s = Service(db_url, ws_per_user=2, ws_per_addr=4)
     try:
         table = s.new_table()
         c = s.player("wendy", credit=0)
@@ -418,10 +417,10 @@ def test_websockets_are_capped_per_user_and_per_address(db_url: str, helpers: An
 
 
 # ----------------------------------------------------------------------------- idempotency
-def test_concurrent_retries_of_one_key_get_the_stored_response(helpers: Any) -> None:
+def test_concurrent_retries_of_one_key_get_the_stored_response() -> None:
     """50 identical wager requests at once on PostgreSQL: one wager, 50 identical answers."""
-    with helpers.pg_schema() as db_url:
-        s = helpers.Service(db_url)
+    with pg_schema() as db_url:
+        s = Service(db_url)
         try:
             table = s.new_table(betting_time_ms=60_000)
             p = s.player("paula")
@@ -449,10 +448,10 @@ def test_concurrent_retries_of_one_key_get_the_stored_response(helpers: Any) -> 
             s.stop()
 
 
-def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
+def test_stored_keys_expire_after_a_day(db_url: str) -> None:
     from paigow.service.api import idempotency
 
-    s = helpers.Service(db_url)
+    s = Service(db_url)
     try:
         s.player("kim", credit=0)
         first = s.credit("kim", 100, key="fund-kim")
@@ -484,7 +483,7 @@ def test_stored_keys_expire_after_a_day(db_url: str, helpers: Any) -> None:
 
 # ----------------------------------------------------------------------------- hashing
 def test_password_hashing_is_argon2id_at_owasp_parameters() -> None:
-    from paigow.service.accounts.auth import Passwords
+    from paigow.service.accounts.auth_tokens import Passwords
     from paigow.service.config import ServiceConfig
 
     cfg = ServiceConfig("sqlite:///x.db")
@@ -493,13 +492,11 @@ def test_password_hashing_is_argon2id_at_owasp_parameters() -> None:
     assert hashed.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
 
 
-def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(
-    sqlite_url: str, helpers: Any
-) -> None:
+def test_a_login_flood_queues_on_its_own_pool_and_overflows_with_503(sqlite_url: str) -> None:
     """Slow hashes, one hashing thread, two places in its queue: of 12 simultaneous log-ins some
     are refused at once (503, Retry-After) while health checks and table reads keep answering;
     the hashing threads are not the request threads."""
-    s = helpers.Service(
+    s = Service(
         sqlite_url, hash_threads=1, hash_queue=2, argon2_memory_kib=65_536, argon2_time_cost=3
     )
     try:
@@ -571,15 +568,13 @@ def test_hashing_threads_run_at_a_lower_priority() -> None:
         pool.shutdown()
 
 
-def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(
-    sqlite_url: str, helpers: Any
-) -> None:
-    s = helpers.Service(sqlite_url, argon2_memory_kib=2048, argon2_time_cost=2)
+def test_a_hash_made_with_older_parameters_is_upgraded_at_log_in(sqlite_url: str) -> None:
+    s = Service(sqlite_url, argon2_memory_kib=2048, argon2_time_cost=2)
     try:
         s.player("olda", credit=0)
         db = Database(sqlite_url)
         try:
-            from paigow.service.accounts.auth import Passwords
+            from paigow.service.accounts.auth_tokens import Passwords
 
             weak = Passwords(time_cost=1, memory_kib=1024).hash("password-olda")
             with db.write() as sess:

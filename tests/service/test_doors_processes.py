@@ -13,7 +13,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -22,6 +21,7 @@ import sqlalchemy as sa
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
 from paigow.service.store.db import Database
+from tests.helpers.service import OPERATOR, Client, ServerProcess, WsReader, login, pg_schema
 
 pytestmark = pytest.mark.slow
 
@@ -37,15 +37,13 @@ def _login(url: str, username: str, password: str, xff: str | None = None) -> ht
     )
 
 
-def test_forwarded_addresses_are_believed_only_from_named_proxies(
-    helpers: Any, sqlite_url: str
-) -> None:
+def test_forwarded_addresses_are_believed_only_from_named_proxies(sqlite_url: str) -> None:
     """By default X-Forwarded-For is ignored: rotating it does not escape the limit on failures
     per address. Named with --forwarded-allow-ips, the proxy's forwarded address is the client."""
-    create_operator(sqlite_url, *helpers.OPERATOR)
-    boss, password = helpers.OPERATOR
+    create_operator(sqlite_url, *OPERATOR)
+    boss, password = OPERATOR
     env = {"PAIGOW_LOGIN_LIMIT_USER": "100", "PAIGOW_LOGIN_LIMIT_ADDR": "5"}
-    proc = helpers.ServerProcess(sqlite_url, env=env)
+    proc = ServerProcess(sqlite_url, env=env)
     try:
         codes = [
             _login(proc.url, boss, f"nope-{i}", f"203.0.113.{i + 1}").status_code for i in range(6)
@@ -53,7 +51,7 @@ def test_forwarded_addresses_are_believed_only_from_named_proxies(
         assert codes == [401] * 5 + [429], codes
     finally:
         proc.stop()
-    proc = helpers.ServerProcess(sqlite_url, env=env, args=("--forwarded-allow-ips", "127.0.0.1"))
+    proc = ServerProcess(sqlite_url, env=env, args=("--forwarded-allow-ips", "127.0.0.1"))
     try:
         codes = [
             _login(proc.url, boss, f"nope-{i}", f"203.0.113.{i + 1}").status_code for i in range(10)
@@ -84,14 +82,14 @@ def _raw_websocket(url: str, path: str) -> socket.socket:
     return sock
 
 
-def test_a_client_that_does_not_answer_pings_is_dropped(helpers: Any, sqlite_url: str) -> None:
-    create_operator(sqlite_url, *helpers.OPERATOR)
+def test_a_client_that_does_not_answer_pings_is_dropped(sqlite_url: str) -> None:
+    create_operator(sqlite_url, *OPERATOR)
     env = {"PAIGOW_WS_PING_S": "0.5", "PAIGOW_WS_PING_TIMEOUT_S": "0.5"}
-    proc = helpers.ServerProcess(sqlite_url, env=env)
+    proc = ServerProcess(sqlite_url, env=env)
     try:
-        op = helpers.login(proc.url)
+        op = login(proc.url)
         table = op.ok(op.post("/api/admin/tables", {"name": "t"}), 201)["id"]
-        answering = helpers.WsReader(proc.url, table, None)  # its library answers pings
+        answering = WsReader(proc.url, table, None)  # its library answers pings
         silent = _raw_websocket(proc.url, f"/ws/tables/{table}")
         try:
             silent.settimeout(1.0)
@@ -115,13 +113,13 @@ def test_a_client_that_does_not_answer_pings_is_dropped(helpers: Any, sqlite_url
         proc.stop()
 
 
-def test_processes_on_postgresql_share_the_secret_file(helpers: Any, tmp_path: Path) -> None:
-    with helpers.pg_schema() as db_url:
-        create_operator(db_url, *helpers.OPERATOR)
+def test_processes_on_postgresql_share_the_secret_file(tmp_path: Path) -> None:
+    with pg_schema() as db_url:
+        create_operator(db_url, *OPERATOR)
         data = tmp_path / "data"
-        procs = [helpers.ServerProcess(db_url, args=("--data-dir", str(data))) for _ in range(2)]
+        procs = [ServerProcess(db_url, args=("--data-dir", str(data))) for _ in range(2)]
         try:
-            token = _login(procs[0].url, *helpers.OPERATOR).json()["token"]
+            token = _login(procs[0].url, *OPERATOR).json()["token"]
             r = httpx.get(
                 procs[1].url + "/api/admin/ledger",
                 headers={"Authorization": f"Bearer {token}"},
@@ -141,14 +139,14 @@ def test_processes_on_postgresql_share_the_secret_file(helpers: Any, tmp_path: P
                 p.stop()
 
 
-def test_bots_go_on_when_a_server_is_lost(helpers: Any, tmp_path: Path) -> None:
+def test_bots_go_on_when_a_server_is_lost(tmp_path: Path) -> None:
     """Bots against two processes on PostgreSQL; one is killed mid-run; the bots finish every
     round with nothing unexpected, the ledger balances and every round replays."""
-    with helpers.pg_schema() as db_url:
-        create_operator(db_url, *helpers.OPERATOR)
+    with pg_schema() as db_url:
+        create_operator(db_url, *OPERATOR)
         pw = tmp_path / "pw"
-        pw.write_text(helpers.OPERATOR[1])
-        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+        pw.write_text(OPERATOR[1])
+        procs = [ServerProcess(db_url), ServerProcess(db_url)]
         bots = subprocess.Popen(
             [
                 sys.executable,
@@ -160,7 +158,7 @@ def test_bots_go_on_when_a_server_is_lost(helpers: Any, tmp_path: Path) -> None:
                 "--url",
                 procs[1].url,
                 "--operator",
-                helpers.OPERATOR[0],
+                OPERATOR[0],
                 "--operator-password-file",
                 str(pw),
                 "--tables",
@@ -214,21 +212,19 @@ def test_bots_go_on_when_a_server_is_lost(helpers: Any, tmp_path: Path) -> None:
         assert verify(Database(db_url))["ok"]
 
 
-def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
-    helpers: Any, sqlite_url: str
-) -> None:
+def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(sqlite_url: str) -> None:
     """Log-ins flood a server whose hashes are slow (argon2id, 64 MiB, 3 passes) on one thread
     with two places in its queue: the pool is full all along and the excess refused with 503,
     while at a table the dealer deals when betting closes, sets the bank's hand when the setting
     time is up and settles, each step within 250 ms of falling due, round after round."""
-    create_operator(sqlite_url, *helpers.OPERATOR)
+    create_operator(sqlite_url, *OPERATOR)
     env = {
         "PAIGOW_HASH_THREADS": "1",
         "PAIGOW_HASH_QUEUE": "2",
         "PAIGOW_ARGON2_MEMORY_KIB": "65536",
         "PAIGOW_ARGON2_TIME_COST": "3",
     }
-    proc = helpers.ServerProcess(sqlite_url, env=env)
+    proc = ServerProcess(sqlite_url, env=env)
     stop = threading.Event()
     codes: list[int] = []
 
@@ -237,7 +233,7 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
             while not stop.is_set():
                 r = h.post(
                     "/api/auth/login",
-                    json=dict(zip(("username", "password"), helpers.OPERATOR, strict=True)),
+                    json=dict(zip(("username", "password"), OPERATOR, strict=True)),
                 )
                 codes.append(r.status_code)
                 if r.status_code == 503:
@@ -245,7 +241,7 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
 
     flooders = [threading.Thread(target=flood, daemon=True) for _ in range(6)]
     try:
-        op = helpers.login(proc.url)
+        op = login(proc.url)
         op.ok(
             op.post("/api/auth/register", {"username": "steady", "password": "password-steady"}),
             201,
@@ -261,12 +257,12 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(
             ),
             201,
         )["id"]
-        player = helpers.Client(proc.url)
+        player = Client(proc.url)
         player.token = player.ok(
             player.post("/api/auth/login", {"username": "steady", "password": "password-steady"})
         )["token"]
         player.sit(table, 1)
-        ws = helpers.WsReader(proc.url, table, player.token)
+        ws = WsReader(proc.url, table, player.token)
         for t in flooders:
             t.start()
         time.sleep(1.0)  # the pool is full by now

@@ -23,9 +23,9 @@ from paigow.events import DragonSettled
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import Ruleset
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.game.rounds.dragon import dragon_row, turn_time_s
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import DealerStep
@@ -34,6 +34,7 @@ from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import FloorTable
 from paigow.settlement import settle
 from paigow.variants import offer_order
+from tests.helpers.service import Service
 
 HW = HouseWay.preset("standard")
 LONG = 3_600_000
@@ -67,8 +68,8 @@ class Staged:
     """A live server without dealers and a runtime on its database: the dealer's steps taken by
     hand with a seeded deck, the players' answers over HTTP."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
 
     def close(self) -> None:
@@ -82,7 +83,7 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                tables.sit(tx, tid, p, spot)
+                table_rows.seat_player(tx, tid, p, spot)
             out[spot] = (p, c)
         return out
 
@@ -127,8 +128,8 @@ class Staged:
 
 
 @pytest.fixture
-def staged(helpers: Any, db_url: str) -> Iterator[Staged]:
-    s = Staged(helpers, db_url)
+def staged(db_url: str) -> Iterator[Staged]:
+    s = Staged(db_url)
     try:
         yield s
     finally:

@@ -7,8 +7,8 @@ import io
 import random
 from typing import Any
 
-from paigow.service.floor.report import FIELDS, to_csv
-from paigow.service.floor.report_side import SIDE_FIELDS
+from paigow.service.floor.day_report import FIELDS, to_csv
+from paigow.service.floor.day_report_side import SIDE_FIELDS
 
 
 def _report() -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A synchronous standby promoted mid-play (issue 34).
 
-A primary and its synchronous streaming standby (:func:`tests.service.pg_cluster.standby_pair`);
+A primary and its synchronous streaming standby (:func:`tests.helpers.pg_cluster.standby_pair`);
 two ``paigow serve`` processes given both hosts in one URL (``target_session_attrs=read-write``).
 Players play two tables through both servers; the primary is stopped ``immediate`` and the
 standby promoted. Every wager and setting the clients were acknowledged (2xx) and every round
@@ -21,7 +21,8 @@ import pytest
 import sqlalchemy as sa
 
 from paigow.service.accounts.operators import create_operator
-from tests.service import pg_cluster
+from tests.helpers import pg_cluster
+from tests.helpers.service import OPERATOR, Client, ServerProcess, login
 
 pytestmark = [
     pytest.mark.slow,
@@ -43,7 +44,7 @@ class Acks:
         self.errors: list[str] = []
 
 
-def play(helpers: Any, c: Any, table: int, spot: int, acks: Acks, stop: threading.Event) -> None:
+def play(c: Any, table: int, spot: int, acks: Acks, stop: threading.Event) -> None:
     """One player's rounds until ``stop``: wager, set the first two cards low, see it settle.
     Refusals and failures during the switch are retried; only 2xx answers are recorded."""
     rng = random.Random(spot * 100 + table)
@@ -96,20 +97,20 @@ def play(helpers: Any, c: Any, table: int, spot: int, acks: Acks, stop: threadin
             time.sleep(0.15)
 
 
-def test_standby_promoted_mid_play(helpers: Any) -> None:
+def test_standby_promoted_mid_play() -> None:
     from paigow.service.books.audit import verify
     from paigow.service.books.ledger import check
     from paigow.service.store.db import Database, RoundEvent, RoundRow, RoundWager, User
 
     with pg_cluster.standby_pair() as (primary, standby):
         url = pg_cluster.multi_host_url(primary, standby)
-        create_operator(url, *helpers.OPERATOR)
-        procs = [helpers.ServerProcess(url), helpers.ServerProcess(url)]
+        create_operator(url, *OPERATOR)
+        procs = [ServerProcess(url), ServerProcess(url)]
         threads: list[threading.Thread] = []
         stop = threading.Event()
         acks = Acks()
         try:
-            op = helpers.login(procs[0].url)
+            op = login(procs[0].url)
             tables = []
             for _ in range(TABLES):
                 body = {"name": "t", "betting_time_ms": 800, "setting_time_ms": 3000}
@@ -117,16 +118,14 @@ def test_standby_promoted_mid_play(helpers: Any) -> None:
             for t in tables:
                 for spot in range(1, PLAYERS + 1):
                     name = f"f{t}_{spot}_{secrets.token_hex(2)}"
-                    anon = helpers.Client(procs[0].url)
+                    anon = Client(procs[0].url)
                     body = {"username": name, "password": "password-" + name}
                     anon.ok(anon.post("/api/auth/register", body, headers=op.headers), 201)
                     op.ok(op.post(f"/api/admin/wallets/{name}/credit",
                                   {"amount": 1_000_000, "idempotency_key": secrets.token_hex(8)}))  # fmt: skip
-                    c = helpers.login(procs[spot % 2].url, name, "password-" + name)
+                    c = login(procs[spot % 2].url, name, "password-" + name)
                     c.sit(t, spot)
-                    th = threading.Thread(
-                        target=play, args=(helpers, c, t, spot, acks, stop), daemon=True
-                    )
+                    th = threading.Thread(target=play, args=(c, t, spot, acks, stop), daemon=True)
                     th.start()
                     threads.append(th)
             deadline = time.time() + 60

@@ -30,15 +30,16 @@ from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor import view as floor_read
 from paigow.service.floor.hold import DEC, Z95, as_decimal, table_ident
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
+from tests.helpers.service import Service, run_bots
 
 STANDARD = HouseWay.preset("standard")
 DEALS = 8_250_459_031_214_400
@@ -77,8 +78,8 @@ def standard_counts() -> dict[str, Any]:
 class Floor:
     """A live server without dealers, a runtime on the same database, an operator, players."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
         self.players: list[tuple[Principal, Any]] = []
 
@@ -96,7 +97,7 @@ class Floor:
         """The table's exact counts, as the background worker would store them."""
         with self.rt.write() as tx:
             s = tx.session
-            t = tables.get_table(s, tid)
+            t = table_rows.get_table(s, tid)
             edges.store_counts(
                 s, table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
             )
@@ -109,7 +110,7 @@ class Floor:
         out = []
         for spot, (p, _) in enumerate(self.players[:n], start=1):
             with self.rt.write() as s:
-                tables.sit(s, tid, p, spot)
+                table_rows.seat_player(s, tid, p, spot)
             out.append(p)
         return out
 
@@ -141,8 +142,8 @@ class Floor:
 
 
 @pytest.fixture
-def fl(helpers: Any, db_url: str) -> Iterator[Floor]:
-    f = Floor(helpers, db_url)
+def fl(db_url: str) -> Iterator[Floor]:
+    f = Floor(db_url)
     try:
         yield f
     finally:
@@ -150,8 +151,8 @@ def fl(helpers: Any, db_url: str) -> Iterator[Floor]:
 
 
 @pytest.fixture
-def fl_sqlite(helpers: Any, sqlite_url: str) -> Iterator[Floor]:
-    f = Floor(helpers, sqlite_url)
+def fl_sqlite(sqlite_url: str) -> Iterator[Floor]:
+    f = Floor(sqlite_url)
     try:
         yield f
     finally:
@@ -509,15 +510,13 @@ def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: 
     assert floor_read._optimal(edge, "0.04") is None
 
 
-def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
-    helpers: Any, sqlite_url: str
-) -> None:
+def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(sqlite_url: str) -> None:
     """Real bots (house-way settings, some fouls, some bad requests) through the public API and
     the table's dealer; then the floor's figures against the ledger and the band."""
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     rt = Runtime(ServiceConfig(sqlite_url))
     try:
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=1,
             players=6,
@@ -532,7 +531,7 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(
         listed = svc.op.ok(svc.op.get("/api/tables?include_closed=true"))
         (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
         with rt.write() as tx:
-            t = tables.get_table(tx.session, tid)
+            t = table_rows.get_table(tx.session, tid)
             edges.store_counts(tx.session, table_ident(t), t.house_way, "second", standard_counts())
         again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
         row = next(t for t in again["tables"] if t["id"] == tid)

@@ -25,14 +25,14 @@ from paigow.round import Round
 from paigow.service.books import ledger
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import BankAccounts, SideAccounts
-from paigow.service.floor import side as floor_side
-from paigow.service.floor.report import ReportMismatch, floor_report, render
+from paigow.service.floor import side_holds as floor_side
+from paigow.service.floor.day_report import ReportMismatch, floor_report, render
 from paigow.service.floor.view import floor_view
-from paigow.service.game import side
+from paigow.service.game import side_offers
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database
-from tests.service import side_steps
-from tests.service.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
+from tests.helpers import side_steps
+from tests.helpers.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
 
 JACKPOT = """
 name = "floor-jackpot"
@@ -52,10 +52,10 @@ seed = "$100"
 
 
 def new_table(db: Database) -> int:
-    offers = side.build_offers(
+    offers = side_offers.build_offers(
         [
-            side.OfferSpec("fortune", "fortune-a", None, 100, 5000),
-            side.OfferSpec("jackpot", None, JACKPOT, 100, 1000, "floor-bank"),
+            side_offers.OfferSpec("fortune", "fortune-a", None, 100, 5000),
+            side_offers.OfferSpec("jackpot", None, JACKPOT, 100, 1000, "floor-bank"),
         ]
     )
     return side_steps.new_table(db, offers, "side floor")
@@ -126,7 +126,7 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
             ledger.balance(tx, meter_acc.meter) + ledger.balance(tx, ledger.shares_account(table))
         ),
     )
-    assert meter_now == step(db, lambda tx: side.read_meter(tx, "floor-bank")[0])
+    assert meter_now == step(db, lambda tx: side_offers.read_meter(tx, "floor-bank")[0])
     seeded = -step(db, lambda tx: ledger.balance(tx, meter_acc.seed))
     total = sum(x["house_result"] for x in got.values())
     assert total == house + (meter_now - seeded)
@@ -215,7 +215,9 @@ def test_the_theoretical_hold_of_a_side_wager_is_its_exact_return(
     assert (theory.hold, theory.band.variance) == (mean, var)
     # on the floor: the same figures, and a band once wagers are in
     monkeypatch.setattr(floor_side, "cached_counts", lambda way, wheel: counts)
-    offer = side.build_offers([side.OfferSpec("fortune", "fortune-a", None, wager, 5000)])[0]
+    offer = side_offers.build_offers(
+        [side_offers.OfferSpec("fortune", "fortune-a", None, wager, 5000)]
+    )[0]
     totals = floor_side.SideTotals(4, 2000, 1500, 0, 4 * wager * wager, 4 * wager * wager)
     line = floor_side.side_figures(offer, totals, HW, "second", {})
     assert line["theoretical"]["hold"]["exact"] == str(mean)

@@ -8,65 +8,23 @@ once the space or the writes come back."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import re
 import secrets
 import shutil
 import sqlite3
-import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
-from tests.service import pg_cluster
-from tests.service.conftest import Client, Service
-from tests.service.test_play import house_low
+from tests.helpers import pg_cluster
+from tests.helpers.disk import fill, tmpfs
+from tests.helpers.service import Client, Service, house_low
 
 COUNTED = ("ledger_entries", "ledger_transactions", "rounds", "round_events", "round_wagers")
-
-
-@contextlib.contextmanager
-def tmpfs(size_mb: int, owner: str | None = None) -> Iterator[Path]:
-    """A small tmpfs mounted on a fresh folder (root is needed), unmounted afterwards."""
-    path = Path(tempfile.mkdtemp(prefix="paigow-full-"))
-    r = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755", "tmpfs", str(path)],
-        capture_output=True,
-        text=True,
-    )
-    if r.returncode != 0:
-        path.rmdir()
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    try:
-        if owner:
-            shutil.chown(path, owner, owner)
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-        with contextlib.suppress(OSError):
-            path.rmdir()
-
-
-def fill(folder: Path) -> Path:
-    """A file taking every free byte of ``folder``'s filesystem; its path."""
-    filler = folder / "filler"
-    with open(filler, "wb", buffering=0) as f:
-        for chunk in (1 << 20, 1 << 12, 1 << 9):
-            block = b"\0" * chunk
-            while True:
-                try:
-                    f.write(block)
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC, exc
-                    break
-    assert shutil.disk_usage(folder).free < 1 << 12
-    return filler
 
 
 def counts(url: str) -> dict[str, int]:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from paigow.service.ops.logs import REQUEST_ID, ROUND_ID, TABLE_ID, USER, JsonFormatter
+from tests.helpers.service import Client, ServerProcess
 
 
 def _record(msg: str, *args: object) -> logging.LogRecord:
@@ -50,7 +51,7 @@ def _logged(server: Any, needle: str, timeout: float = 10) -> list[dict[str, Any
 
 
 @pytest.mark.slow
-def test_serve_logs_json_lines_with_request_ids(helpers: Any, sqlite_url: str) -> None:
+def test_serve_logs_json_lines_with_request_ids(sqlite_url: str) -> None:
     """``paigow serve`` with ``PAIGOW_LOG_FORMAT=json`` at ``--log-level info``: a sane incoming id
     is kept, an unsafe one replaced, a missing one made; each is in the response's header and in
     the access line of its request (with the table of ``/api/tables/{id}``, the user of an
@@ -59,7 +60,7 @@ def test_serve_logs_json_lines_with_request_ids(helpers: Any, sqlite_url: str) -
     redacted."""
     from paigow.service.process.server import STOP_HINT
 
-    server = helpers.ServerProcess(
+    server = ServerProcess(
         sqlite_url, env={"PAIGOW_LOG_FORMAT": "json"}, args=("--log-level", "info")
     )
     try:
@@ -101,7 +102,7 @@ def test_serve_logs_json_lines_with_request_ids(helpers: Any, sqlite_url: str) -
             assert conn.response.headers["X-Request-ID"] == "feed-7"  # the upgrade's answer
 
         secret = "eyJhbGciOi.secret-token-value"
-        ws = helpers.Client(server.url).ws(1, token=secret)  # a bad token: refused at once
+        ws = Client(server.url).ws(1, token=secret)  # a bad token: refused at once
         try:
             assert ws.wait_for(lambda m: m.get("type") == "error")["code"] == "invalid-token"
         finally:

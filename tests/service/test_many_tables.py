@@ -5,9 +5,8 @@ now held per user; the low per-address cap is for spectators (no token) only."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from paigow.service.config import ServiceConfig
+from tests.helpers.service import Service
 
 
 def test_the_default_caps_hold_a_floor_of_players_from_one_address() -> None:
@@ -16,10 +15,8 @@ def test_the_default_caps_hold_a_floor_of_players_from_one_address() -> None:
     assert cfg.ws_spectators_per_addr < cfg.ws_per_addr
 
 
-def test_signed_in_players_pass_the_spectators_cap_of_their_address(
-    db_url: str, helpers: Any
-) -> None:
-    s = helpers.Service(db_url, ws_per_user=2, ws_spectators_per_addr=2, ws_per_addr=8)
+def test_signed_in_players_pass_the_spectators_cap_of_their_address(db_url: str) -> None:
+    s = Service(db_url, ws_per_user=2, ws_spectators_per_addr=2, ws_per_addr=8)
     try:
         table = s.new_table()
         players = [s.player(credit=0) for _ in range(5)]

@@ -8,7 +8,7 @@ from typing import Any
 
 from paigow.service.live import feeds, retries
 from paigow.service.live.feeds import MeterItem, TableFeed
-from tests.service.conftest import run_on_own_loop
+from tests.helpers.service import run_on_own_loop
 
 
 def _feed(reads: list[Any]) -> TableFeed:

@@ -25,11 +25,12 @@ from paigow.bonus.paytable import PayKind, PayTable
 from paigow.round import Round
 from paigow.service.books import audit, ledger
 from paigow.service.books.ledger import BankAccounts
-from paigow.service.game import rounds, side
+from paigow.service.game import rounds, side_offers
 from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
 from paigow.service.store.db import Database
 from paigow.service.store.unit import Tx
-from tests.service.side_steps import (
+from tests.helpers.service import pg_schema
+from tests.helpers.side_steps import (
     Wagers,
     deal_and_set,
     find_seed,
@@ -59,7 +60,9 @@ SEED = 10_000
 
 
 def jackpot_table(db: Database, bank: str) -> int:
-    offers = side.build_offers([side.OfferSpec("jackpot", None, JACKPOT, 100, 1000, bank)])
+    offers = side_offers.build_offers(
+        [side_offers.OfferSpec("jackpot", None, JACKPOT, 100, 1000, bank)]
+    )
     return new_table(db, offers, f"meter {bank}")
 
 
@@ -121,8 +124,8 @@ def expected_meter(start: int, played: list[Round]) -> int:
 
 # ----------------------------------------------------------------------------- PostgreSQL
 @pytest.fixture
-def pg_db(helpers: Any) -> Any:
-    with helpers.pg_schema() as url:
+def pg_db() -> Any:
+    with pg_schema() as url:
         d = Database(url, pool_size=12)
         d.migrate()
         try:
@@ -200,7 +203,7 @@ def test_a_settlement_never_waits_on_another_tables_and_a_hit_waits_for_them(pg_
     assert (res.meter, res.win, res.meter_after) == (SEED + 3 * 100, SEED + 300, SEED)
     base, parts = meter_parts(db, "held")
     assert base == SEED and parts == {a: 0, b: 0, c: 0}
-    assert step(db, lambda tx: side.read_meter(tx, "held"))[0] == SEED
+    assert step(db, lambda tx: side_offers.read_meter(tx, "held"))[0] == SEED
     report = books_balanced(db)
     assert report["system_accounts"]["progressive:meter"] == SEED
 
@@ -216,7 +219,7 @@ def test_many_tables_settling_at_once_keep_the_meter_to_the_cent(db: Database) -
     rules = {t: rules_of_table(db, t) for t in tables}
     hits_in = [{0}, {2, 5}, set()]
     played: list[Round] = []
-    versions = [step(db, lambda tx: side.read_meter(tx, "crowd"))[1]]
+    versions = [step(db, lambda tx: side_offers.read_meter(tx, "crowd"))[1]]
     with ThreadPoolExecutor(n) as pool:
         for batch, hitting in enumerate(hits_in):
             ready = {}
@@ -240,9 +243,9 @@ def test_many_tables_settling_at_once_keep_the_meter_to_the_cent(db: Database) -
             ]
             assert set(got) == hitting
             played += batch_rounds
-            versions.append(step(db, lambda tx: side.read_meter(tx, "crowd"))[1])
+            versions.append(step(db, lambda tx: side_offers.read_meter(tx, "crowd"))[1])
     want = expected_meter(SEED, played)
-    assert step(db, lambda tx: side.read_meter(tx, "crowd"))[0] == want
+    assert step(db, lambda tx: side_offers.read_meter(tx, "crowd"))[0] == want
     base, parts = meter_parts(db, "crowd")
     assert base + sum(parts.values()) == want
     assert versions == sorted(set(versions))  # each batch moved it on
@@ -268,7 +271,7 @@ def test_the_migration_keeps_a_databases_meter(db: Database) -> None:
     quiet = find_seed(rules_of_table(db, t1), wagers, lambda r: not may_hit(r))
     play(db, t1, {1: ann}, wagers, quiet)
     play(db, t2, {1: ann}, wagers, quiet)
-    meter, version = step(db, lambda tx: side.read_meter(tx, "mig"))
+    meter, version = step(db, lambda tx: side_offers.read_meter(tx, "mig"))
     assert meter == SEED + 2 * 120 and meter_parts(db, "mig") == (SEED, {t1: 120, t2: 120, t3: 0})
     cfg = alembic_config(db)
     with db.engine.begin() as conn:
@@ -294,12 +297,12 @@ def test_the_migration_keeps_a_databases_meter(db: Database) -> None:
     }
     assert all(int(sums.get(n) or 0) == b for n, b in balances.items())
     db.migrate()
-    assert step(db, lambda tx: side.read_meter(tx, "mig")) == (meter, version)
+    assert step(db, lambda tx: side_offers.read_meter(tx, "mig")) == (meter, version)
     assert meter_parts(db, "mig") == (meter, {t1: 0, t2: 0, t3: 0})
     books_balanced(db)
     bob = player(db, "bob", 100_000)
     play(db, t3, {1: bob}, wagers, quiet)  # the account opened again takes its share
-    assert step(db, lambda tx: side.read_meter(tx, "mig"))[0] == meter + 120
+    assert step(db, lambda tx: side_offers.read_meter(tx, "mig"))[0] == meter + 120
     assert step(db, lambda tx: ledger.balance(tx, ledger.shares_account(t3))) == 120
     hit = find_seed(rules_of_table(db, t1), wagers, takes_all)
     rnd = play(db, t1, {1: ann}, wagers, hit)

@@ -18,6 +18,8 @@ import sqlalchemy as sa
 import yaml  # type: ignore[import-untyped]  # PyYAML (schemathesis, bandit), no stubs here
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.helpers.service import OPERATOR, LiveServer, Service, pg_schema, run_bots
+
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "docs" / "ops" / "grafana-dashboard.json"
 ALERTS = ROOT / "docs" / "ops" / "alerts.yml"
@@ -64,15 +66,15 @@ def settled_rounds(db_url: str) -> int:
         db.dispose()
 
 
-def test_metrics_count_what_was_played(helpers: Any, sqlite_url: str) -> None:
+def test_metrics_count_what_was_played(sqlite_url: str) -> None:
     """Rounds settled (plain tables) equal the rounds settled in the database; wager and settle
     steps timed; a refusal counted under its code; a WebSocket counted while open; the ledger's
     imbalance 0 and the wallets' total what the players hold."""
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     try:
         token = svc.op.token
         before, _ = scrape(svc.url, token)
-        report = helpers.run_bots(
+        report = run_bots(
             svc.url,
             tables=1,
             players=2,
@@ -143,13 +145,13 @@ def test_metrics_count_what_was_played(helpers: Any, sqlite_url: str) -> None:
         svc.stop()
 
 
-def test_a_listed_address_needs_no_token(helpers: Any, sqlite_url: str) -> None:
+def test_a_listed_address_needs_no_token(sqlite_url: str) -> None:
     """``metrics_allow`` lists 127.0.0.0/8: a scrape without a token is served; a list without
     this address still refuses it."""
     from paigow.service.accounts.operators import create_operator
 
-    create_operator(sqlite_url, *helpers.OPERATOR)
-    listed = helpers.LiveServer(sqlite_url, metrics_allow="10.1.2.3, 127.0.0.0/8")
+    create_operator(sqlite_url, *OPERATOR)
+    listed = LiveServer(sqlite_url, metrics_allow="10.1.2.3, 127.0.0.0/8")
     try:
         r = httpx.get(f"{listed.url}/metrics", timeout=10)
         assert r.status_code == 200, r.text
@@ -157,7 +159,7 @@ def test_a_listed_address_needs_no_token(helpers: Any, sqlite_url: str) -> None:
         assert "paigow_ledger_imbalance_cents" in names
     finally:
         listed.stop()
-    unlisted = helpers.LiveServer(sqlite_url, metrics_allow="10.0.0.0/8")
+    unlisted = LiveServer(sqlite_url, metrics_allow="10.0.0.0/8")
     try:
         r = httpx.get(f"{unlisted.url}/metrics", timeout=10)
         assert r.status_code == 401 and r.json()["code"] == "metrics-unauthorized"
@@ -173,19 +175,19 @@ def _exprs() -> list[str]:
     return exprs
 
 
-def test_dashboard_and_alerts_name_only_exported_metrics(helpers: Any, sqlite_url: str) -> None:
+def test_dashboard_and_alerts_name_only_exported_metrics(sqlite_url: str) -> None:
     """Every ``paigow_*`` name in the dashboard's and the alert rules' expressions is a sample
     name of a real scrape (after a labelled sample of each family exists)."""
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     try:
         # one sample of each labelled family, so that its series are in the scrape
-        metrics.DB_ERRORS.labels("busy")
-        metrics.DB_RETRIES.labels("deadlock")
-        metrics.REFUSALS.labels("busy")
-        metrics.STEP_SECONDS.labels("wager")
-        metrics.BACKGROUND_DONE.labels("edge", "ok")
+        telemetry.DB_ERRORS.labels("busy")
+        telemetry.DB_RETRIES.labels("deadlock")
+        telemetry.REFUSALS.labels("busy")
+        telemetry.STEP_SECONDS.labels("wager")
+        telemetry.BACKGROUND_DONE.labels("edge", "ok")
         _, text = scrape(svc.url, svc.op.token)
     finally:
         svc.stop()
@@ -231,15 +233,15 @@ def test_promtool_checks_the_rules_and_each_alert_fires() -> None:
     assert alerts == rules  # each alert is shown firing
 
 
-def test_notices_between_processes_are_timed(helpers: Any) -> None:
+def test_notices_between_processes_are_timed() -> None:
     """Two servers on one PostgreSQL database (here in one process, each with its own bus): the
     notices one's steps send reach the other over ``LISTEN``, and their lag is observed."""
-    with helpers.pg_schema() as url:
-        svc = helpers.Service(url)
-        other = helpers.LiveServer(url, run_dealers=False)
+    with pg_schema() as url:
+        svc = Service(url)
+        other = LiveServer(url, run_dealers=False)
         try:
             before, _ = scrape(svc.url, svc.op.token)
-            helpers.run_bots(
+            run_bots(
                 svc.url, tables=1, players=2, rounds=1, betting_ms=300, side_wagers=False, seed=3
             )
             time.sleep(0.5)  # the last notices on their way to the other server
@@ -275,14 +277,12 @@ def _play_one(player: Any, table: int) -> None:
     player.wait_phase(table, (None, "settled"))
 
 
-def test_rounds_by_table_kind_and_outcome_and_every_step_timed(
-    helpers: Any, sqlite_url: str
-) -> None:
+def test_rounds_by_table_kind_and_outcome_and_every_step_timed(sqlite_url: str) -> None:
     """A practice, an EZ and a face-up table each play a round to its settlement, a casino
     table's round is voided by its closing: each counted under its kind and outcome once; the
     wager, side wager, set, leave, deal, settle and void steps are each timed; the house's
     accounts and the connection pools are in the scrape."""
-    svc = helpers.Service(sqlite_url)
+    svc = Service(sqlite_url)
     try:
         token = svc.op.token
         practice = svc.new_table(mode="practice", betting_time_ms=5000)
@@ -350,23 +350,23 @@ def test_rounds_by_table_kind_and_outcome_and_every_step_timed(
     assert "paigow_rounds_settled_total" not in text  # the old names are gone
 
 
-def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str) -> None:
+def test_metrics_off_record_nothing_and_answer_404(sqlite_url: str) -> None:
     """``metrics=False`` (``PAIGOW_METRICS=off``): ``/metrics`` answers 404 ``metrics-off``, and a
     round played records no step, round or refusal in the process's registry."""
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     def total() -> float:
         return sum(
             s.value
-            for family in metrics.REGISTRY.collect()
+            for family in telemetry.REGISTRY.collect()
             if family.name.startswith(("paigow_step", "paigow_rounds", "paigow_refusals"))
             for s in family.samples
             if s.name.endswith(("_count", "_total"))
         )
 
-    svc = helpers.Service(sqlite_url, metrics=False)
+    svc = Service(sqlite_url, metrics=False)
     try:
-        assert not metrics.enabled()
+        assert not telemetry.enabled()
         r = httpx.get(f"{svc.url}/metrics", headers=svc.op.headers, timeout=10)
         assert r.status_code == 404 and r.json()["code"] == "metrics-off", r.text
         before = total()
@@ -378,8 +378,8 @@ def test_metrics_off_record_nothing_and_answer_404(helpers: Any, sqlite_url: str
         assert total() == before
     finally:
         svc.stop()
-        metrics.enable(True)  # the process's other servers count again
-    assert metrics.enabled()
+        telemetry.enable(True)  # the process's other servers count again
+    assert telemetry.enabled()
 
 
 def test_retries_are_told_by_kind() -> None:
@@ -411,7 +411,7 @@ def test_background_jobs_by_state_and_done() -> None:
     from concurrent.futures import Future
 
     from paigow.service.floor.edges import EdgeWorker
-    from paigow.service.ops import metrics
+    from paigow.service.ops import telemetry
 
     worker = EdgeWorker()
     waiting: Future[Any] = Future()
@@ -427,7 +427,9 @@ def test_background_jobs_by_state_and_done() -> None:
 
     def done(outcome: str) -> float:
         labels = {"job": "bonus", "outcome": outcome}
-        return metrics.REGISTRY.get_sample_value("paigow_background_jobs_done_total", labels) or 0.0
+        return (
+            telemetry.REGISTRY.get_sample_value("paigow_background_jobs_done_total", labels) or 0.0
+        )
 
     ok, failed = done("ok"), done("failed")
     bonus.set_result(True)

@@ -18,6 +18,7 @@ from paigow.house_way import HouseWay
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
 from paigow.service.store.db import Database
+from tests.helpers.service import OPERATOR, Client, ServerProcess, WsReader, login, pg_schema
 
 HW = HouseWay.preset("standard")
 pytestmark = pytest.mark.slow
@@ -65,13 +66,13 @@ def wait_holder(db_url: str, table_id: int, among: set[int], timeout: float = 15
     raise AssertionError(f"no process of {among} took the dealer lock of table {table_id}")
 
 
-def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
-    with helpers.pg_schema() as db_url:
-        create_operator(db_url, *helpers.OPERATOR)
-        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+def test_two_processes_one_killed(tmp_path: Path) -> None:
+    with pg_schema() as db_url:
+        create_operator(db_url, *OPERATOR)
+        procs = [ServerProcess(db_url), ServerProcess(db_url)]
         try:
             by_pid = {p.proc.pid: p for p in procs}
-            op = helpers.login(procs[0].url)
+            op = login(procs[0].url)
             body = {
                 "name": "shared",
                 "betting_time_ms": 60_000,
@@ -96,7 +97,7 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
 
             players = []
             for name in ("amy", "ben"):
-                c = helpers.Client(survivor.url)
+                c = Client(survivor.url)
                 c.ok(
                     c.post("/api/auth/register", {"username": name, "password": "password-x"}), 201
                 )
@@ -113,12 +114,10 @@ def test_two_processes_one_killed(helpers: Any, tmp_path: Path) -> None:
             amy, ben = players
             amy.sit(table, 1)
             ben.sit(table, 2)
-            ws_holder = helpers.WsReader(
-                holder.url, table, ben.token
-            )  # a client of the doomed process
-            ws_amy = helpers.WsReader(survivor.url, table, amy.token)
-            ws_ben = helpers.WsReader(survivor.url, table, ben.token)
-            ws_other = helpers.WsReader(survivor.url, other, ben.token)  # the bank's other table
+            ws_holder = WsReader(holder.url, table, ben.token)  # a client of the doomed process
+            ws_amy = WsReader(survivor.url, table, amy.token)
+            ws_ben = WsReader(survivor.url, table, ben.token)
+            ws_other = WsReader(survivor.url, other, ben.token)  # the bank's other table
             try:
                 # each feed is subscribed once its hello came (a wager committed before that is
                 # in the hello's log, not sent again as an event)
@@ -208,12 +207,12 @@ def _bots(url: str, pw: Path, *extra: str) -> dict[str, Any]:
     return json.loads(r.stdout)
 
 
-def test_bots_against_two_processes(helpers: Any, tmp_path: Path) -> None:
-    with helpers.pg_schema() as db_url:
-        create_operator(db_url, *helpers.OPERATOR)
+def test_bots_against_two_processes(tmp_path: Path) -> None:
+    with pg_schema() as db_url:
+        create_operator(db_url, *OPERATOR)
         pw = tmp_path / "pw"
-        pw.write_text(helpers.OPERATOR[1])
-        procs = [helpers.ServerProcess(db_url), helpers.ServerProcess(db_url)]
+        pw.write_text(OPERATOR[1])
+        procs = [ServerProcess(db_url), ServerProcess(db_url)]
         try:
             report = _bots(
                 ",".join(p.url for p in procs),
@@ -249,11 +248,11 @@ def test_bots_against_two_processes(helpers: Any, tmp_path: Path) -> None:
         assert verify(Database(db_url))["ok"]
 
 
-def test_bots_cli_on_sqlite(helpers: Any, sqlite_url: str, tmp_path: Path) -> None:
-    create_operator(sqlite_url, *helpers.OPERATOR)
+def test_bots_cli_on_sqlite(sqlite_url: str, tmp_path: Path) -> None:
+    create_operator(sqlite_url, *OPERATOR)
     pw = tmp_path / "pw"
-    pw.write_text(helpers.OPERATOR[1])
-    proc = helpers.ServerProcess(sqlite_url)
+    pw.write_text(OPERATOR[1])
+    proc = ServerProcess(sqlite_url)
     try:
         report = _bots(
             proc.url, pw, "--tables", "2", "--players", "4", "--rounds", "3", "--seed", "3"

@@ -18,7 +18,7 @@ from paigow.service.store.bus import (
     decode_notices,
     encode_notices,
 )
-from tests.service.conftest import run_on_own_loop
+from tests.helpers.service import run_on_own_loop
 
 
 def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:

@@ -1,6 +1,6 @@
 """Every route answers after a PostgreSQL outage (issue 34).
 
-A private cluster (:mod:`tests.service.pg_cluster`), two ``paigow serve`` processes on it, bots
+A private cluster (:mod:`tests.helpers.pg_cluster`), two ``paigow serve`` processes on it, bots
 playing; the postmaster is SIGKILLed, restarted, stopped ``immediate`` and restarted again. Then
 every route of the app (listed from ``create_app(...).routes``) and the WebSocket are called on
 both servers: once both answer ``/api/health``, no request may answer 5xx.
@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from paigow.service.accounts.operators import create_operator
-from tests.service import pg_cluster
+from tests.helpers import pg_cluster
+from tests.helpers.service import OPERATOR, Client, ServerProcess, WsReader, run_bots
 
 pytestmark = [
     pytest.mark.slow,
@@ -65,8 +66,8 @@ def wait_healthy(url: str, timeout: float = 60) -> None:
 class Sweep:
     """Calls on one server; records every 5xx seen after ``strict_from``."""
 
-    def __init__(self, helpers: Any, url: str, strict_from: float) -> None:
-        self.helpers, self.url, self.strict_from = helpers, url, strict_from
+    def __init__(self, url: str, strict_from: float) -> None:
+        self.url, self.strict_from = url, strict_from
         self.failures: list[str] = []
         self.forgiven: list[str] = []
         """The 5xx answers of the settling window (reported, not failed)."""
@@ -105,15 +106,15 @@ def coded(r: httpx.Response) -> bool:
         return False
 
 
-def exercise(helpers: Any, url: str, routes: list[tuple[str, str]], strict_from: float) -> Sweep:
+def exercise(url: str, routes: list[tuple[str, str]], strict_from: float) -> Sweep:
     """The players' flow first (register, login, me, sit, wager, hand, set, leave, recall), then
     every other route with its path filled in; the destructive ones last."""
-    s = Sweep(helpers, url, strict_from)
-    anon = helpers.Client(url)
+    s = Sweep(url, strict_from)
+    anon = Client(url)
     r = s.call(anon, ("POST", "/api/auth/login"), "/api/auth/login",
-               {"username": helpers.OPERATOR[0], "password": helpers.OPERATOR[1]})  # fmt: skip
+               {"username": OPERATOR[0], "password": OPERATOR[1]})  # fmt: skip
     assert r.status_code == 200, r.text
-    op = helpers.Client(url, r.json()["token"], helpers.OPERATOR[0])
+    op = Client(url, r.json()["token"], OPERATOR[0])
 
     name = "o" + secrets.token_hex(4)
     pw = "password-" + name
@@ -127,7 +128,7 @@ def exercise(helpers: Any, url: str, routes: list[tuple[str, str]], strict_from:
     r = s.call(anon, ("POST", "/api/auth/login"), "/api/auth/login",
                {"username": name, "password": pw})  # fmt: skip
     assert r.status_code == 200, r.text
-    p = helpers.Client(url, r.json()["token"], name)
+    p = Client(url, r.json()["token"], name)
     s.call(p, ("GET", "/api/me"), "/api/me")
     r = s.call(op, ("POST", "/api/admin/tables"), "/api/admin/tables",
                {"name": "after", "betting_time_ms": 400, "setting_time_ms": 5000})  # fmt: skip
@@ -148,7 +149,7 @@ def exercise(helpers: Any, url: str, routes: list[tuple[str, str]], strict_from:
 
     # the WebSocket: a table's feed opens and sends its first message
     s.called.add(("WS", "/ws/tables/{table_id}"))
-    ws = helpers.WsReader(url, table, p.token)
+    ws = WsReader(url, table, p.token)
     try:
         ws.wait_for(lambda m: True, timeout=15)
     except Exception as e:
@@ -171,13 +172,13 @@ def exercise(helpers: Any, url: str, routes: list[tuple[str, str]], strict_from:
     return s
 
 
-def test_every_route_answers_after_outage(helpers: Any, tmp_path: Path) -> None:
+def test_every_route_answers_after_outage(tmp_path: Path) -> None:
     routes = app_routes(tmp_path)
     assert ("POST", "/api/auth/register") in routes and ("WS", "/ws/tables/{table_id}") in routes
     with pg_cluster.cluster() as pg:
         url = pg.url()
-        create_operator(url, *helpers.OPERATOR)
-        procs = [helpers.ServerProcess(url), helpers.ServerProcess(url)]
+        create_operator(url, *OPERATOR)
+        procs = [ServerProcess(url), ServerProcess(url)]
         try:
             done = threading.Event()
             report: dict[str, Any] = {}
@@ -185,7 +186,7 @@ def test_every_route_answers_after_outage(helpers: Any, tmp_path: Path) -> None:
             def play() -> None:
                 try:
                     report.update(
-                        helpers.run_bots(
+                        run_bots(
                             ",".join(p.url for p in procs),
                             tables=2,
                             players=3,
@@ -216,7 +217,7 @@ def test_every_route_answers_after_outage(helpers: Any, tmp_path: Path) -> None:
             strict_from = time.time() + SETTLE_S
             failures: list[str] = []
             for proc in procs:
-                sweep = exercise(helpers, proc.url, routes, strict_from)
+                sweep = exercise(proc.url, routes, strict_from)
                 missing = set(routes) - sweep.called
                 assert not missing, f"routes not exercised: {sorted(missing)}"
                 failures += sweep.failures

@@ -12,12 +12,9 @@ from paigow.house_way import HouseWay
 from paigow.narrator import hand_names
 from paigow.round import Round
 from paigow.setting import all_settings
+from tests.helpers.service import house_low
 
 HW = HouseWay.preset("standard")
-
-
-def house_low(cards: list[str]) -> list[str]:
-    return [c.code for c in HW.set_hand(parse_cards(cards)).setting.low]
 
 
 def foul_low(cards: list[str]) -> list[str] | None:

@@ -16,14 +16,15 @@ from paigow.cards import parse_cards
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import Account, LedgerEntry
 from paigow.setting import Setting, all_settings
 from paigow.settlement import Outcome, settle
 from paigow.variants import push_triggered
+from tests.helpers.service import Service
 
 HW = HouseWay.preset("standard")
 
@@ -32,8 +33,8 @@ class Staged:
     """A live server without dealers and a runtime on its database: the dealer's steps taken
     by hand with a seeded deck, the players' commands over HTTP."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
 
     def close(self) -> None:
@@ -45,7 +46,7 @@ class Staged:
         me = c.ok(c.get("/api/me"))
         p = Principal(me["id"], me["username"], "player")
         with self.rt.write() as tx:
-            tables.sit(tx, tid, p, spot)
+            table_rows.seat_player(tx, tid, p, spot)
         return p, c
 
     def wager_and_deal(self, tid: int, p: Principal, amount: int, seed: int) -> str:
@@ -57,8 +58,8 @@ class Staged:
 
 
 @pytest.fixture
-def staged(helpers: Any, db_url: str) -> Iterator[Staged]:
-    s = Staged(helpers, db_url)
+def staged(db_url: str) -> Iterator[Staged]:
+    s = Staged(db_url)
     try:
         yield s
     finally:
@@ -87,7 +88,7 @@ def test_the_face_up_ev_sheet_is_against_the_dealers_exposed_setting(staged: Sta
     a = sheet["analysis"]
     assert a["against"] == "exposed" and a["dealer_hands"] == 1
     with staged.rt.read() as tx:
-        table = tables.get_table(tx.session, tid)
+        table = table_rows.get_table(tx.session, tid)
         row = rounds.current_row(tx, table)
         assert row is not None
         rnd = rounds.load_round(tx, row)
@@ -298,7 +299,7 @@ def test_practice_plays_for_play_money_never_the_wallet(staged: Staged) -> None:
     assert c.play_balance() == 150_000 - 2500 + rnd.returned()[2]
     # play money at a casino table: refused, nothing moves
     with staged.rt.write() as tx:
-        tables.sit(tx, casino, p, 3)
+        table_rows.seat_player(tx, casino, p, 3)
     r = c.post(
         f"/api/tables/{casino}/wager",
         {"amount": 1000, "play_money": True, "idempotency_key": "pm-casino"},
@@ -363,7 +364,7 @@ def test_a_face_up_hand_is_priced_against_the_exposed_setting(staged: Staged) ->
     rid = staged.wager_and_deal(tid, p, 2500, seed=21)
     cards = parse_cards(c.ok(c.get(f"/api/tables/{tid}/hand"))["cards"])
     with staged.rt.read() as tx:
-        row = rounds.current_row(tx, tables.get_table(tx.session, tid))
+        row = rounds.current_row(tx, table_rows.get_table(tx.session, tid))
         assert row is not None
         rnd = rounds.load_round(tx, row)
     assert rnd.dealer_setting is not None and rnd.dealer_cards is not None

@@ -24,10 +24,11 @@ from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.service.accounts.operators import create_operator
 from paigow.service.books.audit import verify
-from paigow.service.floor import side as floor_side
+from paigow.service.floor import side_holds as floor_side
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database, LedgerTransaction, RoundEvent, RoundRow, RoundWager
 from paigow.side_wagers import paid_from_meter
+from tests.helpers.service import OPERATOR, Client, ServerProcess
 
 HW = HouseWay.preset("standard")
 JACKPOT = """
@@ -117,9 +118,9 @@ def _wait_file(path: Path, timeout: float = 20) -> None:
 class Scene:
     """An operator, a table and two players on a database, served by processes started at will."""
 
-    def __init__(self, helpers: Any, db_url: str, tmp: Path) -> None:
-        self.h, self.db_url, self.tmp = helpers, db_url, tmp
-        create_operator(db_url, *helpers.OPERATOR)
+    def __init__(self, db_url: str, tmp: Path) -> None:
+        self.h, self.db_url, self.tmp = db_url, tmp
+        create_operator(db_url, *OPERATOR)
         self.proc: Any = None
 
     def start(self, stop_at: str | None = None) -> Any:
@@ -179,8 +180,8 @@ class Scene:
 
 
 @pytest.fixture
-def scene(helpers: Any, db_url: str, tmp_path: Path) -> Any:
-    s = Scene(helpers, db_url, tmp_path)
+def scene(db_url: str, tmp_path: Path) -> Any:
+    s = Scene(db_url, tmp_path)
     yield s
     s.stop()
 
@@ -331,15 +332,15 @@ def test_a_round_that_cannot_resume_is_voided(scene: Any, backend: str) -> None:
     assert [m["round_id"] for m in report["mismatches"]] == [round_id]
 
 
-def test_secrets_stay_out_of_the_logs(helpers: Any, sqlite_url: str) -> None:
-    create_operator(sqlite_url, *helpers.OPERATOR)
-    proc = helpers.ServerProcess(sqlite_url, args=("--log-level", "info"))
+def test_secrets_stay_out_of_the_logs(sqlite_url: str) -> None:
+    create_operator(sqlite_url, *OPERATOR)
+    proc = ServerProcess(sqlite_url, args=("--log-level", "info"))
     try:
-        c = helpers.Client(proc.url)
+        c = Client(proc.url)
         data = c.ok(
             c.post(
                 "/api/auth/login",
-                {"username": helpers.OPERATOR[0], "password": helpers.OPERATOR[1]},
+                {"username": OPERATOR[0], "password": OPERATOR[1]},
             )
         )
         token = data["token"]
@@ -354,7 +355,7 @@ def test_secrets_stay_out_of_the_logs(helpers: Any, sqlite_url: str) -> None:
         proc.stop()
     out = "".join(proc.lines)
     assert "GET /api/me" in out  # the access log is on
-    assert token not in out and helpers.OPERATOR[1] not in out
+    assert token not in out and OPERATOR[1] not in out
     assert "token=<redacted>" in out or "WebSocket" in out
 
 

@@ -10,7 +10,7 @@ import pytest
 from starlette.types import Message, Receive, Scope, Send
 
 from paigow.service.ops.headers import CSP, SecurityHeaders
-from tests.service.conftest import LiveServer, run_on_own_loop
+from tests.helpers.service import LiveServer, run_on_own_loop
 
 EXPECTED = {
     "content-security-policy": CSP,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.service.conftest import Service, run_on_own_loop
+from tests.helpers.service import Service, run_on_own_loop
 
 
 def _refused(c: Any, code: str) -> None:

@@ -22,14 +22,14 @@ from paigow.round import Round
 from paigow.service.books import audit, ledger
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import BankAccounts, SideAccounts, TableAccounts
-from paigow.service.errors import Conflict, Unprocessable
-from paigow.service.floor.report import floor_report
-from paigow.service.game import rounds, side, tables
+from paigow.service.floor.day_report import floor_report
+from paigow.service.game import rounds, side_offers, table_rows
+from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database
 from paigow.setting import all_settings
-from tests.service import side_steps
-from tests.service.side_steps import (
+from tests.helpers import side_steps
+from tests.helpers.side_steps import (
     HW,
     SETTLE_NOTICES,
     Wagers,
@@ -60,10 +60,10 @@ seed = "$100"
 
 # ----------------------------------------------------------------------------- the steps
 def offers(*, jackpot_bank: str = "test-bank") -> tuple[Any, ...]:
-    return side.build_offers(
+    return side_offers.build_offers(
         [
-            side.OfferSpec("fortune", "fortune-a", None, 100, 5000),
-            side.OfferSpec("jackpot", None, JACKPOT, 100, 1000, jackpot_bank),
+            side_offers.OfferSpec("fortune", "fortune-a", None, 100, 5000),
+            side_offers.OfferSpec("jackpot", None, JACKPOT, 100, 1000, jackpot_bank),
         ]
     )
 
@@ -78,7 +78,7 @@ def balance(db: Database, account: str) -> int:
 
 def meter(db: Database, bank: str = "test-bank") -> int:
     """The bank's meter (its base and its tables' contributions)."""
-    return step(db, lambda tx: side.read_meter(tx, bank)[0])
+    return step(db, lambda tx: side_offers.read_meter(tx, bank)[0])
 
 
 def check_books(db: Database) -> None:
@@ -215,9 +215,9 @@ def test_meter_grows_by_each_share_and_operators_seed_and_reset(db: Database) ->
         ("round", None),
         ("meter:test-bank", None),
     ]
-    out = step(db, lambda tx: side.set_bank(tx, "test-bank", 1, "boss", "seed"))
+    out = step(db, lambda tx: side_offers.set_bank(tx, "test-bank", 1, "boss", "seed"))
     assert out == {"bank": "test-bank", "meter_before": 10_199, "meter": 10_200}
-    out = step(db, lambda tx: side.set_bank(tx, "test-bank", 5_000, "boss", "reset"))
+    out = step(db, lambda tx: side_offers.set_bank(tx, "test-bank", 5_000, "boss", "reset"))
     assert out["meter"] == 5_000 and meter(db) == 5_000
     bank = BankAccounts.of("test-bank")
     assert balance(db, bank.meter) == 5_000
@@ -225,18 +225,18 @@ def test_meter_grows_by_each_share_and_operators_seed_and_reset(db: Database) ->
         actions = [a for (a,) in s.execute(sa.select(AuditRecord.action).order_by(AuditRecord.id))]
     assert "progressive-seed" in actions and "progressive-reset" in actions
     with pytest.raises(Unprocessable):
-        step(db, lambda tx: side.set_bank(tx, "test-bank", -1, "boss", "reset"))
+        step(db, lambda tx: side_offers.set_bank(tx, "test-bank", -1, "boss", "reset"))
     check_books(db)
 
 
 def test_void_returns_side_wagers_exactly_once(db: Database) -> None:
     table = new_table(db)
     ann = player(db, "ann", 10_000)
-    step(db, lambda tx: tables.sit(tx, table, ann, 4))
+    step(db, lambda tx: table_rows.seat_player(tx, table, ann, 4))
     step(db, lambda tx: rounds.place_wager(tx, table, ann, 1000, {"fortune": 200, "jackpot": 100}))
     assert balance(db, "wallet:ann") == 10_000 - 1300
     assert balance(db, SideAccounts.of(table).wagers) == 300
-    rid = step(db, lambda tx: tables.get_table(tx.session, table).current_round_id)
+    rid = step(db, lambda tx: table_rows.get_table(tx.session, table).current_round_id)
     assert step(db, lambda tx: rounds.void(tx, table, rid, "test fault"))
     assert not step(db, lambda tx: rounds.void(tx, table, rid, "test fault"))  # once
     assert balance(db, "wallet:ann") == 10_000
@@ -251,7 +251,7 @@ def test_void_returns_side_wagers_exactly_once(db: Database) -> None:
 def test_refusals_leave_nothing_half_applied(db: Database) -> None:
     table = new_table(db)
     ann = player(db, "ann", 1_500)
-    step(db, lambda tx: tables.sit(tx, table, ann, 1))
+    step(db, lambda tx: table_rows.seat_player(tx, table, ann, 1))
     cases: list[tuple[dict[str, int], type[Exception], str]] = [
         ({"nope": 100}, RoundError, "unknown-side-wager"),  # the core's refusals
         ({"fortune": 99}, RoundError, "outside-limits"),
@@ -263,7 +263,7 @@ def test_refusals_leave_nothing_half_applied(db: Database) -> None:
             step(db, lambda tx, w=wagers: rounds.place_wager(tx, table, ann, 1000, w))
         assert info.value.code == code  # type: ignore[attr-defined]
         assert balance(db, "wallet:ann") == 1_500
-        assert step(db, lambda tx: tables.get_table(tx.session, table).current_round_id) is None
+        assert step(db, lambda tx: table_rows.get_table(tx.session, table).current_round_id) is None
     with pytest.raises(Conflict) as info:
         step(db, lambda tx: rounds.place_side_wagers(tx, table, ann, {"fortune": 100}))
     assert info.value.code == "not-betting"
@@ -280,17 +280,17 @@ def test_refusals_leave_nothing_half_applied(db: Database) -> None:
 
 
 def test_offers_are_validated_with_clear_errors() -> None:
-    def refused(spec: side.OfferSpec) -> str:
+    def refused(spec: side_offers.OfferSpec) -> str:
         with pytest.raises(Unprocessable) as info:
-            side.build_offers([spec])
+            side_offers.build_offers([spec])
         return str(info.value)
 
-    assert "unknown pay table 'nope'" in refused(side.OfferSpec("x", "nope", None, 1, 2))
-    assert "not both or neither" in refused(side.OfferSpec("x", "fortune-a", "a=1", 1, 2))
-    assert "line" in refused(side.OfferSpec("x", None, 'name = "t"\n[pays\n', 1, 2))
-    assert "below min_wager" in refused(side.OfferSpec("x", "fortune-a", None, 500, 100))
-    assert "takes no bank" in refused(side.OfferSpec("x", "fortune-a", None, 1, 2, "b"))
-    assert "bank name" in refused(side.OfferSpec("x", None, JACKPOT, 1, 2, "Bad Bank!"))
+    assert "unknown pay table 'nope'" in refused(side_offers.OfferSpec("x", "nope", None, 1, 2))
+    assert "not both or neither" in refused(side_offers.OfferSpec("x", "fortune-a", "a=1", 1, 2))
+    assert "line" in refused(side_offers.OfferSpec("x", None, 'name = "t"\n[pays\n', 1, 2))
+    assert "below min_wager" in refused(side_offers.OfferSpec("x", "fortune-a", None, 500, 100))
+    assert "takes no bank" in refused(side_offers.OfferSpec("x", "fortune-a", None, 1, 2, "b"))
+    assert "bank name" in refused(side_offers.OfferSpec("x", None, JACKPOT, 1, 2, "Bad Bank!"))
 
 
 def test_a_bank_takes_only_the_same_progressive(db: Database) -> None:
@@ -298,7 +298,7 @@ def test_a_bank_takes_only_the_same_progressive(db: Database) -> None:
     new_table(db, jackpot_bank="shared")  # a second table joins the bank: no second seed
     assert meter(db, "shared") == 10_000
     other = JACKPOT.replace('seed = "$100"', 'seed = "$200"')
-    rules = tables.build_ruleset(
+    rules = table_rows.build_ruleset(
         commission="0.05",
         house_way=HW,
         start="rng",
@@ -307,12 +307,14 @@ def test_a_bank_takes_only_the_same_progressive(db: Database) -> None:
         min_wager=100,
         max_wager=1000,
         setting_time_ms=60_000,
-        side_wagers=side.build_offers([side.OfferSpec("j", None, other, 100, 100, "shared")]),
+        side_wagers=side_offers.build_offers(
+            [side_offers.OfferSpec("j", None, other, 100, 100, "shared")]
+        ),
     )
     with pytest.raises(Unprocessable) as info:
         step(
             db,
-            lambda tx: tables.create_table(
+            lambda tx: table_rows.create_table(
                 tx,
                 operator="boss",
                 name="x",

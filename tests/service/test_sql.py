@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from paigow.service.store.statements import Sql, dumps
 from paigow.service.store.unit import Tx
-from tests.service.conftest import run_on_own_loop
+from tests.helpers.service import driver_statements, pg_schema, run_on_own_loop
 
 META = sa.MetaData()
 THINGS = sa.Table(
@@ -195,7 +195,7 @@ def _prepared() -> bool:
 _PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE starts_with(name, 'paigow_')"
 
 
-def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(helpers: Any) -> None:
+def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback() -> None:
     """A statement is parsed and planned once per connection (``PREPARE``, then ``EXECUTE``);
     a step that fails and rolls back keeps them (psycopg's own preparing is off, so its
     rollback deallocates nothing). If something outside deallocates them, the step that finds
@@ -205,7 +205,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
 
     if not _prepared():
         pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
 
@@ -251,7 +251,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback(help
             engine.dispose()
 
 
-def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
+def test_a_new_connection_takes_no_statement_for_prepared() -> None:
     """The names a connection has prepared live with that connection: when the pool replaces
     it (here: invalidated, as after a lost connection), the new one prepares every statement
     itself, and two connections at once each prepare their own."""
@@ -287,7 +287,7 @@ def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
             await engine.dispose()
         return out
 
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             with engine.begin() as conn:
@@ -302,8 +302,8 @@ def test_a_new_connection_takes_no_statement_for_prepared(helpers: Any) -> None:
             engine.dispose()
 
 
-def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> None:
-    with helpers.pg_schema() as db_url:
+def test_later_statements_go_with_the_next_one_or_the_commit() -> None:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             seen: list[int] = []
@@ -340,7 +340,7 @@ def test_later_statements_go_with_the_next_one_or_the_commit(helpers: Any) -> No
             engine.dispose()
 
 
-def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None:
+def test_a_steps_transaction_begins_with_its_first_message() -> None:
     """With the layer, the steps' connections are in psycopg's autocommit mode (no ``BEGIN`` of
     its own, in a round trip of its own) and a step's ``BEGIN`` heads its first message, or goes
     before a statement SQLAlchemy runs first: either way the step is one transaction, and an
@@ -350,7 +350,7 @@ def test_a_steps_transaction_begins_with_its_first_message(helpers: Any) -> None
 
     if not _prepared():
         pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             _two_things(engine)
@@ -418,11 +418,11 @@ TRICKY = [
 ]
 
 
-def test_later_statements_keep_every_value_exactly(helpers: Any) -> None:
+def test_later_statements_keep_every_value_exactly() -> None:
     """Values bound into the text by the driver come back as they went in: quotes, backslashes,
     placeholders, SQL in a string, Unicode, JSON, booleans, NULL, 64-bit integers; a statement
     whose rows are needed, sent after waiting ones, gets its own rows."""
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             docs: list[Any] = [
@@ -467,7 +467,7 @@ def test_later_statements_keep_every_value_exactly(helpers: Any) -> None:
 LOCK_ONE = Sql(sa.select(THINGS.c.n).where(THINGS.c.id == sa.bindparam("id")).with_for_update())
 
 
-def test_statements_together_each_see_what_committed_before_them(helpers: Any) -> None:
+def test_statements_together_each_see_what_committed_before_them() -> None:
     """``Tx.together`` on PostgreSQL sends a row lock and a read in one message; the lock waits
     for the transaction that holds the row, and the read, run once the lock is held, sees that
     transaction's changes to another row (a read joined to the lock in one statement would
@@ -476,7 +476,7 @@ def test_statements_together_each_see_what_committed_before_them(helpers: Any) -
     import threading
     import time
 
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             _two_things(engine)
@@ -514,7 +514,7 @@ def test_statements_together_each_see_what_committed_before_them(helpers: Any) -
             engine.dispose()
 
 
-def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
+def test_every_statement_on_the_driver_can_be_prepared() -> None:
     """PostgreSQL parses and plans each statement once per connection (``PREPARE``): every
     statement the service runs on the driver must be one it can prepare on the real schema
     (a parameter whose type it cannot tell would fail the step that first sent it)."""
@@ -524,13 +524,13 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
     from paigow.service.store.db import Database
     from paigow.service.store.pgwire import preparable
 
-    statements = helpers.driver_statements()
+    statements = driver_statements()
     for names in itertools.chain.from_iterable(
         itertools.combinations(("deadline", "ended_at", "event_count", "phase", "result"), k)
         for k in range(1, 6)
     ):  # the round's UPDATE for each set of columns a step may change
         statements[f"round update {names}"] = head.round_update(names)
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         db = Database(db_url)
         try:
             db.migrate()
@@ -555,7 +555,7 @@ def test_every_statement_on_the_driver_can_be_prepared(helpers: Any) -> None:
             db.dispose()
 
 
-def test_asyncpg_connections_left_in_a_transaction_are_dropped(helpers: Any) -> None:
+def test_asyncpg_connections_left_in_a_transaction_are_dropped() -> None:
     """A task cancelled while asyncpg's ``BEGIN`` is under way leaves asyncpg a transaction that
     SQLAlchemy never ends (later ones would be savepoints inside it, never committed): such a
     connection is not handed out again (``pg_driver`` asyncpg)."""
@@ -585,7 +585,7 @@ def test_asyncpg_connections_left_in_a_transaction_are_dropped(helpers: Any) -> 
         finally:
             await engine.dispose()
 
-    with helpers.pg_schema() as db_url:
+    with pg_schema() as db_url:
         engine = _engine(db_url)
         try:
             first, second, committed = run_on_own_loop(main(db_url, engine))

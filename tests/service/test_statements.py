@@ -22,6 +22,7 @@ from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
 from paigow.service.store import pgwire
 from paigow.service.store.db import LedgerEntry, LedgerTransaction
+from tests.helpers.service import Service
 
 _SEND = pgwire.send_together
 
@@ -133,10 +134,8 @@ def _round(svc: Any, counter: Counter, players: int = 6) -> dict[str, int]:
     return figures
 
 
-def test_statements_per_request_and_step(
-    db_url: str, helpers: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    svc = helpers.Service(db_url, run_dealers=False)
+def test_statements_per_request_and_step(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    svc = Service(db_url, run_dealers=False)
     try:
         rt = svc.server.app.state.rt
         counter = Counter(rt.db)

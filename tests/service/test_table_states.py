@@ -8,13 +8,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
+from tests.helpers.service import Service
 
 
 def _both(rt: Any, tid: int) -> tuple[dict[str, Any], dict[str, Any]]:
     with rt.read() as tx:
-        one = tables.read_state(tx, tid)
-        _, many = tables.read_states(tx.session, [tid])
+        one = table_rows.read_state(tx, tid)
+        _, many = table_rows.read_states(tx.session, [tid])
     assert one is not None
     a, b = dict(one), dict(many[tid])
     for state in (a, b):  # read a moment apart
@@ -23,8 +24,8 @@ def _both(rt: Any, tid: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return a, b
 
 
-def test_one_table_state_equals_the_general_reader(db_url: str, helpers: Any) -> None:
-    svc = helpers.Service(db_url, run_dealers=False)
+def test_one_table_state_equals_the_general_reader(db_url: str) -> None:
+    svc = Service(db_url, run_dealers=False)
     try:
         rt = svc.server.app.state.rt
         tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000, mode="practice")
@@ -53,6 +54,6 @@ def test_one_table_state_equals_the_general_reader(db_url: str, helpers: Any) ->
         assert a == b and a["round"] is None and a["rounds_played"] == 1
         assert [s["player"] for s in a["spots"][:3]] == [p.username for p in players]
         with rt.read() as tx:
-            assert tables.read_state(tx, 987654) is None
+            assert table_rows.read_state(tx, 987654) is None
     finally:
         svc.stop()

@@ -9,7 +9,7 @@ from typing import Any
 import pyotp
 import sqlalchemy as sa
 
-from tests.service.conftest import OPERATOR, Client, Service
+from tests.helpers.service import OPERATOR, Client, Service
 
 
 def _steady() -> float:

@@ -22,15 +22,16 @@ from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import Ruleset
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor.hold import edge_ident, table_ident
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import RoundRow
 from paigow.setting import Setting
 from paigow.variants import best_against, push_triggered
+from tests.helpers.service import Service
 
 HW = HouseWay.preset("standard")
 
@@ -168,8 +169,8 @@ class Staged:
     """A live server without dealers and a runtime on its database: rounds played through the
     service's own steps with a seeded deck."""
 
-    def __init__(self, helpers: Any, db_url: str) -> None:
-        self.svc = helpers.Service(db_url, run_dealers=False)
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
         self.rt = Runtime(ServiceConfig(db_url))
 
     def close(self) -> None:
@@ -183,14 +184,14 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                tables.sit(tx, tid, p, spot)
+                table_rows.seat_player(tx, tid, p, spot)
             out.append((p, c))
         return out
 
 
 @pytest.fixture
-def staged(helpers: Any, db_url: str) -> Iterator[Staged]:
-    s = Staged(helpers, db_url)
+def staged(db_url: str) -> Iterator[Staged]:
+    s = Staged(db_url)
     try:
         yield s
     finally:
@@ -320,7 +321,7 @@ EZ_EDGE = "28985756726527/1031307378901800"
 
 
 def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
-    helpers: Any, sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An EZ table's theoretical hold is house way against house way with the dealer's
     queen-high pai gow pushing (the counts ``paigow edge --variant ez`` saves), not Indiana's
@@ -358,7 +359,7 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     assert edges.saved_house_way(cache, HW, "second")["push"] == plain["push"]  # type: ignore[index]
     started: list[str] = []
     monkeypatch.setattr(edges.EdgeWorker, "_executor", lambda self: started.append("pool"))
-    svc = helpers.Service(sqlite_url, run_dealers=False)
+    svc = Service(sqlite_url, run_dealers=False)
     try:
         ez = svc.new_table(variant="ez")
         indiana = svc.new_table(commission="0%")
@@ -377,7 +378,7 @@ def test_the_floor_holds_an_ez_table_to_its_exact_edge_under_the_push_rule(
     rt = Runtime(ServiceConfig(sqlite_url))
     try:
         with rt.db.read() as s:
-            ident = table_ident(tables.get_table(s, ez))
+            ident = table_ident(table_rows.get_table(s, ez))
         assert ident == edge_ident(HW.to_dict(), "second", "queen-high-pai-gow")
         assert ident != edge_ident(HW.to_dict(), "second")
     finally:

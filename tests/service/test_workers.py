@@ -12,6 +12,7 @@ import pytest
 
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
+from tests.helpers.service import OPERATOR, Client, ServerProcess, Service, pg_schema
 
 pytestmark = pytest.mark.slow
 
@@ -38,12 +39,12 @@ def test_workers_refused_with_sqlite(tmp_path: Any) -> None:
     assert "--workers 2 needs PostgreSQL" in r.stdout + r.stderr
 
 
-def test_two_workers_on_postgresql_share_a_port_and_play(helpers: Any) -> None:
+def test_two_workers_on_postgresql_share_a_port_and_play() -> None:
     from paigow.service.accounts.operators import create_operator
 
-    with helpers.pg_schema() as url:
-        create_operator(url, *helpers.OPERATOR)
-        server = helpers.ServerProcess(url, args=("--workers", "2"))
+    with pg_schema() as url:
+        create_operator(url, *OPERATOR)
+        server = ServerProcess(url, args=("--workers", "2"))
         try:
             base = server.url
             workers: set[str] = set()
@@ -59,9 +60,9 @@ def test_two_workers_on_postgresql_share_a_port_and_play(helpers: Any) -> None:
             assert len(workers) == 2, f"answers came from {workers}"
             assert str(server.proc.pid) not in workers  # the supervisor serves nothing itself
             # a round through the shared port, each request on a fresh connection
-            svc = helpers.Service.__new__(helpers.Service)
+            svc = Service.__new__(Service)
             svc.db_url, svc.url, svc._n = url, base, 0
-            svc.op = svc.login(*helpers.OPERATOR)
+            svc.op = svc.login(*OPERATOR)
             tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=30_000)
             a, b = svc.player(), svc.player()
             a.sit(tid, 1)
@@ -106,19 +107,19 @@ def _dealer_pid(db_url: str, table_id: int) -> int | None:
         db.dispose()
 
 
-def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> None:
+def test_cards_reach_a_player_whose_wager_another_process_took() -> None:
     """A process's feed hands on the events it committed itself without reading them back; the
     owners of wagers that another process took must stay known, or the deal would not show
     their cards to their players."""
     from paigow.service.accounts.operators import create_operator
 
-    with helpers.pg_schema() as url:
-        create_operator(url, *helpers.OPERATOR)
-        procs = [helpers.ServerProcess(url), helpers.ServerProcess(url)]
+    with pg_schema() as url:
+        create_operator(url, *OPERATOR)
+        procs = [ServerProcess(url), ServerProcess(url)]
         try:
-            svc = helpers.Service.__new__(helpers.Service)
+            svc = Service.__new__(Service)
             svc.db_url, svc.url, svc._n = url, procs[0].url, 0
-            svc.op = svc.login(*helpers.OPERATOR)
+            svc.op = svc.login(*OPERATOR)
             tid = svc.new_table(betting_time_ms=60_000, setting_time_ms=60_000)
             by_pid = {p.proc.pid: p for p in procs}
             deadline = time.time() + 30
@@ -127,9 +128,9 @@ def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> 
             assert pid in by_pid, "no process took the dealer lock"
             dealer, other = by_pid[pid], next(p for p in procs if p.proc.pid != pid)
             a, b = svc.player(), svc.player()
-            a_here = helpers.Client(dealer.url, a.token, a.username)
-            b_there = helpers.Client(other.url, b.token, b.username)
-            ws_a, ws_b = a_here.ws(tid), helpers.Client(dealer.url, b.token).ws(tid)
+            a_here = Client(dealer.url, a.token, a.username)
+            b_there = Client(other.url, b.token, b.username)
+            ws_a, ws_b = a_here.ws(tid), Client(dealer.url, b.token).ws(tid)
             try:
                 for ws in (ws_a, ws_b):  # subscribed: later events come as messages
                     ws.wait_for(lambda m: m.get("type") == "hello")
@@ -151,7 +152,7 @@ def test_cards_reach_a_player_whose_wager_another_process_took(helpers: Any) -> 
                 p.stop()
 
 
-def test_the_workers_of_a_killed_supervisor_stop_and_free_the_port(helpers: Any) -> None:
+def test_the_workers_of_a_killed_supervisor_stop_and_free_the_port() -> None:
     """``kill -9`` of the supervisor: its workers notice, stop gracefully (their steps
     finish) and leave the port to a server started again; none serves on, unsupervised."""
     import contextlib
@@ -159,8 +160,8 @@ def test_the_workers_of_a_killed_supervisor_stop_and_free_the_port(helpers: Any)
     import signal
     import socket
 
-    with helpers.pg_schema() as url:
-        server = helpers.ServerProcess(url, args=("--workers", "2"))
+    with pg_schema() as url:
+        server = ServerProcess(url, args=("--workers", "2"))
         try:
             port = int(server.url.rsplit(":", 1)[1].strip("/"))
             workers: set[int] = set()

@@ -20,7 +20,7 @@ from paigow.service.store.bus import Notice, notify
 from paigow.service.store.db import Database, ServerSetting
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
-from tests.service.conftest import run_on_own_loop
+from tests.helpers.service import pg_schema, run_on_own_loop
 
 _SETTINGS: Final = cast(sa.Table, ServerSetting.__table__)
 _PUT: Final = Sql(
@@ -142,11 +142,11 @@ def test_a_step_is_answered_once_its_commit_is_on_disk(tmp_path: Path) -> None:
     assert run_on_own_loop(main()) == [True] * 5
 
 
-def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> None:
+def test_postgres_steps_are_retried_on_a_serialization_failure() -> None:
     class Conflict(Exception):
         sqlstate = "40001"
 
-    with helpers.pg_schema() as url:
+    with pg_schema() as url:
         attempts: list[int] = []
 
         def step(tx: Tx) -> str:
@@ -170,7 +170,7 @@ def test_postgres_steps_are_retried_on_a_serialization_failure(helpers: Any) -> 
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_reads_on_the_event_loop(backend: str, tmp_path: Path, helpers: Any) -> None:
+def test_reads_on_the_event_loop(backend: str, tmp_path: Path) -> None:
     def scenario(url: str) -> None:
         async def main() -> tuple[int, int]:
             rt = await _running(url)
@@ -188,7 +188,7 @@ def test_reads_on_the_event_loop(backend: str, tmp_path: Path, helpers: Any) -> 
     if backend == "sqlite":
         scenario(f"sqlite:///{tmp_path / 'w.sqlite3'}")
     else:
-        with helpers.pg_schema() as url:
+        with pg_schema() as url:
             scenario(url)
 
 
@@ -223,15 +223,13 @@ def test_the_writer_stops_promptly_with_steps_still_waiting(tmp_path: Path) -> N
     assert run_on_own_loop(main()) == [5] * 25
 
 
-def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it(
-    helpers: Any,
-) -> None:
+def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it() -> None:
     """On PostgreSQL a step's work once kept (its round back in the cache) is done before its
     commit is sent; a commit that then fails (here a deferred unique key, checked at the
     commit) clears the cache, so no copy of what was never committed stays."""
     from paigow.round import Round
 
-    with helpers.pg_schema() as url:
+    with pg_schema() as url:
         seen: list[bool] = []
 
         async def main() -> None:

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
 from paigow.setting import Setting
-from tests.web.walks import (
+from tests.helpers.walks import (
     WAIT,
     as_operator,
     foul_low,

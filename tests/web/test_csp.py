@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     LAPTOP,
     PHONE,
     as_operator,

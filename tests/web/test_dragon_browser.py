@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     LAPTOP,
     SIZES,
     WAIT,

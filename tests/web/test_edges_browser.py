@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     VIEWPORTS,
     as_operator,
     at_table,
@@ -170,6 +170,21 @@ def test_recall_prints_no_null(site: Any, page: Page) -> None:
             ranks = [_rank(str(c.get_attribute("data-card"))) for c in row.locator(".card").all()]
             assert ranks == sorted(ranks, reverse=True), ranks
     page.screenshot(path=f"{SHOTS}/edge4-recall.png", full_page=True)
+
+
+def test_every_card_row_comes_sorted_as_your_hand(site: Any, page: Page) -> None:
+    """Edge 11, on its own: the row of cards the page draws for every hand (a spot's on the felt,
+    the dealer's, the dragon's, recall's) comes highest first, pairs together, the joker before
+    the aces, as "Your hand" does, whatever order the feed gives them in."""
+    page.goto(site.url + "/#/lobby")
+    rows = page.evaluate(
+        """async () => {
+             const m = await import("/static/cards.js");
+             const row = (opts) => [...m.cardRow(["7s", "Ah", "3c", "7d", "JK", "Kd"], opts).querySelectorAll(".card")];
+             return [row({ small: true, fan: true }), row({ small: true })].map((r) => r.map((c) => c.dataset.card));
+           }"""
+    )
+    assert rows == [["JK", "Ah", "Kd", "7s", "7d", "3c"]] * 2
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.web.walks import VIEWPORTS, as_operator, check_a11y, log_in, resize
+from tests.helpers.walks import VIEWPORTS, as_operator, check_a11y, log_in, resize
 
 pytestmark = pytest.mark.slow
 

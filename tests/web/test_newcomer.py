@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, expect
 
 from paigow.cards import parse_cards
 from paigow.setting import all_settings
-from tests.web.walks import (
+from tests.helpers.walks import (
     LAPTOP,
     PHONE,
     WAIT,

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     WAIT,
+    axe_problems,
     felt_problems,
     foul_asked,
     my_cards,
@@ -103,6 +104,26 @@ SIDE: dict[str, list[str]] = {
 }
 
 
+# the phases axe-core checks too (each page's words, names and contrast): the table before a
+# wager, the hand to set (with the dragon's offer), the showdown
+AXE = ("seated", "setting", "dragon", "results")
+
+RECALL_JS = """() => {
+  const out = [];
+  if (document.documentElement.scrollWidth > window.innerWidth) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px`);
+  for (const el of document.querySelectorAll('#replay-state *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width && r.right > window.innerWidth + 0.5) out.push(`${el.id || el.className || el.tagName} past the window's right edge`);
+  }
+  return out.slice(0, 5);
+}"""
+
+
+def recall_problems(page: Any) -> list[str]:
+    """Recall's page no wider than the window, nothing of the replayed round past its edge."""
+    return list(page.evaluate(RECALL_JS))
+
+
 @pytest.mark.parametrize(("size", "mode"), SIZES)
 def test_every_phase_fits_one_screen(
     site: Any, browser: Browser, shot: Any, size: dict[str, int], mode: str
@@ -125,6 +146,8 @@ def test_every_phase_fits_one_screen(
         extra = {"practice": PRACTICE, "side": SIDE, "dragon": DRAGON}.get(mode, {}).get(phase, [])
         problems = off_screen(page, ["#dealer", *SPOTS, *PHASES[phase], *extra])
         problems += felt_problems(page, "#my-cards .card, #my-setting .card", whole_page=False)
+        if phase in AXE:
+            problems += axe_problems(page)
         note(found, phase, problems)
         shot(page, f"{tag}-{phase}")
 
@@ -169,5 +192,17 @@ def test_every_phase_fits_one_screen(
     if mode == "dragon":
         expect(page.locator("#my-dragon")).to_be_visible(timeout=WAIT)
     check("results")
+    # the round in recall, stepped to its end: a page of its own (it may scroll down, never
+    # sideways), every word whole, nothing axe-core finds serious
+    page.goto(site.url + f"/#/recall/{table}")
+    page.click("#round-1")
+    page.click("#step-last")
+    expect(page.locator("#step-text")).to_contain_text("Round settled", timeout=WAIT)
+    if mode == "side":  # your side wagers, each with its bonus hand and pay
+        expect(page.locator("#recall-side-2 li")).to_have_count(2)
+        expect(page.locator("#recall-side-2")).to_contain_text("Fortune: ")
+    page.wait_for_timeout(150)
+    note(found, "recall", recall_problems(page) + axe_problems(page))
+    shot(page, f"{tag}-recall")
     page.context.close()
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 from paigow.analysis.edge import saved_name
 from paigow.analysis.kernels import edge_digest
 from paigow.house_way import HouseWay
-from tests.web.walks import (
+from tests.helpers.walks import (
     VIEWPORTS,
     as_operator,
     check_a11y,
@@ -28,6 +28,7 @@ from tests.web.walks import (
     resize,
     wager_over_api,
 )
+from tests.helpers.web import Site
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +77,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def floor(cache: Path, site_class: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def floor(cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A server whose floor shows three tables with large figures (one flagged, one with one
     hand, one with three), written straight into the floor's running totals."""
     from paigow.service.store.db import Database
@@ -84,7 +85,7 @@ def floor(cache: Path, site_class: Any, tmp_path_factory: pytest.TempPathFactory
 
     folder = tmp_path_factory.mktemp("opweb")
     url = f"sqlite:///{folder / 'tables.sqlite3'}"
-    site = site_class(url)
+    site = Site(url)
     ids = [site.table(name=f"{LONG_NAME} {i}") for i in range(3)]
     for spot in range(1, 5):  # players with long names at the flagged table
         _, _, api = site.player()
@@ -300,7 +301,7 @@ def _copy_bonus_counts(cache: Path) -> bool:
     them (the server then shows the side wagers' exact holds at once); False if none has."""
     import shutil
 
-    from paigow.analysis.bonus import counts_path
+    from paigow.analysis.bonus_counts import counts_path
     from paigow.ranking import Wheel
 
     way = HouseWay.preset("standard")

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.service import pg_cluster
-from tests.service.test_full_disk import fill, tmpfs
-from tests.web.walks import (
+from tests.helpers import pg_cluster
+from tests.helpers.disk import fill, tmpfs
+from tests.helpers.walks import (
     LAPTOP,
     PHONE,
     at_table,
@@ -28,6 +28,7 @@ from tests.web.walks import (
     wager,
     wager_over_api,
 )
+from tests.helpers.web import Site
 
 pytestmark = pytest.mark.slow
 
@@ -45,12 +46,10 @@ def empty_wal(path: Path) -> None:
     assert os.path.getsize(f"{path}-wal") == 0
 
 
-def test_pages_say_play_is_paused_while_the_database_is_full(
-    browser: Browser, site_class: Any, shot: Any
-) -> None:
+def test_pages_say_play_is_paused_while_the_database_is_full(browser: Browser, shot: Any) -> None:
     with tmpfs(48) as disk:
         path = disk / "tables.sqlite3"
-        site = site_class(f"sqlite:///{path}")
+        site = Site(f"sqlite:///{path}")
         filler: Path | None = None
         try:
             table = site.table(betting_time_ms=4000, setting_time_ms=60_000)
@@ -98,7 +97,7 @@ def test_pages_say_play_is_paused_while_the_database_is_full(
 
 @pytest.mark.skipif(not pg_cluster.available(), reason="no private PostgreSQL clusters here")
 def test_pages_say_play_is_paused_while_the_database_is_read_only(
-    browser: Browser, site_class: Any, shot: Any
+    browser: Browser, shot: Any
 ) -> None:
     def read_only(pg: pg_cluster.Cluster, on: bool) -> None:
         pg.sql(f"ALTER SYSTEM SET default_transaction_read_only = {'on' if on else 'off'}")
@@ -106,7 +105,7 @@ def test_pages_say_play_is_paused_while_the_database_is_read_only(
         time.sleep(0.5)  # every session, the server's pooled ones too, takes it
 
     with pg_cluster.cluster() as pg:
-        site = site_class(pg.url())
+        site = Site(pg.url())
         try:
             table = site.table(betting_time_ms=4000, setting_time_ms=60_000)
             page, _name, _api = at_table(site, browser, PHONE, table)

@@ -16,8 +16,8 @@ import pyotp
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Api
-from tests.web.walks import OPERATOR, log_in
+from tests.helpers.walks import OPERATOR, log_in
+from tests.helpers.web import Api
 
 pytestmark = pytest.mark.slow
 

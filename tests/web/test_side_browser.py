@@ -19,7 +19,7 @@ from paigow.bonus.hand import BonusCategory
 from paigow.bonus.paytable import PayTable
 from paigow.events import SideWagerSettled
 from paigow.narrator import side_line
-from tests.web.walks import (
+from tests.helpers.walks import (
     HW,
     LAPTOP,
     PHONE,
@@ -265,7 +265,7 @@ def test_a_practice_table_posts_each_side_wagers_exact_return(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     from paigow.analysis.bonus_return import analyze
-    from paigow.service.floor.side import cached_counts
+    from paigow.service.floor.side_holds import cached_counts
 
     # a practice table plays for play money, so it offers no progressive (a bank's meter holds
     # the house's money: refused with practice-progressive); its other side wagers' returns

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.web.walks import WAIT, check_a11y, off_screen, play_round_over_api, player_page
+from tests.helpers.walks import WAIT, check_a11y, off_screen, play_round_over_api, player_page
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +59,7 @@ def test_the_house_sets_the_hand_on_request(
 ) -> None:
     """At a casino table the seat offers "House sets it": the house way's setting, said to be
     set at the player's request, and the round's recall says so."""
-    from tests.web.walks import house_low, my_cards, open_table, settled, sit, wager
+    from tests.helpers.walks import house_low, my_cards, open_table, settled, sit, wager
 
     table = site.table(name="House sets", betting_time_ms=5_000, setting_time_ms=60_000)
     page, _, api = player_page(site, browser, size)
@@ -88,7 +88,7 @@ def test_my_play_page(site: Any, browser: Browser, shot: Any, size: dict[str, in
     decisions with their cards; in the window, axe-core finding nothing."""
     import time
 
-    from tests.web.walks import foul_low, hand_over_api, house_low, wait_ended
+    from tests.helpers.walks import foul_low, hand_over_api, house_low, wait_ended
 
     table = site.table(name="My play", mode="practice", variant="face-up", betting_time_ms=5_000)
     page, _, api = player_page(site, browser, size)
@@ -125,7 +125,7 @@ def test_the_showdown_shows_the_price_of_your_setting(
 ) -> None:
     """At a practice table the result line adds, moments after the showdown, what the setting
     was worth against the best and the house way's, linking to My play."""
-    from tests.web.walks import house_low, my_cards, open_table, settled, sit, wager
+    from tests.helpers.walks import house_low, my_cards, open_table, settled, sit, wager
 
     table = site.table(name="Priced", mode="practice", variant="face-up", betting_time_ms=5_000)
     page, _, _ = player_page(site, browser, {"width": 812, "height": 375})
@@ -146,7 +146,7 @@ def test_the_showdown_shows_the_price_of_your_setting(
 def test_the_showdown_marks_the_bonus_hands_cards(site: Any, browser: Browser, shot: Any) -> None:
     """Rounds at a table offering Fortune until the player holds a bonus hand: at the showdown
     the cards that make it are marked on the felt (and named so for screen readers)."""
-    from tests.web.walks import LAPTOP, hand_over_api, house_low, open_table, wait_ended
+    from tests.helpers.walks import LAPTOP, hand_over_api, house_low, open_table, wait_ended
 
     offers = [{"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 2500}]
     table = site.table(name="Marks", side_wagers=offers, betting_time_ms=5_000)

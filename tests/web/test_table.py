@@ -23,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.walks import (
+from tests.helpers.walks import (
     LAPTOP,
     OPERATOR,
     PHONE,
@@ -49,6 +49,7 @@ from tests.web.walks import (
     wager,
     wager_over_api,
 )
+from tests.helpers.web import Api
 
 pytestmark = pytest.mark.slow
 
@@ -614,9 +615,8 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 def test_the_feed_reconnects_after_the_server_is_killed_mid_round(
-    server: ServerProcess, browser: Browser, shot: Any, api_class: Any
+    server: ServerProcess, browser: Browser, shot: Any
 ) -> None:
-    Api = api_class
     op = Api(server.url).login(*OPERATOR)
     table = int(
         op.call("POST", "/api/admin/tables", {"name": "Restart", "setting_time_ms": 120_000}, 201)[

@@ -239,8 +239,8 @@ def analyze_fast(
     dominance structures when they are on disk (built by ``paigow strategy build``); None when
     they are not (never builds them)."""
     from paigow.analysis.edge import FULL_DECK_INDICES
-    from paigow.analysis.kernels.optimal import hand_counts
-    from paigow.analysis.kernels.strategy import setting_ranks
+    from paigow.analysis.kernels.optimal_counts import hand_counts
+    from paigow.analysis.kernels.strategy_classes import setting_ranks
     from paigow.analysis.optimal import structures, structures_folder
     from paigow.analysis.runner import TableSpec
 

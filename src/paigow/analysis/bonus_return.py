@@ -1,5 +1,5 @@
 """The exact return of a side wager's pay table, from the bonus counts
-(:mod:`paigow.analysis.bonus`): every figure a :class:`~fractions.Fraction`.
+(:mod:`paigow.analysis.bonus_counts`): every figure a :class:`~fractions.Fraction`.
 
 A hand is paid as the best-paid category it holds (ties: the declared order), at the wager and
 meter given; the wager is lost on a hand the table does not pay. The return per unit wagered is
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
-from paigow.analysis.bonus import BonusCounts, deck_counts
+from paigow.analysis.bonus_counts import BonusCounts, deck_counts
 from paigow.bonus import BonusCategory, Pay, PayKind, PayTable, Target
 from paigow.bonus.hand import ORDER
 from paigow.money import format_money

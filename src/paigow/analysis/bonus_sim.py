@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from paigow.analysis import kernels as K
-from paigow.analysis.bonus import BonusCounts
+from paigow.analysis.bonus_counts import BonusCounts
 from paigow.analysis.bonus_return import BonusAnalysis, analyze, decimal
-from paigow.analysis.kernels import bonus as KB
-from paigow.analysis.kernels.bonus_sim import simulate_bonus_chunk
+from paigow.analysis.kernels import bonus_hand as KB
+from paigow.analysis.kernels.bonus_montecarlo import simulate_bonus_chunk
 from paigow.analysis.runner import Runner, TableSpec
 from paigow.analysis.simulate import CHUNK_ROUNDS, Z95, chunk_seeds
 from paigow.bonus import PayTable, Target

@@ -4,7 +4,7 @@ result for certain and plays the best: a win if a setting wins, else a push if o
 loss. Summed over every deal like the optimal player's edge (:mod:`paigow.analysis.optimal`): by
 suit class of player hands, inclusion-exclusion over the subsets of the hand against the same
 dominance structures; the wins against a dealer hand are a staircase of quadrants, the losses one
-quadrant (:func:`paigow.analysis.kernels.faceup.face_up_chunk`). A push rule is folded into the
+quadrant (:func:`paigow.analysis.kernels.faceup_counts.face_up_chunk`). A push rule is folded into the
 dealer's hands (:mod:`paigow.analysis.pushed`).
 """
 
@@ -23,7 +23,7 @@ from paigow.analysis import kernels as K
 from paigow.analysis.checkpoint import Checkpoint
 from paigow.analysis.compiled import identity
 from paigow.analysis.edge import FULL_DECK_INDICES, EdgeResult
-from paigow.analysis.kernels.faceup import face_up_chunk
+from paigow.analysis.kernels.faceup_counts import face_up_chunk
 from paigow.analysis.optimal import structures
 from paigow.analysis.pushed import dealer_view
 from paigow.analysis.runner import Runner, TableSpec

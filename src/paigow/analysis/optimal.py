@@ -15,7 +15,7 @@ contain T. Those are precomputed once per class of T under suit relabelling:
   |T| = 6, 7  read from the compiled table directly.
 Player hands are taken one per suit class (6,972,147 of them), weighted by the class's size.
 The run itself (every class's optimal setting, and the exact edge from the same computation)
-is :mod:`paigow.analysis.strategy`; the kernels are :mod:`paigow.analysis.kernels.optimal`.
+is :mod:`paigow.analysis.strategy`; the kernels are :mod:`paigow.analysis.kernels.optimal_counts`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 from paigow.analysis import kernels as K
 from paigow.analysis.compiled import identity
 from paigow.analysis.kernels import Arr
-from paigow.analysis.kernels.optimal import (
+from paigow.analysis.kernels.optimal_counts import (
     BLOCK3,
     BLOCK4,
     BLOCK5,
@@ -71,7 +71,7 @@ class Structures:
     cc5: Arr  # uint16
 
     def kernel_args(self) -> KernelArgs:
-        """The structures in the order :func:`paigow.analysis.kernels.optimal.hand_counts`
+        """The structures in the order :func:`paigow.analysis.kernels.optimal_counts.hand_counts`
         takes them (from ``deck`` to ``cc5``)."""
         return (
             self.deck, self.class_of, self.cum_base, self.cum, self.lw3, self.cc3, self.hc3,

@@ -1,7 +1,7 @@
 """A house way compiled for the kernels.
 
 :func:`compile_way` turns the rules of any :class:`~paigow.house_way.HouseWay` into the array
-that :func:`paigow.analysis.kernels.program.house_way_program` reads: per hand shape (its groups
+that :func:`paigow.analysis.kernels.way_program.house_way_program` reads: per hand shape (its groups
 of five, four, three and two of a rank) the rules that can hold for it, each condition folded
 for that shape; :func:`paigow.analysis.compiled.check` runs the program over all 154,143,080
 hands and refuses a house way that leaves a hand without a rule or sets one into a foul (with an
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from paigow.analysis.kernels import program as KP
+from paigow.analysis.kernels import way_program as KP
 from paigow.cards import Card
 from paigow.errors import HouseWayError
 from paigow.house_way import HouseWay
@@ -232,7 +232,7 @@ _SHAPES = [
 
 
 def shape_mask(c: Condition) -> int:
-    """The shapes (:func:`paigow.analysis.kernels.program.shape_of`) for which ``c`` may hold.
+    """The shapes (:func:`paigow.analysis.kernels.way_program.shape_of`) for which ``c`` may hold.
 
     >>> from paigow.house_way.rules import parse_condition
     >>> m = shape_mask(parse_condition("two-pair and high-pair == A"))

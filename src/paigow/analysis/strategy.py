@@ -48,7 +48,7 @@ from paigow.analysis.compiled import (
     read_header,
 )
 from paigow.analysis.edge import FULL_DECK_INDICES, EdgeResult
-from paigow.analysis.kernels import strategy as KS
+from paigow.analysis.kernels import strategy_classes as KS
 from paigow.analysis.optimal import structures
 from paigow.analysis.program import compile_way
 from paigow.analysis.runner import Runner, TableSpec

@@ -219,7 +219,7 @@ def simulate_command(
     """Monte Carlo against the dealer's house way: win/push/loss and the house edge with a 95% CI
     (with a push rule, the dealer hands that trigger it push every wager)."""
     from paigow.analysis.simulate import simulate
-    from paigow.cli.bonus import load_pay_table
+    from paigow.cli.bonus_commands import load_pay_table
 
     way = load_house_way(house_way)
     rate, rule, _ = variant_rules(variant, push, commission, err=terminal_err_console)
@@ -290,7 +290,7 @@ def _simulate_bonus(
         return []
     from paigow.analysis.bonus_return import analyze
     from paigow.analysis.bonus_sim import simulate_bonus
-    from paigow.cli.bonus import bonus_counts
+    from paigow.cli.bonus_commands import bonus_counts
 
     with progress_bar("side wagers", rounds) as advance:
         results = simulate_bonus(spec, rounds, runner, seed, tables, advance)

@@ -153,7 +153,7 @@ def hand(
     settings)."""
     way = load_house_way(house_way)
     if strategy is Player.OPTIMAL:
-        from paigow.cli.strategy import strategy_hands
+        from paigow.cli.strategy_commands import strategy_hands
 
         lines = list(_hand_lines(cards))
         if strategy_hands(lines, way, wheel, commission, as_json, house_way):

@@ -1,16 +1,16 @@
 """The ``paigow`` command line, built from its groups of commands.
 
 - :mod:`paigow.cli.game`: ``hand``, ``deal``, ``play`` (the terminal table, :mod:`paigow.cli.play`);
-- :mod:`paigow.cli.house_way`: ``house-way`` (the presets, a house way's rules, the check of a
+- :mod:`paigow.cli.house_way_commands`: ``house-way`` (the presets, a house way's rules, the check of a
   file over every hand), with ``house-way test`` (:mod:`paigow.cli.house_way_cases`: a cases
   file of expected settings) and ``house-way card`` (:mod:`paigow.cli.house_way_card`: the
-  dealer's card); ``house-way diff`` (:mod:`paigow.cli.house_way_diff`: two side by side);
+  dealer's card); ``house-way diff`` (:mod:`paigow.cli.house_way_diff_commands`: two side by side);
 - :mod:`paigow.cli.analysis`: ``analyze``, ``stats``, ``simulate``, ``edge``; with
-  :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy` (``strategy``) and
-  :mod:`paigow.cli.report` (``report``: the par sheet, ``report floor``) and
-  :mod:`paigow.cli.bonus` (``bonus``: side wagers' pay tables and their exact returns);
+  :mod:`paigow.cli.cache` (``cache``), :mod:`paigow.cli.strategy_commands` (``strategy``) and
+  :mod:`paigow.cli.report_commands` (``report``: the par sheet, ``report floor``) and
+  :mod:`paigow.cli.bonus_commands` (``bonus``: side wagers' pay tables and their exact returns);
 - :mod:`paigow.cli.service`: ``serve``, ``bots`` (the load client, :mod:`paigow.cli.bots`),
-  ``admin``, ``audit``; :mod:`paigow.cli.backup`: ``backup`` and ``restore``.
+  ``admin``, ``audit``; :mod:`paigow.cli.backup_commands`: ``backup`` and ``restore``.
 
 Every module imports its heavy dependencies (numba, the service, FastAPI) inside the commands, so
 that ``paigow --help`` stays fast.
@@ -22,19 +22,19 @@ import typer
 
 from paigow.cli import (
     analysis,
-    backup,
+    backup_commands,
     game,
     house_way_card,
     house_way_cases,
-    house_way_diff,
+    house_way_diff_commands,
     service,
 )
-from paigow.cli.bonus import bonus_app
+from paigow.cli.bonus_commands import bonus_app
 from paigow.cli.cache import cache_app
 from paigow.cli.common import ReadableGroup
-from paigow.cli.house_way import house_way_app
-from paigow.cli.report import report_app
-from paigow.cli.strategy import strategy_app
+from paigow.cli.house_way_commands import house_way_app
+from paigow.cli.report_commands import report_app
+from paigow.cli.strategy_commands import strategy_app
 
 app = typer.Typer(
     cls=ReadableGroup,  # readable help for every command, those added later too
@@ -55,13 +55,13 @@ app.command("simulate")(analysis.simulate_command)
 app.command("edge")(analysis.edge_command)
 app.command("serve")(service.serve)
 app.command("bots")(service.bots)
-app.command("backup")(backup.backup_command)
-app.command("restore")(backup.restore_command)
+app.command("backup")(backup_commands.backup_command)
+app.command("restore")(backup_commands.restore_command)
 
 # house-way's commands kept in modules of their own
 house_way_app.command("test")(house_way_cases.test_command)
 house_way_app.command("card")(house_way_card.card_command)
-house_way_app.command("diff")(house_way_diff.diff_command)
+house_way_app.command("diff")(house_way_diff_commands.diff_command)
 
 # The groups.
 app.add_typer(house_way_app, name="house-way")

@@ -118,7 +118,7 @@ def admin_create(
     from pathlib import Path
 
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.errors import ServiceError
+    from paigow.service.http_errors import ServiceError
 
     try:
         text = sys.stdin.read() if password_file == "-" else Path(password_file).read_text()  # nosec B105
@@ -140,7 +140,7 @@ def admin_reset_2fa(
     """Remove a locked-out operator's second factor and recovery codes (audited): their
     sessions end and they enrol a new one at their next sign-in."""
     from paigow.service.accounts.operators import reset_second_factor
-    from paigow.service.errors import ServiceError
+    from paigow.service.http_errors import ServiceError
 
     try:
         was = reset_second_factor(database, username)

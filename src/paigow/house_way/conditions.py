@@ -236,8 +236,8 @@ class _Parser:
         return parse_categories("|".join(cats))
 
     def best_low(self) -> Condition:
-        """``best-low(SPEC[, CATEGORIES])`` after its name: the best low hand of the
-        placements (fouls left out) with ``SPEC`` low and, where given, a high hand of one of
+        """``best-low(CARDS[, CATEGORIES])`` after its name: the best low hand of the
+        placements (fouls left out) with ``CARDS`` low and, where given, a high hand of one of
         ``CATEGORIES``."""
         self.expect("(")
         kind, value, col = self.take()

@@ -162,8 +162,8 @@ class HandReader:
         raise AssertionError(c.kind)  # pragma: no cover
 
     def best_low(self, c: Condition) -> int:
-        """A ``best-low(SPEC[, CATEGORIES])``'s value: the key of the best low hand among the
-        placements with ``SPEC`` low and (where given) a high hand of ``CATEGORIES``, fouls
+        """A ``best-low(CARDS[, CATEGORIES])``'s value: the key of the best low hand among the
+        placements with ``CARDS`` low and (where given) a high hand of ``CATEGORIES``, fouls
         left out; -1, below every low hand, where there is none.
 
         >>> from paigow.cards import parse_cards, sort_cards

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 
-from paigow.service.accounts.auth import Passwords, Principal, TokenSigner
+from paigow.service.accounts.auth_tokens import Passwords, Principal, TokenSigner
 from paigow.service.config import env_setting
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import Batch, EventBus, Notice, appended_batches

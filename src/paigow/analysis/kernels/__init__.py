@@ -89,14 +89,20 @@ from paigow.analysis.kernels.table import build_slice, dense_setting, differ_sli
 TABLE_SOURCES = (
     "colex.py",
     "keys.py",
-    "program.py",
+    "way_program.py",
     "table.py",
     "paigow/analysis/program.py",  # the compiler of a house way's rules
     "paigow/house_way/words.py",  # what the rules' words mean
     "paigow/house_way/conditions.py",
     "paigow/house_way/rules.py",
 )
-STRATEGY_SOURCES = (*TABLE_SOURCES, "dominance.py", "optimal.py", "strategy.py", "trigger.py")
+STRATEGY_SOURCES = (
+    *TABLE_SOURCES,
+    "dominance.py",
+    "optimal_counts.py",
+    "strategy_classes.py",
+    "trigger.py",
+)
 
 #: The Python modules outside this package that decide every exact edge: the chunking and
 #: summing of the runs, the result's record (:mod:`paigow.analysis.edge`), and the push rules'
@@ -119,7 +125,7 @@ EDGE_SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "face-up": (
         *STRATEGY_SOURCES,
-        "faceup.py",
+        "faceup_counts.py",
         *_EDGE_PYTHON,
         "paigow/analysis/optimal.py",
         "paigow/analysis/pushed.py",

@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 from paigow.analysis.kernels.keys import key2
-from paigow.analysis.kernels.program import Arr, _high_key, house_way_program, work_array
+from paigow.analysis.kernels.way_program import Arr, _high_key, house_way_program, work_array
 
 
 @nb.njit(cache=True)

@@ -11,7 +11,7 @@ import numpy.typing as npt
 from paigow.analysis.kernels.colex import colex5, colex7_sorted
 from paigow.analysis.kernels.keys import is_foul
 from paigow.analysis.kernels.rng import below, seed_state
-from paigow.analysis.kernels.strategy import setting_ranks
+from paigow.analysis.kernels.strategy_classes import setting_ranks
 from paigow.analysis.kernels.table import lookup
 from paigow.analysis.kernels.trigger import flagged
 from paigow.setting import LOW_POSITIONS

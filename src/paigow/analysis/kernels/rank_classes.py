@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from paigow.analysis.kernels.keys import JOKER, _popc, is_foul, key2
-from paigow.analysis.kernels.program import house_way_program, work_array
+from paigow.analysis.kernels.way_program import house_way_program, work_array
 
 Arr = npt.NDArray[Any]
 

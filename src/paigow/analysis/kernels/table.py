@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from paigow.analysis.kernels.keys import is_foul, key2
-from paigow.analysis.kernels.program import house_way_program, work_array
+from paigow.analysis.kernels.way_program import house_way_program, work_array
 
 Arr = npt.NDArray[Any]
 
@@ -28,7 +28,7 @@ def dense_setting(
 ) -> tuple[int, int, int]:
     """House way of seven cards sorted descending -> (dense high rank, dense low rank, rule);
     (-1, -1, -1) where no rule of ``prog`` applies. ``work``: a work array
-    (:func:`paigow.analysis.kernels.program.work_array`)."""
+    (:func:`paigow.analysis.kernels.way_program.work_array`)."""
     i, j, rule = house_way_program(s, prog, lowest_wheel, work)
     if rule < 0:
         return -1, -1, -1

@@ -10,7 +10,7 @@ from paigow.service.accounts.credentials import USERNAME_RULE, is_username, pass
 from paigow.service.accounts.users import create_user
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
-from paigow.service.errors import NotFound, Unprocessable
+from paigow.service.http_errors import NotFound, Unprocessable
 from paigow.service.statuses import Role
 from paigow.service.store.db import Database, User
 
@@ -25,7 +25,7 @@ def create_operator(
 ) -> dict[str, Any]:
     """Create an operator (migrating the database first if needed); ``require_2fa``: they must
     enrol a second factor at their first sign-in (their token does nothing else until then)."""
-    from paigow.service.accounts.auth import Passwords
+    from paigow.service.accounts.auth_tokens import Passwords
 
     if not is_username(username):
         raise Unprocessable(f"a username is {USERNAME_RULE}")

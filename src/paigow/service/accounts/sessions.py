@@ -33,7 +33,7 @@ from typing import Any, Final, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from paigow.service.errors import Unauthorized
+from paigow.service.http_errors import Unauthorized
 from paigow.service.store.bus import notify
 from paigow.service.store.session_models import AuthSession
 from paigow.service.store.unit import Tx
@@ -227,7 +227,7 @@ def check(state: SessionState | None, user_id: int, idle_s: float, at: float) ->
     >>> check(SessionState(7, False, 100.0), 7, 600, 1000.0)
     Traceback (most recent call last):
     ...
-    paigow.service.errors.Unauthorized: the session was unused for over 10 minutes; log in again
+    paigow.service.http_errors.Unauthorized: the session was unused for over 10 minutes; log in again
     """
     if state is None or state.user_id != user_id:
         raise Unauthorized("the token's session is not known; log in again", code="invalid-token")

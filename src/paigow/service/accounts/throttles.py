@@ -12,7 +12,7 @@ peer of the TCP connection unless ``paigow serve --forwarded-allow-ips`` names t
 >>> lim.check("house", "10.0.0.1", at=2.0)
 Traceback (most recent call last):
 ...
-paigow.service.errors.TooManyRequests: too many failed log-ins; try again in 59 s
+paigow.service.http_errors.TooManyRequests: too many failed log-ins; try again in 59 s
 >>> caps = ConnectionCaps(per_user=1, per_addr=5)
 >>> caps.acquire(7, "10.0.0.1"), caps.acquire(7, "10.0.0.1"), caps.acquire(None, "10.0.0.1")
 (True, False, True)
@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from paigow.service.accounts.credentials import username_key
-from paigow.service.errors import ServiceError, TooManyRequests
+from paigow.service.http_errors import ServiceError, TooManyRequests
 
 T = TypeVar("T")
 MAX_KEYS = 100_000
@@ -112,7 +112,7 @@ class RateLimiter:
     >>> r.hit("a", at=1.0)
     Traceback (most recent call last):
     ...
-    paigow.service.errors.TooManyRequests: too many registrations from this address; try again in 60 s
+    paigow.service.http_errors.TooManyRequests: too many registrations from this address; try again in 60 s
     """
 
     def __init__(self, limit: int, window_s: float, what: str) -> None:

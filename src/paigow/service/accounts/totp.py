@@ -5,7 +5,7 @@ A code is accepted within one step either side of now, and never twice: the step
 kept, and a code of that step or an earlier one is refused (``code-used``).
 
 The secret is stored encrypted with a key derived from the service's secret
-(:meth:`paigow.service.accounts.auth.TokenSigner.derive`): a random 16-byte nonce, the secret
+(:meth:`paigow.service.accounts.auth_tokens.TokenSigner.derive`): a random 16-byte nonce, the secret
 XORed with an HMAC-SHA256 keystream of (key, nonce, counter), and an HMAC-SHA256 tag over both
 (encrypt-then-MAC, the standard library only: no AES library is among the dependencies).
 
@@ -38,7 +38,7 @@ import sqlalchemy as sa
 from pyotp.utils import strings_equal
 from sqlalchemy.orm import Session
 
-from paigow.service.errors import Conflict, Unauthorized
+from paigow.service.http_errors import Conflict, Unauthorized
 from paigow.service.store.session_models import EnrolmentRequired, OperatorTotp, RecoveryCode
 
 ISSUER: Final = "paigow"

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from paigow.service.accounts.credentials import username_key
 from paigow.service.books import ledger
-from paigow.service.errors import Conflict
+from paigow.service.http_errors import Conflict
 from paigow.service.store.db import User, now
 
 

@@ -19,16 +19,16 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
 from paigow.service.accounts import sessions
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.accounts.credentials import USERNAME_PATTERN
 from paigow.service.api import idempotency
 from paigow.service.api.schemas import ErrorOut
 from paigow.service.books import audit
-from paigow.service.errors import BadRequest, Forbidden, Unauthorized
-from paigow.service.game import tables
+from paigow.service.game import table_rows
+from paigow.service.http_errors import BadRequest, Forbidden, Unauthorized
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.ops.logs import USER
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
@@ -56,16 +56,16 @@ async def get_presence(conn: HTTPConnection) -> Presence:
     return presence
 
 
-async def get_states(conn: HTTPConnection) -> tables.PublicStates:
+async def get_states(conn: HTTPConnection) -> table_rows.PublicStates:
     """This process's cache of the tables' public states."""
-    states: tables.PublicStates = conn.app.state.states
+    states: table_rows.PublicStates = conn.app.state.states
     return states
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 HubDep = Annotated[FeedHub, Depends(get_hub)]
 PresenceDep = Annotated[Presence, Depends(get_presence)]
-StatesDep = Annotated[tables.PublicStates, Depends(get_states)]
+StatesDep = Annotated[table_rows.PublicStates, Depends(get_states)]
 
 # ----------------------------------------------------------------------------- parameters
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]
@@ -318,7 +318,7 @@ async def idempotent(
     try:
         return await rt.step(once(user, key, route, body, action, ahead, ttl_s=ttl_s))
     finally:  # the step's time, refused or not (in memory: no I/O)
-        metrics.step_done(route.split("/", 1)[0], time.perf_counter() - started)
+        telemetry.step_done(route.split("/", 1)[0], time.perf_counter() - started)
 
 
 def json_response(body: Any) -> Response:

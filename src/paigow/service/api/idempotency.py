@@ -25,7 +25,7 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
-from paigow.service.errors import Conflict
+from paigow.service.http_errors import Conflict
 from paigow.service.store.db import IdempotencyKey, now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx

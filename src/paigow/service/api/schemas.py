@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
 from paigow.service.accounts.credentials import USERNAME_PATTERN
-from paigow.service.game.tables import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
+from paigow.service.game.table_rows import DEFAULT_BETTING_TIME_MS, DEFAULT_SETTING_TIME_MS
 
 MAX_CENTS = 10**12
 """The largest amount any request may name: ten billion dollars."""

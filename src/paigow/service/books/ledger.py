@@ -48,7 +48,7 @@ from paigow.service.books.meters import meter_problems
 from paigow.service.books.meters import open_bank_accounts as open_bank_accounts
 from paigow.service.books.meters import open_shares_account as open_shares_account
 from paigow.service.books.meters import shares_account as shares_account
-from paigow.service.errors import InsufficientFunds, NotFound
+from paigow.service.http_errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.bus import notify_wallet

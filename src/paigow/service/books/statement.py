@@ -10,11 +10,11 @@ refused with a 422 naming it.
 >>> check_range(dt.date(2026, 12, 2), dt.date(2026, 12, 1))
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unprocessable: the statement's range is reversed: from 2026-12-02 is after to 2026-12-01
+paigow.service.http_errors.Unprocessable: the statement's range is reversed: from 2026-12-02 is after to 2026-12-01
 >>> check_range(dt.date(9999, 12, 31), dt.date(9999, 12, 31))
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unprocessable: gaming days run from 1970 to 9998: 9999-12-31 to 9999-12-31 is outside
+paigow.service.http_errors.Unprocessable: gaming days run from 1970 to 9998: 9999-12-31 to 9999-12-31 is outside
 >>> cents_text(-1250), cents_text(5)
 ('-12.50', '0.05')
 """
@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.service.books.gaming_day import GamingDay
-from paigow.service.errors import Unprocessable
+from paigow.service.http_errors import Unprocessable
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow
 
 MAX_DAYS: Final = 93

@@ -29,7 +29,7 @@ from paigow.errors import PaigowError
 from paigow.house_way import HouseWay
 from paigow.service.floor.hold import table_ident
 from paigow.service.floor.totals import check_flag
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.orphans import exit_with_parent
 from paigow.service.statuses import TableStatus
 from paigow.service.store.db import Database, GameTable, now
@@ -79,8 +79,8 @@ def compute_edge_counts(
 def compute_bonus_counts(way: HouseWay, wheel: str, workers: int = 2) -> bool:
     """In a worker process: count every hand's bonus categories for the house way (compiled if
     needed) and cache them on disk, where the floor reads them
-    (:func:`paigow.service.floor.side.cached_counts`)."""
-    from paigow.analysis.bonus import open_counts
+    (:func:`paigow.service.floor.side_holds.cached_counts`)."""
+    from paigow.analysis.bonus_counts import open_counts
     from paigow.ranking import Wheel
 
     open_counts(way, Wheel(wheel), workers=workers)
@@ -277,10 +277,10 @@ class EdgeWorker:
                     return
                 if counts is None:
                     edge.status, edge.error, edge.finished_at = "failed", error, now()
-                    metrics.background_done("edge", ok=False)
+                    telemetry.background_done("edge", ok=False)
                     return
                 store_counts(s, ident, edge.house_way, edge.wheel, counts)
-            metrics.background_done("edge", ok=True)
+            telemetry.background_done("edge", ok=True)
         except Exception:
             log.exception("storing the exact edge %s", ident)
         finally:
@@ -308,7 +308,7 @@ class EdgeWorker:
                 failed = fut.exception() is not None
                 if failed:
                     log.warning("bonus counts %s failed: %s", key, fut.exception())
-                metrics.background_done("bonus", ok=not failed)
+                telemetry.background_done("bonus", ok=not failed)
         except Exception:  # cancelled at shutdown  # nosec B110
             pass
         finally:

@@ -26,10 +26,10 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
 from paigow.money import format_money
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books.audit import record
 from paigow.service.books.gaming_day import GamingDay
-from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import TableMode, WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, GameTable, RoundRow, RoundWager, User, now

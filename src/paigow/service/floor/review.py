@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 from paigow.analysis.price import dollars
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.statement import check_range
-from paigow.service.errors import NotFound, Unprocessable
 from paigow.service.floor.prices import PRICED, prices_offered
+from paigow.service.http_errors import NotFound, Unprocessable
 from paigow.service.store.db import GameTable, RoundRow, RoundWager
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import RoundPrice

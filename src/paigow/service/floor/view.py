@@ -26,7 +26,7 @@ from paigow.service.floor.hold import (
     table_ident,
     table_push,
 )
-from paigow.service.floor.side import meters, offers_of, side_figures, side_totals
+from paigow.service.floor.side_holds import meters, offers_of, side_figures, side_totals
 from paigow.service.statuses import TableStatus
 from paigow.service.store.db import GameTable, Seat, User, now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorTable

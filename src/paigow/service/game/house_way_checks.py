@@ -10,7 +10,7 @@ from typing import Any
 from paigow.errors import PaigowError
 from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from paigow.ranking import Wheel
-from paigow.service.errors import Unprocessable
+from paigow.service.http_errors import Unprocessable
 
 
 def house_way_from(

@@ -16,12 +16,12 @@ from typing import Any, Final, cast
 
 import sqlalchemy as sa
 
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
-from paigow.service.errors import Conflict
-from paigow.service.game import tables
+from paigow.service.game import table_rows
+from paigow.service.http_errors import Conflict
 from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
@@ -32,9 +32,9 @@ SYSTEM = "dealer"
 
 
 def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig) -> dict[str, Any]:
-    """:func:`paigow.service.game.tables.sit`, refused (409) without the table's minimum in the wallet
+    """:func:`paigow.service.game.table_rows.seat_player`, refused (409) without the table's minimum in the wallet
     or beyond the seats a player may hold."""
-    table = tables.lock_table(tx, table_id)
+    table = table_rows.lock_table(tx, table_id)
     session = tx.session
     here = session.execute(
         sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
@@ -59,7 +59,7 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig
                 f"you already hold {held} seats, the most one player may hold; leave one first",
                 code="too-many-seats",
             )
-    return tables.sit(tx, table_id, user, spot)
+    return table_rows.seat_player(tx, table_id, user, spot)
 
 
 _SEATS: Final = cast(sa.Table, Seat.__table__)
@@ -75,7 +75,7 @@ _SEATED: Final = Sql(
         _SEATS.c.table_id == sa.bindparam("tid")
     )
 )
-_ENDED: Final = sa.or_(*(_ROUNDS.c.phase == sa.literal_column(f"'{p}'") for p in tables.ENDED))
+_ENDED: Final = sa.or_(*(_ROUNDS.c.phase == sa.literal_column(f"'{p}'") for p in table_rows.ENDED))
 _LAST_ENDED: Final = (
     sa.select(_ROUNDS.c.id, _ROUNDS.c.created_at)
     .where(_ROUNDS.c.table_id == sa.bindparam("tid"), _ENDED)

@@ -9,7 +9,7 @@ from typing import Any
 
 from paigow.errors import PaigowError
 from paigow.ruleset import PushRule, Ruleset
-from paigow.service.errors import Unprocessable
+from paigow.service.http_errors import Unprocessable
 
 __all__ = ["posted_variant", "variant_settings"]
 
@@ -22,7 +22,7 @@ def variant_settings(name: str | None) -> dict[str, Any]:
     >>> variant_settings("vegas")
     Traceback (most recent call last):
     ...
-    paigow.service.errors.Unprocessable: no variant 'vegas' (variants: indiana, ez, commission-free, face-up)
+    paigow.service.http_errors.Unprocessable: no variant 'vegas' (variants: indiana, ez, commission-free, face-up)
     """
     try:
         rs = Ruleset.preset(name or "indiana")

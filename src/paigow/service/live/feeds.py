@@ -23,8 +23,8 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from paigow.service.game.side import METER_NOTICE, read_meter
-from paigow.service.game.tables import read_state
+from paigow.service.game.side_offers import METER_NOTICE, read_meter
+from paigow.service.game.table_rows import read_state
 from paigow.service.game.visibility import private_spots, view_event
 from paigow.service.live.retries import read_again
 from paigow.service.runtime import Runtime

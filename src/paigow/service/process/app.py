@@ -38,12 +38,12 @@ from paigow.service.api.routes import tables as routes_tables
 from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
 from paigow.service.config import ServiceConfig
-from paigow.service.errors import ServiceError, core_error
 from paigow.service.floor.edges import shutdown_edge_worker
-from paigow.service.game import tables
+from paigow.service.game import table_rows
+from paigow.service.http_errors import ServiceError, core_error
 from paigow.service.live.feeds import FeedHub
 from paigow.service.live.presence import Presence
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.ops.headers import SecurityHeaders
 from paigow.service.ops.logs import RequestIds
 from paigow.service.runtime import Runtime, settle_memory
@@ -206,11 +206,11 @@ class StorageWatch:
 async def core_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """The one handler of the core's errors (:class:`paigow.errors.PaigowError`): its code
     -> the HTTP status and the body ``{"detail", "code"}``
-    (:data:`paigow.service.errors.CORE_STATUS`)."""
+    (:data:`paigow.service.http_errors.CORE_STATUS`)."""
     if not isinstance(exc, PaigowError):  # never: registered for PaigowError only
         raise exc
     status, body = core_error(exc)
-    metrics.refused(exc.code)
+    telemetry.refused(exc.code)
     return JSONResponse(body, status_code=status)
 
 
@@ -223,10 +223,10 @@ def create_app(
             raise ValueError("create_app needs a database URL or a config")
         config = ServiceConfig.from_env(database_url, **overrides)
     rt = Runtime(config)
-    metrics.enable(config.metrics)  # process-wide: the step path checks one flag
+    telemetry.enable(config.metrics)  # process-wide: the step path checks one flag
     hub = FeedHub(rt)
     presence = Presence(rt)
-    states = tables.PublicStates()
+    states = table_rows.PublicStates()
     install_log_redaction()
 
     @asynccontextmanager
@@ -299,7 +299,7 @@ def create_app(
     # ------------------------------------------------------------------ errors
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        metrics.refused(exc.code)
+        telemetry.refused(exc.code)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
     app.add_exception_handler(PaigowError, core_error_handler)  # the one handler of the core's
@@ -310,17 +310,17 @@ def create_app(
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
-        metrics.refused("invalid")
+        telemetry.refused("invalid")
         return JSONResponse({"detail": detail, "code": "invalid"}, status_code=422)
 
     @app.exception_handler(OperationalError)
     async def _busy(request: Request, exc: OperationalError) -> JSONResponse:
         if (fault := faults.classify(exc)) is not None:  # a full disk, a read-only database
             rt.storage.refused(fault.code)
-            metrics.db_error(fault.code)
+            telemetry.db_error(fault.code)
             log.warning("database refused a write: %s: %s", fault.code, exc.orig)
             return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
-        metrics.db_error("busy")
+        telemetry.db_error("busy")
         log.warning("database busy: %s", type(exc.orig).__name__)
         return JSONResponse(
             {"detail": "the database is busy; retry", "code": "busy"},
@@ -333,7 +333,7 @@ def create_app(
         if (fault := faults.classify(exc)) is None:  # PostgreSQL's read-only refusal is one
             raise exc
         rt.storage.refused(fault.code)
-        metrics.db_error(fault.code)
+        telemetry.db_error(fault.code)
         log.warning("database refused a write: %s: %s", fault.code, exc.orig)
         return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
 

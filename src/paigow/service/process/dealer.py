@@ -29,7 +29,7 @@ from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
 from paigow.service.floor.prices import compute_prices, price_worker, prices_offered, store_prices
 from paigow.service.game import rounds, seats
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
 from paigow.service.process.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
@@ -209,7 +209,7 @@ class Dealer:
         started = time.perf_counter()
         look = await self.rt.step(lambda tx: self._look(tx, free_seats))
         kind = look.step.value if look.step is not None and look.done else "look"
-        metrics.step_done(kind, time.perf_counter() - started)
+        telemetry.step_done(kind, time.perf_counter() - started)
         if look.view is not None:
             ROUND_ID.set(look.view.round_id)
         return look
@@ -267,7 +267,7 @@ class Dealer:
         try:
             return await self.rt.step(lambda tx: self._do(tx, step, view))
         finally:
-            metrics.step_done(step.value, time.perf_counter() - started)
+            telemetry.step_done(step.value, time.perf_counter() - started)
 
     def _do(self, tx: Tx, step: DealerStep, view: rounds.TableView) -> bool:
         rid = view.round_id

@@ -37,7 +37,7 @@ def side_offers() -> tuple[SideWagerOffer, ...]:
 def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     """Create what is missing; returns lines saying what was done."""
     from paigow.service.accounts.operators import create_operator
-    from paigow.service.game.tables import (
+    from paigow.service.game.table_rows import (
         DEFAULT_BETTING_TIME_MS,
         DEFAULT_SETTING_TIME_MS,
         create_table,

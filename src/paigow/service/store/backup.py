@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from paigow.service.errors import BadRequest, Conflict
+from paigow.service.http_errors import BadRequest, Conflict
 from paigow.service.store.backup_pg import (
     LAST_ROUND,
     SCHEMA_NAME,

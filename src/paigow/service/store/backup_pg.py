@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from paigow.service.errors import BadRequest, Conflict
+from paigow.service.http_errors import BadRequest, Conflict
 from paigow.service.store.db import Database
 
 LAST_ROUND: Final = "SELECT id FROM rounds ORDER BY created_at DESC, id DESC LIMIT 1"

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from paigow.service.aio import stop_tasks, woken
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 
 if TYPE_CHECKING:
     from paigow.service.store.db import Database
@@ -353,7 +353,7 @@ class EventBus:
                             continue
                         for notice in notices:
                             if notice.events is not None:  # sealed at events.at, elsewhere
-                                metrics.notice_heard(notice.events.at)
+                                telemetry.notice_heard(notice.events.at)
                             if notice.events is not None and self.on_events is not None:
                                 try:
                                     self.on_events(notice)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar, Final
 
-from paigow.service.errors import ServiceError
+from paigow.service.http_errors import ServiceError
 
 DISK_FULL = frozenset({"53100"})
 """PostgreSQL's ``disk_full`` (its data, a tablespace or its WAL out of space)."""

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.store.bus import EventBus, Notice
 from paigow.service.store.unit import Tx
 
@@ -418,7 +418,7 @@ class PostgresWriter:
                     if done:
                         _run_all(done[0].undone, "work after a rollback")
                     raise
-                metrics.retried(retry_kind(exc))
+                telemetry.retried(retry_kind(exc))
                 await asyncio.sleep(0.01 * (attempt + 1))
                 continue
             finally:

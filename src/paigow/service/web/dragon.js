@@ -33,6 +33,13 @@ export function dragonWords(r) {
   return m ? m[1] : `${r.outcome}, returned ${money(r.returned)}`;
 }
 
+/** Where the offer stands, for the spot: who wagers apart from what ("spot 3 (you)" and " wagers
+ * $7.50"), so that a narrow spot shows who beside the chip that shows what. */
+function stateWords(status) {
+  const m = /^(spot \d+(?: \(you\))?)( wagers .*)$/.exec(status);
+  return m ? [m[1], h("span", { class: "state-what" }, m[2])] : status;
+}
+
 /** The dragon's spot on the felt, as ``patch`` takes it: [key, build]. ``ctx``: ``mine()`` (the
  * spot you wagered on), ``ended(s)``, ``canSit(n)`` and ``sit(n)``. */
 export function dragonSpot(n, s, ctx) {
@@ -44,13 +51,13 @@ export function dragonSpot(n, s, ctx) {
   const k = ["dragon", n, status, d.setting ? [d.setting.high, d.setting.low] : null, d.result ? [d.result.outcome, d.result.text] : null, ended, canSit];
   return [k, () => {
     const out = [h("h2", { class: "seat-name" }, `Spot ${n}`),
-      h("p", { class: "player dragon-name", title: "The dragon hand: this empty spot's cards, offered to the players in turn" }, "Dragon hand")];
+      h("p", { class: "player dragon-name", title: "The dragon hand: this empty spot's cards, offered to the players in turn" }, "Dragon", h("span", { class: "word-long" }, " hand"))];
     if (d.by !== null && d.amount) {
       const c = chip(d.amount, "dragon-chip");
       c.setAttribute("aria-label", `dragon wager ${money(d.amount)} by spot ${d.by}`);
       out.push(h("span", { class: "spot-chips" }, c));
     }
-    if (status) out.push(h("p", { class: "dragon-state", id: "dragon-state", title: status }, status));
+    if (status) out.push(h("p", { class: "dragon-state", id: "dragon-state", title: status }, stateWords(status)));
     if (canSit) { // the round is over: the spot is free again
       if (d.result) out.push(h("p", { class: `result ${d.result.outcome}`, id: "dragon-result", title: dragonWords(d.result) }, OUTCOME[d.result.outcome]));
       out.push(h("button", { type: "button", id: `sit-${n}`, class: "sit", onclick: () => ctx.sit(n) }, `Sit at spot ${n}`));

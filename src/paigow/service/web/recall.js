@@ -4,6 +4,18 @@ import { h, announce, errorText } from "./dom.js";
 import { cardRow } from "./cards.js";
 import { describe, derive, pushPosted, roundName } from "./describe.js";
 import { dragonStatus, dragonWords } from "./dragon.js";
+import { offerTitle, sideWords } from "./side.js";
+
+/** A spot's side wagers in a recalled round: each one's stake, then its bonus hand and pay. */
+function sideLines(s, spot) {
+  const placed = Object.entries(s.sides[spot] || {});
+  if (!placed.length) return null;
+  const settled = s.sideResults.filter((e) => String(e.spot) === String(spot));
+  return h("ul", { class: "recall-side", id: `recall-side-${spot}` }, placed.map(([name, amount]) => {
+    const r = settled.find((e) => e.name === name);
+    return h("li", {}, r ? sideWords(r) : `${offerTitle(name)}: ${money(amount)}`);
+  }));
+}
 
 /** The dragon hand in a recalled round: the packet's spot, the offer, its setting and result. */
 function dragonBlock(s) {
@@ -58,7 +70,8 @@ export async function recallView(root, shell, id, roundId) {
           const cards = s.dealt && s.dealt.your_cards && s.dealt.your_cards[spot];
           return h("div", {}, h("h3", {}, `Spot ${spot} (${r.players[spot] || "?"}) — ${money(s.wagers[spot])}`),
             set && set.high ? h("div", {}, cardRow(set.high, { small: true }), " / ", cardRow(set.low, { small: true })) : cards ? cardRow(cards, { small: true }) : null,
-            res ? h("p", { class: "recall-result" }, h("strong", { "data-reason": res.reason || "" }, res.reason ? "PUSH BY RULE" : res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null);
+            res ? h("p", { class: "recall-result" }, h("strong", { "data-reason": res.reason || "" }, res.reason ? "PUSH BY RULE" : res.outcome.toUpperCase()), `: ${(res.text || "").replace(/^spot \d+: /, "") || `returned ${money(res.returned)}`}`) : null,
+            sideLines(s, spot));
         }),
         ...(s.dragon ? [dragonBlock(s)] : [])); // replaceChildren would print a null
     };

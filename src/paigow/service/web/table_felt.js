@@ -114,7 +114,8 @@ function spotContent(n, state, sit) {
     let name = "empty";
     if (seated.player) name = you ? `${seated.player} (you)` : seated.player;
     else if (gone) name = who ? `${who === username ? "you" : who} (left; in play)` : "in play (player left)";
-    out.push(h("p", { class: "player", title: name }, name));
+    // "(you)" apart: a narrow spot keeps the whole name and leaves "you" to its gold frame
+    out.push(h("p", { class: "player", title: name }, you ? [seated.player, h("span", { class: "you-tag" }, " (you)")] : name));
     if (wager) {
       const chips = h("span", { class: "spot-chips" }, chip(wager, `chip-${n}`));
       if (sides) {

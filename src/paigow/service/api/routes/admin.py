@@ -18,7 +18,7 @@ from paigow.commission import MAX_RATE, Commission
 from paigow.house_way import BUILTIN_PRESETS
 from paigow.ruleset import VARIANTS, PushRule, Ruleset
 from paigow.service.accounts import sessions
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.deps import (
     IdemHeader,
     Operator,
@@ -41,9 +41,9 @@ from paigow.service.api.schemas import (
     TableOut,
 )
 from paigow.service.books import audit, ledger
-from paigow.service.errors import NotFound
-from paigow.service.game import house_way_checks, rounds, side, tables
+from paigow.service.game import house_way_checks, rounds, side_offers, table_rows
 from paigow.service.game.variants import variant_settings
+from paigow.service.http_errors import NotFound
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import User
 from paigow.service.store.unit import Tx
@@ -77,15 +77,17 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     await asyncio.to_thread(
         house_way_checks.validate_house_way, way, body.wheel
     )  # every hand, once
-    offers = side.build_offers(
+    offers = side_offers.build_offers(
         [
-            side.OfferSpec(o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank)
+            side_offers.OfferSpec(
+                o.name, o.paytable, o.paytable_toml, o.min_wager, o.max_wager, o.bank
+            )
             for o in body.side_wagers
         ]
     )
     variant = variant_settings(body.variant)
     given = body.model_fields_set
-    ruleset = tables.build_ruleset(
+    ruleset = table_rows.build_ruleset(
         commission=body.commission if "commission" in given else variant["commission"],
         push=body.push if body.push is not None else variant["push"],
         face_up=body.face_up if body.face_up is not None else variant["face_up"],
@@ -102,7 +104,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
     )
 
     def step(tx: Tx) -> dict[str, Any]:
-        t = tables.create_table(
+        t = table_rows.create_table(
             tx,
             operator=user.username,
             name=body.name,
@@ -112,7 +114,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
             betting_time_ms=body.betting_time_ms,
             setting_time_ms=body.setting_time_ms,
         )
-        return tables.public_state(tx.session, t)
+        return table_rows.public_state(tx.session, t)
 
     return await rt.step(step)
 
@@ -125,7 +127,7 @@ async def create_table(body: CreateTableIn, user: Operator, rt: RuntimeDep) -> d
 )
 async def progressives(user: Operator, rt: RuntimeDep) -> list[dict[str, Any]]:
     """Every progressive bank: its pay table, share, seed, meter and tables."""
-    return await rt.reading(side.banks)
+    return await rt.reading(side_offers.banks)
 
 
 @router.post(
@@ -136,7 +138,9 @@ async def progressives(user: Operator, rt: RuntimeDep) -> list[dict[str, Any]]:
 )
 async def seed_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
     """Add ``amount`` cents of the house's money to a bank's meter (audited)."""
-    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "seed"))
+    return await rt.step(
+        lambda tx: side_offers.set_bank(tx, bank, body.amount, user.username, "seed")
+    )
 
 
 @router.post(
@@ -148,7 +152,9 @@ async def seed_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep
 async def reset_bank(bank: BankPath, body: BankIn, user: Operator, rt: RuntimeDep) -> Any:
     """Set a bank's meter to ``amount`` cents (the difference to or from the house's seed
     account; audited)."""
-    return await rt.step(lambda tx: side.set_bank(tx, bank, body.amount, user.username, "reset"))
+    return await rt.step(
+        lambda tx: side_offers.set_bank(tx, bank, body.amount, user.username, "reset")
+    )
 
 
 @router.post(

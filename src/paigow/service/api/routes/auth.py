@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 
 from paigow.service.accounts import sessions, totp
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.accounts.credentials import password_problem, username_key
 from paigow.service.accounts.users import create_user
 from paigow.service.api.auth_schemas import (
@@ -42,7 +42,7 @@ from paigow.service.api.deps import (
     wants_token,
 )
 from paigow.service.books import audit
-from paigow.service.errors import Forbidden, ServiceError, Unauthorized, Unprocessable
+from paigow.service.http_errors import Forbidden, ServiceError, Unauthorized, Unprocessable
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.db import User

@@ -22,12 +22,12 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from paigow.service.api.deps import Operator, Player, RuntimeDep, TableId, UsernamePath
-from paigow.service.errors import BadRequest, Conflict
+from paigow.service.floor import day_report as floor_report
 from paigow.service.floor import player_limits
-from paigow.service.floor import report as floor_report
 from paigow.service.floor.edges import edge_worker
 from paigow.service.floor.view import chart, floor_view
-from paigow.service.game import tables
+from paigow.service.game import table_rows
+from paigow.service.http_errors import BadRequest, Conflict
 from paigow.service.statuses import Role
 
 router = APIRouter()
@@ -75,7 +75,7 @@ def get_chart(
 ) -> dict[str, Any]:
     """Actual hold against hands played after each settled round, inside the bands."""
     with rt.db.read() as s:
-        return chart(s, tables.get_table(s, table_id), points)
+        return chart(s, table_rows.get_table(s, table_id), points)
 
 
 @router.get("/api/admin/floor/report", tags=["admin"])

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.auth_schemas import MeOut
 from paigow.service.api.deps import (
     IdemHeader,

@@ -1,5 +1,5 @@
 """``GET /metrics``: the process's metrics in Prometheus' text format (see
-:mod:`paigow.service.ops.metrics`), for an operator's token or a client address the operator
+:mod:`paigow.service.ops.telemetry`), for an operator's token or a client address the operator
 lists (``metrics_allow``)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from paigow.service.api.deps import RuntimeDep, bearer, client_addr, operator, token_user
 from paigow.service.books.ledger import SHARES, SYSTEM_ACCOUNTS
-from paigow.service.errors import Forbidden, NotFound, Unauthorized
 from paigow.service.floor.edges import edge_worker
-from paigow.service.ops import metrics
+from paigow.service.http_errors import Forbidden, NotFound, Unauthorized
+from paigow.service.ops import telemetry
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 from paigow.service.store.db import Account, Seat
@@ -127,7 +127,7 @@ async def read_metrics(
     """The metrics; 404 when the process keeps none (setting ``metrics`` off), 401
     ``metrics-unauthorized`` without a token from an unlisted address, 403
     ``metrics-forbidden`` for a token that is not an operator's."""
-    if not metrics.enabled():
+    if not telemetry.enabled():
         raise NotFound("metrics are off (PAIGOW_METRICS)", code="metrics-off")
     if not _listed(client_addr(request), allowed_networks(rt.config.metrics_allow)):
         if creds is None or creds.scheme.lower() != "bearer":
@@ -141,8 +141,8 @@ async def read_metrics(
             raise Forbidden("metrics are for operators only", code="metrics-forbidden")
         await operator(request, user, rt)  # the second factor, where the settings ask it
     books = await asyncio.to_thread(_books, rt)
-    metrics.set_books(books.imbalance, books.wallets, books.seated, books.house)
-    metrics.set_db(_in_use(rt), rt.writer.waiting())
-    metrics.set_background(edge_worker().states())
-    metrics.set_storage(rt.storage.code)
-    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+    telemetry.set_books(books.imbalance, books.wallets, books.seated, books.house)
+    telemetry.set_db(_in_use(rt), rt.writer.waiting())
+    telemetry.set_background(edge_worker().states())
+    telemetry.set_storage(rt.storage.code)
+    return Response(telemetry.exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -38,9 +38,9 @@ from paigow.service.api.schemas import (
     WagerIn,
     WagerOut,
 )
-from paigow.service.errors import NotFound
-from paigow.service.game import house_way_checks, rounds, seats, tables
-from paigow.service.ops import metrics
+from paigow.service.game import house_way_checks, rounds, seats, table_rows
+from paigow.service.http_errors import NotFound
+from paigow.service.ops import telemetry
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import now
 
@@ -80,7 +80,7 @@ async def get_table(table_id: TableId, rt: RuntimeDep, states: StatesDep) -> Res
 async def get_house_way(table_id: TableId, rt: RuntimeDep) -> Response:
     """The table's own house way in plain words (docs/house-way.md#in-plain-english): each
     rule numbered, generated from the rules, with an example hand it sets."""
-    data = await rt.reading(lambda tx: dict(tables.get_table(tx.session, table_id).house_way))
+    data = await rt.reading(lambda tx: dict(table_rows.get_table(tx.session, table_id).house_way))
     way = HouseWay.from_dict(data)
     return json_response(await asyncio.to_thread(house_way_checks.plain_house_way, way))
 
@@ -113,7 +113,7 @@ async def leave(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     try:
         return json_response(await rt.step(lambda tx: rounds.leave(tx, table_id, user)))
     finally:
-        metrics.step_done("leave", time.perf_counter() - started)
+        telemetry.step_done("leave", time.perf_counter() - started)
 
 
 @router.post(
@@ -297,12 +297,12 @@ def _read_states(
     rt: Runtime, ids: list[int] | None, include_closed: bool
 ) -> tuple[list[int], dict[int, dict[str, Any]]]:
     with rt.db.read() as s:
-        return tables.read_states(s, ids, include_closed)
+        return table_rows.read_states(s, ids, include_closed)
 
 
 async def public_states(
     rt: Runtime,
-    states: tables.PublicStates,
+    states: table_rows.PublicStates,
     ids: list[int] | None,
     include_closed: bool = False,
 ) -> list[dict[str, Any]]:
@@ -323,7 +323,7 @@ async def public_states(
     if len(missing) == 1:  # one table (GET /api/tables/{id}): three statements, no thread
         (tid,) = missing
         version = states.version(tid)
-        one = await rt.reading(lambda tx: tables.read_state(tx, tid))
+        one = await rt.reading(lambda tx: table_rows.read_state(tx, tid))
         if one is not None:
             states.keep(tid, version, one, t)
             found[tid] = one
@@ -334,4 +334,4 @@ async def public_states(
             states.keep(tid, versions.get(tid, 0), state, t)
         found.update(got)
     t = now()
-    return [tables.with_time_left(found[i], t) for i in ids if i in found]
+    return [table_rows.with_time_left(found[i], t) for i in ids if i in found]

@@ -37,9 +37,9 @@ from paigow.errors import PaigowError
 from paigow.service.api.deps import Player, RuntimeDep
 from paigow.service.api.schemas import CardCode, Strict
 from paigow.service.books import ledger
-from paigow.service.errors import BadRequest, NotFound
-from paigow.service.game import rounds, side, tables
+from paigow.service.game import rounds, side_offers, table_rows
 from paigow.service.game.rounds.players import practice_table
+from paigow.service.http_errors import BadRequest, NotFound
 from paigow.service.store.db import LedgerEntry, LedgerTransaction
 from paigow.service.store.unit import Tx
 
@@ -169,14 +169,14 @@ def web_side_returns(
 ) -> dict[str, Any]:
     from paigow.service.floor.edges import edge_worker
     from paigow.service.floor.hold import table_ident
-    from paigow.service.floor.side import offer_returns, offers_of
+    from paigow.service.floor.side_holds import offer_returns, offers_of
 
     with rt.read() as tx:
         table = practice_table(tx, table_id, "the side wagers' exact returns are")
-        way = tables.table_house_way(table)
+        way = table_rows.table_house_way(table)
         wheel = str(table.ruleset["wheel"])
         offers = offers_of(table.ruleset)
-        meters = side.meters_of_table(tx, table_id) if offers else {}
+        meters = side_offers.meters_of_table(tx, table_id) if offers else {}
     if not offers:
         return {"status": "ready", "offers": []}
     found = offer_returns(offers, way, wheel, meters)
@@ -197,8 +197,8 @@ def web_ev(
     with rt.read() as tx:
         table = practice_table(tx, table_id, "the EV is")
         hand = rounds.my_hand(tx, table_id, user)
-        way = tables.table_house_way(table)
-        ruleset = tables.table_ruleset(table)
+        way = table_rows.table_house_way(table)
+        ruleset = table_rows.table_ruleset(table)
         exposed = None
         if ruleset.face_up and hand["cards"] is not None:
             row = rounds.current_row(tx, table)

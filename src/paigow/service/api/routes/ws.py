@@ -11,7 +11,7 @@ import orjson
 import sqlalchemy as sa
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.deps import (
     SESSION_COOKIE,
     HubDep,
@@ -20,11 +20,11 @@ from paigow.service.api.deps import (
     same_origin,
     token_session,
 )
-from paigow.service.errors import ServiceError
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.game.visibility import view_log
+from paigow.service.http_errors import ServiceError
 from paigow.service.live.feeds import pump, watch_wallet
-from paigow.service.ops import metrics
+from paigow.service.ops import telemetry
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
 from paigow.service.store.unit import Tx
@@ -81,7 +81,7 @@ async def table_feed(
     feed = await hub.feed(table_id)
     queue = feed.subscribe()
     unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
-    metrics.WEBSOCKETS.inc()  # down again in the finally below
+    telemetry.WEBSOCKETS.inc()  # down again in the finally below
     try:
         snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
         if snapshot is None:
@@ -117,7 +117,7 @@ async def table_feed(
     finally:
         if unwatch is not None:
             unwatch()
-        metrics.WEBSOCKETS.dec()
+        telemetry.WEBSOCKETS.dec()
         feed.unsubscribe(queue)
         snapshot = None
         rt.ws_caps.release(viewer_key, addr)
@@ -141,7 +141,7 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
         table = s.get(GameTable, table_id)
         if table is None:
             return None
-        state = tables.public_state(s, table)
+        state = table_rows.public_state(s, table)
         row = s.execute(
             sa.select(RoundRow)
             .where(RoundRow.table_id == table_id)

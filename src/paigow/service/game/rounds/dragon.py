@@ -29,13 +29,13 @@ import sqlalchemy as sa
 
 from paigow.events import Event
 from paigow.round import Phase, Round
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.errors import Conflict, Unprocessable
 from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
+from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import DragonStatus, TableMode, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundWager, User, now

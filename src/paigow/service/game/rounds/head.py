@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
-from paigow.service.errors import NotFound
+from paigow.service.http_errors import NotFound
 from paigow.service.store.db import GameTable, RoundRow
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx

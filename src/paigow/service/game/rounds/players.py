@@ -12,17 +12,17 @@ import sqlalchemy as sa
 from paigow.cards import Card, parse_cards
 from paigow.events import Event, HandSet
 from paigow.round import Phase, Round, verify_wager_amount
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.floor import player_limits
-from paigow.service.game import tables
+from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
-from paigow.service.game.rounds.side import check_side, place_side
-from paigow.service.game.tables import ENDED, table_house_way, table_ruleset
+from paigow.service.game.rounds.side_steps import check_side, place_side
+from paigow.service.game.table_rows import ENDED, table_house_way, table_ruleset
+from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat
@@ -316,7 +316,7 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     dealer sets an abandoned hand, so the table does not wait the setting time for a player who
     is gone (a hand not dealt yet is set the same way when the cards go out); the dragon hand
     offered to the player is declined (``left``), as it is when their turn comes later."""
-    out = tables.leave(tx, table_id, user)
+    out = table_rows.unseat_player(tx, table_id, user)
     head = lock_head(tx, table_id)
     row = head.round
     if row is None or row.phase != Phase.SETTING.value:

@@ -7,10 +7,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from paigow.house_way import HouseWay
-from paigow.service.accounts.auth import Principal
-from paigow.service.errors import NotFound
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.game.rounds.log import load_events, spot_owners
-from paigow.service.game.tables import ENDED
+from paigow.service.game.table_rows import ENDED
+from paigow.service.http_errors import NotFound
 from paigow.service.statuses import Role
 from paigow.service.store.db import GameTable, RoundRow
 from paigow.service.store.unit import Tx

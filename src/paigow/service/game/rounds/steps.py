@@ -33,9 +33,9 @@ from paigow.service.game.rounds.log import (
     insert_events,
     load_round,
 )
-from paigow.service.game.rounds.side import meters_for, refund_side, settle_side, side_rows
-from paigow.service.game.tables import ENDED, lock_table
-from paigow.service.ops import metrics
+from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
+from paigow.service.game.table_rows import ENDED, lock_table
+from paigow.service.ops import telemetry
 from paigow.service.statuses import DealerStep, TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
@@ -208,7 +208,7 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
-    tx.after.append(metrics.dealt(head.table.mode, head.table.rules))  # once committed
+    tx.after.append(telemetry.dealt(head.table.mode, head.table.rules))  # once committed
     notify(tx, table_id)
     return True
 
@@ -345,7 +345,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             "returned": d.returned,
         }
     _end(tx, head, row, result_doc)
-    tx.after.append(metrics.ended(head.table.mode, rules, "settled"))  # once committed
+    tx.after.append(telemetry.ended(head.table.mode, rules, "settled"))  # once committed
     notify(tx, table_id)
     return True
 
@@ -438,7 +438,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         f"round:{row.id}",
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
-    tx.after.append(metrics.ended(head.table.mode, head.table.rules, "voided"))  # committed
+    tx.after.append(telemetry.ended(head.table.mode, head.table.rules, "voided"))  # committed
     notify(tx, table_id)
     return True
 

@@ -270,6 +270,18 @@ SCREEN_JS = """({ whole }) => {
       out.push(`${el.id || el.className} cuts off its content: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
     }
   }
+  // no words cut short: no element inside them that hides its overflow (an ellipsis, a clipped
+  // line) holds more text than it shows (the visually hidden ones, 1 px, for screen readers aside)
+  const boxes = new Set(document.querySelectorAll('#seat, #felt, .spot, .dealer'));
+  for (const el of document.querySelectorAll('#table-app *')) {
+    if (boxes.has(el) || el.clientWidth <= 1 || !el.textContent.trim()) continue;
+    const cs = getComputedStyle(el);
+    if (cs.overflowX === 'visible' && cs.overflowY === 'visible' && cs.textOverflow !== 'ellipsis') continue;
+    if (cs.overflowX === 'auto' || cs.overflowY === 'auto' || cs.overflowY === 'scroll') continue;
+    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
+      out.push(`"${el.textContent.trim().slice(0, 40)}" cut off in ${el.id || el.className}: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
+    }
+  }
   return out;
 }"""
 
@@ -277,7 +289,8 @@ SCREEN_JS = """({ whole }) => {
 def off_screen(page: Page, selectors: list[str], whole: bool = True) -> list[str]:
     """The selectors whose (first) element is missing or not wholly inside the window, and the
     page's scrolling down, if any; with ``whole``, also its scrolling sideways and any content
-    cut off in the seat, the felt, a spot or the dealer's box."""
+    cut off in the seat, the felt, a spot or the dealer's box, or any words cut short inside
+    the table's page (an ellipsis, a clipped line)."""
     problems = list(page.evaluate(SCREEN_JS, {"whole": whole}))
     size = page.viewport_size
     assert size

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from paigow.cli.bonus import bonus_counts, load_pay_table
+from paigow.cli.bonus_commands import bonus_counts, load_pay_table
 from paigow.cli.common import (
     ClusterOpt,
     HouseWayOpt,
@@ -112,7 +112,7 @@ def sheet_command(
 ) -> None:
     """A par sheet for the ruleset and house way, as one self-contained HTML file."""
     from paigow.analysis.compiled import HANDS
-    from paigow.analysis.report import exact_edges, render, write_report
+    from paigow.analysis.par_sheet import exact_edges, render, write_report
     from paigow.analysis.simulate import simulate
     from paigow.analysis.stats import compute_stats
     from paigow.ruleset import Ruleset
@@ -322,7 +322,7 @@ def floor_command(
     """The floor report by gaming day (PAIGOW_GAMING_DAY_START, default 06:00, in
     PAIGOW_GAMING_DAY_TZ, default UTC), per table and in total, reconciled to the ledger to the
     cent; exit status 1 if it does not reconcile."""
-    from paigow.service.floor.report import ReportMismatch, floor_report, render
+    from paigow.service.floor.day_report import ReportMismatch, floor_report, render
     from paigow.service.store.db import Database
 
     try:

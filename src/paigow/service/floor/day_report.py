@@ -1,7 +1,7 @@
 """Reports by gaming day (see :mod:`paigow.service.books.gaming_day`), per table and in total: rounds,
 hands, handle, player wins and losses, commission, house result, voided rounds and the wagers they
 returned, operator credits and debits, and each side wager's figures by type
-(:mod:`paigow.service.floor.report_side`) — every figure in integer cents, computed twice and compared
+(:mod:`paigow.service.floor.day_report_side`) — every figure in integer cents, computed twice and compared
 to the cent:
 
 1. from the **ledger** (entries of the day's transactions on each table's accounts: what left
@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from paigow.money import format_money
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WAGERS
-from paigow.service.floor.report_side import SIDE_FIELDS, SideBooks, by_type
+from paigow.service.floor.day_report_side import SIDE_FIELDS, SideBooks, by_type
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.db import GameTable, LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.dragon_models import RoundDragon

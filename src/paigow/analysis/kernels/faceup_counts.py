@@ -11,8 +11,8 @@ import numpy.typing as npt
 
 from paigow.analysis.kernels.colex import next_combination
 from paigow.analysis.kernels.keys import is_foul
-from paigow.analysis.kernels.optimal import hand_counts
-from paigow.analysis.kernels.strategy import chunk_hand, setting_ranks
+from paigow.analysis.kernels.optimal_counts import hand_counts
+from paigow.analysis.kernels.strategy_classes import chunk_hand, setting_ranks
 
 Arr = npt.NDArray[Any]
 
@@ -70,7 +70,7 @@ def face_up_chunk(
     a staircase of the undominated ones (x_1 < ... < x_f, y_1 > ... > y_f), whose count is
     sum_i Q(x_i, y_i) - Q(x_i, y_i+1), Q(x, y) the dealer hands below x and below y. The player
     loses when every setting loses both hands: D at or above (max x, max y). Both are dominance
-    counts of :func:`paigow.analysis.kernels.optimal.hand_counts` at these points."""
+    counts of :func:`paigow.analysis.kernels.optimal_counts.hand_counts` at these points."""
     out = np.zeros(4, dtype=np.int64)
     p = np.empty(7, dtype=np.int64)
     ph = np.empty(21, dtype=np.int64)

@@ -22,8 +22,8 @@ from paigow.analysis.kernels.colex import (
     suit_weight,
 )
 from paigow.analysis.kernels.keys import JOKER, is_foul
-from paigow.analysis.kernels.optimal import hand_counts
-from paigow.analysis.kernels.program import house_way_program, work_array
+from paigow.analysis.kernels.optimal_counts import hand_counts
+from paigow.analysis.kernels.way_program import house_way_program, work_array
 from paigow.setting import LOW_POSITIONS
 
 Arr = npt.NDArray[Any]

@@ -17,7 +17,7 @@ resets it to the seed.
 >>> bank_name("no spaces")
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unprocessable: bad progressive bank name 'no spaces': 1 to 40 lowercase letters, digits and hyphens
+paigow.service.http_errors.Unprocessable: bad progressive bank name 'no spaces': 1 to 40 lowercase letters, digits and hyphens
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from paigow.ruleset import Ruleset, SideWagerOffer
 from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import BankAccounts, Movement
-from paigow.service.errors import NotFound, Unprocessable
+from paigow.service.http_errors import NotFound, Unprocessable
 from paigow.service.store.bonus_models import (
     MEMBER,
     ProgressiveBank,

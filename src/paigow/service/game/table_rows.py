@@ -19,12 +19,13 @@ from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
+from paigow.service.books import play_money
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
-from paigow.service.errors import Conflict, NotFound, Unprocessable
-from paigow.service.game import side
+from paigow.service.game import side_offers
 from paigow.service.game.variants import posted_variant
+from paigow.service.http_errors import Conflict, NotFound, Unprocessable
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
 from paigow.service.store.bus import notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
@@ -95,13 +96,7 @@ def create_table(
 ) -> GameTable:
     if mode not in MODES:
         raise Unprocessable(f"mode must be one of {', '.join(MODES)}", code="bad-mode")
-    banks = [o.name for o in ruleset.side_wagers if o.bank is not None]
-    if mode == TableMode.PRACTICE and banks:
-        raise Unprocessable(
-            f"a practice table plays for play money: it cannot share a progressive bank's "
-            f"meter ({', '.join(banks)}), which holds the house's money",
-            code="practice-progressive",
-        )
+    play_money.refuse_progressive(mode == TableMode.PRACTICE, ruleset)
     table = GameTable(
         name=name,
         ruleset=ruleset.to_dict(),
@@ -121,7 +116,7 @@ def create_table(
     open_table_accounts(session, table.id, side=bool(ruleset.side_wagers))
     if ruleset.side_wagers:
         session.flush()
-        side.join_banks(tx, table.id, ruleset, operator)
+        side_offers.join_banks(tx, table.id, ruleset, operator)
     record(
         session,
         operator,
@@ -178,7 +173,9 @@ def current_round(session: Session, table: GameTable) -> RoundRow | None:
 
 
 # --------------------------------------------------------------------------------------- seats
-def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
+def seat_player(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
+    """Seat the player on ``spot`` (the seat itself: :func:`paigow.service.game.seats.sit` is
+    the player's act, which checks the wallet first)."""
     table = lock_table(tx, table_id)
     session = tx.session
     if table.status != TableStatus.OPEN:
@@ -208,7 +205,7 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
     return {"table_id": table_id, "spot": spot}
 
 
-def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
+def unseat_player(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     """Leave the seat. A wager already in play stays in play: the hand can still be set (or is
     set by the house way at the time limit) and the result goes to the player's wallet."""
     lock_table(tx, table_id)
@@ -246,7 +243,7 @@ def public_state(session: Session, table: GameTable, at: float | None = None) ->
                 .order_by(RoundWager.spot)
             ).all()
         ]
-    meters = side.meters_of_tables(session, [table.id])[table.id]
+    meters = side_offers.meters_of_tables(session, [table.id])[table.id]
     return _state_of(table, seats, row, wagers, t, meters)
 
 
@@ -444,7 +441,7 @@ def read_state(tx: Tx, table_id: int) -> dict[str, Any] | None:
     if rid is not None:
         current = _Round(str(rid), int(number), str(phase), deadline)
         wagers = [(int(s), int(a)) for s, a in tx.run(_ITS_WAGERS, {"rid": rid})]
-    meters = side.meters_of_table(tx, table_id) if config.ruleset.get("side_wagers") else {}
+    meters = side_offers.meters_of_table(tx, table_id) if config.ruleset.get("side_wagers") else {}
     return _state_of(table, seats, current, wagers, now(), meters)
 
 
@@ -482,7 +479,9 @@ def read_states(
             .order_by(RoundWager.round_id, RoundWager.spot)
         ):
             wagers[rid].append((spot, amount))
-    meters = side.meters_of_tables(session, [t.id for t in found if t.ruleset.get("side_wagers")])
+    meters = side_offers.meters_of_tables(
+        session, [t.id for t in found if t.ruleset.get("side_wagers")]
+    )
     t = now()
     states = {}
     for table in found:

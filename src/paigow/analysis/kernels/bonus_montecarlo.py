@@ -13,7 +13,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from paigow.analysis.kernels.bonus import bonus_mask, mask_code
+from paigow.analysis.kernels.bonus_hand import bonus_mask, mask_code
 from paigow.analysis.kernels.colex import colex7_sorted
 from paigow.analysis.kernels.rng import below, seed_state
 

@@ -1,5 +1,5 @@
 """The gaming-day report's side wagers, per gaming day, table and wager type, computed twice and
-compared to the cent (see :mod:`paigow.service.floor.report`):
+compared to the cent (see :mod:`paigow.service.floor.day_report`):
 
 1. from the **ledger**: at a settlement, what left ``side-wagers-in-play:table-t`` is the handle;
    what left ``house:side-win:table-t`` and what a jackpot took from ``progressive:meter:<bank>``

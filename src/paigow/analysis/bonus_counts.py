@@ -4,7 +4,7 @@ compiled house way: how many hands hold each distinct set of side-wager categori
 pay either). Any pay table's exact return is then a sum over a few dozen signatures
 (:mod:`paigow.analysis.bonus_return`).
 
-The counts come from the numba kernel :mod:`paigow.analysis.kernels.bonus` (a second
+The counts come from the numba kernel :mod:`paigow.analysis.kernels.bonus_hand` (a second
 implementation of the bonus hand, checked against :func:`paigow.bonus.bonus_hand` on every hand
 of reduced decks) joined with the compiled house way's low hands. The cache file is JSON: the
 counts, what they depend on (the kernel's code and the compiled house way's identity) and a
@@ -43,7 +43,7 @@ from paigow.analysis.compiled import (
     cache_dir,
     kernel_params,
 )
-from paigow.analysis.kernels import bonus as KB
+from paigow.analysis.kernels import bonus_hand as KB
 from paigow.analysis.tables import rank_tables
 from paigow.bonus import BonusCategory, low_hand_category
 from paigow.cards import Card
@@ -52,7 +52,7 @@ from paigow.ranking import PAIR_FLAG, TWO_CARD_SHIFT, Wheel
 
 FORMAT_VERSION: Final = 2
 MAGIC: Final = "paigow-bonus-counts"
-KERNEL_SOURCES: Final = ("bonus.py",)
+KERNEL_SOURCES: Final = ("bonus_hand.py",)
 
 
 def held_of(code: int) -> frozenset[BonusCategory]:

@@ -11,11 +11,11 @@ A token is ``base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`` wh
 >>> signer.verify(token, at=1061.0)
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unauthorized: the token has expired; log in again
+paigow.service.http_errors.Unauthorized: the token has expired; log in again
 >>> signer.verify(token[:-2] + "AA", at=1030.0)
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unauthorized: the token is not valid
+paigow.service.http_errors.Unauthorized: the token is not valid
 
 A token that claims a longer life than the server gives, or a subject that is not a user id, is
 refused even when its signature holds:
@@ -24,7 +24,7 @@ refused even when its signature holds:
 >>> capped.verify(capped.issue(7, "player", ttl_s=3600, at=1000.0), at=1030.0)
 Traceback (most recent call last):
 ...
-paigow.service.errors.Unauthorized: the token is not valid
+paigow.service.http_errors.Unauthorized: the token is not valid
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import Any, Final
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from paigow.service.errors import Unauthorized
+from paigow.service.http_errors import Unauthorized
 
 MAX_TOKEN_CHARS: Final = 1024
 

@@ -35,7 +35,7 @@ from paigow.money import format_money, parse_money
 from paigow.ranking import Wheel
 
 if TYPE_CHECKING:
-    from paigow.analysis.bonus import BonusCounts
+    from paigow.analysis.bonus_counts import BonusCounts
     from paigow.analysis.bonus_return import BonusAnalysis
 
 bonus_app = typer.Typer(
@@ -62,7 +62,7 @@ def _dollars(text: str | None, option: str) -> int | None:
 
 def bonus_counts(way: HouseWay, wheel: Wheel, workers: int) -> BonusCounts:
     """The cached bonus counts, counted with progress bars (house way first) when missing."""
-    from paigow.analysis.bonus import counts_path, open_counts
+    from paigow.analysis.bonus_counts import counts_path, open_counts
     from paigow.analysis.compiled import HANDS
 
     if counts_path(way, wheel).exists():

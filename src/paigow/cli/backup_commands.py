@@ -69,7 +69,7 @@ def backup_command(
     """Back up the table service's database while it serves (SQLite: the online backup API;
     PostgreSQL: pg_dump -Fc under one snapshot); prints the data's SHA-256 and the last round's
     id. A full disk removes the partial file and says so."""
-    from paigow.service.errors import ServiceError
+    from paigow.service.http_errors import ServiceError
     from paigow.service.store.backup import backup
 
     try:
@@ -96,7 +96,7 @@ def restore_command(
     """Restore a backup into an empty database (refuses one that holds tables unless
     --replace), after checking its digest and schema version; then migrate it to this
     release's schema."""
-    from paigow.service.errors import ServiceError
+    from paigow.service.http_errors import ServiceError
     from paigow.service.store.backup import head_revision, restore
 
     try:

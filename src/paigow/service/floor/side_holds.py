@@ -4,7 +4,7 @@ table and its band.
 
 **Theoretical hold** of a side wager: ``1 - R`` with ``R`` the pay table's exact return per unit
 wagered over every hand (:func:`paigow.analysis.bonus_return.analyze`, from the exact bonus counts
-of the table's house way, :func:`paigow.analysis.bonus.open_counts`, counted in the background
+of the table's house way, :func:`paigow.analysis.bonus_counts.open_counts`, counted in the background
 once and cached on disk beside the house way), at the offer's smallest wager and, for a
 progressive, at the bank's meter now. Envy (paid on *other* players' hands, so its value depends
 on who sits at the table) is outside it: shown as its own figure, and the hold compared with the
@@ -43,7 +43,7 @@ from paigow.service.floor.hold import Z95, Band, as_decimal, decimal_text, hold_
 from paigow.service.store.bonus_models import meter_totals
 from paigow.service.store.floor_models import FloorSideTotal
 
-log = logging.getLogger("paigow.service.floor.side")
+log = logging.getLogger("paigow.service.floor.side_holds")
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ _counts_lock = threading.Lock()
 def cached_counts(way: HouseWay, wheel: str) -> Any | None:
     """The bonus counts of ``way`` under ``wheel`` if they are on disk (read once per process),
     else None (then :func:`paigow.service.floor.edges.EdgeWorker.ensure_bonus` counts them)."""
-    from paigow.analysis.bonus import counts_path, open_counts
+    from paigow.analysis.bonus_counts import counts_path, open_counts
 
     key = (way.digest, wheel)  # a house way is known by the digest of its rules
     with _counts_lock:

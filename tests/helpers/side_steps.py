@@ -13,11 +13,11 @@ from paigow.cards import parse_cards
 from paigow.house_way import HouseWay
 from paigow.round import Round
 from paigow.ruleset import SideWagerOffer
-from paigow.service.accounts.auth import Principal
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.accounts.users import create_user
 from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement
-from paigow.service.game import rounds, tables
+from paigow.service.game import rounds, table_rows
 from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import Database
 from paigow.service.store.unit import Tx
@@ -61,7 +61,7 @@ def player(db: Database, name: str, credit: int) -> Principal:
 def new_table(db: Database, side_wagers: Sequence[SideWagerOffer], name: str = "bonus") -> int:
     """A casino table offering ``side_wagers`` (a minute to bet and to set: the steps run by
     hand); its id."""
-    rules = tables.build_ruleset(
+    rules = table_rows.build_ruleset(
         commission="0.05",
         house_way=HW,
         start="rng",
@@ -74,7 +74,7 @@ def new_table(db: Database, side_wagers: Sequence[SideWagerOffer], name: str = "
     )
 
     def make(tx: Tx) -> int:
-        t = tables.create_table(
+        t = table_rows.create_table(
             tx,
             operator="boss",
             name=name,
@@ -90,7 +90,7 @@ def new_table(db: Database, side_wagers: Sequence[SideWagerOffer], name: str = "
 
 
 def rules_of_table(db: Database, table: int) -> Callable[[], Any]:
-    rules = step(db, lambda tx: tables.table_ruleset(tables.get_table(tx.session, table)))
+    rules = step(db, lambda tx: table_rows.table_ruleset(table_rows.get_table(tx.session, table)))
     return lambda: rules
 
 
@@ -117,7 +117,7 @@ def deal_and_set(
     """Sit, wager (with side wagers), deal with ``seed``, set (house way, or a foul for the
     spots in ``foul``) and let the dealer set: the round's id, ready to settle."""
     for spot, user in players.items():
-        step(db, lambda tx, u=user, s=spot: tables.sit(tx, table, u, s))
+        step(db, lambda tx, u=user, s=spot: table_rows.seat_player(tx, table, u, s))
     for spot, (amount, side_wagers) in sorted(wagers.items()):
         step(
             db,
@@ -125,7 +125,7 @@ def deal_and_set(
                 tx, table, players[s], a, w
             ),
         )
-    rid = step(db, lambda tx: tables.get_table(tx.session, table).current_round_id)
+    rid = step(db, lambda tx: table_rows.get_table(tx.session, table).current_round_id)
     assert rid is not None
     assert step(db, lambda tx: rounds.deal(tx, table, rid, random.Random(seed)))
     for spot, user in players.items():

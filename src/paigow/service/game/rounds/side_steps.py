@@ -34,7 +34,7 @@ from paigow.service.books.ledger import (
     shares_account,
     wallet,
 )
-from paigow.service.game import side
+from paigow.service.game import side_offers
 from paigow.service.game.rounds.log import SYSTEM, InconsistentRound
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
@@ -160,11 +160,11 @@ def meters_for(
     progressive wager. A bank the round might pay from is locked whole to the commit (its row
     and every table's: the hit pays the meter as it is); for the others only this table's own
     row is updated and their meters read as the other tables last committed them (version
-    None: no other table's row waited on, no meter paid). See :func:`side.add_shares`."""
+    None: no other table's row waited on, no meter paid). See :func:`side_offers.add_shares`."""
     shares = meter_shares(rules, rnd.side_wagers)
     if not shares:
         return None
-    return side.add_shares(tx, table_id, shares, meter_banks(rules, rnd) & set(shares))
+    return side_offers.add_shares(tx, table_id, shares, meter_banks(rules, rnd) & set(shares))
 
 
 def settle_side(
@@ -219,7 +219,7 @@ def settle_side(
         wagered += wager
         returned_total += back
         offer = rules.offer(key[1])
-        share = side.share_of(offer, wager)
+        share = side_offers.share_of(offer, wager)
         bank = None if offer.bank is None else BankAccounts.of(offer.bank)
         if share and bank is not None:  # into the table's own contribution to the meter
             movements.append(Movement(accounts.wagers, shares, share, memo + " meter"))
@@ -285,13 +285,13 @@ def settle_side(
         tx.many(_CLOSE_SIDE, list(closed.values()), later=True)
     for name, (meter, version) in sorted((meters or {}).items()):
         if version is None:  # its shares are added at the commit: the watchers read it
-            side.notify_meter(tx, name, None, None)
+            side_offers.notify_meter(tx, name, None, None)
             continue
         final = meters_after.get(name, meter)
         if name in hits or final != meter:  # the tables' contributions swept into the base
-            swept, version = side.sweep(tx, name, final)
+            swept, version = side_offers.sweep(tx, name, final)
             movements += swept
-        side.notify_meter(tx, name, final, version)
+        side_offers.notify_meter(tx, name, final, version)
     return [m for m in movements if m.amount], wagered, returned_total
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from paigow.analysis.kernels.colex import next_combination
-from paigow.analysis.kernels.program import house_way_program, work_array
+from paigow.analysis.kernels.way_program import house_way_program, work_array
 
 Arr = npt.NDArray[Any]
 
