@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Sets everything up (a venv in .venv) and runs the whole test suite, exhaustive checks included.
-# `--quick`: the fast lane (no exhaustive or slow tests, no browser: a few minutes); any other
-# arguments go to pytest.
+# Sets everything up (a venv in .venv) and runs the whole test suite, exhaustive checks on reduced
+# decks included. `--quick`: the fast lane (no exhaustive or slow tests, no browser);
+# `--full-deck`: the checks over every hand of the full deck (minutes each: the suite checks the
+# same code on reduced decks); any other arguments go to pytest.
 set -euo pipefail
-quick=()
+lane=(-m "not full_deck")
 if [ "${1:-}" = "--quick" ]; then
     shift
-    quick=(-m "not exhaustive and not slow")
+    lane=(-m "not exhaustive and not slow and not full_deck")
+elif [ "${1:-}" = "--full-deck" ]; then
+    shift
+    lane=(-m "full_deck")
 fi
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -15,7 +19,7 @@ python3 -m venv .venv
 # The browser tests (not in the quick lane) drive Debian's Chromium, never a downloaded browser;
 # the alert rules are checked by Prometheus' own promtool (Debian's `prometheus`).
 need=()
-if [ ${#quick[@]} -eq 0 ]; then
+if [ "${lane[1]}" = "not full_deck" ]; then
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 fi
@@ -25,4 +29,4 @@ if [ ${#need[@]} -gt 0 ]; then
     "${as_root[@]}" apt-get update -qq
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-.venv/bin/python -m pytest -n 2 --dist loadfile -p no:cacheprovider "${quick[@]}" "$@"
+.venv/bin/python -m pytest -n 2 --dist loadfile -p no:cacheprovider "${lane[@]}" "$@"

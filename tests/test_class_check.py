@@ -317,8 +317,7 @@ def full_deck_ways() -> list[HouseWay]:
     return [w for w in ways() if w.name in chosen]
 
 
-@pytest.mark.slow
-@pytest.mark.exhaustive
+@pytest.mark.full_deck
 @pytest.mark.parametrize("way", full_deck_ways(), ids=lambda w: w.name)
 def test_the_check_is_the_sweep_of_every_hand(way: HouseWay) -> None:
     """The whole answer: hands per outcome, hands with no rule and into a foul, the first hand
@@ -328,8 +327,7 @@ def test_the_check_is_the_sweep_of_every_hand(way: HouseWay) -> None:
     assert _answer(fast) == _answer(C.sweep(way))
 
 
-@pytest.mark.slow
-@pytest.mark.exhaustive
+@pytest.mark.full_deck
 def test_the_check_is_the_sweep_with_the_lowest_wheel() -> None:
     way = random_way(3)
     assert _answer(C.check(way, Wheel.LOWEST)) == _answer(C.sweep(way, Wheel.LOWEST))

@@ -377,7 +377,48 @@ def _legacy_slice(top: int, prog: Any, tp: Any, quads: Any, lowest: bool, ids: A
     return bad
 
 
-@pytest.mark.exhaustive
+@nb.njit(cache=False)
+def _legacy_hands(hands: Any, prog: Any, tp: Any, quads: Any, lowest: bool, ids: Any) -> int:
+    """Of ``hands`` (rows of seven card indices, descending), those the program and the first
+    format's kernel set differently."""
+    work = KP.work_array()
+    bad = 0
+    for n in range(hands.shape[0]):
+        s = hands[n]
+        i, j, out = KP.house_way_program(s, prog, lowest, work)
+        i7, j7, rule = K.house_way7(s, tp, quads, lowest)
+        if (
+            out < 0
+            or ids[out] != rule
+            or KP.key2(s[i], s[j]) != KP.key2(s[i7], s[j7])
+            or KP._high_key(s, i, j, lowest) != KP._high_key(s, i7, j7, lowest)
+        ):
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize("preset", ["standard", "foxwoods"])
+@pytest.mark.parametrize("wheel", [Wheel.SECOND, Wheel.LOWEST])
+def test_the_rewritten_presets_set_reduced_decks_as_the_first_format(
+    preset: str, wheel: Wheel
+) -> None:
+    """Every hand of the reduced decks (34,320) set alike by the rules and the first format's
+    kernel (the suite's; every hand of the full deck: the ``full_deck`` lane)."""
+    from paigow.house_way import legacy_params
+
+    program = compile_way(HouseWay.preset(preset))
+    tp, quads = K.legacy_arrays(LegacyParams.from_mapping(legacy_params(preset)))
+    ids = np.array([RULE_IDS.index(r) for r in program.outcomes], dtype=np.int64)
+    hands = np.array(
+        [sorted((c.index for c in h), reverse=True)
+         for deck in REDUCED for h in itertools.combinations(_deck(deck), 7)],
+        dtype=np.int64,
+    )  # fmt: skip
+    assert hands.shape == (3 * 11_440, 7)
+    assert _legacy_hands(hands, program.prog, tp, quads, wheel is Wheel.LOWEST, ids) == 0
+
+
+@pytest.mark.full_deck
 @pytest.mark.parametrize("preset", ["standard", "foxwoods"])
 def test_the_rewritten_presets_set_every_hand_as_the_first_format(preset: str) -> None:
     from paigow.house_way import legacy_params
@@ -599,7 +640,7 @@ def test_the_house_way_commands_list_show_and_refuse(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ side by side
-@pytest.mark.exhaustive
+@pytest.mark.full_deck
 def test_the_house_ways_side_by_side(table_folder: Path) -> None:
     """``paigow report house-ways``: each figure exact, the differences adding up."""
     from fractions import Fraction

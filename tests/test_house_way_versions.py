@@ -101,7 +101,7 @@ def test_a_house_way_travels_as_itself() -> None:
         rel = path.relative_to(src).as_posix()
         if "HouseWay.from_dict(" in text.replace(">>> HouseWay.from_dict(", ""):
             found["from_dict"].add(rel)
-        if re.search(r"\b(?:way|house_way)\.to_dict\(\)", text):
+        if re.search(r"(?<![\w.])(?:way|house_way)\.to_dict\(\)", text):
             found["to_dict"].add(rel)
     assert found["from_dict"] <= BOUNDARIES["from_dict"], found["from_dict"]
     assert found["to_dict"] <= BOUNDARIES["to_dict"], found["to_dict"]

@@ -43,7 +43,7 @@ def _core_keys(args: tuple[int, int, str]) -> list[int]:
     return out
 
 
-@pytest.mark.exhaustive
+@pytest.mark.full_deck
 @pytest.mark.parametrize("wheel", ["second", "lowest"])
 def test_five_card_kernel_matches_core_on_every_hand(wheel: str) -> None:
     keys = K.all_five_card_keys(wheel == "lowest")

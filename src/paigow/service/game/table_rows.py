@@ -1,9 +1,7 @@
-"""Tables: their configuration (ruleset with the posted commission and variant, house way, start
-method, limits, time limits, mode), seats, and the public view of a table. Modes: ``casino``
-(players set without help, 9-13(a)) and ``practice`` (house-way hints allowed). Time limits are
-the service's own (the core ruleset keeps whole seconds and no betting limit): betting closes
-``betting_time_ms`` after a round's first wager, or once every seated player has wagered; a hand
-not set ``setting_time_ms`` after the deal is set by the house way."""
+"""Tables: configuration (ruleset, house way, start, limits, time limits, mode), seats, the public
+view. Modes: ``casino`` (players set without help, 9-13(a)), ``practice`` (hints allowed). Betting
+closes ``betting_time_ms`` after a round's first wager, or once every seated player has wagered;
+a hand not set ``setting_time_ms`` after the deal is set by the house way."""
 
 from __future__ import annotations
 
