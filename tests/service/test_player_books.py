@@ -319,6 +319,11 @@ def test_practice_plays_for_play_money_never_the_wallet(staged: Staged) -> None:
             sa.select(Account.balance).where(Account.name == f"play-wallet:{p.username}")
         ).scalar_one()
     assert bank == -150_000 and play == c.play_balance()
+    play_st = c.ok(c.get("/api/me/statement", params={"from": day, "to": day, "wallet": "play"}))
+    assert [g["kind"] for g in play_st["groups"]] == ["play-top-up", "play-top-up", "round"]
+    (played,) = [g for g in play_st["groups"] if g["kind"] == "round"]
+    assert played["round_id"] == rid and played["net"] == rnd.returned()[2] - 2500
+    assert play_st["closing_balance"] == c.play_balance()
     report = svc.op.ok(svc.op.get("/api/admin/floor/report", params={"from": day, "to": day}))
     assert practice not in [line["table_id"] for line in report["tables"]]
     assert report["total"]["handle"] == 0

@@ -2,7 +2,7 @@
 wallet error and the hint before sitting; chips from zero, a clear-bet control, colours by value
 and faces inside the chip; the starting position unlike your seat, the last round not shown as
 the current one; leaving mid-round; one name per round; who is still setting; the practice
-table's real money and its EV table on a phone; recall's step counter and a loss's amount; a foul
+table's play money and its EV table on a phone; recall's step counter and a loss's amount; a foul
 in the narrator's words."""
 
 from __future__ import annotations
@@ -288,16 +288,16 @@ def fake_ev(cards: list[str]) -> dict[str, Any]:
     }
 
 
-def test_7_the_practice_table_says_it_takes_real_money_and_its_ev_fits_a_phone(
+def test_7_the_practice_table_says_it_plays_for_play_money_and_its_ev_fits_a_phone(
     site: Any, browser: Browser, shot: Any
 ) -> None:
     table = site.table(name="Practice money", mode="practice")
     page, _, _ = at_table(site, browser, PHONE, table)
-    expect(page.locator("#posted-money")).to_contain_text("real money from your wallet")
+    expect(page.locator("#posted-money")).to_contain_text("play money, never your wallet")
     page.click("#sit-2")
     note = page.locator("#practice-money")
     expect(note).to_be_visible(timeout=WAIT)
-    expect(note).to_contain_text("real money from your wallet")
+    expect(note).to_contain_text("Play money $1,000.00 (not your wallet)")
     # the table's layout is what is checked: any seven cards will do
     answer = fake_ev(["Jk", "As", "Kd", "Qh", "Tc", "9s", "2d"])
     page.route("**/api/web/tables/*/ev", lambda route: route.fulfill(json=answer))

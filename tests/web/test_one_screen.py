@@ -36,7 +36,7 @@ SIZES = [
     pytest.param({"width": 1366, "height": 768}, "casino", id="1366x768"),
     pytest.param({"width": 375, "height": 812}, "casino", id="375x812"),
     pytest.param({"width": 812, "height": 375}, "casino", id="812x375"),
-    # a practice table adds its help (the hint and EV buttons, a line on real money)
+    # a practice table adds its help (the hint and EV buttons, a line on its play money)
     pytest.param({"width": 375, "height": 812}, "practice", id="375x812-practice"),
     pytest.param({"width": 812, "height": 375}, "practice", id="812x375-practice"),
     # a table with side wagers adds its bonus circles, the live meter and the bonus hands

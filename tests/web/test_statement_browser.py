@@ -36,6 +36,7 @@ def test_the_statement_page(site: Any, browser: Browser, shot: Any, size: dict[s
     balance = api.call("GET", "/api/me")["balance"]
     expect(page.locator("#st-closing")).to_have_attribute("data-cents", str(balance))
     assert page.locator("#st-csv").get_attribute("href").endswith("format=csv")
+    assert "wallet=real" in str(page.locator("#st-csv").get_attribute("href"))
     tag = f"-{size['width']}x{size['height']}"
     problems = off_screen(
         page, ["#st-form", "#st-summary", ".statement-group h3 >> nth=0"], whole=False

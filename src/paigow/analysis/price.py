@@ -83,12 +83,13 @@ class HandPrice:
         return self.house_way.cents - self.played.cents
 
     def to_dict(self) -> dict[str, Any]:
+        house = self.house_way  # a setting's price (not a HouseWay)
         return {
             "cards": [c.code for c in self.cards],
             "wager": self.wager,
             "played": self.played.to_dict(),
             "best": self.best.to_dict(),
-            "house_way": {**self.house_way.to_dict(), "rule": self.house_way_rule},
+            "house_way": {**house.to_dict(), "rule": self.house_way_rule},
             "given_up_cents": str(self.given_up_cents),
             "given_up_dollars": dollars(self.given_up_cents),
             "house_given_up_cents": str(self.house_given_up_cents),

@@ -21,9 +21,10 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from paigow.money import format_money
+from paigow.ruleset import Ruleset
 from paigow.service.books import ledger
 from paigow.service.books.ledger import PLAY_BANK, Movement, play_wallet, wallet
-from paigow.service.http_errors import Conflict, Forbidden
+from paigow.service.http_errors import Conflict, Forbidden, Unprocessable
 from paigow.service.store.db import Account
 from paigow.service.store.unit import Tx
 
@@ -74,6 +75,18 @@ def post(
     if practice:
         return ledger.post(tx, txn_kind(kind, True), to_play(movements), **kw)
     return ledger.post(tx, kind, movements, **kw)
+
+
+def refuse_progressive(practice: bool, ruleset: Ruleset) -> None:
+    """A practice table sharing a progressive bank: refused (422 ``practice-progressive``), its
+    play money would feed a meter that holds the house's money."""
+    banks = [o.name for o in ruleset.side_wagers if o.bank is not None]
+    if practice and banks:
+        raise Unprocessable(
+            f"a practice table plays for play money: it cannot share a progressive bank's "
+            f"meter ({', '.join(banks)}), which holds the house's money",
+            code="practice-progressive",
+        )
 
 
 def _open(tx: Tx, username: str) -> bool:

@@ -1,6 +1,7 @@
 """The price of each setting, computed off the step path: after a round settles, each hand of it
 (the dragon hand included) is priced by :func:`paigow.analysis.price.price_hand` on a thread of
-this module's own pool and stored in ``round_prices``; a settlement never waits for it.
+this module's own pool (:func:`compute_prices`) and stored in ``round_prices`` by a step of its
+own (:func:`store_prices`); a settlement never waits for it.
 
 A practice table always prices its hands; a casino table when the operator offers it
 (``price_settings``). At a Face Up table each setting is priced against the dealer's exposed
@@ -11,7 +12,6 @@ face down is not priced (the row says why).
 
 from __future__ import annotations
 
-import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Final
@@ -30,8 +30,6 @@ from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import RoundPrice
 from paigow.setting import Setting
 from paigow.variants import push_triggered
-
-log = logging.getLogger(__name__)
 
 PRICED: Final = "priced"
 UNAVAILABLE: Final = "unavailable"
@@ -202,22 +200,15 @@ def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
 
 class PriceWorker:
     """The pool that prices settled rounds (one thread: the kernels release the GIL, the step
-    path never waits for it)."""
+    path never waits for it; the dealer writes what it counts as a step of the writer's)."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
-        self._pool = self.pool
 
     def submit(self, db: Database, round_id: str) -> Future[int]:
-        fut = self._pool.submit(price_round, db, round_id)
-        fut.add_done_callback(lambda f: _logged(f, round_id))
-        return fut
-
-
-def _logged(fut: Future[int], round_id: str) -> None:
-    exc = fut.exception()
-    if exc is not None:
-        log.warning("pricing round %s failed: %s", round_id, exc)
+        """Price the round and write its rows here (a cold path: the dealer counts on
+        :attr:`pool` and writes on the writer instead)."""
+        return self.pool.submit(price_round, db, round_id)
 
 
 _worker: PriceWorker | None = None

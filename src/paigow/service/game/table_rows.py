@@ -18,6 +18,7 @@ from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import FoulRule, PushRule, Ruleset, SideWagerOffer, StartMethod
 from paigow.service.accounts.auth_tokens import Principal
+from paigow.service.books import play_money
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import open_table_accounts
 from paigow.service.game import side_offers
@@ -93,13 +94,7 @@ def create_table(
 ) -> GameTable:
     if mode not in MODES:
         raise Unprocessable(f"mode must be one of {', '.join(MODES)}", code="bad-mode")
-    banks = [o.name for o in ruleset.side_wagers if o.bank is not None]
-    if mode == TableMode.PRACTICE and banks:
-        raise Unprocessable(
-            f"a practice table plays for play money: it cannot share a progressive bank's "
-            f"meter ({', '.join(banks)}), which holds the house's money",
-            code="practice-progressive",
-        )
+    play_money.refuse_progressive(mode == TableMode.PRACTICE, ruleset)
     table = GameTable(
         name=name,
         ruleset=ruleset.to_dict(),

@@ -14,7 +14,8 @@ function signed(cents) {
   return `${cents > 0 ? "+" : cents < 0 ? "−" : ""}${money(Math.abs(cents))}`;
 }
 
-const KIND_WORDS = { wager: "Wager", settlement: "Paid back", "void-refund": "Refund (round void)", credit: "Credit by the operator", debit: "Debit by the operator" };
+const KIND_WORDS = { wager: "Wager", settlement: "Paid back", "void-refund": "Refund (round void)", credit: "Credit by the operator", debit: "Debit by the operator",
+  "play-wager": "Wager", "play-settlement": "Paid back", "play-void-refund": "Refund (round void)", "play-top-up": "Play money added" };
 
 function what(m) {
   const base = KIND_WORDS[m.kind] || m.kind;
@@ -50,6 +51,7 @@ export async function statementView(root, shell) {
   try { day = (await api("GET", "/api/me/limits")).gaming_day || day; } catch { /* today's date */ }
   const from = h("input", { id: "st-from", type: "date", value: day, required: true });
   const to = h("input", { id: "st-to", type: "date", value: day, required: true });
+  const which = h("select", { id: "st-wallet" }, h("option", { value: "real" }, "Your wallet"), h("option", { value: "play" }, "Play money (practice)"));
   const msg = h("p", { id: "st-msg", role: "status", "aria-live": "polite" });
   const summary = h("p", { id: "st-summary" });
   const list = h("div", { id: "st-groups", class: "scroll", tabindex: 0, role: "region", "aria-label": "Movements by round" });
@@ -59,7 +61,7 @@ export async function statementView(root, shell) {
   let page = 1;
   let pages = 1;
   async function load() {
-    const q = `from=${encodeURIComponent(from.value)}&to=${encodeURIComponent(to.value)}`;
+    const q = `from=${encodeURIComponent(from.value)}&to=${encodeURIComponent(to.value)}&wallet=${which.value}`;
     csv.href = `/api/me/statement?${q}&format=csv`;
     try {
       const st = await api("GET", `/api/me/statement?${q}&page=${page}&size=${PAGE}`);
@@ -84,7 +86,7 @@ export async function statementView(root, shell) {
   prev.onclick = () => { if (page > 1) { page -= 1; load(); } };
   next.onclick = () => { if (page < pages) { page += 1; load(); } };
   const form = h("form", { class: "panel row", id: "st-form", onsubmit: (ev) => { ev.preventDefault(); page = 1; load(); } },
-    h("label", {}, "From gaming day", from), h("label", {}, "To gaming day", to),
+    h("label", {}, "From gaming day", from), h("label", {}, "To gaming day", to), h("label", {}, "Money", which),
     h("button", { type: "submit", class: "primary", id: "st-show" }, "Show"), csv);
   root.append(form, msg, h("section", { class: "panel", "aria-labelledby": "st-title" },
     h("h2", { id: "st-title" }, "Movements"), summary, h("div", { class: "row", role: "toolbar", "aria-label": "Pages" }, prev, next), list));

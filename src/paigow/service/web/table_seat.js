@@ -91,7 +91,7 @@ export function seatView(id, ctx) {
       } catch (err) { msg.textContent = errorText(err); }
     };
     return h("p", { class: "practice-note", id: "practice-money" }, "Play money ", shown, " (not your wallet) ",
-      h("button", { type: "button", class: "small", id: "play-top-up", onclick: topUp }, "+$500 play"), " ", msg);
+      h("button", { type: "button", class: "small", id: "play-top-up", "aria-label": "+$500 of play money", onclick: topUp }, "+$500"), " ", msg);
   }
 
   function renderControls(state) {

@@ -20,7 +20,7 @@ function posted(table, offered) {
     h("span", { id: "posted-house-way" }, `House way: ${table.house_way_label || table.house_way}`),
     h("span", {}, `Start: ${table.start === "dice" ? "three dice" : "random number"}`),
     h("span", { id: "posted-mode" }, table.mode === "practice" ? "Practice table" : "Casino table"),
-    table.mode === "practice" ? h("span", { id: "posted-money" }, "Wagers here are real money from your wallet; only the help is extra") : null,
+    table.mode === "practice" ? h("span", { id: "posted-money" }, "Wagers here are play money, never your wallet; each setting's price is shown after the round") : null,
     h("span", {}, table.foul === "loses" ? "A foul hand loses" : "A foul is reset by the house way"),
     offered.length ? h("span", { id: "posted-side" }, `Side wagers: ${offered.map((o) => `${offerTitle(o.name)} ${offerLimits(o)}`).join(", ")} (pay tables below)`) : null,
     table.status !== "open" ? h("span", { class: "error" }, `Table ${table.status}`) : null,

@@ -93,13 +93,17 @@ def my_statement(
     page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
     size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE, description="Movements a page")] = 50,
     fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+    which: Annotated[
+        str, Query(alias="wallet", pattern="^(real|play)$", description="real, or play money")
+    ] = "real",
 ) -> Response:
-    """Every movement of my wallet in gaming days ``from`` .. ``to`` (both required, at most
+    """Every movement of my wallet (``wallet=play``: my play money, apart) in gaming days
+    ``from`` .. ``to`` (both required, at most
     93 days; 422 ``unbounded-range``, ``reversed-range``, ``range-too-long``), in cents, with
     the balance after each: grouped by round (with the table and round for its recall), the
     operators' credits and debits on their own; ``size`` movements a page (at most 200), or
     ``format=csv`` for the whole range in dollars."""
-    account = ledger.wallet(user.username)
+    account = (ledger.play_wallet if which == "play" else ledger.wallet)(user.username)
     with rt.db.read() as s:
         if fmt == "csv":
             text = statements.statement_csv(s, account, first, last)
