@@ -47,6 +47,7 @@ def test_analyze_text_and_commission(compiled: CompiledHouseWay) -> None:
     assert code == 2
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_stats_json(compiled: CompiledHouseWay) -> None:
     code, out = run("stats", "--json")
     assert code == 0, out

@@ -146,6 +146,7 @@ def test_analysis_is_exact_integers_and_commission_changes_ev(compiled: Compiled
     assert analyze(cards, compiled, workers=1).settings == a.settings
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_stats_totals_and_categories(compiled: CompiledHouseWay, table_folder) -> None:  # type: ignore[no-untyped-def]
     spec = TableSpec.of(compiled.way, Wheel.SECOND, table_folder)
     stats = compute_stats(spec, Runner(workers=2))

@@ -39,6 +39,7 @@ def test_size_and_header(compiled: CompiledHouseWay) -> None:
     assert meta["house_way"] == HouseWay.preset("standard").to_dict()
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_agrees_with_core_on_random_hands(compiled: CompiledHouseWay) -> None:
     rnd = random.Random(2024)
     for _ in range(15_000):
@@ -56,6 +57,7 @@ def test_agrees_with_core_on_random_hands(compiled: CompiledHouseWay) -> None:
         "5432A99",  # wheel with a pair
     ],
 )
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_agrees_with_core_on_whole_rank_patterns(compiled: CompiledHouseWay, ranks: str) -> None:
     """Every hand of a rank pattern, every suit combination (with the joker where it has six
     ranks), against the core."""

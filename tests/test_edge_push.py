@@ -130,6 +130,7 @@ def test_masked_edge_equals_brute_force(
 
 
 @pytest.mark.parametrize("rule", [r for r in PushRule if r is not PushRule.NONE])
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_the_kernels_trigger_is_the_cores(
     compiled: CompiledHouseWay, spec: TableSpec, rule: PushRule
 ) -> None:
@@ -288,6 +289,7 @@ def _brute_face_up(
         pytest.param("JQKA+joker", "low", marks=pytest.mark.exhaustive),
     ],
 )
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_face_up_edge_equals_brute_force(
     compiled: CompiledHouseWay,
     spec: TableSpec,

@@ -415,6 +415,7 @@ def test_agrees_with_an_independent_reading_on_random_hands(
 
 @settings(max_examples=2500, deadline=None)
 @given(dense_hands(), st.sampled_from(sorted(WAYS)), st.sampled_from(list(Wheel)))
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_agrees_with_an_independent_reading_on_dense_hands(
     cards: list[Card], name: str, wheel: Wheel
 ) -> None:

@@ -282,6 +282,7 @@ def test_strategy_agrees_with_analyze_on_whole_rank_patterns(
     assert len(hands) > 100
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) -> None:
     """The lookup path (per-hand table, class rows, EVs, the house way's setting) over the classes
     of a reduced deck, every hand against the brute force."""

@@ -119,6 +119,7 @@ def test_strategy_paths_and_identities_of_a_push_rule() -> None:
 
 
 @pytest.mark.parametrize("rule", list(EXACT))
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_the_exact_figures_lie_inside_a_monte_carlo(
     compiled: CompiledHouseWay, rule: PushRule
 ) -> None:

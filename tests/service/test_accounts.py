@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from paigow.service.accounts.auth_tokens import TokenSigner
 from tests.helpers.service import Client, Service
 
@@ -75,6 +77,7 @@ def test_tokens_expire_and_forgeries_fail(svc: Any) -> None:
     assert r.status_code == 403
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_token_expiry_end_to_end(db_url: str) -> None:
     # five seconds of life: a loaded CI machine can take more than one between a login and
     # the next request, which must still be inside the token's life

@@ -397,6 +397,7 @@ def test_the_setting_time_closes_the_offer_and_a_void_returns_the_dragon_wager(
 
 
 # ------------------------------------------------------------------ live, with the dealer
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_a_dragon_round_live_over_http_and_websocket(svc: Any) -> None:
     """Dealers running: every viewer sees the offer, the acceptance, the dragon face down, its
     setting at the showdown and its result; a second round's turns run out at the dealer."""

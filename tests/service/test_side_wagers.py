@@ -332,6 +332,7 @@ def test_a_bank_takes_only_the_same_progressive(db: Database) -> None:
 
 
 # ----------------------------------------------------------------------------- the API
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> None:
     offers_in = [
         {"name": "fortune", "paytable": "fortune-a", "min_wager": 100, "max_wager": 5000},

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import pyotp
+import pytest
 import sqlalchemy as sa
 
 from tests.helpers.service import OPERATOR, Client, Service
@@ -179,6 +180,7 @@ def test_wrong_codes_are_throttled_and_audited(db_url: str) -> None:
         svc.stop()
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 def test_an_operator_made_to_enrol_and_a_reset_by_the_cli(db_url: str) -> None:
     from typer.testing import CliRunner
 
