@@ -213,15 +213,19 @@ class _Parser:
         raise self.error(f"expected a band, a range or {{...}} after 'in' at column {col}")
 
     def leaves(self) -> Condition:
-        self.expect("(")
-        kind, value, col = self.take()
-        if kind not in ("name", "rank", "spec"):
-            raise self.error(f"leaves(...) takes a low spec first (column {col})")
-        low = parse_low(value, partial=True)
+        low = self.spec_first("leaves")
         self.expect(",")
         cats = self.categories()
         self.expect(")")
         return Condition("leaves", low=low, cats=cats)
+
+    def spec_first(self, name: str) -> LowSpec:
+        """``(`` and the low spec that opens ``leaves(...)`` or ``best-low(...)``."""
+        self.expect("(")
+        kind, value, col = self.take()
+        if kind not in ("name", "rank", "spec"):
+            raise self.error(f"{name}(...) takes a low spec first (column {col})")
+        return parse_low(value, partial=True)
 
     def categories(self) -> frozenset[Category]:
         cats: list[str] = []
@@ -239,11 +243,7 @@ class _Parser:
         """``best-low(CARDS[, CATEGORIES])`` after its name: the best low hand of the
         placements (fouls left out) with ``CARDS`` low and, where given, a high hand of one of
         ``CATEGORIES``."""
-        self.expect("(")
-        kind, value, col = self.take()
-        if kind not in ("name", "rank", "spec"):
-            raise self.error(f"best-low(...) takes a low spec first (column {col})")
-        low = parse_low(value, partial=True)
+        low = self.spec_first("best-low")
         cats: frozenset[Category] = frozenset()
         if self.peek()[1] == ",":
             self.take()

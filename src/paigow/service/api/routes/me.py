@@ -73,26 +73,39 @@ async def me(user: Player, rt: RuntimeDep) -> Response:
     return json_response(await rt.reading(lambda tx: about(tx, user)))
 
 
+FirstDay = Annotated[
+    dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
+]
+LastDay = Annotated[dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")]
+Format = Annotated[str, Query(alias="format", pattern="^(json|csv)$")]
+JSON_OR_CSV: dict[int | str, dict[str, Any]] = {
+    **error_responses(401, 422),
+    200: {"content": {"application/json": {}, "text/csv": {}}},
+}
+
+
+def _csv(text: str, name: str) -> Response:
+    """``text`` as a CSV file to save under ``name``."""
+    return Response(
+        text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 @router.get(
     "/api/me/statement",
     tags=["auth"],
-    responses={
-        **error_responses(401, 422),
-        200: {"content": {"application/json": {}, "text/csv": {}}},
-    },
+    responses=JSON_OR_CSV,
 )
 def my_statement(
     user: Player,
     rt: RuntimeDep,
-    first: Annotated[
-        dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
-    ] = None,
-    last: Annotated[
-        dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")
-    ] = None,
+    first: FirstDay = None,
+    last: LastDay = None,
     page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
     size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE, description="Movements a page")] = 50,
-    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+    fmt: Format = "json",
     which: Annotated[
         str, Query(alias="wallet", pattern="^(real|play)$", description="real, or play money")
     ] = "real",
@@ -106,13 +119,8 @@ def my_statement(
     account = (ledger.play_wallet if which == "play" else ledger.wallet)(user.username)
     with rt.db.read() as s:
         if fmt == "csv":
-            text = statements.statement_csv(s, account, first, last)
             name = f"paigow-statement-{user.username}-{first}-{last}.csv"
-            return Response(
-                text,
-                media_type="text/csv; charset=utf-8",
-                headers={"Content-Disposition": f'attachment; filename="{name}"'},
-            )
+            return _csv(statements.statement_csv(s, account, first, last), name)
         return json_response(statements.statement(s, account, first, last, page, size))
 
 
@@ -149,21 +157,14 @@ async def top_up_play_money(
 @router.get(
     "/api/me/review",
     tags=["auth"],
-    responses={
-        **error_responses(401, 422),
-        200: {"content": {"application/json": {}, "text/csv": {}}},
-    },
+    responses=JSON_OR_CSV,
 )
 def my_review(
     user: Player,
     rt: RuntimeDep,
-    first: Annotated[
-        dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
-    ] = None,
-    last: Annotated[
-        dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")
-    ] = None,
-    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+    first: FirstDay = None,
+    last: LastDay = None,
+    fmt: Format = "json",
 ) -> Response:
     """My play: every hand I played at a table that prices settings in gaming days ``from`` ..
     ``to`` (both required, at most 93 days; the 422s of the statement), by gaming day and by
@@ -173,11 +174,7 @@ def my_review(
     with rt.db.read() as s:
         if fmt == "csv":
             name = f"paigow-my-play-{user.username}-{first}-{last}.csv"
-            return Response(
-                reviews.review_csv(s, user.id, first, last),
-                media_type="text/csv; charset=utf-8",
-                headers={"Content-Disposition": f'attachment; filename="{name}"'},
-            )
+            return _csv(reviews.review_csv(s, user.id, first, last), name)
         return json_response(reviews.review(s, user.id, first, last))
 
 
