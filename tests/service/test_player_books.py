@@ -425,9 +425,20 @@ def test_a_casino_table_prices_settings_only_when_offered(staged: Staged) -> Non
     assert c.ok(c.get(f"/api/me/review/{rid}"))["status"] == "not-offered"
 
 
-def test_a_full_hand_is_priced_as_paigow_analyze_counts_it(staged: Staged, compiled: Any) -> None:
+@pytest.mark.parametrize(
+    ("variant", "push"),
+    [
+        ("indiana", None),
+        # the push rule's view of the dealer's hands copies the whole compiled table (seconds)
+        pytest.param("ez", "queen-high-pai-gow", marks=pytest.mark.slow),
+    ],
+)
+def test_a_full_hand_is_priced_as_paigow_analyze_counts_it(
+    staged: Staged, compiled: Any, variant: str, push: str | None
+) -> None:
     """A casino table offering the prices (the option posted), the dealer face down: each
-    setting's price over all 53,524,680 dealer hands, as ``paigow analyze`` counts them."""
+    setting's price over all 53,524,680 dealer hands, as ``paigow analyze`` counts them (at an
+    EZ table, every wager but a foul pushed on the dealer's queen-high pai gow)."""
     import json
 
     from typer.testing import CliRunner
@@ -436,19 +447,23 @@ def test_a_full_hand_is_priced_as_paigow_analyze_counts_it(staged: Staged, compi
     from paigow.service.floor.prices import price_round
 
     tid = staged.svc.new_table(
-        betting_time_ms=3_600_000, setting_time_ms=3_600_000, price_settings=True
+        betting_time_ms=3_600_000, setting_time_ms=3_600_000, price_settings=True, variant=variant
     )
     assert staged.svc.op.ok(staged.svc.op.get(f"/api/tables/{tid}"))["price_settings"] is True
     p, c = staged.player(tid, 5)
     rid = play_round(staged, tid, p, c, 10_000, seed=4)  # set by the house way
     assert price_round(staged.rt.db, rid) == 1
-    (h,) = c.ok(c.get(f"/api/me/review/{rid}"))["hands"]
-    out = CliRunner().invoke(app, ["analyze", *h["cards"], "--json", "--workers", "1"])
+    got = c.ok(c.get(f"/api/me/review/{rid}"))
+    assert got["status"] == "priced", got
+    (h,) = got["hands"]
+    rate = "0.05" if push is None else "0"
+    args = ["analyze", *h["cards"], "--json", "--workers", "1", "--commission", rate]
+    out = CliRunner().invoke(app, [*args, *(["--push", push] if push else [])])
     assert out.exit_code == 0, out.output
     a = json.loads(out.stdout)
     total = a["dealer_hands"]
     assert total == h["dealer_hands"] == 53_524_680 and h["against"] == "all"
-    paid = 10_000 - Commission("0.05").on(10_000)
+    paid = 10_000 - Commission(rate).on(10_000)
 
     def price(s: dict[str, Any]) -> Fraction:
         return Fraction(s["win"] * paid - s["loss"] * 10_000, total)
@@ -458,6 +473,9 @@ def test_a_full_hand_is_priced_as_paigow_analyze_counts_it(staged: Staged, compi
     assert Fraction(h["best"]["ev_cents"]) == max(by_low.values())
     assert h["played"]["low"] == h["house_way"]["low"]  # the house way played: nothing vs it
     assert Fraction(h["house_given_up_cents"]) == 0
+    if push is not None:  # the rule's pushes are counted: not the plain game's figures
+        plain = CliRunner().invoke(app, args)
+        assert json.loads(plain.stdout)["settings"] != a["settings"]
 
 
 def test_the_price_appears_moments_after_the_showdown(svc: Any) -> None:

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -24,9 +24,13 @@ from paigow.cards import Card, parse_cards
 from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
-from paigow.ruleset import FoulRule
+from paigow.ruleset import FoulRule, PushRule
 from paigow.setting import LOW_POSITIONS, Setting, all_settings
 from paigow.settlement import Outcome, Settlement, settle
+
+if TYPE_CHECKING:
+    from paigow.analysis.optimal import Structures
+    from paigow.analysis.pushed import DealerView
 
 DEALER_HANDS: Final = comb(46, 7)
 
@@ -99,22 +103,41 @@ def _balanced(tops: list[int], weights: list[int], parts: int) -> list[list[int]
     return groups
 
 
+def dealer_view(compiled: CompiledHouseWay, push: PushRule) -> DealerView | None:
+    """The dealer's hands under the push rule ``push``
+    (:func:`paigow.analysis.pushed.dealer_view`: every hand that triggers it at a point that
+    pushes every setting); None without a push rule (the compiled table as it is)."""
+    if push is PushRule.NONE:
+        return None
+    from paigow.analysis.pushed import dealer_view as view_of
+    from paigow.analysis.runner import TableSpec
+
+    return view_of(TableSpec.of(compiled.way, compiled.wheel, compiled.path.parent), push.value)
+
+
 def dealer_histogram(
-    compiled: CompiledHouseWay, cards: tuple[Card, ...], workers: int = 2
+    compiled: CompiledHouseWay,
+    cards: tuple[Card, ...],
+    workers: int = 2,
+    view: DealerView | None = None,
+    deck: Sequence[int] | None = None,
 ) -> K.Arr:
-    """Histogram over (dealer high rank, dealer low rank) of the hands of the other 46 cards."""
+    """Histogram over (dealer high rank, dealer low rank) of the hands of the other 46 cards
+    (of ``deck``'s other cards, where a reduced deck is given), as ``view`` shows them where a
+    push rule is given."""
     used = {c.index for c in cards}
-    rem = np.array([i for i in range(53) if i not in used], dtype=np.int64)
+    rem = np.array(sorted(i for i in (deck or range(53)) if i not in used), dtype=np.int64)
     n5, n2 = len(compiled.tables.five_keys), len(compiled.tables.two_keys)
+    table = compiled.table
+    if view is not None:
+        n5, n2, table = view.n5, view.n2, view.table
     tops = list(range(6, len(rem)))
     groups = _balanced(tops, [comb(t, 6) for t in tops], max(1, workers))
     hists = [np.zeros((n5, n2), dtype=np.int64) for _ in groups]
 
     def run(k: int) -> int:
         return int(
-            K.dealer_histogram(
-                rem, np.array(groups[k], dtype=np.int64), compiled.table, hists[k], K.BINOM
-            )
+            K.dealer_histogram(rem, np.array(groups[k], dtype=np.int64), table, hists[k], K.BINOM)
         )
 
     if len(groups) == 1:  # one worker: on this thread (a pricing pool's own, say)
@@ -134,16 +157,23 @@ def analyze(
     commission: Commission | None = None,
     foul: FoulRule = FoulRule.LOSES,
     workers: int = 2,
+    push: PushRule = PushRule.NONE,
+    deck: Sequence[int] | None = None,
 ) -> HandAnalysis:
-    """Exact win/push/loss counts and EV of all 21 settings of seven cards."""
+    """Exact win/push/loss counts and EV of all 21 settings of seven cards (every wager pushing
+    on the dealer hands that trigger the push rule ``push``, but a foul), against every dealer
+    hand of the other cards (of ``deck``, a reduced deck's card indices, where given)."""
     seven = parse_cards(cards, count=7)
-    hist = dealer_histogram(compiled, seven, workers)
+    view = dealer_view(compiled, push)
+    hist = dealer_histogram(compiled, seven, workers, view, deck)
     settings = all_settings(seven)
     t = compiled.tables
+    up = 0 if view is None else 1  # the view's low ranks are moved up by one
     ph = np.array([t.rank5_of(s.high) for s in settings], dtype=np.int64)
-    pl = np.array([t.rank2_of(s.low) for s in settings], dtype=np.int64)
+    pl = np.array([t.rank2_of(s.low) + up for s in settings], dtype=np.int64)
     wins, losses = K.dominance_counts(hist, ph, pl)
-    return _from_counts(seven, compiled, wins, losses, commission, foul)
+    total = comb(len(deck) - 7, 7) if deck is not None else DEALER_HANDS
+    return _from_counts(seven, compiled, wins, losses, commission, foul, total)
 
 
 def _from_counts(
@@ -153,9 +183,11 @@ def _from_counts(
     losses: K.Arr | Sequence[int],
     commission: Commission | None,
     foul: FoulRule,
+    total: int = DEALER_HANDS,
 ) -> HandAnalysis:
-    """The analysis from each setting's wins and losses (in the order of ``all_settings``)."""
-    return _priced(seven, compiled.way, compiled.wheel, wins, losses, commission, foul)
+    """The analysis from each setting's wins and losses (in the order of ``all_settings``) over
+    ``total`` dealer hands."""
+    return _priced(seven, compiled.way, compiled.wheel, wins, losses, commission, foul, total)
 
 
 def _priced(
@@ -234,33 +266,50 @@ def analyze_fast(
     compiled: CompiledHouseWay,
     commission: Commission | None = None,
     foul: FoulRule = FoulRule.LOSES,
+    push: PushRule = PushRule.NONE,
 ) -> HandAnalysis | None:
     """The same answer as :func:`analyze` in a millisecond or two, from the optimal player's
-    dominance structures when they are on disk (built by ``paigow strategy build``); None when
-    they are not (never builds them)."""
+    dominance structures when they are on disk (built by ``paigow strategy build``, under the
+    push rule ``push``); None when they are not (never builds them)."""
     from paigow.analysis.edge import FULL_DECK_INDICES
-    from paigow.analysis.kernels.optimal_counts import hand_counts
-    from paigow.analysis.kernels.strategy_classes import setting_ranks
     from paigow.analysis.optimal import structures, structures_folder
     from paigow.analysis.runner import TableSpec
 
     spec = TableSpec.of(compiled.way, compiled.wheel, compiled.path.parent)
-    if not (structures_folder(spec, FULL_DECK_INDICES) / "done").exists():
+    if not (structures_folder(spec, FULL_DECK_INDICES, push.value) / "done").exists():
         return None
-    st = structures(spec, FULL_DECK_INDICES, True)
+    st = structures(spec, FULL_DECK_INDICES, True, push.value)
+    return analyze_with(cards, compiled, st, commission, foul, push)
+
+
+def analyze_with(
+    cards: str | tuple[Card, ...] | list[Card],
+    compiled: CompiledHouseWay,
+    st: Structures,
+    commission: Commission | None = None,
+    foul: FoulRule = FoulRule.LOSES,
+    push: PushRule = PushRule.NONE,
+) -> HandAnalysis:
+    """:func:`analyze` of seven cards of the deck of the optimal player's structures ``st``
+    (built under the push rule ``push``): against every dealer hand of the deck's other cards."""
+    from paigow.analysis.kernels.optimal_counts import hand_counts
+    from paigow.analysis.kernels.strategy_classes import setting_ranks
+
     seven = parse_cards(cards, count=7)
+    view = dealer_view(compiled, push)
     order = sorted(range(7), key=lambda k: seven[k].index)
     p = np.array([seven[k].index for k in order], dtype=np.int64)
     t = compiled.tables
+    table = compiled.table if view is None else view.table
+    rank2 = t.rank2 if view is None else view.rank2
     ph = np.empty(21, dtype=np.int64)
     pl = np.empty(21, dtype=np.int64)
-    setting_ranks(p, K.BINOM, t.rank5, t.rank2, ph, pl)
+    setting_ranks(p, K.BINOM, t.rank5, rank2, ph, pl)
     w = np.zeros(21, dtype=np.int64)
     lo = np.zeros(21, dtype=np.int64)
     hand_counts(
-        p, compiled.table, K.BINOM, *st.kernel_args(), ph, pl, np.arange(21, dtype=np.int64), 21,
-        w, lo,
-    )  # fmt: skip
+        p, table, K.BINOM, *st.kernel_args(), ph, pl, np.arange(21, dtype=np.int64), 21, w, lo
+    )
     # the kernel's settings are over the cards sorted by index; map them to all_settings(seven)
     pos = {seven[k].index: k for k in range(7)}
     wins = np.zeros(21, dtype=np.int64)
@@ -269,7 +318,8 @@ def analyze_fast(
         a, b = sorted((pos[int(p[i])], pos[int(p[j])]))
         r = LOW_POSITIONS.index((a, b))
         wins[r], losses[r] = w[q], lo[q]
-    return _from_counts(seven, compiled, wins, losses, commission, foul)
+    total = comb(len(st.deck) - 7, 7)
+    return _from_counts(seven, compiled, wins, losses, commission, foul, total)
 
 
 @dataclass(frozen=True)
@@ -280,12 +330,17 @@ class AnalyzeChunk:
     cards: tuple[str, ...]
     commission: str
     foul: str
+    push: str = PushRule.NONE.value
 
 
 def analyze_chunk(chunk: AnalyzeChunk) -> dict[str, Any]:
     """``analyze`` of one hand as a JSON-ready dict (for batches on a cluster)."""
     compiled = chunk.spec.open()
     result = analyze(
-        parse_cards(chunk.cards), compiled, Commission(chunk.commission), FoulRule(chunk.foul)
+        parse_cards(chunk.cards),
+        compiled,
+        Commission(chunk.commission),
+        FoulRule(chunk.foul),
+        push=PushRule(chunk.push),
     )
     return result.to_dict()

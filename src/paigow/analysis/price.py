@@ -10,8 +10,9 @@ win pays the wager less the commission the table takes on it (rounded to the cen
 rounds it), a loss costs the wager, so a setting's expectation for a wager ``W`` is
 ``(wins * (W - commission(W)) - losses * W) / dealer hands`` cents, a fraction.
 
-A table with a push rule and its dealer's cards face down is not priced here (its counts would
-need the push rule's own view of the dealer's hands): :func:`price_hand` says so.
+At a table with a push rule (EZ pai gow, commission-free) and its dealer's cards face down, the
+dealer hands that trigger the rule push every setting but a foul: the counts are over the push
+rule's own view of the dealer's hands (:func:`~paigow.analysis.analyze.dealer_view`).
 
 >>> from paigow.cards import parse_cards
 >>> from paigow.house_way import HouseWay
@@ -35,7 +36,7 @@ from paigow.analysis.analyze import HandAnalysis, SettingResult, analyze, analyz
 from paigow.analysis.compiled import CompiledHouseWay
 from paigow.cards import Card
 from paigow.house_way import HouseWay
-from paigow.ruleset import PushRule, Ruleset
+from paigow.ruleset import Ruleset
 from paigow.setting import Setting
 
 
@@ -151,23 +152,19 @@ def price_hand(
     """The price of ``played`` (a setting of ``cards``) for ``wager`` cents at a table of
     ``ruleset``: against the exposed dealer setting (``exposed``: the setting and whether it
     triggers the push rule) or over every dealer hand (``compiled``: the house way's compiled
-    table). Raises ValueError when neither applies (a push rule with the dealer face down, or
-    no compiled table)."""
+    table, under the table's push rule). Raises ValueError when neither applies (no compiled
+    table)."""
     if exposed is not None:
         dealer, pushes = exposed
         a = analyze_against(
             cards, dealer, way, ruleset.wheel, ruleset.commission, ruleset.foul, pushes=pushes
         )
         return priced(a, played, wager, ruleset)
-    if ruleset.push is not PushRule.NONE:
-        raise ValueError(
-            f"not priced: the push rule ({ruleset.push.words}) with the dealer's cards face down"
-        )
     if compiled is None:
         raise ValueError("not priced: the house way's analysis table is not compiled here")
     from paigow.analysis.analyze import analyze_fast
 
-    a = analyze_fast(cards, compiled, ruleset.commission, ruleset.foul) or analyze(
-        cards, compiled, ruleset.commission, ruleset.foul, workers=1
+    a = analyze_fast(cards, compiled, ruleset.commission, ruleset.foul, ruleset.push) or analyze(
+        cards, compiled, ruleset.commission, ruleset.foul, workers=1, push=ruleset.push
     )
     return priced(a, played, wager, ruleset)

@@ -95,12 +95,14 @@ def analyze_command(
     foul: Annotated[
         FoulRule, typer.Option("--foul", help="How foul settings are valued.")
     ] = FoulRule.LOSES,
+    push: PushOpt = None,
     as_json: AnalysisJsonOpt = False,
     workers: WorkersOpt = 2,
     scheduler: SchedulerOpt = None,
     cluster: ClusterOpt = None,
 ) -> None:
-    """Exact EV of all 21 settings of a hand against the dealer's house way."""
+    """Exact EV of all 21 settings of a hand against the dealer's house way (with ``--push``,
+    every wager but a foul pushing on the dealer hands that trigger the rule)."""
     from paigow.analysis.analyze import AnalyzeChunk, analyze_chunk
 
     way = load_house_way(house_way)
@@ -117,7 +119,8 @@ def analyze_command(
         except PaigowError as exc:
             raise fail(f"{line!r}: {exc}") from None
     spec, runner = prepare_job(way, wheel, workers, scheduler, cluster)
-    chunks = [AnalyzeChunk(spec, h, rate.as_str(), foul.value) for h in hands]
+    rule = (push or PushRule.NONE).value
+    chunks = [AnalyzeChunk(spec, h, rate.as_str(), foul.value, rule) for h in hands]
     if runner.scheduler is None:
         from paigow.analysis.runner import Runner
 

@@ -6,8 +6,8 @@ own (:func:`store_prices`); a settlement never waits for it.
 A practice table always prices its hands; a casino table when the operator offers it
 (``price_settings``). At a Face Up table each setting is priced against the dealer's exposed
 setting; otherwise over every dealer hand, with the house way's compiled table when this server
-has it (never built here: ``paigow analyze`` builds it), and a push rule with the dealer's cards
-face down is not priced (the row says why).
+has it (never built here: ``paigow analyze`` builds it; without it the row says the hand is not
+priced, and why), under the table's push rule.
 """
 
 from __future__ import annotations
