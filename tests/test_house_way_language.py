@@ -5,15 +5,19 @@ format's own kernel on every hand, the checks over every hand, and the docs' exa
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import json
 import random
 import re
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numba as nb
 import numpy as np
@@ -28,11 +32,12 @@ from paigow.analysis.tables import rank_tables
 from paigow.cards import FULL_DECK, Card, parse_cards
 from paigow.cli import app
 from paigow.errors import HouseWayError
-from paigow.house_way import BUILTIN_PRESETS, RULE_IDS, HouseWay
+from paigow.house_way import BUILTIN_PRESETS, RULE_IDS, HouseWay, reader
 from paigow.house_way.cases import preset_cases, run_cases
 from paigow.house_way.legacy import LegacyParams
 from paigow.house_way.rules import parse_condition
-from paigow.ranking import Wheel, evaluate_five, evaluate_two
+from paigow.ranking import HandValue, TwoCardValue, Wheel, evaluate_five, evaluate_two
+from paigow.setting import Setting, all_settings
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 STANDARD = HouseWay.preset("standard")
@@ -268,15 +273,58 @@ def test_a_first_format_file_still_loads_translated() -> None:
 
 
 # ------------------------------------------------------------------------------ compiled = reference
+@functools.lru_cache(maxsize=1 << 18)
+def _five(cards: tuple[Card, ...], wheel: Wheel) -> HandValue:
+    return evaluate_five(cards, wheel)
+
+
+def _five_once(cards: Sequence[Card], wheel: Wheel = Wheel.SECOND) -> HandValue:
+    """The core's ``evaluate_five``, each five cards (in their order) valued once a process: the
+    reduced decks' hands share their five-card hands, as the 17 ways share their hands (the
+    core's functions are pure; the plain reading is read as it is, only sooner)."""
+    return _five(tuple(cards), wheel)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _two(cards: tuple[Card, ...]) -> TwoCardValue:
+    return evaluate_two(cards)
+
+
+def _two_once(cards: Sequence[Card]) -> TwoCardValue:
+    return _two(tuple(cards))
+
+
+@functools.lru_cache(maxsize=36_000)  # the reduced decks' hands
+def _settings(cards: tuple[Card, ...]) -> tuple[Setting, ...]:
+    return all_settings(cards)
+
+
+def _settings_once(cards: Sequence[Card]) -> tuple[Setting, ...]:
+    return _settings(tuple(cards))
+
+
+def _read_sooner() -> contextlib.ExitStack:
+    """The plain reading with the core's pure functions above in place of its own."""
+    stack = contextlib.ExitStack()
+    for name, fn in (
+        ("evaluate_five", _five_once),
+        ("evaluate_two", _two_once),
+        ("all_settings", _settings_once),
+    ):
+        stack.enter_context(mock.patch.object(reader, name, fn))
+    return stack
+
+
 def agree(way: HouseWay, hands: list[list[Card]], wheel: Wheel = Wheel.SECOND) -> list[str]:
     """The hands where the compiled program and the plain reading differ (strength and id)."""
     program = compile_way(way)
     bad = []
     for cards in hands:
-        ref = way.set_hand(cards, wheel)
+        with _read_sooner():
+            ref = way.set_hand(cards, wheel)
         high, low, rule = set_hand(program, cards, wheel)
-        got = (evaluate_five(high, wheel).key, evaluate_two(low).key, rule)
-        want = (evaluate_five(ref.setting.high, wheel).key, evaluate_two(ref.setting.low).key)
+        got = (_five_once(high, wheel).key, _two_once(low).key, rule)
+        want = (_five_once(ref.setting.high, wheel).key, _two_once(ref.setting.low).key)
         if got != (*want, ref.rule):
             bad.append(f"{' '.join(c.code for c in cards)}: {ref.rule} / {rule}")
     return bad
