@@ -166,7 +166,8 @@ def _pai_gow(rnd: random.Random, top: int) -> list[Card]:
             return cards
 
 
-@pytest.mark.slow  # tens of seconds on two cores: the full suite's
+@pytest.mark.full_deck  # half a minute of one worker; in the suite, the hands of
+# test_the_kernels_trigger_is_the_cores stand for it (the kernels' trigger against the core's)
 def test_pai_gow_bits_count_every_pai_gow() -> None:
     """Over all 154,143,080 hands the pai gow bits by top card add up to the hands whose best
     five cards are high card (an independent count: the five-card kernels)."""

@@ -20,8 +20,11 @@ from paigow.analysis.runner import Runner, TableSpec
 from paigow.analysis.strategy import compute, rule_costs
 from paigow.cards import Card
 from paigow.commission import Commission
+from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.setting import LOW_POSITIONS, all_settings
+
+STANDARD = HouseWay.preset("standard")
 
 DECKS = {
     "JQKA+joker": [i for i in range(52) if i // 4 + 2 >= 11] + [52],
@@ -106,16 +109,20 @@ def test_every_class_matches_brute_force(
 
 
 @pytest.mark.slow  # tens of seconds on two cores: the full suite's
-@pytest.mark.parametrize("source", ["standard", "file"])
+@pytest.mark.parametrize(
+    "source", ["standard", "standard-file", pytest.param("file", marks=pytest.mark.full_deck)]
+)
 def test_rule_costs_against_brute_force(table_folder: Path, tmp_path: Path, source: str) -> None:
     """Each rule's hands, the hands where the optimal setting differs and the EV given up equal a
     brute force over every hand of a reduced deck: for a preset, and for an operator's house-way
     file loaded as ``--house-way FILE`` loads it (``strategy explain --house-way FILE`` takes the
-    file, and asks for the build, which takes the full deck)."""
+    file, and asks for the build, which takes the full deck). ``file`` (the full_deck lane) is a
+    house way of its own, with a compiled table of its own to build (a minute); in the suite,
+    ``standard-file`` is the standard house way written out as an operator's file, whose table
+    is the standard's (a table is known by its name and its rules' digest)."""
     from typer.testing import CliRunner
 
     from paigow.cli import app
-    from paigow.house_way import HouseWay
 
     path = tmp_path / "riverboat.toml"
     path.write_text(
@@ -124,7 +131,11 @@ def test_rule_costs_against_brute_force(table_folder: Path, tmp_path: Path, sour
         'middle_low = "keep"\nlow_low = "keep"\n[quads]\nlow = "split"\nmiddle = "keep"\n'
         'high = "keep"\n'
     )
-    way = HouseWay.load(str(path) if source == "file" else source)
+    if source == "standard-file":
+        path.write_text(STANDARD.to_toml())
+    way = HouseWay.load(source if source == "standard" else str(path))
+    if source == "standard-file":
+        assert way == STANDARD and way is not STANDARD
     if source == "file":
         assert way.name == "riverboat" and way.to_dict() != HouseWay.preset("standard").to_dict()
     spec = TableSpec.of(way, Wheel.SECOND, table_folder)
@@ -140,7 +151,7 @@ def test_rule_costs_against_brute_force(table_folder: Path, tmp_path: Path, sour
         expect[rule] = (hands + 1, differ + (best > hw_ev), given + Fraction(best - hw_ev, unit))
     assert {c.rule: (c.hands, c.differ, c.given_up) for c in costs if c.hands} == expect
     assert sum(d for _, d, _ in expect.values()) > 0  # some rule costs something here
-    if source == "file":
+    if source != "standard":
         result = CliRunner().invoke(app, ["strategy", "explain", "--house-way", str(path)])
         assert result.exit_code == 2 and "paigow strategy build" in result.output, result.output
 

@@ -102,7 +102,11 @@ def _check(kernel: Kernel, seven: list[Card], a: HandAnalysis) -> None:
         assert best == hw
 
 
-@pytest.fixture(scope="module", params=["standard", "foxwoods"])
+@pytest.fixture(
+    scope="module",
+    # foxwoods: its own compiled table and structures besides (minutes): the full_deck lane's
+    params=["standard", pytest.param("foxwoods", marks=pytest.mark.full_deck)],
+)
 def preset(request: pytest.FixtureRequest, table_folder: Path) -> tuple[CompiledHouseWay, Kernel]:
     way = HouseWay.preset(request.param)
     compiled = CompiledHouseWay.open(way, Wheel.SECOND, table_folder)
