@@ -49,11 +49,19 @@ def spy(pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes]:
 
 
 def one(
-    tables: int, rounds: int, database: str, processes: int, profile: tuple[Path, float] | None
+    tables: int,
+    rounds: int,
+    database: str,
+    processes: int,
+    profile: tuple[Path, float] | None,
+    src: str | None = None,
 ) -> dict[str, Any]:
     """One room size on a fresh database and fresh servers; its figures (and, with
-    ``profile`` = (folder, seconds), each server's py-spy profile of its first seconds)."""
+    ``profile`` = (folder, seconds), each server's py-spy profile of its first seconds).
+    ``src``: another source tree serves (e.g. main's, to compare under the same load)."""
     env = bp.server_env(dict(bp.CHEAP_HASH))
+    if src:
+        env["PYTHONPATH"] = src
     url, schema, tmp = bp.database(database)
     bp.create_operator(url, tmp, env)
     servers = [bp.start_server(url, env) for _ in range(processes)]
@@ -80,6 +88,10 @@ def one(
         )
         server_cpu = sum(bp.cpu_s(s.pid) for s in servers) - marks[0][0]
         end = os.times()
+    except BaseException:
+        for s in servers:
+            print("".join(s.lines[-30:]), file=sys.stderr)
+        raise
     finally:
         for sp in spies:
             sp.wait()
@@ -129,11 +141,11 @@ def one(
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The figures as docs/benchmarks.md's table: server p50 / p99 per step."""
     head = (
-        "| db, processes | tables x 6, rounds | late | "
+        "| tree | db, processes | tables x 6, rounds | late | "
         + " | ".join(STEPS)
         + " | CPU s server / client |"
     )
-    out = [head, "|" + "---|" * (len(STEPS) + 4)]
+    out = [head, "|" + "---|" * (len(STEPS) + 5)]
     for r in rows:
         cells = [
             f"{r['steps'][k]['server_p50_ms']} / {r['steps'][k]['server_p99_ms']}"
@@ -142,7 +154,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             for k in STEPS
         ]
         out.append(
-            f"| {r['database']}, {r['processes']} | {r['tables']} x {r['rounds']} | "
+            f"| {r.get('tree', 'this')} | {r['database']}, {r['processes']} | "
+            f"{r['tables']} x {r['rounds']} | "
             f"{r['hands_late']} | "
             + " | ".join(cells)
             + f" | {r['server_cpu_s']} / {r['client_cpu_s']} |"
@@ -163,18 +176,28 @@ def main() -> int:
         help="py-spy each server's first --profile-s seconds (the opening) into DIR",
     )
     ap.add_argument("--profile-s", type=float, default=30)
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=SRC",
+        help="serve this source tree too (repeatable), each size run by each tree in turn",
+    )
     args = ap.parse_args()
     profile = (Path(args.profile), args.profile_s) if args.profile else None
     if profile:
         profile[0].mkdir(parents=True, exist_ok=True)
     processes = args.processes or (2 if args.database == "postgresql" else 1)
     rows = []
+    trees = [tuple(t.split("=", 1)) for t in args.tree] or [("this", "")]
     for t in args.tables:
-        row = one(t, args.rounds, args.database, processes, profile)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-        if args.out:
-            Path(args.out).write_text(json.dumps(rows, indent=1))
+        for name, src in trees:
+            row = one(t, args.rounds, args.database, processes, profile, src or None)
+            row["tree"] = name
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if args.out:
+                Path(args.out).write_text(json.dumps(rows, indent=1))
     print(markdown(rows))
     return 0 if all(r["goals_met"] and not r["errors"] for r in rows) else 1
 

@@ -475,7 +475,9 @@ async def play(
 ) -> tuple[Tally, float]:
     """Set up and play; the tally and the wall seconds of play (log-ins included)."""
     tally = Tally()
-    conn = aiohttp.TCPConnector(limit=0)
+    # idle keep-alive connections closed before the server's 5 s do (else a request sent on
+    # one the server is closing meets "Server disconnected")
+    conn = aiohttp.TCPConnector(limit=0, keepalive_timeout=2.0)
     async with aiohttp.ClientSession(
         connector=conn, timeout=aiohttp.ClientTimeout(total=120)
     ) as http:

@@ -6,6 +6,7 @@ the steps (:mod:`paigow.service.store.writer`); and transactions that send table
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -151,12 +152,11 @@ class Runtime:
         return state
 
     async def session_state(self, sid: str) -> SessionState | None:
-        """:meth:`read_session` for the event loop: the read by :meth:`reading` (no worker
-        thread: every player's session is read again each ``session_cache_s``), the rare note
-        of its use as a step."""
+        """:meth:`read_session` for a request: the read by :meth:`request_read` (every player's
+        session is read again each ``session_cache_s``), the rare note of its use as a step."""
         from paigow.service.accounts.sessions import read_state, touch
 
-        state = await self.reading(lambda tx: read_state(tx.connection, sid))
+        state = await self.request_read(lambda tx: read_state(tx.connection, sid))
         if state is None:
             return None
         now = time.time()
@@ -181,13 +181,13 @@ class Runtime:
         )
 
     async def user_principal(self, user_id: int) -> Principal | None:
-        """:meth:`principal` for the event loop (its read by :meth:`reading`)."""
+        """:meth:`principal` for a request (its read by :meth:`request_read`)."""
         cached = self.cached_principal(user_id)
         if cached is not None:
             return cached
         t = time.monotonic()
         query = sa.select(User.id, User.username, User.role).where(User.id == user_id)
-        row = await self.reading(lambda tx: tx.connection.execute(query).first())
+        row = await self.request_read(lambda tx: tx.connection.execute(query).first())
         return None if row is None else self._keep(user_id, t, row)
 
     def _keep(self, user_id: int, t: float, row: Any) -> Principal:
@@ -232,6 +232,20 @@ class Runtime:
         connection of its own (a read of a few rows takes microseconds, and WAL readers never
         wait for the writer), on PostgreSQL with its statements awaited."""
         return await self.writer.read(fn)
+
+    async def request_read(self, fn: Callable[[Tx], T]) -> T:
+        """A request's frequent read (a session, a user, a hand, a WebSocket's hello): on SQLite
+        for the event loop (:meth:`reading`: no worker thread, no fresh session); on PostgreSQL
+        on a worker thread from the request engine's pool, which leaves the steps' asyncio pool
+        to the steps (at a room's opening hundreds of these reads there starved them)."""
+        if not self.db.is_postgres:
+            return await self.reading(fn)
+
+        def read() -> T:
+            with self.read() as tx:
+                return fn(tx)
+
+        return await asyncio.to_thread(read)
 
     def seal(self, tx: Tx) -> list[Notice]:
         """The notices of a finished step (:meth:`EventBus.seal`: with PostgreSQL they are sent

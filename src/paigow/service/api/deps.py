@@ -108,7 +108,7 @@ async def token_user(rt: Runtime, token: str) -> tuple[Principal, float]:
 
 async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]:
     """The token's user, when the token expires and its session id: the user and the session
-    from this process's caches, read for the event loop (:meth:`Runtime.reading`) when not.
+    from this process's caches, read by :meth:`Runtime.request_read` when not.
     401 for a bad, expired or revoked token, or a user who no longer exists."""
     claims = rt.signer.verify(token)
     sid = claims.get("sid")

@@ -186,9 +186,9 @@ async def side_wagers(
 )
 async def hand(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     """Your seven cards in the current round (and your setting once made)."""
-    # read for the event loop (as get_table): no worker thread, no fresh session (a sync route
-    # took one of each, and at a room's opening hundreds of them fought the loop for the GIL)
-    return json_response(await rt.reading(lambda tx: rounds.my_hand(tx, table_id, user)))
+    # on SQLite read for the event loop: no worker thread, no fresh session (a sync route took
+    # one of each, and at a room's opening hundreds of them fought the loop for the GIL)
+    return json_response(await rt.request_read(lambda tx: rounds.my_hand(tx, table_id, user)))
 
 
 @router.post(

@@ -25,6 +25,7 @@ from paigow.service.game.visibility import view_log
 from paigow.service.http_errors import ServiceError
 from paigow.service.live.feeds import pump, watch_wallet
 from paigow.service.ops import telemetry
+from paigow.service.runtime import Runtime
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
 from paigow.service.store.unit import Tx
 
@@ -82,7 +83,7 @@ async def table_feed(
     unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
     telemetry.WEBSOCKETS.inc()  # down again in the finally below
     try:
-        snapshot = await rt.reading(lambda tx: _snapshot(tx, table_id, viewer))
+        snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
         if snapshot is None:
             await websocket.send_json(
                 {"type": "error", "detail": f"no table {table_id}", "code": "no-table"}
@@ -133,42 +134,45 @@ async def _drain(websocket: WebSocket) -> None:
                 await websocket.send_json({"type": "pong"})
 
 
-def _snapshot(tx: Tx, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
+def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
     """The ``hello`` message: the table's public state and its latest round's log, as the
-    viewer may see it (read for the event loop, :meth:`Runtime.reading`: at a room's opening
-    hundreds of them on worker threads fought the loop for the GIL)."""
-    s = tx.session
-    table = s.get(GameTable, table_id)
-    if table is None:
-        return None
-    state = table_rows.public_state(s, table)
-    row = s.execute(
-        sa.select(RoundRow)
-        .where(RoundRow.table_id == table_id)
-        .order_by(RoundRow.number.desc())
-        .limit(1)
-    ).scalar_one_or_none()
-    round_part = None
-    if row is not None:
-        events = rounds.load_events(tx, row.id)
-        owners = {
-            spot: uid
-            for spot, uid in s.execute(
-                sa.select(RoundWager.spot, RoundWager.user_id).where(RoundWager.round_id == row.id)
-            ).all()
-        }
-        mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
-        names = dict(
-            s.execute(sa.select(User.id, User.username).where(User.id.in_(owners.values()))).all()
-        )
-        round_part = {
-            "id": row.id,
-            "number": row.number,
-            "phase": row.phase,
-            "log_length": len(events),
-            "log": view_log(events, mine),
-            "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
-        }
+    viewer may see it."""
+    with rt.db.read() as s:
+        table = s.get(GameTable, table_id)
+        if table is None:
+            return None
+        state = table_rows.public_state(s, table)
+        row = s.execute(
+            sa.select(RoundRow)
+            .where(RoundRow.table_id == table_id)
+            .order_by(RoundRow.number.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        round_part = None
+        if row is not None:
+            events = rounds.load_events(Tx(s.connection(), s), row.id)
+            owners = {
+                spot: uid
+                for spot, uid in s.execute(
+                    sa.select(RoundWager.spot, RoundWager.user_id).where(
+                        RoundWager.round_id == row.id
+                    )
+                ).all()
+            }
+            mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
+            names = dict(
+                s.execute(
+                    sa.select(User.id, User.username).where(User.id.in_(owners.values()))
+                ).all()
+            )
+            round_part = {
+                "id": row.id,
+                "number": row.number,
+                "phase": row.phase,
+                "log_length": len(events),
+                "log": view_log(events, mine),
+                "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
+            }
     return {
         "type": "hello",
         "table": state,
