@@ -169,14 +169,17 @@ async def run(
     await sampler
     series: dict[str, Any] = {}
     keys = [k for k in samples[0] if k not in ("t_s", "load")]
-    cut = len(samples) // 3
+    # the slopes over the samples taken while every player played (the last ones come as the
+    # players leave, from 25 s before the end)
+    playing = [r for r in samples if r["t_s"] <= args.minutes * 60 - 30] or samples
+    cut = len(playing) // 3
     for k in keys:
-        ts = [float(r["t_s"]) for r in samples]
-        ys = [float(r[k]) for r in samples]
+        ts = [float(r["t_s"]) for r in playing]
+        ys = [float(r[k]) for r in playing]
         series[k] = {
             "first": ys[0],
             "last": ys[-1],
-            "max": max(ys),
+            "max": max(float(r[k]) for r in samples),
             "slope_per_h": round(slope_per_hour(ts, ys), 1),
             "slope_per_h_after_warmup": round(slope_per_hour(ts[cut:], ys[cut:]), 1),
         }
