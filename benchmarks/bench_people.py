@@ -167,6 +167,8 @@ class Tally:
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     notes: list[str] = field(default_factory=list)
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    server: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """The server's own milliseconds per request kind (its ``Server-Timing: app;dur=MS``)."""
 
     def bad(self, kind: str, note: str) -> None:
         self.errors[kind] += 1
@@ -177,8 +179,26 @@ class Tally:
 WAY = HouseWay.preset("standard")
 
 
+def server_ms(header: str) -> float | None:
+    """The milliseconds of a ``Server-Timing`` header's ``app`` metric.
+
+    >>> server_ms("app;dur=12.5")
+    12.5
+    """
+    for part in header.split(","):
+        name, _, rest = part.strip().partition(";")
+        if name == "app" and rest.startswith("dur="):
+            return float(rest[4:])
+    return None
+
+
 class Person:
-    """One paced player: its socket, its seat, its rounds."""
+    """One paced player: its socket, its seat, its rounds. ``read_table``: it reads its table
+    before sitting, as the page does; ``read_hand``: it reads its hand each round once dealt,
+    as a page opened mid-round does (``bench_paced.py`` turns both on)."""
+
+    read_table = False
+    read_hand = False
 
     def __init__(
         self,
@@ -205,6 +225,9 @@ class Person:
         async with self.http.request(method, self.base + path, json=body, headers=headers) as r:
             raw = await r.read()
         self.tally.latency[kind].append((time.perf_counter() - t0) * 1000)
+        own = server_ms(r.headers.get("Server-Timing", ""))
+        if own is not None:
+            self.tally.server[kind].append(own)
         try:
             return r.status, orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -271,6 +294,8 @@ class Person:
                 await ready.abort()
             return
         self.token = data["token"]
+        if self.read_table:
+            await self.call("table", "GET", f"/api/tables/{self.table}")
         watcher = asyncio.create_task(self.watch())
         try:
             await asyncio.wait_for(self.connected.wait(), 60)
@@ -327,10 +352,10 @@ class Person:
             return True
         if dealt is not None:
             cards = (dealt.get("your_cards") or {}).get(str(self.spot))
-        if cards is None:
-            self.tally.unseen += 1
+        if cards is None or self.read_hand:
+            self.tally.unseen += cards is None
             status, data = await self.call("hand", "GET", f"/api/tables/{self.table}/hand")
-            if status == 200 and data.get("round_id") == rid:
+            if status == 200 and data.get("round_id") == rid and cards is None:
                 cards = data["cards"]
         if cards is not None:
             await self.think()
@@ -450,7 +475,9 @@ async def play(
 ) -> tuple[Tally, float]:
     """Set up and play; the tally and the wall seconds of play (log-ins included)."""
     tally = Tally()
-    conn = aiohttp.TCPConnector(limit=0)
+    # idle keep-alive connections closed before the server's 5 s do (else a request sent on
+    # one the server is closing meets "Server disconnected")
+    conn = aiohttp.TCPConnector(limit=0, keepalive_timeout=2.0)
     async with aiohttp.ClientSession(
         connector=conn, timeout=aiohttp.ClientTimeout(total=120)
     ) as http:

@@ -2,13 +2,16 @@
 PostgreSQL database (a fresh schema of the server at 127.0.0.1:5432), with the client of
 ``bench_people.py`` (``--tables`` 10 x 6 players, 0.5-3 s of thought, 4 s betting, 15 s
 setting; players split between the two processes). Every ``--every`` seconds (60) each
-process's resident memory (VmRSS), open files (``/proc/PID/fd``) and PostgreSQL connections
-(its TCP sockets to port 5432) are sampled; at the end the table of samples and each series'
-least-squares slope per hour are printed (and written to ``--out`` as JSON, samples as they
-come). Nothing may grow without bound: the slope over the last two thirds of the run (after
-warm-up) is printed beside the whole run's.
+process's resident memory (VmRSS), open files (``/proc/PID/fd``), PostgreSQL connections (its
+TCP sockets to port 5432) and open WebSockets (its ``paigow_websockets_open`` gauge, read from
+``/metrics``), and the database's size (the schema's tables, indexes and TOAST), are sampled; at
+the end the table of samples and each series' least-squares slope per hour are printed (and
+written to ``--out`` as JSON, samples as they come), and ``--plot`` draws them (matplotlib).
+Nothing may grow without bound: the slope over the last two thirds of the run (after warm-up) is
+printed beside the whole run's; the database grows by the rounds play must keep.
 
-    nohup .venv/bin/python benchmarks/bench_soak.py --out /tmp/soak.json > /tmp/soak.log 2>&1 &
+    nohup .venv/bin/python benchmarks/bench_soak.py --out /tmp/soak.json \
+        --plot docs/soak.png > /tmp/soak.log 2>&1 &
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import os
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +64,58 @@ def pg_connections(pid: int) -> int:
     return count
 
 
+def websockets(url: str) -> int:
+    """The server's ``paigow_websockets_open`` gauge (its ``/metrics``, open to 127.0.0.1)."""
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as r:  # nosec B310  # our server
+        for line in r.read().decode().splitlines():
+            if line.startswith("paigow_websockets_open"):  # {process="..."} on a worker
+                return int(float(line.split()[-1]))
+    return -1
+
+
+def schema_kib(schema: str | None) -> int:
+    """The PostgreSQL schema's size (its relations with their indexes and TOAST), KiB."""
+    import psycopg
+
+    query = (
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind = 'r'"
+    )
+    with psycopg.connect(bp.PG_ADMIN) as c:
+        row = c.execute(query, (schema,)).fetchone()
+    return int(row[0]) // 1024 if row else 0
+
+
+def plot(samples: list[dict[str, Any]], path: Path, servers: int) -> None:
+    """Each series against the minutes of the run, one panel each (matplotlib, PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mins = [r["t_s"] / 60 for r in samples]
+    panels = [
+        ("rss_kib", "resident memory (MiB)", 1 / 1024),
+        ("fds", "open files", 1.0),
+        ("pg", "database connections", 1.0),
+        ("ws", "WebSockets open", 1.0),
+    ]
+    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(17, 3.4))
+    for ax, (key, title, scale) in zip(axes, panels, strict=False):
+        for i in range(servers):
+            ax.plot(mins, [r[f"{key}_{i}"] * scale for r in samples], label=f"process {i + 1}")
+        ax.set_title(title)
+        ax.set_xlabel("minutes")
+        ax.set_ylim(bottom=0)
+    axes[0].legend()
+    axes[-1].plot(mins, [r["db_kib"] / 1024 for r in samples], color="tab:green")
+    axes[-1].set_title("database (MiB)")
+    axes[-1].set_xlabel("minutes")
+    axes[-1].set_ylim(bottom=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
 def slope_per_hour(ts: list[float], ys: list[float]) -> float:
     """Least-squares slope of ``ys`` against ``ts`` (seconds), per hour."""
     n = len(ts)
@@ -80,6 +136,7 @@ async def sample_loop(
     until: float,
     samples: list[dict[str, Any]],
     out: Path | None,
+    schema: str | None,
 ) -> None:
     t0 = time.time()
     while True:
@@ -88,7 +145,9 @@ async def sample_loop(
             row[f"rss_kib_{i}"] = rss_kib(s.pid)
             row[f"fds_{i}"] = fds(s.pid)[0]
             row[f"pg_{i}"] = pg_connections(s.pid)
+            row[f"ws_{i}"] = await asyncio.to_thread(websockets, s.url)
             row[f"cpu_s_{i}"] = round(bp.cpu_s(s.pid), 1)
+        row["db_kib"] = await asyncio.to_thread(schema_kib, schema)
         samples.append(row)
         print(json.dumps(row), flush=True)
         if out is not None:
@@ -98,24 +157,29 @@ async def sample_loop(
         await asyncio.sleep(min(every, max(0.0, until - time.time())))
 
 
-async def run(args: argparse.Namespace, servers: list[bp.Server]) -> dict[str, Any]:
+async def run(
+    args: argparse.Namespace, servers: list[bp.Server], schema: str | None
+) -> dict[str, Any]:
     start = time.time()
     until = start + args.minutes * 60
     samples: list[dict[str, Any]] = []
     out = Path(args.out) if args.out else None
-    sampler = asyncio.create_task(sample_loop(servers, args.every, until, samples, out))
+    sampler = asyncio.create_task(sample_loop(servers, args.every, until, samples, out, schema))
     tally, wall = await bp.play([s.url for s in servers], args.tables, 6, 0, until - 25)
     await sampler
     series: dict[str, Any] = {}
     keys = [k for k in samples[0] if k not in ("t_s", "load")]
-    cut = len(samples) // 3
+    # the slopes over the samples taken while every player played (the last ones come as the
+    # players leave, from 25 s before the end)
+    playing = [r for r in samples if r["t_s"] <= args.minutes * 60 - 30] or samples
+    cut = len(playing) // 3
     for k in keys:
-        ts = [float(r["t_s"]) for r in samples]
-        ys = [float(r[k]) for r in samples]
+        ts = [float(r["t_s"]) for r in playing]
+        ys = [float(r[k]) for r in playing]
         series[k] = {
             "first": ys[0],
             "last": ys[-1],
-            "max": max(ys),
+            "max": max(float(r[k]) for r in samples),
             "slope_per_h": round(slope_per_hour(ts, ys), 1),
             "slope_per_h_after_warmup": round(slope_per_hour(ts[cut:], ys[cut:]), 1),
         }
@@ -145,14 +209,16 @@ def main() -> int:
     ap.add_argument("--tables", type=int, default=10)
     ap.add_argument("--every", type=float, default=60)
     ap.add_argument("--out", metavar="FILE")
+    ap.add_argument("--plot", metavar="PNG", help="draw the samples (matplotlib)")
     ap.add_argument("--cheap-hash", action="store_true")
     args = ap.parse_args()
     env = bp.server_env(dict(bp.CHEAP_HASH) if args.cheap_hash else {})
+    env["PAIGOW_METRICS_ALLOW"] = "127.0.0.1"  # the sampler reads each one's WebSockets
     url, schema, tmp = bp.database("postgresql")
     bp.create_operator(url, tmp, env)
     servers = [bp.start_server(url, env) for _ in range(2)]
     try:
-        report = asyncio.run(run(args, servers))
+        report = asyncio.run(run(args, servers, schema))
     finally:
         for s in servers:
             s.stop()
@@ -171,6 +237,8 @@ def main() -> int:
     print(json.dumps({k: v for k, v in report.items() if k not in ("samples", "series")}))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1))
+    if args.plot:
+        plot(report["samples"], Path(args.plot), len(servers))
     return 1 if report["errors"] or report["server_errors"] else 0
 
 

@@ -5,7 +5,8 @@ A :class:`Cluster` is ``initdb`` in a temporary folder (owned by ``postgres``), 
 port of 127.0.0.1, trust auth, a database ``test``. ``stop(mode)``, ``kill()`` (SIGKILL the
 postmaster), ``start()`` again and ``promote()``; ``remove()`` stops it and deletes its folder.
 :func:`standby_pair` makes a primary and a synchronous streaming standby (``pg_basebackup -R``,
-``synchronous_standby_names`` naming it, so an acknowledged commit is on both). Use as context
+``synchronous_standby_names`` naming it, so an acknowledged commit is on both; or asynchronous,
+and then :meth:`Cluster.stop_receiving` makes it lag for certain). Use as context
 managers::
 
     with cluster() as pg:                 # one cluster
@@ -177,6 +178,19 @@ class Cluster:
             time.sleep(0.1)
         raise RuntimeError("the standby did not leave recovery")
 
+    def stop_receiving(self, primary: Cluster, timeout: float = 30) -> None:
+        """A standby stops streaming from ``primary``: its ``primary_conninfo`` emptied and
+        reloaded (the WAL receiver ends, what it had not yet received is never received);
+        waits until ``primary`` has no standby connected."""
+        self.sql("ALTER SYSTEM SET primary_conninfo = ''")
+        self.sql("SELECT pg_reload_conf()")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if primary.sql("SELECT count(*) FROM pg_stat_replication").strip() == "0":
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the standby still streams")
+
     def wait_ready(self, timeout: float = 60) -> None:
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -246,28 +260,31 @@ def make_standby(primary: Cluster, name: str = "standby1") -> Cluster:
 
 
 @contextlib.contextmanager
-def standby_pair(name: str = "standby1") -> Iterator[tuple[Cluster, Cluster]]:
+def standby_pair(
+    name: str = "standby1", synchronous: bool = True
+) -> Iterator[tuple[Cluster, Cluster]]:
     """A primary with database ``test`` and its synchronous standby (``synchronous_commit = on``,
     ``synchronous_standby_names`` = the standby): a commit is acknowledged once the standby has
-    flushed it. Both removed afterwards."""
+    flushed it. ``synchronous=False``: an asynchronous standby (no standby named), a commit
+    acknowledged before the standby has it. Both removed afterwards."""
     primary = Cluster().init(synchronous_commit="on")
     standby: Cluster | None = None
     try:
         primary.start()
         primary.create_db()
         standby = make_standby(primary, name)
-        primary.configure(synchronous_standby_names=f"'{name}'")
+        primary.configure(synchronous_standby_names=f"'{name}'" if synchronous else "''")
         primary.sql("SELECT pg_reload_conf()")
         deadline = time.time() + 60
         while time.time() < deadline:
             state = primary.sql(
                 f"SELECT sync_state FROM pg_stat_replication WHERE application_name = '{name}'"
             ).strip()
-            if state == "sync":
+            if state == ("sync" if synchronous else "async"):
                 break
             time.sleep(0.1)
         else:
-            raise RuntimeError("the standby did not become synchronous")
+            raise RuntimeError(f"the standby is not {'a synchronous' if synchronous else 'an'} one")
         yield primary, standby
     finally:
         if standby is not None:

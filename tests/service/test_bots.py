@@ -1,13 +1,18 @@
 """``paigow bots``: each round of a player looks only at the messages that came after it began,
 and a player keeps the messages of its last rounds only (a look over every message of the run,
-at every step of every round, grew with each round played)."""
+at every step of every round, grew with each round played); what it was acknowledged is
+recorded, and the check of those records finds a row gone."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
+from tests.helpers import acks
 from tests.helpers.service import Service, run_bots
 
 
@@ -128,3 +133,42 @@ def test_bots_answer_the_dragon_hand_and_the_check_covers_it(db_url: str) -> Non
     assert report["dragon_wagers"] >= 1 and report["dragon_declined"] >= 1, report
     expected = report["errors"]["expected"]
     assert expected.get("HTTP 422", 0) >= 1  # a dragon wager above the bot's own wager
+
+
+def test_bots_record_each_acknowledged_step_and_the_check_finds_one_gone(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """``paigow bots --acks FILE``: a line for every wager, setting and round end the server
+    acknowledged; :func:`tests.helpers.acks.missing` finds each in the database, and reports
+    the one whose row is taken away (what a failover to a lagging standby would lose)."""
+    from paigow.service.store.db import Database, RoundWager
+
+    path = tmp_path / "acks.jsonl"
+    svc = Service(sqlite_url)
+    try:
+        report = run_bots(svc.url, tables=1, players=2, rounds=3, acks_path=str(path))
+    finally:
+        svc.stop()
+    assert not report["errors"]["unexpected"], report["errors"]
+    rows = acks.read(path)
+    kinds = Counter(a["kind"] for a in rows)
+    assert kinds == report["acks"] and kinds["wager"] == 6, kinds
+    assert kinds["round-settled"] + kinds["voided"] == 6 and kinds["set"] >= 4, kinds
+    assert not any(acks.missing(rows, sqlite_url).values())
+    wager = next(a for a in rows if a["kind"] == "wager")
+    db = Database(sqlite_url)
+    try:  # the wager's row changed (round_events is append-only: its rows cannot be)
+        with db.engine.begin() as c:
+            c.execute(
+                sa.update(RoundWager)
+                .where(RoundWager.round_id == wager["round"], RoundWager.spot == wager["spot"])
+                .values(amount=wager["amount"] + 100)
+            )
+    finally:
+        db.dispose()
+    # a setting and a round end acknowledged that the database never had
+    setting = next(a for a in rows if a["kind"] == "set")
+    setting = {**setting, "low": sorted(set(["2c", "3d", "Kh", "As"]) - set(setting["low"]))[:2]}
+    ended = {**next(a for a in rows if a["kind"] == "round-settled"), "round": "0" * 32}
+    lost = acks.missing([*rows, setting, ended], sqlite_url)
+    assert lost == {"wager": [wager], "set": [setting], "end": [ended]}, lost

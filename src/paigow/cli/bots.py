@@ -23,9 +23,11 @@ report (``failovers``, ``ws_reconnects``); anything else unexpected is an anomal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
+from collections import Counter
 from typing import Any, Final
 
 from paigow.cli.bots_dragon import dragon_check
@@ -79,8 +81,15 @@ def side_offers(bank: str) -> list[dict[str, Any]]:
 
 async def _run(cfg: BotConfig) -> dict[str, Any]:
     rng = random.Random(cfg.seed)  # nosec B311  # load-test bots, seeded for replay; no secret
-    stats = Stats()
     urls = split_urls(cfg.url)
+    with contextlib.ExitStack() as files:
+        sink = files.enter_context(open(cfg.acks_path, "a")) if cfg.acks_path else None
+        return await _play_all(cfg, rng, Stats(sink), urls)
+
+
+async def _play_all(
+    cfg: BotConfig, rng: random.Random, stats: Stats, urls: list[str]
+) -> dict[str, Any]:
     async with client_session() as http:
         api = Api(http, stats, urls, 0, cfg.failover_s)
         r = await api.call(
@@ -176,6 +185,7 @@ async def _run(cfg: BotConfig) -> dict[str, Any]:
         report.update(steady_rate(players))
     report["requests"] = stats.requests
     report["failovers"] = stats.expected.get("failover", 0)
+    report["acks"] = dict(Counter(a["kind"] for a in stats.acks))
     report["ws_reconnects"] = stats.expected.get("ws-reconnect", 0)
     report["errors"] = {"expected": dict(stats.expected), "unexpected": dict(stats.unexpected)}
     report["error_notes"] = stats.notes
@@ -389,6 +399,7 @@ def print_report(console: Any, report: dict[str, Any]) -> None:
     console.print(
         f"ledger balanced: {report['ledger_balanced']}; replay mismatches: {report['replay_mismatches']}"
     )
+    console.print(f"acknowledged: {report.get('acks', {})}")
     console.print(f"errors expected: {report['errors']['expected']}")
     console.print(f"errors unexpected: {report['errors']['unexpected']}")
     for note in report.get("error_notes", [])[:10]:

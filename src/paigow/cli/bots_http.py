@@ -13,19 +13,35 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import aiohttp
 import orjson
 
 
 class Stats:
-    def __init__(self) -> None:
+    """What a run met: latencies by kind, expected and unexpected answers, and every step the
+    server acknowledged (:meth:`ack`; also a JSON line each to ``ack_file`` as it comes)."""
+
+    def __init__(self, ack_file: IO[str] | None = None) -> None:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.requests = 0
         self.expected: dict[str, int] = defaultdict(int)
         self.unexpected: dict[str, int] = defaultdict(int)
         self.notes: list[str] = []
+        self.acks: list[dict[str, Any]] = []
+        self.ack_file = ack_file
+
+    def ack(self, kind: str, rid: str, table: int, user: str, spot: int, **more: Any) -> None:
+        """Record an acknowledged step (``wager``, ``set``: a 2xx answer; ``round-settled``,
+        ``voided``: the round's end seen) with when (``at``, epoch seconds), flushed at once so
+        that a run cut short keeps it."""
+        row = {"kind": kind, "round": rid, "table": table, "user": user, "spot": spot, **more}
+        row["at"] = round(time.time(), 3)
+        self.acks.append(row)
+        if self.ack_file is not None:
+            self.ack_file.write(orjson.dumps(row).decode() + "\n")
+            self.ack_file.flush()
 
     def bad(self, kind: str, note: str) -> None:
         self.unexpected[kind] += 1
@@ -164,6 +180,7 @@ class Api:
                 await asyncio.sleep(min(0.05 * attempt, 0.5))
                 continue
             if got.status_code in (502, 503, 504) and time.monotonic() < deadline:
+                self.stats.expected[f"refused-{got.status_code}-{got.code() or 'uncoded'}"] += 1
                 await asyncio.sleep(min(0.05 * attempt, 0.5))  # asked to retry
                 continue
             break

@@ -57,6 +57,8 @@ class BotConfig:
     """The tables offer the dragon hand (:mod:`paigow.cli.bots_dragon`: the bots answer it)."""
     price_settings: bool = False
     """The tables price each setting after each round (``price_settings``)."""
+    acks_path: str | None = None
+    """A file to write every acknowledged step to, a JSON line each (:meth:`Stats.ack`)."""
 
 
 KEEP_MESSAGES = 500
@@ -353,6 +355,7 @@ class Player:
             return False
         rid = placed["round_id"]
         self.current_rid = rid
+        stats.ack("wager", rid, self.tid, self.name, placed["spot"], amount=amount)
         if self.rng.random() < cfg.retry_rate:  # the same request again: must not move money twice
             again = await self.api.call(
                 "wager-retry", "POST", f"/api/tables/{self.tid}/wager", self.token, body
@@ -417,6 +420,8 @@ class Player:
             entry["foul"] = False
         elif not self.expect("set", r, 200):
             return False
+        else:
+            stats.ack("set", rid, self.tid, self.name, placed["spot"], low=sorted(low))
         done = await self._wait(
             lambda m: m.get("round_id") == rid and m.get("type") in ("round-settled", "voided"),
             cfg.step_timeout_s,
@@ -445,6 +450,7 @@ class Player:
             and m.get("spot") == placed["spot"]
         ]
         self.settled[rid] = time.perf_counter()
+        stats.ack(str(done["type"]), rid, self.tid, self.name, placed["spot"])
         entry["returned"] = (
             amount if done["type"] == "voided" else (mine[0]["returned"] if mine else None)
         )

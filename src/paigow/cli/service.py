@@ -266,6 +266,16 @@ def bots(
             help="The tables price each setting after each round (the players' My play).",
         ),
     ] = False,
+    acks: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Append every step the server acknowledged to FILE as it comes, a JSON line "
+            "each: wager (round, user, spot, amount), set (round, user, spot, low), "
+            "round-settled or voided (round, user, spot); to compare with the database after "
+            "a failover.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play real rounds against a running server through its public API and WebSockets, then
@@ -306,6 +316,7 @@ def bots(
         variants=tuple(variant or ()),
         dragon=dragon,
         price_settings=price_settings,
+        acks_path=acks,
     )
     report = run_bots(cfg)
     if as_json:

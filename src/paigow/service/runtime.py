@@ -6,6 +6,7 @@ the steps (:mod:`paigow.service.store.writer`); and transactions that send table
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -133,19 +134,14 @@ class Runtime:
         database and cached (:mod:`paigow.service.accounts.sessions`); None when there is no
         such session. A live session last used over a minute ago is noted as used now (a write
         that may fail, e.g. on a full database, without failing the request)."""
-        from paigow.service.accounts.sessions import TOUCH_S, read_state, touch
+        from paigow.service.accounts.sessions import read_state, touch
 
         with self.db.read() as s:
             state = read_state(s, sid)
         if state is None:
             return None
         now = time.time()
-        idle_s = self.config.session_idle_s
-        if (
-            not state.revoked
-            and (idle_s <= 0 or now - state.last_seen <= idle_s)
-            and now - state.last_seen > (min(TOUCH_S, idle_s / 4) if idle_s > 0 else TOUCH_S)
-        ):
+        if self._due_touch(state, now):
             try:
                 with self.write() as tx:
                     touch(tx.session, sid, now)
@@ -155,12 +151,64 @@ class Runtime:
         self.sessions.remember(sid, state)
         return state
 
+    async def session_state(self, sid: str) -> SessionState | None:
+        """:meth:`read_session` for a request: the read by :meth:`request_read` (every player's
+        session is read again each ``session_cache_s``), the rare note of its use as a step."""
+        from paigow.service.accounts.sessions import read_state, touch
+
+        state = await self.request_read(lambda tx: read_state(tx.connection, sid))
+        if state is None:
+            return None
+        now = time.time()
+        if self._due_touch(state, now):
+            try:
+                await self.step(lambda tx: touch(tx.session, sid, now))
+                state = state._replace(last_seen=now)
+            except sa.exc.SQLAlchemyError as exc:  # the request goes on; noted next time
+                _log.warning("could not note session use: %s", type(exc).__name__)
+        self.sessions.remember(sid, state)
+        return state
+
+    def _due_touch(self, state: SessionState, now: float) -> bool:
+        """Whether a live session's use is to be noted (last noted over a minute ago)."""
+        from paigow.service.accounts.sessions import TOUCH_S
+
+        idle_s = self.config.session_idle_s
+        return (
+            not state.revoked
+            and (idle_s <= 0 or now - state.last_seen <= idle_s)
+            and now - state.last_seen > (min(TOUCH_S, idle_s / 4) if idle_s > 0 else TOUCH_S)
+        )
+
+    async def user_principal(self, user_id: int) -> Principal | None:
+        """:meth:`principal` for a request (its read by :meth:`request_read`)."""
+        cached = self.cached_principal(user_id)
+        if cached is not None:
+            return cached
+        t = time.monotonic()
+        query = sa.select(User.id, User.username, User.role).where(User.id == user_id)
+        row = await self.request_read(lambda tx: tx.connection.execute(query).first())
+        return None if row is None else self._keep(user_id, t, row)
+
+    def _keep(self, user_id: int, t: float, row: Any) -> Principal:
+        p = Principal(int(row[0]), str(row[1]), str(row[2]))
+        if len(self._principals) > 100_000:
+            self._principals.clear()
+        self._principals[user_id] = (t + PRINCIPAL_TTL_S, p)
+        return p
+
     def cached_principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role) when cached and fresh, else None (no database read)."""
         hit = self._principals.get(user_id)
         if hit is not None and hit[0] > time.monotonic():
             return hit[1]
         return None
+
+    def keep_principal(self, user: Principal) -> None:
+        """Cache ``user`` (id, name, role) as :meth:`principal` would after reading it (a log-in
+        knows its user: the session's first requests then need no read)."""
+        p = Principal(user.id, user.username, user.role)
+        self._principals[user.id] = (time.monotonic() + PRINCIPAL_TTL_S, p)
 
     def principal(self, user_id: int) -> Principal | None:
         """The user (id, name, role), cached for a few seconds."""
@@ -172,13 +220,7 @@ class Runtime:
             row = s.execute(
                 sa.select(User.id, User.username, User.role).where(User.id == user_id)
             ).first()
-        if row is None:
-            return None
-        p = Principal(int(row[0]), str(row[1]), str(row[2]))
-        if len(self._principals) > 100_000:
-            self._principals.clear()
-        self._principals[user_id] = (t + PRINCIPAL_TTL_S, p)
-        return p
+        return None if row is None else self._keep(user_id, t, row)
 
     # ----------------------------------------------------------------------------- transactions
     async def step(self, fn: Callable[[Tx], T]) -> T:
@@ -190,6 +232,20 @@ class Runtime:
         connection of its own (a read of a few rows takes microseconds, and WAL readers never
         wait for the writer), on PostgreSQL with its statements awaited."""
         return await self.writer.read(fn)
+
+    async def request_read(self, fn: Callable[[Tx], T]) -> T:
+        """A request's frequent read (a session, a user, a hand, a WebSocket's hello): on SQLite
+        for the event loop (:meth:`reading`: no worker thread, no fresh session); on PostgreSQL
+        on a worker thread from the request engine's pool, which leaves the steps' asyncio pool
+        to the steps (at a room's opening hundreds of these reads there starved them)."""
+        if not self.db.is_postgres:
+            return await self.reading(fn)
+
+        def read() -> T:
+            with self.read() as tx:
+                return fn(tx)
+
+        return await asyncio.to_thread(read)
 
     def seal(self, tx: Tx) -> list[Notice]:
         """The notices of a finished step (:meth:`EventBus.seal`: with PostgreSQL they are sent

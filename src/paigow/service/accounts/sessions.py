@@ -98,9 +98,9 @@ class SessionState(NamedTuple):
     last_seen: float
 
 
-def read_state(session: Session, sid: str) -> SessionState | None:
+def read_state(session: Session | sa.Connection, sid: str) -> SessionState | None:
     """A session's user, whether it is revoked and when it was last used; None when there is
-    no such session."""
+    no such session (on an ORM session or, cheaper, a bare connection)."""
     row = session.execute(
         sa.select(
             AuthSession.user_id,

@@ -5,7 +5,6 @@ step on the writer, which retries what may be retried (:mod:`paigow.service.stor
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
@@ -109,7 +108,7 @@ async def token_user(rt: Runtime, token: str) -> tuple[Principal, float]:
 
 async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]:
     """The token's user, when the token expires and its session id: the user and the session
-    from this process's caches on the event loop, read on a worker thread only when not cached.
+    from this process's caches, read by :meth:`Runtime.request_read` when not.
     401 for a bad, expired or revoked token, or a user who no longer exists."""
     claims = rt.signer.verify(token)
     sid = claims.get("sid")
@@ -117,11 +116,11 @@ async def token_session(rt: Runtime, token: str) -> tuple[Principal, float, str]
         raise Unauthorized("the token is not valid", code="invalid-token")
     state = rt.sessions.cached(sid)
     if state is None:
-        state = await asyncio.to_thread(rt.read_session, sid)
+        state = await rt.session_state(sid)
     sessions.check(state, claims["sub"], rt.config.session_idle_s, time.time())
     user = rt.cached_principal(claims["sub"])
     if user is None:
-        user = await asyncio.to_thread(rt.principal, claims["sub"])
+        user = await rt.user_principal(claims["sub"])
     if user is None:
         raise Unauthorized("the token's user no longer exists", code="invalid-token")
     second_factor = claims.get("sf")

@@ -298,6 +298,10 @@ async def issue_token(
     sid = await rt.step(step)
     if ending is not None:
         rt.sessions.revoked([ending], user.id)
+    # what this process's next requests of the session would read (at a room's opening,
+    # hundreds of them on worker threads): known here
+    rt.sessions.remember(sid, sessions.SessionState(user.id, False, float(issued)))
+    rt.keep_principal(user)
     token = rt.signer.issue(
         user.id, user.role, ttl_s, at=issued, sid=sid, second_factor=second_factor
     )

@@ -184,10 +184,11 @@ async def side_wagers(
     response_model=HandOut,
     responses=error_responses(401, 404, 409, 422),
 )
-def hand(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
+async def hand(table_id: TableId, user: Player, rt: RuntimeDep) -> Response:
     """Your seven cards in the current round (and your setting once made)."""
-    with rt.read() as tx:
-        return rounds.my_hand(tx, table_id, user)
+    # on SQLite read for the event loop: no worker thread, no fresh session (a sync route took
+    # one of each, and at a room's opening hundreds of them fought the loop for the GIL)
+    return json_response(await rt.request_read(lambda tx: rounds.my_hand(tx, table_id, user)))
 
 
 @router.post(
@@ -288,7 +289,7 @@ async def dragon(
 def hint(table_id: TableId, user: Player, rt: RuntimeDep) -> dict[str, Any]:
     """Practice tables only: the house way's setting of your hand and the rule that made it
     (403 at casino tables, where players set without help)."""
-    with rt.read() as tx:
+    with rt.read() as tx:  # a worker thread: the house way (and face up, every setting) is work
         return rounds.hint(tx, table_id, user)
 
 
