@@ -29,14 +29,17 @@ import html
 import io
 import json
 from collections import defaultdict
+from fractions import Fraction
 from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.analysis.price import dollars
 from paigow.money import format_money
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import CREDITS, HOUSE_COMMISSION, HOUSE_WIN, WAGERS
+from paigow.service.floor import players
 from paigow.service.floor.day_report_side import SIDE_FIELDS, SideBooks, by_type
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.db import GameTable, LedgerEntry, LedgerTransaction, RoundRow, RoundWager
@@ -264,6 +267,7 @@ def floor_report(
         "side_wagers": side_lines,
         "side_wagers_by_type": by_type(side_lines),
         "days": [{"gaming_day": d, **f} for d, f in sorted(days.items())],
+        "players": players.day_lines(session, first, last, gd),
         "total": total,
         "currency": "cents",
     }
@@ -310,8 +314,26 @@ def to_csv(report: dict[str, Any]) -> str:
             w.writerow(
                 [t["gaming_day"], "", "ALL TABLES", t["wager"]] + [t[f] for f in SIDE_FIELDS]
             )
+    if report.get("players"):
+        w.writerow([])
+        w.writerow(["gaming_day", "player_id", "player", *PLAYER_FIELDS])
+        for p in report["players"]:
+            w.writerow([p["gaming_day"], p["user_id"], p["username"], *player_cells(p)])
     w.writerow([f"# reconciled to the ledger to the cent: {str(report['reconciled']).lower()}"])
     return out.getvalue()
+
+
+PLAYER_FIELDS: Final = ("handle_cents", "actual_cents", "flat_theo", "exact_theo", "hands_rated")
+"""The players' columns: the theoretical wins in dollars, rounded to the cent (empty until
+the exact edge or hold is known)."""
+
+
+def player_cells(p: dict[str, Any]) -> list[Any]:
+    """A player's figures in the report's CSV and HTML."""
+    theo = [
+        dollars(Fraction(p[k])) if p[k] is not None else "" for k in ("flat_theo", "exact_theo")
+    ]
+    return [p["handle"], p["actual"], *theo, f"{p['hands_rated']} of {p['hands']}"]
 
 
 def to_html(report: dict[str, Any]) -> str:
@@ -354,6 +376,23 @@ def to_html(report: dict[str, Any]) -> str:
             for x in report["side_wagers_by_type"]
         ]
         side = f"<h2>Side wagers by type</h2><table id='side-wagers'>{''.join(cells)}</table>"
+    if report.get("players"):
+        heads = ["Gaming day", "Player", "Handle", "Actual", "Flat theo", "Exact theo", "Rated"]
+        cells = [row(heads, head=True)]
+        for p in report["players"]:
+            c = player_cells(p)
+            cells.append(
+                row(
+                    [
+                        p["gaming_day"],
+                        str(p["username"]),
+                        format_money(c[0]),
+                        format_money(c[1]),
+                        *c[2:],
+                    ]
+                )
+            )
+        side += f"<h2>Players rated</h2><table id='players'>{''.join(cells)}</table>"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>Floor report {html.escape(report['from'])} to {html.escape(report['to'])}</title>"

@@ -49,7 +49,7 @@ _compiled: dict[str, Any] = {}
 _compiled_lock = threading.Lock()
 
 
-def _open_compiled(way: HouseWay, wheel: Wheel) -> Any | None:
+def open_compiled(way: HouseWay, wheel: Wheel) -> Any | None:
     """The house way's compiled table if its file exists here (opened once a process)."""
     from paigow.analysis.compiled import CompiledHouseWay, cache_path
 
@@ -67,7 +67,7 @@ def _open_compiled(way: HouseWay, wheel: Wheel) -> Any | None:
         return opened
 
 
-def _played(rnd: Round, spot: int) -> Setting:
+def played_setting(rnd: Round, spot: int) -> Setting:
     """The setting the spot's player played: the foul they submitted when the house way reset
     it, else the setting that was settled."""
     for e in rnd.events:
@@ -78,7 +78,7 @@ def _played(rnd: Round, spot: int) -> Setting:
     return rnd.settings[spot]
 
 
-def _hands(s: Session, rnd: Round, round_id: str) -> list[tuple[int, bool, int, int]]:
+def round_hands(s: Session, rnd: Round, round_id: str) -> list[tuple[int, bool, int, int]]:
     """Each hand of the round to price: (spot, dragon, user id, wager)."""
     out = [
         (int(spot), False, int(uid), int(amount))
@@ -148,7 +148,7 @@ def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
             )
         ]
         rnd = Round.replay(events)
-        hands = _hands(s, rnd, round_id)
+        hands = round_hands(s, rnd, round_id)
         table_id, number = row.table_id, row.number
         settled_at = float(row.ended_at or now())
     rules, way = rnd.ruleset, rnd.house_way
@@ -156,14 +156,14 @@ def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
     if rules.face_up and rnd.dealer_setting is not None and rnd.dealer_cards is not None:
         pushes = push_triggered(rules.push, rnd.dealer_cards, rnd.dealer_setting)
         exposed = (rnd.dealer_setting, pushes)
-    compiled = None if exposed is not None else _open_compiled(way, rules.wheel)
+    compiled = None if exposed is not None else open_compiled(way, rules.wheel)
     rows = []
     for spot, dragon, uid, wager in hands:
         if dragon:
             assert rnd.dragon_cards is not None and rnd.dragon_setting is not None
             cards, played = rnd.dragon_cards, rnd.dragon_setting
         else:
-            cards, played = rnd.hands[spot], _played(rnd, spot)
+            cards, played = rnd.hands[spot], played_setting(rnd, spot)
         base = {
             "round_id": round_id,
             "spot": spot,

@@ -28,12 +28,13 @@ from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
 from paigow.service.floor.prices import compute_prices, price_worker, prices_offered, store_prices
+from paigow.service.floor.ratings import rater
 from paigow.service.game import rounds, seats
 from paigow.service.ops import telemetry
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
 from paigow.service.process.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
-from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableStatus
+from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableMode, TableStatus
 from paigow.service.store import faults
 from paigow.service.store.bus import ALL, Notice
 from paigow.service.store.db import GameTable, RoundRow
@@ -80,6 +81,7 @@ class Dealer:
         self._seats_at = 0.0  # when to look for seats to free next (monotonic)
         self._over = False  # this dealer's last step ended the round: wait for a notice
         self._prices: bool | None = None  # whether the table prices settings (read once)
+        self._casino: bool | None = None  # whether its hands are rated (read once)
 
     def _price(self, round_id: str) -> None:
         """Price the settled round's hands: counted on the pricing pool's thread, written as a
@@ -108,6 +110,14 @@ class Dealer:
                 t = s.get(GameTable, self.table_id)
                 self._prices = t is not None and prices_offered(t.mode, dict(t.ruleset))
         return self._prices
+
+    def _rated(self) -> bool:
+        """Whether this table's hands are rated (a casino table's: real money; read once)."""
+        if self._casino is None:
+            with self.rt.db.read() as s:
+                t = s.get(GameTable, self.table_id)
+                self._casino = t is not None and t.mode == TableMode.CASINO
+        return self._casino
 
     def _on_notice(self, notice: Notice) -> None:
         # "round": events appended, nothing for the dealer to do; "due": a step may be due
@@ -233,6 +243,8 @@ class Dealer:
                 ended = settled = await self._act(DealerStep.SETTLE, view)
             if settled and view.round_id is not None and self._prices_offered():
                 self._price(view.round_id)  # off the step path
+            if settled and self._rated():
+                rater().wake(self.rt.db, self.rt.step)  # off the step path, in the same pool
             self.steps += 1
             if self._failures:  # a step written after faults: writes work again
                 self.rt.storage.wrote()
@@ -343,8 +355,9 @@ class DealerSupervisor:
         self._task: asyncio.Task[None] | None = None
 
     def _on_notice(self, notice: Notice) -> None:
-        if notice.kind in ("table", "resync") and notice.table_id not in self.dealers:
-            self.wake.set()
+        task = self.dealers.get(notice.table_id)
+        if notice.kind in ("table", "resync") and (task is None or task.done()):
+            self.wake.set()  # a new table, or one reopened after its dealer ended
 
     async def start(self) -> None:
         await self.locks.start()

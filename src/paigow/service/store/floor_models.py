@@ -139,3 +139,25 @@ class RoundPrice(Base):
     house_given_up: Mapped[float] = mapped_column(sa.Float, default=0.0)
     data: Mapped[Any | None] = mapped_column(sa.JSON, nullable=True)
     priced_at: Mapped[float] = mapped_column(sa.Float)
+
+
+class HandRating(Base):
+    """One hand of a settled round at a casino table rated by the decision its player made
+    (migration ``0013_ratings``, :mod:`paigow.service.floor.ratings`): ``theo_units`` is the
+    house's exact theoretical win on it, minus the EV of the setting the player chose for the
+    wager, in units of 1/53,524,680 of a cent (an integer: every EV's denominator divides the
+    dealer hands); ``status`` ``unavailable`` with the ``reason`` when it cannot be priced."""
+
+    __tablename__ = "hand_ratings"
+    __table_args__ = (sa.Index("ix_hand_ratings_user_settled", "user_id", "settled_at"),)
+    round_id: Mapped[str] = mapped_column(sa.ForeignKey("rounds.id"), primary_key=True)
+    spot: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    dragon: Mapped[bool] = mapped_column(sa.Boolean, primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    table_id: Mapped[int] = mapped_column(sa.ForeignKey("game_tables.id"))
+    wager: Mapped[int] = mapped_column(sa.BigInteger)
+    settled_at: Mapped[float] = mapped_column(sa.Float)
+    status: Mapped[str] = mapped_column(sa.String(16))
+    reason: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    theo_units: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
+    rated_at: Mapped[float] = mapped_column(sa.Float)

@@ -1,4 +1,4 @@
-"""Operators only: open and close tables (``/api/admin/tables``), credit and debit wallets
+"""Operators only: open, close and reopen tables (``/api/admin/tables``), credit and debit wallets
 (``/api/admin/wallets/{username}/credit|debit``, idempotent by key), export the audit log and
 check the ledger. The floor, its report and players' limits are in
 :mod:`paigow.service.api.routes.floor`."""
@@ -167,6 +167,17 @@ async def close_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict
     """Close a table: no new wagers; a round still in betting is voided with every wager
     returned; a dealt round is played out; then the seats are cleared."""
     return await rt.step(lambda tx: rounds.close_table(tx, table_id, user.username))
+
+
+@router.post(
+    "/api/admin/tables/{table_id}/reopen",
+    tags=["admin"],
+    response_model=CloseOut,
+    responses=error_responses(401, 403, 404, 422),
+)
+async def reopen_table(table_id: TableId, user: Operator, rt: RuntimeDep) -> dict[str, Any]:
+    """Reopen a closed (or closing) table: open for wagers again, its dealer back (audited)."""
+    return await rt.step(lambda tx: rounds.reopen_table(tx, table_id, user.username))
 
 
 @router.post(

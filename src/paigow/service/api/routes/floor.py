@@ -8,26 +8,44 @@ players' limits (``app.include_router(router)``).
   (409 with every difference if it does not reconcile to the ledger).
 - ``GET /api/admin/limits``: players with a self-exclusion in force or a loss limit;
   ``POST /api/admin/players/{username}/lift-exclusion`` is refused while an exclusion runs.
+- ``GET /api/admin/players?from=DATE&to=DATE&page=N&size=N&format=json|csv``: every player rated
+  by their decisions (:mod:`paigow.service.floor.players`); ``GET /api/admin/players/{id}`` one
+  (404 ``no-player``), ``GET /api/admin/players/{id}/statement`` their wallet's statement.
 - ``GET /api/me/limits``, ``POST /api/me/limits`` (``{"daily_loss_limit": cents | null}``),
   ``POST /api/me/exclusion`` (``{"days": n}``): the player's own limits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from paigow.service.api.deps import Operator, Player, RuntimeDep, TableId, UsernamePath
+from paigow.service.api.deps import (
+    Operator,
+    Player,
+    RuntimeDep,
+    TableId,
+    UsernamePath,
+    error_responses,
+    json_response,
+)
+from paigow.service.books import ledger
+from paigow.service.books import statement as statements
+from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor import day_report as floor_report
 from paigow.service.floor import player_limits
+from paigow.service.floor import players as rated
 from paigow.service.floor.edges import edge_worker
+from paigow.service.floor.ratings import rater
 from paigow.service.floor.view import chart, floor_view
 from paigow.service.game import table_rows
 from paigow.service.http_errors import BadRequest, Conflict
+from paigow.service.runtime import Runtime
 from paigow.service.statuses import Role
 
 router = APIRouter()
@@ -153,3 +171,101 @@ def exclude_me(rt: RuntimeDep, body: ExclusionIn, user: Player) -> dict[str, Any
         raise Conflict("self-exclusion is for players", code="players-only")
     with rt.write() as tx:
         return player_limits.self_exclude(tx.session, user, body.days)
+
+
+# ------------------------------------------------------------------------------ the players
+PlayerId = Annotated[int, Path(ge=1, le=2**62, description="A player's id")]
+FirstDay = Annotated[dt.date | None, Query(alias="from", description="First gaming day")]
+LastDay = Annotated[dt.date | None, Query(alias="to", description="Last gaming day")]
+PLAYERS_OUT: dict[int | str, dict[str, Any]] = {
+    **error_responses(401, 403, 404, 422),
+    200: {"content": {"application/json": {}, "text/csv": {}}},
+}
+
+
+def _days(first: dt.date | None, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
+    """Neither given: today's gaming day (one given alone: refused as the statement refuses)."""
+    if first is None and last is None:
+        import time
+
+        first = last = GamingDay.from_env().day_of(time.time())
+    return first, last
+
+
+def _ask_pool(rt: Runtime, view: dict[str, Any]) -> dict[str, Any]:
+    """Hand the exact edges and holds not known yet to the floor's pool (never waited for)."""
+    missing, bonus = view.pop("_missing_edges"), view.pop("_missing_bonus")
+    if missing:
+        edge_worker().ensure(rt.db, missing)
+    if bonus:
+        edge_worker().ensure_bonus(bonus)
+    return view
+
+
+@router.get("/api/admin/players", tags=["admin"], responses=PLAYERS_OUT)
+async def get_players(
+    rt: RuntimeDep,
+    user: Operator,
+    first: FirstDay = None,
+    last: LastDay = None,
+    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    size: Annotated[int, Query(ge=1, le=rated.MAX_PAGE, description="Players a page")] = 50,
+    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+) -> Response:
+    """Every player (by username, ``size`` a page, at most 100): wallet, last seen, hands,
+    handle by wager type, actual result, the flat and the exact theoretical win by decision
+    and their difference, hands rated and waiting, limits, statement (cents; theoretical wins
+    exact). Gaming days ``from`` .. ``to`` (today's without either; at most 93, the 422s of the
+    statement). Wakes the rating of the hands waiting; never waits for it."""
+    first, last = _days(first, last)
+    rater().wake(rt.db, rt.step)
+
+    def read() -> Any:
+        with rt.db.read() as s:
+            if fmt == "csv":
+                return rated.players_csv(s, first, last)
+            return rated.players(s, first, last, page, size)
+
+    got = await asyncio.to_thread(read)
+    if fmt == "csv":
+        return Response(
+            got,
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="paigow-players-{first}-{last}.csv"'
+            },
+        )
+    return json_response(await asyncio.to_thread(_ask_pool, rt, got))
+
+
+@router.get("/api/admin/players/{user_id}", tags=["admin"], responses=PLAYERS_OUT)
+async def get_player(
+    rt: RuntimeDep, user: Operator, user_id: PlayerId, first: FirstDay = None, last: LastDay = None
+) -> Response:
+    """One player's line of the players' page (404 ``no-player``)."""
+    first, last = _days(first, last)
+    rater().wake(rt.db, rt.step)
+
+    def read() -> dict[str, Any]:
+        with rt.db.read() as s:
+            got = rated.player(s, user_id, first, last)
+        return _ask_pool(rt, got)
+
+    return json_response(await asyncio.to_thread(read))
+
+
+@router.get("/api/admin/players/{user_id}/statement", tags=["admin"], responses=PLAYERS_OUT)
+def get_player_statement(
+    rt: RuntimeDep,
+    user: Operator,
+    user_id: PlayerId,
+    first: FirstDay = None,
+    last: LastDay = None,
+    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE)] = 50,
+) -> Response:
+    """A player's statement, as the player reads theirs (404 ``no-player``)."""
+    first, last = _days(first, last)
+    with rt.db.read() as s:
+        account = ledger.wallet(rated.username_of(s, user_id))
+        return json_response(statements.statement(s, account, first, last, page, size))

@@ -50,6 +50,7 @@ from paigow.service.game.rounds.steps import (
     finish_close,
     next_step,
     peek,
+    reopen_table,
     settle,
     void,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "peek",
     "place_side_wagers",
     "place_wager",
+    "reopen_table",
     "round_view",
     "set_ahead",
     "set_by_house_way",

@@ -468,3 +468,16 @@ def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
     record(tx.session, operator, "table-close", f"table:{table_id}", {})
     notify(tx, table_id, "table")
     return {"table_id": table_id, "status": TableStatus.CLOSING}
+
+
+def reopen_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
+    """An operator reopens a closed (or closing) table: open for wagers again (audited); its
+    dealer starts again on the notice."""
+    table = lock_table(tx, table_id)
+    if table.status == TableStatus.OPEN:
+        return {"table_id": table_id, "status": TableStatus.OPEN}
+    was = table.status
+    table.status = TableStatus.OPEN
+    record(tx.session, operator, "table-reopen", f"table:{table_id}", {"was": was})
+    notify(tx, table_id, "table")
+    return {"table_id": table_id, "status": TableStatus.OPEN}

@@ -1,0 +1,247 @@
+"""Players rated by their decisions (issue 48): the operator's players page as JSON and CSV, each
+player's exact theoretical win by decision checked against an independent sum (each hand's
+wager times minus the chosen setting's exact EV, as ``paigow analyze`` counts it) and the flat
+one against the handle times the exact edge; the rating in the floor's pool, never waited for;
+the bad inputs; the gaming-day report's players; a closed table reopened."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from paigow.cards import parse_cards
+from paigow.commission import Commission
+from paigow.house_way import HouseWay
+from paigow.service.accounts.auth_tokens import Principal
+from paigow.service.config import ServiceConfig
+from paigow.service.game import rounds, table_rows
+from paigow.service.runtime import Runtime
+from paigow.setting import all_settings
+from tests.helpers.service import Service
+
+HW = HouseWay.preset("standard")
+DEALS = 8_250_459_031_214_400
+WIN, PUSH = 2_358_120_164_000_604, 3_427_552_624_666_108
+"""The exact counts of the standard house way against itself over every deal (the floor's)."""
+
+
+class Staged:
+    """A live server without dealers and a runtime on its database: the dealer's steps taken
+    by hand with a seeded deck, the players' commands over HTTP."""
+
+    def __init__(self, db_url: str) -> None:
+        self.svc = Service(db_url, run_dealers=False)
+        self.rt = Runtime(ServiceConfig(db_url))
+
+    def close(self) -> None:
+        self.svc.stop()
+        self.rt.db.dispose()
+
+    def table(self, **cfg: Any) -> int:
+        from paigow.service.floor import edges
+        from paigow.service.floor.hold import table_ident
+
+        tid = self.svc.new_table(betting_time_ms=3_600_000, setting_time_ms=3_600_000, **cfg)
+        counts = {"deals": DEALS, "win": WIN, "push": PUSH, "loss": DEALS - WIN - PUSH}
+        with self.rt.write() as tx:
+            t = table_rows.get_table(tx.session, tid)
+            edges.store_counts(tx.session, table_ident(t), t.house_way, "second", counts)
+        return tid
+
+    def player(self, tid: int, spot: int) -> tuple[Principal, Any]:
+        c = self.svc.player(credit=1_000_000)
+        me = c.ok(c.get("/api/me"))
+        p = Principal(me["id"], me["username"], "player")
+        with self.rt.write() as tx:
+            table_rows.seat_player(tx, tid, p, spot)
+        return p, c
+
+    def play(self, tid: int, seats: list[tuple[Principal, Any, int, bool]], seed: int) -> str:
+        """One round: each seat wagers, the seeded deal, each sets (the house way, or the
+        first setting that is neither a foul nor the house way's), the dealer's steps."""
+        rid = ""
+        for p, _, amount, _ in seats:
+            with self.rt.write() as tx:
+                rid = str(rounds.place_wager(tx, tid, p, amount)["round_id"])
+        with self.rt.write() as tx:
+            assert rounds.deal(tx, tid, rid, random.Random(seed))
+        for _, c, _, house in seats:
+            cards = parse_cards(c.ok(c.get(f"/api/tables/{tid}/hand"))["cards"])
+            way = HW.set_hand(cards).setting
+            pick = way if house else next(
+                s for s in all_settings(cards) if not s.is_foul and not s.same_hands(way)
+            )  # fmt: skip
+            c.ok(c.set(tid, [x.code for x in pick.low]))
+        with self.rt.write() as tx:
+            rounds.dealer_sets(tx, tid, rid)
+        with self.rt.write() as tx:
+            assert rounds.settle(tx, tid, rid)
+        return rid
+
+
+@pytest.fixture
+def staged(db_url: str) -> Iterator[Staged]:
+    s = Staged(db_url)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def refused(r: Any, status: int, code: str | None = None) -> None:
+    assert r.status_code == status, r.text
+    if code is not None:
+        assert r.json()["code"] == code, r.text
+
+
+def today() -> str:
+    from paigow.service.books.gaming_day import GamingDay
+
+    return GamingDay.from_env().day_of(time.time()).isoformat()
+
+
+def rated_lines(op: Any, want_rated: int, timeout: float = 120.0) -> dict[str, Any]:
+    """The players' page once ``want_rated`` hands are rated (each look wakes the rating)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = op.ok(op.get("/api/admin/players", params={"size": 100}))
+        assert got["hands_rated"] + got["hands_waiting"] + got["hands_unavailable"] >= want_rated
+        if got["hands_rated"] >= want_rated or time.monotonic() > deadline:
+            return dict(got)
+        time.sleep(0.2)
+
+
+def independent_theo(op: Any, rid: str, spot: int, commission: Commission) -> Fraction:
+    """The house's exact theoretical win on the hand at ``spot`` of round ``rid``: the wager
+    times minus the EV of the setting played, from ``paigow analyze --json`` (its win and loss
+    counts over every dealer hand), the commission taken as the table takes it."""
+    from typer.testing import CliRunner
+
+    from paigow.cli import app
+
+    log = op.ok(op.get(f"/api/rounds/{rid}"))["events"]
+    (amount,) = [e["amount"] for e in log if e["type"] == "wager-placed" and e["spot"] == spot]
+    (hand_set,) = [e for e in log if e["type"] == "hand-set" and e["spot"] == spot]
+    low, cards = hand_set["low"], [*hand_set["high"], *hand_set["low"]]
+    out = CliRunner().invoke(app, ["analyze", *cards, "--json", "--workers", "1"])
+    assert out.exit_code == 0, out.output
+    a = json.loads(out.stdout)
+    paid = amount - commission.on(amount)
+    (s,) = [x for x in a["settings"] if sorted(x["low"]) == sorted(low)]
+    return -Fraction(s["win"] * paid - s["loss"] * amount, a["dealer_hands"])
+
+
+def test_each_players_exact_and_flat_theoretical_win(staged: Staged, compiled: Any) -> None:
+    """Over a played session at a casino table, each player's exact theoretical win by decision
+    equals the independent sum of each hand's wager times minus the chosen setting's exact EV
+    (``paigow analyze``), the flat one the handle times the exact edge, the difference the one
+    less the other; the actual result is what the wallet lost; CSV says the same."""
+    tid = staged.table()
+    good, gc = staged.player(tid, 1)
+    poor, pc = staged.player(tid, 4)
+    rids = [
+        staged.play(tid, [(good, gc, 1000 + 500 * i, True), (poor, pc, 2000, False)], seed=70 + i)
+        for i in range(3)
+    ]
+    op = staged.svc.op
+    got = rated_lines(op, 6)
+    assert got["hands_rated"] == 6 and got["hands_waiting"] == 0
+    lines = {x["username"]: x for x in got["lines"]}
+    rate = Commission("0.05")
+    edge = Fraction(DEALS - WIN - PUSH, DEALS) - Fraction(WIN, DEALS) * (1 - rate.rate)
+    for p, c, spot in ((good, gc, 1), (poor, pc, 4)):
+        line = lines[p.username]
+        want = sum((independent_theo(op, rid, spot, rate) for rid in rids), Fraction(0))
+        handle = line["handle"]["main"]
+        assert line["hands"] == line["hands_rated"] == 3
+        assert handle == (4500 + 3000 if p is good else 6000)
+        assert Fraction(line["exact_theo"]["cents"]) == want
+        assert Fraction(line["flat_theo"]["cents"]) == handle * edge
+        assert Fraction(line["difference"]["cents"]) == want - handle * edge
+        assert line["actual"] == 1_000_000 - c.ok(c.get("/api/me"))["balance"]
+        assert line["wallet"] == c.ok(c.get("/api/me"))["balance"]
+        one = op.ok(op.get(f"/api/admin/players/{p.id}"))
+        assert one["exact_theo"] == line["exact_theo"] and one["username"] == p.username
+    # the poor setting gives the house more than the house way would have
+    assert Fraction(lines[poor.username]["difference"]["cents"]) > 0
+    r = op.get("/api/admin/players", params={"format": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    head, *rows = [x.split(",") for x in r.text.splitlines()]
+    assert head[:3] == ["player_id", "username", "wallet"]
+    mine = next(x for x in rows if x[1] == poor.username)
+    assert mine[head.index("exact_theo")] == lines[poor.username]["exact_theo"]["dollars"]
+    # the gaming-day report: per player, handle, actual, both theoretical wins, hands rated
+    day = today()
+    report = op.ok(op.get("/api/admin/floor/report", params={"from": day, "to": day}))
+    (line,) = [x for x in report["players"] if x["user_id"] == poor.id]
+    assert line["exact_theo"] == lines[poor.username]["exact_theo"]["cents"]
+    assert line["hands_rated"] == 3 and line["handle"] == 6000
+    csv = op.get("/api/admin/floor/report", params={"from": day, "to": day, "format": "csv"})
+    assert "player_id" in csv.text and poor.username in csv.text
+
+
+def test_bad_inputs_and_a_player_without_hands(staged: Staged) -> None:
+    op = staged.svc.op
+    tid = staged.table(variant="face-up")
+    _, c = staged.player(tid, 2)
+    nobody = staged.svc.player()
+    me = nobody.ok(nobody.get("/api/me"))
+    refused(op.get("/api/admin/players/999999"), 404, "no-player")
+    refused(op.get(f"/api/admin/players/{me['id'] + 10_000}/statement"), 404, "no-player")
+    refused(op.get("/api/admin/players", params={"from": "2026-12-02", "to": "2026-12-01"}), 422)
+    refused(op.get("/api/admin/players", params={"size": 101}), 422)
+    refused(op.get(f"/api/admin/players/{me['id']}", params={"from": today()}), 422)
+    refused(c.get("/api/admin/players"), 403)
+    got = op.ok(op.get(f"/api/admin/players/{me['id']}"))
+    assert got["hands"] == 0 and got["hands_rated"] == got["hands_waiting"] == 0
+    assert got["exact_theo"]["cents"] == got["flat_theo"]["cents"] == "0"
+    assert got["wallet"] == 100_000 and got["statement"].endswith(f"/{me['id']}/statement")
+    st = op.ok(op.get(got["statement"], params={"from": today(), "to": today()}))
+    assert st["closing_balance"] == 100_000
+    page = op.ok(op.get("/api/admin/players", params={"size": 1, "page": 2}))
+    assert len(page["lines"]) == 1 and page["pages"] == page["players"] >= 2
+
+
+def test_nothing_waits_while_the_pool_is_busy(staged: Staged) -> None:
+    """The pricing pool held by other work: the players' page answers at once and says how
+    many hands wait; once the pool is free they are rated (Face Up: against the exposed
+    setting) and the exact theoretical win is there."""
+    from paigow.service.floor.prices import price_worker
+
+    tid = staged.table(variant="face-up")
+    p, c = staged.player(tid, 3)
+    for i in range(2):
+        staged.play(tid, [(p, c, 1000, True)], seed=5 + i)
+    hold = threading.Event()
+    blocker = price_worker().pool.submit(hold.wait, 60)
+    try:
+        t0 = time.monotonic()
+        got = staged.svc.op.ok(staged.svc.op.get(f"/api/admin/players/{p.id}"))
+        assert time.monotonic() - t0 < 5
+        assert got["hands"] == 2 and got["hands_waiting"] == 2 and got["hands_rated"] == 0
+    finally:
+        hold.set()
+        blocker.result()
+    got = rated_lines(staged.svc.op, 2)
+    line = next(x for x in got["lines"] if x["id"] == p.id)
+    assert line["hands_rated"] == 2 and line["hands_waiting"] == 0
+    assert Fraction(line["exact_theo"]["cents"]).denominator == 1  # outcomes certain
+
+
+def test_a_closed_table_can_be_reopened(staged: Staged) -> None:
+    op = staged.svc.op
+    tid = staged.table()
+    assert op.ok(op.post(f"/api/admin/tables/{tid}/close"))["status"] in ("closing", "closed")
+    got = op.ok(op.post(f"/api/admin/tables/{tid}/reopen"))
+    assert got == {"table_id": tid, "status": "open"}
+    assert op.ok(op.get(f"/api/tables/{tid}"))["status"] == "open"
+    audit = [json.loads(x) for x in op.get("/api/admin/audit").text.splitlines()]
+    assert any(a["action"] == "table-reopen" and a["target"] == f"table:{tid}" for a in audit)
+    refused(op.post("/api/admin/tables/999999/reopen"), 404)
