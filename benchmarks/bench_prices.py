@@ -16,7 +16,13 @@ and the delay from a round's settlement to its price being stored (what the revi
     .venv/bin/python benchmarks/bench_prices.py                      # 20 tables x 6 players
     .venv/bin/python benchmarks/bench_prices.py --tables 4 --rounds 3
 
-Goal: at least 20 hands priced a second a core (warm), the price within 2 s of the showdown.
+4. ``ratings`` (issue 48): after the bots, the hands the server's pool rated by their players'
+   decisions; then every rating and price dropped and every hand rated again, afresh, by the
+   service's own path (round read and replayed, each hand priced by the shared pricing, rows
+   written): hands rated per CPU-second.
+
+Goal: at least 20 hands priced a second a core (warm), the price within 2 s of the showdown;
+at least 20 hands rated a CPU-second.
 Exit status 1 if a goal is missed. The compiled table must exist (``paigow analyze`` builds it).
 """
 
@@ -157,10 +163,11 @@ def delay(tables: int, players: int, rounds: int) -> dict[str, Any]:
                 )
             ).all()
         )
-    db.dispose()
     server.should_exit = True
     thread.join(15)
-    delays = sorted(priced[r] - float(ended[r]) for r in ended if r in priced and ended[r])
+    rating = rate_again(db)
+    db.dispose()
+    delays = sorted(priced[r] - float(ended[r] or 0) for r in ended if r in priced and ended[r])
     q = statistics.quantiles(delays, n=20) if len(delays) >= 2 else delays * 2
     return {
         "rounds": len(ended),
@@ -176,6 +183,39 @@ def delay(tables: int, players: int, rounds: int) -> dict[str, Any]:
             for k in ("errors", "error_notes", "replay_mismatches", "ledger_balanced")
         },
         "rounds_per_s": report.get("rounds_per_s"),
+        **rating,
+    }
+
+
+def rate_again(db: Any) -> dict[str, Any]:
+    """The players' ratings (issue 48): how many hands the server's pool rated while the bots
+    played; then, the server stopped, every rating and price dropped and each hand rated again
+    in this process by the service's own path (:func:`paigow.service.floor.ratings.rate_waiting`:
+    the round read and replayed, each hand priced afresh by the shared pricing, the rows
+    written), its CPU-seconds."""
+    import sqlalchemy as sa
+
+    from paigow.service.floor.ratings import RATED, rate_waiting
+    from paigow.service.store.floor_models import HandRating, RoundPrice
+
+    with db.read() as s:
+        live = int(s.execute(sa.select(sa.func.count()).select_from(HandRating)).scalar_one())
+    with db.write() as s:
+        s.execute(sa.delete(HandRating))
+        s.execute(sa.delete(RoundPrice))
+    t = time.process_time()
+    written = rate_waiting(db)
+    cpu = time.process_time() - t
+    with db.read() as s:
+        rated = s.execute(
+            sa.select(sa.func.count()).select_from(HandRating).where(HandRating.status == RATED)
+        ).scalar_one()
+    return {
+        "rated_live": live,
+        "rated_again": written,
+        "rated_ok": int(rated),
+        "rating_cpu_s": cpu,
+        "rated_per_cpu_s": written / cpu if cpu else None,
     }
 
 
@@ -212,6 +252,14 @@ def main() -> int:
         )
         if not d["ok"]:
             print(f"  the bots' check: {d['problems']}")
+        print(
+            f"ratings: {d['rated_live']} hands rated by the server's pool during the run; "
+            f"rated again afresh: {d['rated_again']} hands ({d['rated_ok']} rated) in "
+            f"{d['rating_cpu_s']:.2f} CPU-s: {d['rated_per_cpu_s']:.1f} hands rated a CPU-second"
+        )
+        rated = (d["rated_per_cpu_s"] or 0) >= 20 and d["rated_ok"] == d["rated_again"] > 0
+        print(f"goal >= 20 hands rated a CPU-second (issue 48): {'PASS' if rated else 'FAIL'}")
+        ok = ok and rated
         within = d["p95_s"] is not None and d["p95_s"] <= 2.0 and d["priced"] == d["rounds"]
         print(f"goal: the price within 2 s of the showdown (p95): {'PASS' if within else 'FAIL'}")
         ok = ok and within

@@ -271,6 +271,7 @@ def test_the_operator_page(site: Any, page: Page, shot: Any) -> None:
     expect(page.locator("#op-msg")).to_contain_text("$25.00", timeout=WAIT)
     assert api.call("GET", "/api/me")["balance"] == 2500
     page.click(f"#close-{opened[0]['id']}")
+    page.click(f"#close-yes-{opened[0]['id']}")  # closing asks first
     expect(page.locator("#op-tables")).to_contain_text("clos", timeout=WAIT)
     page.click("#load-audit")
     expect(page.locator("#audit")).to_contain_text("credit", timeout=WAIT)

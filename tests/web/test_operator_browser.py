@@ -216,8 +216,22 @@ def test_the_operator_page_shows_every_live_table_and_its_close_button(
     expect(in_use).to_contain_text(f"Closing on the {viewport} (#{tid})")
     expect(in_use).to_contain_text(digest)
     expect(page.locator("#who")).not_to_contain_text("null")  # an operator has no balance
+    # issue 48: closing asks for confirmation; "Keep it open" keeps it; a closed table reopens
+    row = page.locator(f"#op-tables tr[data-table='{tid}']")
     page.click(f"#close-{tid}")
-    expect(page.locator(f"#op-tables tr[data-table='{tid}']")).to_contain_text("clos", timeout=WAIT)
+    expect(page.locator(f"#close-q-{tid}")).to_contain_text(f"Close table {tid}?")
+    check_a11y(page)
+    shot(page, f"-{viewport}-confirm")
+    page.click(f"#close-no-{tid}")
+    expect(page.locator(f"#close-q-{tid}")).to_have_count(0)
+    assert floor.op.call("GET", f"/api/tables/{tid}")["status"] == "open"
+    page.click(f"#close-{tid}")
+    page.click(f"#close-yes-{tid}")
+    expect(row).to_contain_text("clos", timeout=WAIT)
+    expect(page.locator(f"#reopen-{tid}")).to_be_visible(timeout=WAIT)
+    page.click(f"#reopen-{tid}")
+    expect(row.locator("td[data-label=Status]")).to_have_text("open", timeout=WAIT)
+    assert floor.op.call("GET", f"/api/tables/{tid}")["status"] == "open"
     check_a11y(page)
     shot(page, f"-{viewport}")
 

@@ -12,6 +12,7 @@ import { floorView } from "./floor.js";
 import { limitsView } from "./limits.js";
 import { statementView } from "./statement.js";
 import { reviewView } from "./review.js";
+import { playersView } from "./players.js";
 import { watchStorage } from "./paused.js";
 import { variantRows } from "./lobby_card.js";
 
@@ -23,6 +24,8 @@ async function refreshWho() {
   document.getElementById("nav-operator").hidden = !(session.user && session.user.role === "operator");
   const floorNav = document.getElementById("nav-floor");
   if (floorNav) floorNav.hidden = !(session.user && session.user.role === "operator");
+  const playersNav = document.getElementById("nav-players");
+  if (playersNav) playersNav.hidden = !(session.user && session.user.role === "operator");
   who.replaceChildren();
   if (!session.user) {
     who.append(h("span", {}, "Not logged in"));
@@ -143,6 +146,8 @@ const ROUTES = [
   [/^#\/limits$/, limitsView],
   [/^#\/statement$/, statementView],
   [/^#\/review$/, reviewView],
+  [/^#\/players$/, playersView],
+  [/^#\/players\/(\d+)(?:\?[\w=&-]*)?$/, playersView],
 ];
 
 let routeGen = 0;

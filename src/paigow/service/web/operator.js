@@ -246,6 +246,22 @@ export async function operatorView(root, shell) {
     h("button", { type: "submit", class: "primary" }, "Credit"), h("button", { type: "button", id: "debit-btn", onclick: move("debit") }, "Debit")));
 
   const tablesBox = h("div", { id: "op-tables-box" });
+  const act = (t, verb, words) => async () => {
+    try { await api("POST", `/api/admin/tables/${t.id}/${verb}`); announce(`Table ${t.id} ${words}`); tablesBox.dataset.sig = ""; await loadTables(); } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
+  };
+  // closing asks first (the round in betting is voided, the seats cleared); a closed table reopens
+  function tableAction(t) {
+    if (t.status !== "open") return h("button", { type: "button", id: `reopen-${t.id}`, onclick: act(t, "reopen", "reopened") }, `Reopen table ${t.id}`);
+    const box = h("span", { class: "confirm-close" });
+    const ask = h("button", { type: "button", class: "danger", id: `close-${t.id}`, onclick: () => {
+      box.replaceChildren(h("span", { role: "alert", id: `close-q-${t.id}` }, `Close table ${t.id}? A round in betting is voided, a dealt one played out.`),
+        h("button", { type: "button", class: "danger", id: `close-yes-${t.id}`, onclick: act(t, "close", "closing") }, "Yes, close it"),
+        h("button", { type: "button", id: `close-no-${t.id}`, onclick: () => box.replaceChildren(ask) }, "Keep it open"));
+      box.querySelector("button").focus();
+    } }, `Close table ${t.id}`);
+    box.append(ask);
+    return box;
+  }
   async function loadTables() {
     const list = await api("GET", "/api/tables?include_closed=true");
     const sig = JSON.stringify(list.map((t) => ({ ...t, round: t.round && { ...t.round, deadline: 0, time_left_s: 0 } })));
@@ -264,12 +280,7 @@ export async function operatorView(root, shell) {
         cell(4, `${money(t.min_wager)} – ${money(t.max_wager)}`), cell(5, t.commission_posted, t.push_posted ? `; ${t.push_posted}` : "", t.face_up ? "; face up" : "", t.dragon ? h("span", { "data-field": "dragon" }, "; dragon hand") : "",
           t.side_wagers && t.side_wagers.length ? h("span", { "data-field": "side" }, `; side wagers ${t.side_wagers.map((o) => o.name).join(", ")}`) : ""),
         cell(6, String(t.rounds_played)),
-        cell(7, t.status === "open" ? h("button", {
-          type: "button", class: "danger", id: `close-${t.id}`,
-          onclick: async () => {
-            try { await api("POST", `/api/admin/tables/${t.id}/close`); announce(`Table ${t.id} closing`); await loadTables(); } catch (err) { msg.className = "error"; msg.textContent = errorText(err); }
-          },
-        }, `Close table ${t.id}`) : ""))))));
+        cell(7, tableAction(t)))))));
     waysBox.replaceChildren(waysInUse(list));
   }
   const waysBox = h("div", { id: "op-ways-box" });

@@ -29,7 +29,7 @@ function groupTitle(g) {
   return h("span", {}, words && who ? `${words} by ${who}` : KIND_WORDS[g.kind] || g.kind);
 }
 
-function groupBlock(g, i) {
+export function groupBlock(g, i) {
   return h("section", { class: "statement-group", "data-kind": g.kind, "aria-labelledby": `sg-${i}` },
     h("h3", { id: `sg-${i}` }, groupTitle(g), " ", h("span", { class: g.net < 0 ? "neg" : "pos", "data-cents": g.net }, signed(g.net))),
     h("table", { class: "list statement" },
