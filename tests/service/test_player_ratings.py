@@ -120,10 +120,13 @@ def rated_lines(op: Any, want_rated: int, timeout: float = 120.0) -> dict[str, A
         time.sleep(0.2)
 
 
-def independent_theo(op: Any, rid: str, spot: int, commission: Commission) -> Fraction:
+def independent_theo(
+    op: Any, rid: str, spot: int, commission: Commission
+) -> tuple[Fraction, Fraction]:
     """The house's exact theoretical win on the hand at ``spot`` of round ``rid``: the wager
     times minus the EV of the setting played, from ``paigow analyze --json`` (its win and loss
-    counts over every dealer hand), the commission taken as the table takes it."""
+    counts over every dealer hand), the commission taken as the table takes it; and the same
+    for the house way's setting of the hand."""
     from typer.testing import CliRunner
 
     from paigow.cli import app
@@ -137,7 +140,12 @@ def independent_theo(op: Any, rid: str, spot: int, commission: Commission) -> Fr
     a = json.loads(out.stdout)
     paid = amount - commission.on(amount)
     (s,) = [x for x in a["settings"] if sorted(x["low"]) == sorted(low)]
-    return -Fraction(s["win"] * paid - s["loss"] * amount, a["dealer_hands"])
+    house = a["settings"][a["house_way"]]
+
+    def theo(x: dict[str, Any]) -> Fraction:
+        return -Fraction(x["win"] * paid - x["loss"] * amount, a["dealer_hands"])
+
+    return theo(s), theo(house)
 
 
 def test_each_players_exact_and_flat_theoretical_win(staged: Staged, compiled: Any) -> None:
@@ -160,19 +168,23 @@ def test_each_players_exact_and_flat_theoretical_win(staged: Staged, compiled: A
     edge = Fraction(DEALS - WIN - PUSH, DEALS) - Fraction(WIN, DEALS) * (1 - rate.rate)
     for p, c, spot in ((good, gc, 1), (poor, pc, 4)):
         line = lines[p.username]
-        want = sum((independent_theo(op, rid, spot, rate) for rid in rids), Fraction(0))
+        both = [independent_theo(op, rid, spot, rate) for rid in rids]
+        want = sum((x for x, _ in both), Fraction(0))
+        house = sum((y for _, y in both), Fraction(0))
         handle = line["handle"]["main"]
         assert line["hands"] == line["hands_rated"] == 3
         assert handle == (1000 + 1500 + 2000 if p is good else 6000)
         assert Fraction(line["exact_theo"]["cents"]) == want
         assert Fraction(line["flat_theo"]["cents"]) == handle * edge
         assert Fraction(line["difference"]["cents"]) == want - handle * edge
+        assert Fraction(line["decisions"]["cents"]) == want - house
+        assert (want == house) is (p is good)  # the house way played: nothing given away
         assert line["actual"] == 1_000_000 - c.ok(c.get("/api/me"))["balance"]
         assert line["wallet"] == c.ok(c.get("/api/me"))["balance"]
         one = op.ok(op.get(f"/api/admin/players/{p.id}"))
         assert one["exact_theo"] == line["exact_theo"] and one["username"] == p.username
-    # the poor setting gives the house more than the house way would have
-    assert Fraction(lines[poor.username]["difference"]["cents"]) > 0
+    # the poor settings give the house more than the house way's would have
+    assert Fraction(lines[poor.username]["decisions"]["cents"]) > 0
     r = op.get("/api/admin/players", params={"format": "csv"})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     head, *rows = list(csv.reader(io.StringIO(r.text)))

@@ -9,8 +9,10 @@ cents (a theoretical win as an exact fraction and in dollars):
   (:mod:`paigow.service.floor.side_holds`);
 - **exact by decision**: for each hand rated (:mod:`paigow.service.floor.ratings`), the wager
   times minus the exact EV of the setting the player chose; side wagers as in the flat one;
-- **difference**: exact less flat over the hands rated: what the player's decisions gave the
-  house beyond the house way's play (negative: they played better than the house way).
+- **difference**: exact less flat over the hands rated (the player's skill or its lack, with the
+  luck of the cards they were dealt in it);
+- **decisions**: exact less what the house way's setting of the same hands would have given:
+  the player's choices alone (negative: they set their hands better than the house way).
 
 The hands still waiting for their rating and those that cannot be rated are counted, never
 waited for. A figure that needs an exact edge or hold not known yet is ``null`` with its status
@@ -63,6 +65,7 @@ class Figures:
     flat: Fraction | None = Fraction(0)
     exact: Fraction | None = Fraction(0)
     flat_rated: Fraction | None = Fraction(0)
+    decisions: Fraction = Fraction(0)
     rated: int = 0
     unavailable: int = 0
     waiting: int = 0
@@ -216,6 +219,7 @@ def figures(
             sa.func.count(),
             sa.func.sum(HandRating.wager),
             sa.func.sum(sa.func.coalesce(HandRating.theo_units, 0)),
+            sa.func.sum(sa.func.coalesce(HandRating.house_units, 0)),
         )
         .where(
             HandRating.user_id.in_(users),
@@ -224,13 +228,14 @@ def figures(
         )
         .group_by(HandRating.user_id, HandRating.table_id, HandRating.status)
     )
-    for uid, tid, status, n, wager, units in s.execute(rated):
+    for uid, tid, status, n, wager, units, house in s.execute(rated):
         f = out[int(uid)]
         if status != RATED:
             f.unavailable += int(n)
             continue
         f.rated += int(n)
         f.add(Fraction(int(units or 0), UNIT), "exact")
+        f.decisions += Fraction(int(units or 0) - int(house or 0), UNIT)
         edge = theory.edge(int(tid))
         f.add(None if edge is None else edge * int(wager or 0), "flat_rated")
     for uid, n in waiting_hands(s, users, start, end).items():
@@ -261,6 +266,7 @@ def _line(user: Any, f: Figures, balance: int, seen: float | None, limits: Any) 
         "flat_theo": _amount(f.flat),
         "exact_theo": _amount(f.exact),
         "difference": _amount(diff),
+        "decisions": _amount(f.decisions),
         "hands_rated": f.rated,
         "hands_waiting": f.waiting,
         "hands_unavailable": f.unavailable,
@@ -395,6 +401,7 @@ CSV_COLUMNS: Final = (
     "flat_theo",
     "exact_theo",
     "difference",
+    "decisions",
     "hands_rated",
     "hands_waiting",
     "hands_unavailable",
@@ -415,7 +422,8 @@ def players_csv(s: Session, first: dt.date | None, last: dt.date | None) -> str:
             cents = [x["wallet"], None, x["handle"]["main"], x["handle"]["dragon"]]
             cents += [sum(x["handle"]["side"].values()), x["actual"]]
             money = [None if c is None else dollars(Fraction(c)) for c in cents]
-            theo = [x[k]["dollars"] or "" for k in ("flat_theo", "exact_theo", "difference")]
+            keys = ("flat_theo", "exact_theo", "difference", "decisions")
+            theo = [x[k]["dollars"] or "" for k in keys]
             counts = [x["hands_rated"], x["hands_waiting"], x["hands_unavailable"]]
             w.writerow([x["id"], x["username"], money[0], x["hands"], *money[2:], *theo, *counts])
         page += 1

@@ -179,6 +179,7 @@ def _round_rows(db: Database, round_id: str) -> list[dict[str, Any]]:
         reason = None
         if known is not None:  # priced for the player's review: the same figure, read
             ev = Fraction(known["played"]["ev_cents"])
+            house = Fraction(known["house_way"]["ev_cents"])
         else:
             if dragon:
                 assert rnd.dragon_cards is not None and rnd.dragon_setting is not None
@@ -188,13 +189,14 @@ def _round_rows(db: Database, round_id: str) -> list[dict[str, Any]]:
             if exposed is None and compiled is None:
                 compiled = open_compiled(way, rules.wheel)
             try:
-                ev = price_hand(
-                    cards, played, wager, rules, way, exposed=exposed, compiled=compiled
-                ).played.cents
+                p = price_hand(cards, played, wager, rules, way, exposed=exposed, compiled=compiled)
+                ev, house = p.played.cents, p.house_way.cents
             except ValueError as exc:
-                ev, reason = Fraction(0), str(exc)[:200]
+                ev, house, reason = Fraction(0), Fraction(0), str(exc)[:200]
         units = None if reason else exact_units(ev)
-        if reason is None and units is None:
+        house_units = None if reason else exact_units(house)
+        if reason is None and (units is None or house_units is None):
+            units = house_units = None
             reason = "not priced: its EV is not a whole number of units"
         out.append(
             {
@@ -202,6 +204,7 @@ def _round_rows(db: Database, round_id: str) -> list[dict[str, Any]]:
                 "status": RATED if reason is None else UNAVAILABLE,
                 "reason": reason,
                 "theo_units": units,
+                "house_units": house_units,
             }
         )
     return out

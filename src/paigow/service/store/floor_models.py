@@ -160,4 +160,6 @@ class HandRating(Base):
     status: Mapped[str] = mapped_column(sa.String(16))
     reason: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
     theo_units: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
+    house_units: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
+    """The same for the house way's setting of the hand (what its play would have given)."""
     rated_at: Mapped[float] = mapped_column(sa.Float)

@@ -7,17 +7,18 @@ import { h, announce, errorText } from "./dom.js";
 import { groupBlock } from "./statement.js";
 
 const PAGE = 25;
-const COLUMNS = ["Player", "Wallet", "Hands", "Handle", "Actual", "Flat theo", "Exact theo", "Difference", "Limits"];
+const COLUMNS = ["Player", "Wallet", "Hands", "Handle", "Actual", "Flat theo", "Exact theo", "Difference", "Decisions", "Limits"];
 
 function when(ts) {
   return ts ? new Date(ts * 1000).toISOString().slice(0, 16).replace("T", " ") : "never";
 }
 
 function handleText(x) {
+  if (!x.handle.dragon && !Object.keys(x.handle.side).length) return money(x.handle_total);
   const parts = [`main ${money(x.handle.main)}`];
   if (x.handle.dragon) parts.push(`dragon ${money(x.handle.dragon)}`);
   for (const [name, c] of Object.entries(x.handle.side)) parts.push(`${name} ${money(c)}`);
-  return parts.join(", ");
+  return `${money(x.handle_total)} (${parts.join(", ")})`;
 }
 
 function theo(a) {
@@ -32,15 +33,16 @@ function limitsText(l) {
 function row(x, q) {
   const cell = (i, attrs, ...content) => h("td", { "data-label": COLUMNS[i], ...attrs }, h("span", {}, ...content));
   return h("tr", { "data-player": x.id },
-    cell(0, {}, h("a", { href: `#/players/${x.id}?${q}`, id: `player-${x.id}` }, x.username), h("span", { class: "muted" }, ` seen ${when(x.last_seen)}`)),
+    cell(0, {}, h("a", { href: `#/players/${x.id}?${q}`, id: `player-${x.id}` }, x.username), h("span", { class: "muted" }, ` seen ${when(x.last_seen).slice(5)}`)),
     cell(1, { class: "num", "data-cents": x.wallet }, money(x.wallet)),
     cell(2, { "data-field": "hands" }, `${x.hands} (${x.hands_rated} rated${x.hands_waiting ? `, ${x.hands_waiting} waiting` : ""}${x.hands_unavailable ? `, ${x.hands_unavailable} not rated` : ""})`),
-    cell(3, {}, `${money(x.handle_total)}: ${handleText(x)}`),
+    cell(3, {}, handleText(x)),
     cell(4, { class: "num", "data-cents": x.actual }, money(x.actual)),
     cell(5, { class: "num", "data-field": "flat" }, theo(x.flat_theo)),
     cell(6, { class: "num", "data-field": "exact" }, theo(x.exact_theo)),
     cell(7, { class: "num", "data-field": "difference" }, theo(x.difference)),
-    cell(8, {}, limitsText(x.limits)));
+    cell(8, { class: "num", "data-field": "decisions" }, theo(x.decisions)),
+    cell(9, {}, limitsText(x.limits)));
 }
 
 function dates(day) {
@@ -67,8 +69,8 @@ async function playerView(root, id) {
   try {
     const x = await api("GET", `/api/admin/players/${id}?${q}`);
     const pairs = [["Wallet", money(x.wallet)], ["Last seen", when(x.last_seen)], ["Hands", `${x.hands} (${x.hands_rated} rated, ${x.hands_waiting} waiting)`],
-      ["Handle", `${money(x.handle_total)}: ${handleText(x)}`], ["Actual (the house's)", money(x.actual)], ["Flat theoretical", theo(x.flat_theo)],
-      ["Exact theoretical by decision", theo(x.exact_theo)], ["Difference", theo(x.difference)], ["Limits", limitsText(x.limits)]];
+      ["Handle", handleText(x)], ["Actual (the house's)", money(x.actual)], ["Flat theoretical", theo(x.flat_theo)],
+      ["Exact theoretical by decision", theo(x.exact_theo)], ["Difference", theo(x.difference)], ["Decisions (against the house way's)", theo(x.decisions)], ["Limits", limitsText(x.limits)]];
     const st = await api("GET", `${x.statement}?from=${x.from}&to=${x.to}&size=50`);
     root.append(h("section", { class: "panel", "aria-labelledby": "pl-one" }, h("h2", { id: "pl-one" }, `${x.username}, gaming days ${x.from} to ${x.to}`),
       h("dl", { class: "facts", id: "pl-facts" }, pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
@@ -85,7 +87,7 @@ async function playerView(root, id) {
 }
 
 export async function playersView(root, shell, id) {
-  root.append(h("h1", {}, "Players"));
+  root.append(h("h1", { class: "compact" }, "Players"));
   await shell.refreshWho();
   if (!session.user || session.user.role !== "operator") return operatorsOnly(root);
   if (id) return playerView(root, id);
@@ -128,17 +130,20 @@ export async function playersView(root, shell, id) {
     }
     clearTimeout(timer);
     // the hands waiting are rated in the background: look again until none waits
-    if (data && data.hands_waiting) timer = setTimeout(load, 3000);
+    // (and the exact edges computed in the background too)
+    const computing = data && data.lines.some((x) => x.flat_theo.status !== "ready");
+    if (data && (data.hands_waiting || computing)) timer = setTimeout(load, 3000);
   }
   prev.onclick = () => { if (page > 1) { page -= 1; load(); } };
   next.onclick = () => { if (data && page < data.pages) { page += 1; load(); } };
-  const form = h("form", { class: "panel row", id: "pl-form", onsubmit: (ev) => { ev.preventDefault(); page = 1; load(); } },
+  const form = h("form", { class: "row", id: "pl-form", onsubmit: (ev) => { ev.preventDefault(); page = 1; load(); } },
     h("label", {}, "From gaming day", from), h("label", {}, "To gaming day", to),
     h("button", { type: "submit", class: "primary", id: "pl-show" }, "Show"), csv);
-  root.append(form, msg, h("section", { class: "panel", "aria-labelledby": "pl-title" },
-    h("h2", { id: "pl-title" }, "Rated by their decisions"), summary,
-    h("p", { class: "hint" }, "Flat: the handle times the house way's exact edge. Exact: each hand's wager times minus the EV of the setting the player chose. Difference: exact less flat over the hands rated (above zero: the player gives the house more than the house way's play would)."),
-    h("div", { class: "row", role: "toolbar", "aria-label": "Pages" }, prev, next), list));
+  root.append(h("section", { class: "panel players-head", "aria-label": "Players by gaming days" }, form, summary,
+    h("details", { class: "hint-more", id: "pl-columns" }, h("summary", {}, "What the columns mean"),
+      h("p", {}, "The house's amounts. Actual: what the player's wagers lost (won, when negative). Flat theo: the handle times the house way's exact edge, side wagers at their exact hold. Exact theo: each hand's wager times minus the EV of the setting the player chose, side wagers the same. Difference: exact less flat over the hands rated; it includes the cards dealt. Decisions: exact less the house way's setting of the same hands: what the player's choices alone gave the house (below zero: they played better than the house way).")), msg,
+    h("h2", { id: "pl-title", class: "sr-only" }, "Rated by their decisions"),
+    list, h("div", { class: "row", role: "toolbar", "aria-label": "Pages" }, prev, next)));
   await load();
   return () => clearTimeout(timer);
 }

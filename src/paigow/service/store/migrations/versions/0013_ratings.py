@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("reason", sa.String(200), nullable=True),
         sa.Column("theo_units", sa.BigInteger, nullable=True),
+        sa.Column("house_units", sa.BigInteger, nullable=True),
         sa.Column("rated_at", sa.Float, nullable=False),
     )
     op.create_index("ix_hand_ratings_user_settled", "hand_ratings", ["user_id", "settled_at"])
