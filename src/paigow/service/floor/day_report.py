@@ -1,8 +1,9 @@
 """Reports by gaming day (see :mod:`paigow.service.books.gaming_day`), per table and in total: rounds,
 hands, handle, player wins and losses, commission, house result, voided rounds and the wagers they
 returned, operator credits and debits, and each side wager's figures by type
-(:mod:`paigow.service.floor.day_report_side`) — every figure in integer cents, computed twice and compared
-to the cent:
+(:mod:`paigow.service.floor.day_report_side`) — every figure in integer cents, computed twice
+and compared to the cent — and each player rated by their decisions
+(:func:`paigow.service.floor.players.day_lines`, apart from the reconciliation):
 
 1. from the **ledger** (entries of the day's transactions on each table's accounts: what left
    ``wagers-in-play`` at a settlement is the handle, what reached ``house:win`` the losses, what
@@ -316,9 +317,9 @@ def to_csv(report: dict[str, Any]) -> str:
             )
     if report.get("players"):
         w.writerow([])
-        w.writerow(["gaming_day", "player_id", "player", *PLAYER_FIELDS])
+        w.writerow(["gaming_day", "player", "player_id", *PLAYER_FIELDS])
         for p in report["players"]:
-            w.writerow([p["gaming_day"], p["user_id"], p["username"], *player_cells(p)])
+            w.writerow([p["gaming_day"], p["username"], p["user_id"], *player_cells(p)])
     w.writerow([f"# reconciled to the ledger to the cent: {str(report['reconciled']).lower()}"])
     return out.getvalue()
 
