@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import random
-import threading
 import time
 from collections.abc import Iterator
 from fractions import Fraction
@@ -224,25 +223,22 @@ def test_bad_inputs_and_a_player_without_hands(staged: Staged) -> None:
 
 
 def test_nothing_waits_while_the_pool_is_busy(staged: Staged) -> None:
-    """The pricing pool held by other work: the players' page answers at once and says how
-    many hands wait; once the pool is free they are rated (Face Up: against the exposed
-    setting) and the exact theoretical win is there."""
-    from paigow.service.floor.prices import price_worker
+    """The floor's background worker busy with other work: the players' page answers at once
+    and says how many hands wait; once the worker is free they are rated (Face Up: against the
+    exposed setting) and the exact theoretical win is there."""
+    from paigow.service.floor.edges import edge_worker
 
     tid = staged.table(variant="face-up")
     p, c = staged.player(tid, 3)
     for i in range(2):
         staged.play(tid, [(p, c, 1000, True)], seed=5 + i)
-    hold = threading.Event()
-    blocker = price_worker().pool.submit(hold.wait, 60)
-    try:
-        t0 = time.monotonic()
-        got = staged.svc.op.ok(staged.svc.op.get(f"/api/admin/players/{p.id}"))
-        assert time.monotonic() - t0 < 5
-        assert got["hands"] == 2 and got["hands_waiting"] == 2 and got["hands_rated"] == 0
-    finally:
-        hold.set()
-        blocker.result()
+    busy = edge_worker().submit(time.sleep, 8)  # what the worker computes before the ratings
+    t0 = time.monotonic()
+    got = staged.svc.op.ok(staged.svc.op.get(f"/api/admin/players/{p.id}"))
+    assert time.monotonic() - t0 < 5
+    assert got["hands"] == 2 and got["hands_waiting"] == 2 and got["hands_rated"] == 0
+    got = staged.svc.op.ok(staged.svc.op.get("/api/admin/players"))
+    assert got["hands_waiting"] == 2 and not busy.done()
     got = rated_lines(staged.svc.op, 2)
     line = next(x for x in got["lines"] if x["id"] == p.id)
     assert line["hands_rated"] == 2 and line["hands_waiting"] == 0

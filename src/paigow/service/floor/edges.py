@@ -182,6 +182,7 @@ class EdgeWorker:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            self._closing = False  # a new server of this process: its results are kept
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
@@ -189,6 +190,12 @@ class EdgeWorker:
                 initargs=(os.getpid(),),
             )
         return self._pool
+
+    def submit(self, fn: Any, *args: Any) -> Future[Any]:
+        """Run ``fn(*args)`` in the worker process, behind what it is computing (the players'
+        ratings)."""
+        with self._lock:
+            return self._executor().submit(fn, *args)
 
     def running(self, ident: str) -> bool:
         with self._lock:

@@ -4,11 +4,12 @@ player chose (:func:`paigow.analysis.price.price_hand`, the pricing My play show
 already priced for the player's review is read from ``round_prices``, never counted twice), kept
 in ``hand_ratings`` in units of 1/53,524,680 of a cent, so that sums are exact integers.
 
-The rating never runs in a step: :class:`Rater` rates the rounds that wait, a few at a time, on
-the thread of the pricing pool (:func:`paigow.service.floor.prices.price_worker`), and writes each
-batch as a step of its own on the writer; the dealer wakes it after a settlement and the
-players' page after a look, and a wake while it runs only asks for one more pass. Nothing waits
-for it: the players' page says how many hands are rated and how many wait.
+The rating never runs in a step, nor in the server's process: :class:`Rater` has the rounds that
+wait rated, a few at a time, in the floor's background worker process (the one that counts the
+exact edges: :class:`paigow.service.floor.edges.EdgeWorker`, behind whatever it is computing),
+and writes each batch as a step of its own on the writer; the dealer wakes it after a settlement
+and the players' page after a look, and a wake while it runs only asks for one more pass.
+Nothing waits for it: the players' page says how many hands are rated and how many wait.
 
 >>> exact_units(Fraction(-1955, 2)) == 1955 * UNIT // 2
 True
@@ -23,6 +24,7 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures.process import BrokenProcessPool
 from fractions import Fraction
 from typing import Any, Final
 
@@ -30,13 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session, aliased
 
 from paigow.round import Round
-from paigow.service.floor.prices import (
-    PRICED,
-    open_compiled,
-    played_setting,
-    price_worker,
-    round_hands,
-)
+from paigow.service.floor.prices import PRICED, open_compiled, played_setting, round_hands
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -220,6 +216,17 @@ def compute_ratings(db: Database, limit: int = BATCH) -> list[dict[str, Any]]:
     return rows
 
 
+_dbs: dict[str, Database] = {}
+
+
+def compute_ratings_at(url: str, limit: int = BATCH) -> list[dict[str, Any]]:
+    """:func:`compute_ratings` in the floor's worker process (its database opened once)."""
+    db = _dbs.get(url)
+    if db is None:
+        db = _dbs[url] = Database(url)
+    return compute_ratings(db, limit)
+
+
 def store_ratings(s: Session, rows: list[dict[str, Any]]) -> int:
     """Write rated hands, but none of a round another process rated first; the rows written."""
     by_round: dict[str, list[dict[str, Any]]] = {}
@@ -280,15 +287,19 @@ class Rater:
         self.task = asyncio.get_running_loop().create_task(self._run(db, step))
 
     async def _run(self, db: Database, step: Step) -> None:
-        loop = asyncio.get_running_loop()
+        from paigow.service.floor.edges import edge_worker
+
+        url = db.url.render_as_string(hide_password=False)
         try:
             while True:
                 self.again = False
-                rows = await loop.run_in_executor(price_worker().pool, compute_ratings, db)
+                rows = await asyncio.wrap_future(edge_worker().submit(compute_ratings_at, url))
                 if rows:
                     await step(functools.partial(_store, rows))
                 elif not self.again:
                     return
+        except BrokenProcessPool:  # the worker stopped with the server: rated by the next one
+            return
         except Exception:  # a rating not made is no round's business: logged, tried next wake
             log.exception("rating hands")
 
