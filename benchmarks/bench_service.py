@@ -338,6 +338,7 @@ def saturated(
     samples: list[tuple[float, float]] = []
     pg_samples: list[tuple[float, float]] = []
     own_samples: list[tuple[float, float]] = []
+    lone_samples: list[tuple[float, float]] = []  # the serving processes alone, children apart
     backends = OwnBackends() if backend == "postgresql" else None
     done = threading.Event()
 
@@ -346,6 +347,7 @@ def saturated(
             now = time.perf_counter()
             pids = s.pids()
             samples.append((now, sum(_proc_cpu_s(p) or 0.0 for p in pids)))
+            lone_samples.append((now, sum(_proc_cpu_s(p.pid) or 0.0 for p in s.procs)))
             if backends is not None:
                 pg = postgres_cpu_s()
                 if pg is not None:
@@ -396,6 +398,7 @@ def saturated(
         if backends is not None:
             backends.close()
     play_cpu = cpu_at(play_span[1]) - cpu_at(play_span[0])
+    lone_cpu = cpu_at(play_span[1], lone_samples) - cpu_at(play_span[0], lone_samples)
     steady_rounds = report.get("steady_rounds") or 0
     steady_cpu = steady_pg = None
     if steady_rounds and report.get("steady_span"):
@@ -425,6 +428,17 @@ def saturated(
         "server CPU ms per round (steady)": steady_cpu,
         **({"PostgreSQL CPU ms per round (steady)": steady_pg} if backend == "postgresql" else {}),
         "server CPU ms per round (play)": round(1000 * play_cpu / max(report["rounds"], 1), 2),
+        # SQLite serves in one process: without its children (the floor's background worker,
+        # which rates the players' hands: issue 48), what the serving itself costs
+        **(
+            {
+                "serving process alone CPU ms per round (play)": round(
+                    1000 * lone_cpu / max(report["rounds"], 1), 2
+                )
+            }
+            if backend == "sqlite"
+            else {}
+        ),
         "server CPU ms per round (setup included)": round(1000 * cpu / max(report["rounds"], 1)),
         "bots' CPU ms per round (setup and checks included)": round(
             1000 * own / max(report["rounds"], 1)

@@ -55,6 +55,7 @@ class Site:
         from paigow.service.accounts.operators import create_operator
         from paigow.service.process.app import create_app
 
+        self.db_url = db_url
         create_operator(db_url, *OPERATOR)
         app = create_app(db_url, dealer_poll_s=0.05, lock_poll_s=0.1)
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")

@@ -30,11 +30,34 @@ SIZES = [
 ]
 
 
+DEALS = 8_250_459_031_214_400
+WIN, PUSH = 2_358_120_164_000_604, 3_427_552_624_666_108
+
+
+def seed_edge(site: Any, table: int) -> None:
+    """The table's exact counts (the standard house way's), as the floor's worker stores them:
+    its worker rates the hands at once instead of counting the edge first."""
+    from paigow.service.floor import edges
+    from paigow.service.floor.hold import table_ident
+    from paigow.service.game import table_rows
+    from paigow.service.store.db import Database
+
+    db = Database(site.db_url)
+    counts = {"deals": DEALS, "win": WIN, "push": PUSH, "loss": DEALS - WIN - PUSH}
+    try:
+        with db.write() as s:
+            t = table_rows.get_table(s, table)
+            edges.store_counts(s, table_ident(t), t.house_way, "second", counts)
+    finally:
+        db.dispose()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_the_players_page(
     site: Any, browser: Browser, shot: Any, size: dict[str, int], compiled: Any
 ) -> None:
     table = site.table(name="Rated", betting_time_ms=5_000, setting_time_ms=60_000)
+    seed_edge(site, table)
     name, _, api = site.player(credit=100_000)
     api.call("POST", f"/api/tables/{table}/sit", {"spot": 2})
     for amount in (1500, 2500):
@@ -50,6 +73,7 @@ def test_the_players_page(
     expect(page.locator("#pl-waiting")).to_have_attribute("data-n", "0", timeout=60_000)
     expect(row.locator("[data-field=hands]")).to_contain_text("2 (2 rated)", timeout=WAIT)
     expect(row.locator("[data-field=exact]")).to_contain_text("$", timeout=WAIT)
+    expect(row.locator("[data-field=flat]")).to_contain_text("$", timeout=WAIT)
     line = site.op.call("GET", f"/api/admin/players/{me['id']}")
     expect(row.locator("[data-field=exact]")).to_have_text(line["exact_theo"]["dollars"])
     assert str(page.locator("#pl-csv").get_attribute("href")).endswith("format=csv")

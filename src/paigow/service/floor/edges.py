@@ -5,6 +5,7 @@ tables are checked again."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -168,6 +169,19 @@ def saved_optimal(
         return None
 
 
+BACKGROUND_NICE: Final = 10
+"""How much lower the floor's worker process runs than the server (a saturated server's steps
+come first; the exact edges and the players' ratings take the CPU left)."""
+
+
+def background_worker(parent: int) -> None:
+    """The worker process's ``initializer``: it ends with ``parent`` and runs at a lower
+    priority than the server."""
+    exit_with_parent(parent)
+    with contextlib.suppress(OSError):  # not allowed here: at the server's priority
+        os.nice(BACKGROUND_NICE)
+
+
 class EdgeWorker:
     """Runs :func:`compute_edge_counts` in one worker process (``spawn``: never on the event loop,
     never in a request's thread) and stores the result in ``floor_edges``. One per server
@@ -186,7 +200,7 @@ class EdgeWorker:
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=exit_with_parent,
+                initializer=background_worker,
                 initargs=(os.getpid(),),
             )
         return self._pool
