@@ -253,7 +253,7 @@ def main() -> int:
         if not d["ok"]:
             print(f"  the bots' check: {d['problems']}")
         print(
-            f"ratings: {d['rated_live']} hands rated by the server's pool during the run; "
+            f"ratings: {d['rated_live']} hands rated by the floor's worker while the bots played; "
             f"rated again afresh: {d['rated_again']} hands ({d['rated_ok']} rated) in "
             f"{d['rating_cpu_s']:.2f} CPU-s: {d['rated_per_cpu_s']:.1f} hands rated a CPU-second"
         )

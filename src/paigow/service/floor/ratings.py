@@ -239,7 +239,8 @@ def store_ratings(s: Session, rows: list[dict[str, Any]]) -> int:
         )
     }
     fresh = [r for rid, its in by_round.items() if rid not in done for r in its]
-    s.add_all(HandRating(**r) for r in fresh)
+    if fresh:
+        s.execute(sa.insert(HandRating), fresh)  # one statement for the batch, no objects
     return len(fresh)
 
 
