@@ -74,6 +74,7 @@ BOUNDARIES = {
         "service/api/routes/tables.py",  # the rules page of a table's row
         "service/floor/view.py",  # the floor's table rows
         "service/floor/edges.py",  # the floor's rows of exact counts
+        "service/floor/players.py",  # the floor's table rows (the players' side wagers' holds)
     },
     "to_dict": {
         "round.py",  # round-started in the log
