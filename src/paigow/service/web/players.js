@@ -118,7 +118,7 @@ export async function playersView(root, shell, id) {
         h("strong", { id: "pl-rated", "data-n": data.hands_rated }, `${data.hands_rated} hands rated`), ", ",
         h("strong", { id: "pl-waiting", "data-n": data.hands_waiting }, `${data.hands_waiting} waiting`),
         data.hands_unavailable ? `, ${data.hands_unavailable} not rated` : "",
-        `; ${data.players} players, page ${data.page} of ${data.pages}.`);
+        `; ${data.players} player${data.players === 1 ? "" : "s"}, page ${data.page} of ${data.pages}.`);
       body.replaceChildren(...data.lines.map((x) => row(x, `from=${data.from}&to=${data.to}`)));
       prev.disabled = page <= 1;
       next.disabled = page >= data.pages;
