@@ -147,6 +147,16 @@ def delay(tables: int, players: int, rounds: int) -> dict[str, Any]:
         betting_ms=1000,
         setting_ms=5000,
     )
+    import httpx
+
+    # the operator looks at the players' page once: the floor's worker starts, and from then on
+    # the dealer has each settled round rated (issue 48)
+    token = httpx.post(
+        f"{base}/api/auth/login", json={"username": "boss", "password": password}, timeout=30
+    ).json()["token"]
+    httpx.get(
+        f"{base}/api/admin/players", headers={"Authorization": f"Bearer {token}"}, timeout=30
+    ).raise_for_status()
     report = run_bots(cfg)
     time.sleep(3.0)  # the last rounds' prices
     db = Database(url)

@@ -205,6 +205,11 @@ class EdgeWorker:
             )
         return self._pool
 
+    @property
+    def started(self) -> bool:
+        """Whether the worker process runs (a look at the floor or the players started it)."""
+        return self._pool is not None
+
     def submit(self, fn: Any, *args: Any) -> Future[Any]:
         """Run ``fn(*args)`` in the worker process, behind what it is computing (the players'
         ratings)."""

@@ -7,8 +7,9 @@ in ``hand_ratings`` in units of 1/53,524,680 of a cent, so that sums are exact i
 The rating never runs in a step, nor in the server's process: :class:`Rater` has the rounds that
 wait rated, a few at a time, in the floor's background worker process (the one that counts the
 exact edges: :class:`paigow.service.floor.edges.EdgeWorker`, behind whatever it is computing),
-and writes each batch as a step of its own on the writer; the dealer wakes it after a settlement
-and the players' page after a look, and a wake while it runs only asks for one more pass.
+and writes each batch as a step of its own on the writer; the players' page wakes it at each look
+and the dealer after each settlement once that worker runs, and a wake while it runs only asks
+for one more pass.
 Nothing waits for it: the players' page says how many hands are rated and how many wait.
 
 >>> exact_units(Fraction(-1955, 2)) == 1955 * UNIT // 2
@@ -286,6 +287,15 @@ class Rater:
             self.again = True
             return
         self.task = asyncio.get_running_loop().create_task(self._run(db, step))
+
+    def nudge(self, db: Database, step: Step) -> None:
+        """After a settlement: :meth:`wake`, once the floor's worker runs (an operator has
+        looked at the floor or the players since the server started: a server nobody rates
+        never starts a process for it)."""
+        from paigow.service.floor.edges import edge_worker
+
+        if edge_worker().started:
+            self.wake(db, step)
 
     async def _run(self, db: Database, step: Step) -> None:
         from paigow.service.floor.edges import edge_worker

@@ -244,7 +244,7 @@ class Dealer:
             if settled and view.round_id is not None and self._prices_offered():
                 self._price(view.round_id)  # off the step path
             if settled and self._rated():
-                rater().wake(self.rt.db, self.rt.step)  # off the step path, in the same pool
+                rater().nudge(self.rt.db, self.rt.step)  # off the step path and this process
             self.steps += 1
             if self._failures:  # a step written after faults: writes work again
                 self.rt.storage.wrote()
