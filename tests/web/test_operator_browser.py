@@ -286,7 +286,9 @@ def test_the_table_form_takes_commission_as_a_percentage_with_the_demo_defaults(
     page.fill("#t-commission", "2.5%")
     page.click("#create-table button[type=submit]")
     expect(page.locator("#op-msg")).to_contain_text("2.5% posted", timeout=WAIT)
-    made = [t for t in floor.op.call("GET", "/api/tables") if t["name"].endswith(viewport)]
+    made = [
+        t for t in floor.op.call("GET", "/api/tables") if t["name"] == f"Two and a half {viewport}"
+    ]
     assert [(t["commission"], t["betting_time_s"]) for t in made] == [("0.025", 20.0)]
     check_a11y(page)
     shot(page, f"-{viewport}")
