@@ -6,6 +6,7 @@ step on the writer, which retries what may be retried (:mod:`paigow.service.stor
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 import orjson
-from fastapi import Depends, Header, Path, Request, Response
+from fastapi import Depends, Header, Path, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
@@ -65,6 +66,14 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 HubDep = Annotated[FeedHub, Depends(get_hub)]
 PresenceDep = Annotated[Presence, Depends(get_presence)]
 StatesDep = Annotated[table_rows.PublicStates, Depends(get_states)]
+
+# The query parameters of the statements, reviews and reports (one spelling for every route).
+FirstDay = Annotated[
+    dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
+]
+LastDay = Annotated[dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")]
+Format = Annotated[str, Query(alias="format", pattern="^(json|csv)$")]
+PageNo = Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")]
 
 # ----------------------------------------------------------------------------- parameters
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The table's id")]

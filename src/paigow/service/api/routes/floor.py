@@ -26,7 +26,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from paigow.service.api.deps import (
+    FirstDay,
+    Format,
+    LastDay,
     Operator,
+    PageNo,
     Player,
     RuntimeDep,
     TableId,
@@ -175,8 +179,6 @@ def exclude_me(rt: RuntimeDep, body: ExclusionIn, user: Player) -> dict[str, Any
 
 # ------------------------------------------------------------------------------ the players
 PlayerId = Annotated[int, Path(ge=1, le=2**62, description="A player's id")]
-FirstDay = Annotated[dt.date | None, Query(alias="from", description="First gaming day")]
-LastDay = Annotated[dt.date | None, Query(alias="to", description="Last gaming day")]
 PLAYERS_OUT: dict[int | str, dict[str, Any]] = {
     **error_responses(401, 403, 404, 422),
     200: {"content": {"application/json": {}, "text/csv": {}}},
@@ -208,9 +210,9 @@ async def get_players(
     user: Operator,
     first: FirstDay = None,
     last: LastDay = None,
-    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    page: PageNo = 1,
     size: Annotated[int, Query(ge=1, le=rated.MAX_PAGE, description="Players a page")] = 50,
-    fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$")] = "json",
+    fmt: Format = "json",
 ) -> Response:
     """Every player (by username, ``size`` a page, at most 100): wallet, last seen, hands,
     handle by wager type, actual result, the flat and the exact theoretical win by decision
@@ -261,7 +263,7 @@ def get_player_statement(
     user_id: PlayerId,
     first: FirstDay = None,
     last: LastDay = None,
-    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    page: PageNo = 1,
     size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE)] = 50,
 ) -> Response:
     """A player's statement, as the player reads theirs (404 ``no-player``)."""

@@ -5,7 +5,6 @@ balance, grouped by round; JSON in pages, or CSV). My limits are in
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Final, cast
 
 import sqlalchemy as sa
@@ -15,7 +14,11 @@ from pydantic import Field
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.api.auth_schemas import MeOut
 from paigow.service.api.deps import (
+    FirstDay,
+    Format,
     IdemHeader,
+    LastDay,
+    PageNo,
     Player,
     RoundId,
     RuntimeDep,
@@ -73,11 +76,6 @@ async def me(user: Player, rt: RuntimeDep) -> Response:
     return json_response(await rt.reading(lambda tx: about(tx, user)))
 
 
-FirstDay = Annotated[
-    dt.date | None, Query(alias="from", description="First gaming day (YYYY-MM-DD)")
-]
-LastDay = Annotated[dt.date | None, Query(alias="to", description="Last gaming day (YYYY-MM-DD)")]
-Format = Annotated[str, Query(alias="format", pattern="^(json|csv)$")]
 JSON_OR_CSV: dict[int | str, dict[str, Any]] = {
     **error_responses(401, 422),
     200: {"content": {"application/json": {}, "text/csv": {}}},
@@ -103,7 +101,7 @@ def my_statement(
     rt: RuntimeDep,
     first: FirstDay = None,
     last: LastDay = None,
-    page: Annotated[int, Query(ge=1, le=10**6, description="Page, from 1")] = 1,
+    page: PageNo = 1,
     size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE, description="Movements a page")] = 50,
     fmt: Format = "json",
     which: Annotated[
