@@ -417,8 +417,13 @@ def saturated(
     )
     pg_total = pg_samples[-1][1] - pg_samples[0][1] if len(pg_samples) > 1 else None
     own_total = own_samples[-1][1] - own_samples[0][1] if len(own_samples) > 1 else None
+    lone_total = (  # SQLite: the serving process alone (its pricing and rating processes apart)
+        lone_samples[-1][1] - lone_samples[0][1]
+        if backend == "sqlite" and len(lone_samples) > 1
+        else None
+    )
     return {
-        "_totals": (report["rounds"], cpu, pg_total, own_total),
+        "_totals": (report["rounds"], cpu, pg_total, own_total, lone_total),
         "rounds/s": report.get("steady_rounds_per_s") or report["rounds_per_s"],
         "rounds/s from the first log-in": report["rounds_per_s"],
         "rounds": report["rounds"],
@@ -507,9 +512,11 @@ def metrics_call_us() -> dict[str, float]:
 
 
 OWN_PG = "PostgreSQL CPU ms a round (marginal, the servers' backends)"
-Totals = tuple[int, float, float | None, float | None]
-"""A saturated run's rounds, and the CPU seconds of its servers, of all of PostgreSQL and of the
-PostgreSQL backends serving its servers (None: not measured)."""
+LONE = "serving process alone CPU ms a round (marginal)"
+Totals = tuple[int, float, float | None, float | None, float | None]
+"""A saturated run's rounds, and the CPU seconds of its servers, of all of PostgreSQL, of the
+PostgreSQL backends serving its servers and of the serving process alone, without its children
+(the pricing and the floor's worker processes; SQLite) (None: not measured)."""
 
 
 def marginal(short: Totals, long: Totals) -> dict[str, Any]:
@@ -518,9 +525,14 @@ def marginal(short: Totals, long: Totals) -> dict[str, Any]:
     round (all of PostgreSQL, and its backends that serve these servers alone), the figures a
     busy machine disturbs least.
 
-    >>> marginal((600, 9.0, 6.0, 5.4), (1800, 21.0, 12.0, 10.2))  # doctest: +NORMALIZE_WHITESPACE
+    >>> marginal((600, 9.0, 6.0, 5.4, None), (1800, 21.0, 12.0, 10.2, None))
+    ... # doctest: +NORMALIZE_WHITESPACE
     {'server CPU ms a round (marginal)': 10.0, 'PostgreSQL CPU ms a round (marginal)': 5.0,
      "PostgreSQL CPU ms a round (marginal, the servers' backends)": 4.0}
+    >>> marginal((600, 9.0, None, None, 8.0), (1800, 21.0, None, None, 17.6))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'server CPU ms a round (marginal)': 10.0,
+     'serving process alone CPU ms a round (marginal)': 8.0}
     """
     rounds = long[0] - short[0]
     out: dict[str, Any] = {
@@ -532,6 +544,8 @@ def marginal(short: Totals, long: Totals) -> dict[str, Any]:
         out["PostgreSQL CPU ms a round (marginal)"] = round(1000 * (long[2] - short[2]) / rounds, 1)
     if short[3] is not None and long[3] is not None and rounds > 0:
         out[OWN_PG] = round(1000 * (long[3] - short[3]) / rounds, 1)
+    if short[4] is not None and long[4] is not None and rounds > 0:
+        out[LONE] = round(1000 * (long[4] - short[4]) / rounds, 1)
     return out
 
 

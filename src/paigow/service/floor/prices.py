@@ -12,8 +12,12 @@ priced, and why), under the table's push rule.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import OrderedDict
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
 import sqlalchemy as sa
@@ -24,6 +28,7 @@ from paigow.events import HandSet
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.round import Round
+from paigow.service.floor.edges import background_worker
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -199,16 +204,61 @@ def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
 
 
 class PriceWorker:
-    """The pool that prices settled rounds (one thread: the kernels release the GIL, the step
-    path never waits for it; the dealer writes what it counts as a step of the writer's)."""
+    """Prices settled rounds in a worker process of its own (``spawn``, niced below the server
+    and ending with it: the floor's :func:`~paigow.service.floor.edges.background_worker`), so
+    neither a step nor the serving process spends a cycle on it; the dealer writes what it
+    counts as a step of the writer's. The process lives as long as the serving process (a price
+    takes milliseconds: nothing long to stop at a server's shutdown)."""
 
     def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
+        self._pool: ProcessPoolExecutor | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def compute(self, db: Database, round_id: str) -> Future[list[dict[str, Any]]]:
+        """:func:`compute_prices` of the round, counted off this process (its rows, not
+        written)."""
+        url = db.url.render_as_string(hide_password=False)
+        for _ in range(2):  # a pool broken by a lost worker is replaced once
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1,
+                        mp_context=multiprocessing.get_context("spawn"),
+                        initializer=background_worker,
+                        initargs=(os.getpid(),),
+                    )
+                pool = self._pool
+            try:
+                return pool.submit(compute_prices_at, url, round_id)
+            except BrokenProcessPool:
+                with self._lock:
+                    if self._pool is pool:
+                        self._pool = None
+        raise BrokenProcessPool("the pricing process could not be started")
 
     def submit(self, db: Database, round_id: str) -> Future[int]:
-        """Price the round and write its rows here (a cold path: the dealer counts on
-        :attr:`pool` and writes on the writer instead)."""
-        return self.pool.submit(price_round, db, round_id)
+        """Price the round and write its rows here (a cold path for tests and the CLI: the
+        dealer counts with :meth:`compute` and writes on the writer instead)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
+            return self._thread.submit(price_round, db, round_id)
+
+
+_dbs: OrderedDict[str, Database] = OrderedDict()
+_DBS_KEPT: Final = 4
+"""Databases the pricing process keeps open (a test run's servers each have their own)."""
+
+
+def compute_prices_at(url: str, round_id: str) -> list[dict[str, Any]]:
+    """:func:`compute_prices` in the pricing process (each database opened once, the last few
+    kept)."""
+    db = _dbs.pop(url, None) or Database(url, pool_size=2, step_pool_size=1)
+    _dbs[url] = db
+    while len(_dbs) > _DBS_KEPT:
+        _dbs.popitem(last=False)[1].dispose()
+    return compute_prices(db, round_id)
 
 
 _worker: PriceWorker | None = None
@@ -216,7 +266,7 @@ _worker_lock = threading.Lock()
 
 
 def price_worker() -> PriceWorker:
-    """This process's pricing pool."""
+    """This process's :class:`PriceWorker`."""
     global _worker
     with _worker_lock:
         if _worker is None:

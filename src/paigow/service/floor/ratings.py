@@ -263,7 +263,8 @@ def rate_waiting(db: Database, limit: int = 10_000) -> int:
 
 
 class Rater:
-    """Rates the waiting rounds in the pricing pool, one batch at a time, until none waits."""
+    """Rates the waiting rounds in the floor's worker process, one batch at a time, until none
+    waits."""
 
     def __init__(self) -> None:
         self.task: asyncio.Task[None] | None = None

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
-from paigow.service.floor.prices import compute_prices, price_worker, prices_offered, store_prices
+from paigow.service.floor.prices import price_worker, prices_offered, store_prices
 from paigow.service.floor.ratings import rater
 from paigow.service.game import rounds, seats
 from paigow.service.ops import telemetry
@@ -84,15 +84,12 @@ class Dealer:
         self._casino: bool | None = None  # whether its hands are rated (read once)
 
     def _price(self, round_id: str) -> None:
-        """Price the settled round's hands: counted on the pricing pool's thread, written as a
-        step of the writer's (never waiting on its lock); the dealer goes on at once."""
+        """Price the settled round's hands: counted in the pricing process, written as a step of
+        the writer's (never waiting on its lock); the dealer goes on at once."""
 
         async def price() -> None:
-            loop = asyncio.get_running_loop()
             try:
-                rows = await loop.run_in_executor(
-                    price_worker().pool, compute_prices, self.rt.db, round_id
-                )
+                rows = await asyncio.wrap_future(price_worker().compute(self.rt.db, round_id))
                 if rows:
                     await self.rt.step(lambda tx: store_prices(tx.session, rows))
             except Exception:  # a price not made is not the round's business: logged
