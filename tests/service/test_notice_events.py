@@ -13,12 +13,16 @@ from paigow.service.live.feeds import EventItem, FeedHub, TableFeed
 from paigow.service.runtime import Runtime
 from paigow.service.store.bus import (
     PAYLOAD_LIMIT,
+    Channel,
+    Kind,
     Notice,
     RoundEvents,
     decode_notices,
     encode_notices,
 )
 from tests.helpers.service import run_on_own_loop
+
+T7 = Channel.table(7)
 
 
 def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:
@@ -30,15 +34,15 @@ def _events(n: int, start: int = 0, size: int = 10) -> RoundEvents:
 
 
 def test_events_travel_in_the_notice_and_back() -> None:
-    n = Notice(7, "due", 99, events=_events(3))
+    n = Notice(T7, Kind.DUE, 99, events=_events(3))
     (back,) = decode_notices(encode_notices([n]))
     assert back == n and back.events == n.events  # events do not take part in equality
     assert back.events is not None and back.events.owners == {1: 11, 2: 12}
 
 
 def test_events_too_large_for_a_payload_are_left_out() -> None:
-    big = Notice(7, "round", 99, events=_events(40, size=400))
-    wallet = Notice(-3, "wallet", 99, balance=500, version=4)
+    big = Notice(T7, Kind.ROUND, 99, events=_events(40, size=400))
+    wallet = Notice(Channel.wallet(3), Kind.WALLET, 99, balance=500, version=4)
     text = encode_notices([big, wallet])
     assert len(text.encode()) < PAYLOAD_LIMIT
     back = decode_notices(text)
@@ -61,10 +65,10 @@ def test_a_feed_hands_on_another_process_events_without_reading(tmp_path: Path) 
         feed._load_new = no_reads  # type: ignore[method-assign]
         q = feed.subscribe()
         other = rt.bus.origin + 2  # another process
-        first = Notice(7, "due", other, events=_events(2))
+        first = Notice(T7, Kind.DUE, other, events=_events(2))
         rt.keep_notice_events(first)  # what the bus does before it dispatches such a notice
         feed.on_notice(first)
-        second = Notice(7, "round", other, events=_events(1, start=2))
+        second = Notice(T7, Kind.ROUND, other, events=_events(1, start=2))
         rt.keep_notice_events(second)
         feed.on_notice(second)
         got = []
@@ -96,7 +100,7 @@ def test_a_notice_without_its_events_makes_the_feed_read(tmp_path: Path) -> None
 
         feed._load_new = counted  # type: ignore[method-assign]
         feed.subscribe()
-        feed.on_notice(Notice(7, "round", rt.bus.origin + 2))  # no events: read them
+        feed.on_notice(Notice(T7, Kind.ROUND, rt.bus.origin + 2))  # no events: read them
         for _ in range(100):
             if reads:
                 return
@@ -122,7 +126,7 @@ def test_another_process_events_bring_the_cached_round_up_to_date(tmp_path: Path
 
         def notice(start: int, events: list[dict[str, Any]]) -> Notice:
             return Notice(
-                7, "round", other, events=RoundEvents("r1", 1, start, tuple(events), {}, 1.0)
+                T7, Kind.ROUND, other, events=RoundEvents("r1", 1, start, tuple(events), {}, 1.0)
             )
 
         rt.keep_notice_events(notice(1, [e.to_dict() for e in new]))
@@ -158,7 +162,7 @@ def test_a_round_another_process_opened_is_rebuilt_and_one_it_ended_is_dropped(
 
         def notice(rid: str, start: int, events: list[dict[str, Any]]) -> Notice:
             return Notice(
-                7, "round", other, events=RoundEvents(rid, 1, start, tuple(events), {}, 1.0)
+                T7, Kind.ROUND, other, events=RoundEvents(rid, 1, start, tuple(events), {}, 1.0)
             )
 
         played = Round(round_id="r1")

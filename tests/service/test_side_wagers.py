@@ -190,9 +190,9 @@ def test_jackpot_hit_pays_the_meter_and_resets_it_to_the_seed(db: Database) -> N
     assert hits[0].details["meter_after"] == 10_000 and hits[0].target == "bank:test-bank"
     # the table's notice (which carries the round's events) first, then the meter's to each
     # table of the bank
-    assert [(n.table_id, n.kind, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
-        (table, "round", None),
-        (table, "meter:test-bank", 10_000),
+    assert [(n.table_id, n.kind, n.bank, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
+        (table, "round", None, None),
+        (table, "meter", "test-bank", 10_000),
     ]
     check_books(db)
 
@@ -211,9 +211,9 @@ def test_meter_grows_by_each_share_and_operators_seed_and_reset(db: Database) ->
     assert meter(db) == 10_000 + 999 // 5  # 199 (199.8 rounded down)
     # no meter pay was possible: the shares went in at the commit, no lock waited on; the
     # meter's notice says it moved, its watchers read it
-    assert [(n.kind, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
-        ("round", None),
-        ("meter:test-bank", None),
+    assert [(n.kind, n.bank, n.balance) for n in dict.fromkeys(SETTLE_NOTICES)] == [
+        ("round", None, None),
+        ("meter", "test-bank", None),
     ]
     out = step(db, lambda tx: side_offers.set_bank(tx, "test-bank", 1, "boss", "seed"))
     assert out == {"bank": "test-bank", "meter_before": 10_199, "meter": 10_200}

@@ -10,17 +10,17 @@ from types import SimpleNamespace
 from typing import Any
 
 from paigow.service.live.feeds import WalletItem, watch_wallet
-from paigow.service.store.bus import WALLET, Notice
+from paigow.service.store.bus import Channel, Kind, Notice
 
 
 class _Bus:
     def __init__(self) -> None:
-        self.subs: dict[int, Any] = {}
+        self.subs: dict[Channel, Any] = {}
 
-    def subscribe(self, channel: int, cb: Any) -> None:
+    def subscribe(self, channel: Channel, cb: Any) -> None:
         self.subs[channel] = cb
 
-    def unsubscribe(self, channel: int, cb: Any) -> None:
+    def unsubscribe(self, channel: Channel, cb: Any) -> None:
         self.subs.pop(channel, None)
 
 
@@ -46,18 +46,20 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
         rt = SimpleNamespace(bus=bus, read=read)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         stop = watch_wallet(rt, 7, "ann", queue)  # type: ignore[arg-type]
-        hear = bus.subs[-7]
-        hear(Notice(-7, WALLET, 1, balance=500, version=2))
-        hear(Notice(-7, WALLET, 1, balance=900, version=1))  # older: arrives late, ignored
-        hear(Notice(-7, "round", 1))  # not a wallet notice
-        hear(Notice(-7, WALLET, 1, balance=300, version=3))
+        hear = bus.subs[Channel.wallet(7)]
+        hear(Notice(Channel.wallet(7), Kind.WALLET, 1, balance=500, version=2))
+        hear(
+            Notice(Channel.wallet(7), Kind.WALLET, 1, balance=900, version=1)
+        )  # older: arrives late, ignored
+        hear(Notice(Channel.wallet(7), Kind.ROUND, 1))  # not a wallet notice
+        hear(Notice(Channel.wallet(7), Kind.WALLET, 1, balance=300, version=3))
         assert reads == []  # every balance came in its notice
         # a notice without a balance (an older process) is read back, version included
         stored.update(balance=250, version=2)
-        hear(Notice(-7, WALLET, 2))
+        hear(Notice(Channel.wallet(7), Kind.WALLET, 2))
         await until(lambda: len(reads) == 1)
         stored.update(balance=100, version=4)
-        hear(Notice(-7, WALLET, 2))
+        hear(Notice(Channel.wallet(7), Kind.WALLET, 2))
         await until(lambda: queue.qsize() == 3)
         stop()
         assert -7 not in bus.subs
@@ -75,7 +77,7 @@ def test_balances_in_notices_are_shown_newest_version_first_and_never_read() -> 
 
 
 def test_a_wallet_notice_round_trips_through_its_encoding() -> None:
-    n = Notice(-7, WALLET, 3, balance=12_345, version=9)
+    n = Notice(Channel.wallet(7), Kind.WALLET, 3, balance=12_345, version=9)
     assert Notice.decode(n.encode()) == n
-    plain = Notice(4, "round", 3)
+    plain = Notice(Channel.table(4), Kind.ROUND, 3)
     assert Notice.decode(plain.encode()) == plain and '"b"' not in plain.encode()

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from paigow.service.config import ServiceConfig
 from paigow.service.runtime import Runtime
-from paigow.service.store.bus import Notice, notify
+from paigow.service.store.bus import Channel, Notice, notify
 from paigow.service.store.db import Database, ServerSetting
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -73,7 +73,9 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
         rt = await _running(url)
         try:
             for i in range(30):
-                rt.bus.subscribe(1000 + i, lambda n: heard.append(n.table_id - 1000))
+                rt.bus.subscribe(
+                    Channel.table(1000 + i), lambda n: heard.append(n.channel.id - 1000)
+                )
             out = await asyncio.gather(
                 *(rt.step(step(i)) for i in range(30)), return_exceptions=True
             )
@@ -110,7 +112,7 @@ def test_a_failed_commit_fails_every_step_of_its_group_and_writes_nothing(tmp_pa
     async def main() -> list[Any]:
         rt = await _running(url)
         try:
-            rt.bus.subscribe(1, heard.append)
+            rt.bus.subscribe(Channel.table(1), heard.append)
             jobs = [rt.step(good(i)) for i in range(5)] + [rt.step(breaks_the_commit)]
             out = await asyncio.gather(*jobs, return_exceptions=True)
             later = await rt.step(good(99))  # the writer goes on

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from paigow.service.accounts.auth_tokens import Passwords, Principal, TokenSigner
 from paigow.service.config import env_setting
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
-from paigow.service.store.bus import Batch, EventBus, Notice, appended_batches
+from paigow.service.store.bus import ALL, Batch, EventBus, Notice, appended_batches
 from paigow.service.store.db import Database, User
 from paigow.service.store.faults import StoragePause
 from paigow.service.store.unit import Tx
@@ -76,7 +76,7 @@ class Runtime:
         """The operators' second factor: ``off``, ``enrolled`` or ``required``."""
 
         self.sessions = SessionCache(config.session_cache_s, read=self.read_session)
-        self.bus.subscribe(0, self.sessions.on_notice)  # 0: every channel (revocations: -user)
+        self.bus.subscribe(ALL, self.sessions.on_notice)  # revocations: Channel.sessions
         self._signer: TokenSigner | None = None
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
@@ -267,11 +267,9 @@ class Runtime:
         """Keep the events another process's notice carries (see :class:`FreshEvents`), and
         bring this process's cached copy of the round up to them (:meth:`RoundCache.follow`),
         so that its next step at the table need not replay the round's log."""
-        e = notice.events
-        if e is not None:
-            self.fresh.put(
-                notice.table_id, e.round_id, e.number, e.start, list(e.events), e.at, e.owners
-            )
+        e, table_id = notice.events, notice.table_id
+        if e is not None and table_id is not None:
+            self.fresh.put(table_id, e.round_id, e.number, e.start, list(e.events), e.at, e.owners)
             self.rounds.follow(e.round_id, e.start, e.events)
 
     @contextmanager

@@ -4,7 +4,7 @@
 
 The check stays cheap: each process keeps what it read of a session for ``session_cache_s``
 (a dict look-up a request; one primary-key read a session per period otherwise). A revocation
-sends a notice on the bus (kind ``sessions`` on the user's channel ``-user id``, with the
+sends a notice on the bus (kind ``sessions`` on the user's channel ``Channel.sessions(user id)``, with the
 step's commit): every process then forgets what it cached of that user's sessions and re-reads
 those of its open WebSockets, closing the revoked ones (the ``watch`` callbacks); the process
 that revoked does so at once.
@@ -34,7 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from paigow.service.http_errors import Unauthorized
-from paigow.service.store.bus import notify
+from paigow.service.store.bus import Kind, notify_sessions
 from paigow.service.store.session_models import AuthSession
 from paigow.service.store.unit import Tx
 
@@ -43,8 +43,6 @@ TOUCH_S: Final = 60.0
 """A session's ``last_seen_at`` is written again once it is this old (or a quarter of
 ``session_idle_s``, if less): the idle expiry is kept to the minute, at one small write a
 minute an active session."""
-NOTICE: Final = "sessions"
-"""The bus notice's kind: "user N's sessions were revoked" (on channel ``-N``)."""
 
 
 def new_sid() -> str:
@@ -65,7 +63,7 @@ def open_session(session: Session, user_id: int, ttl_s: int, at: float) -> str:
 
 def revoke(tx: Tx, sid: str, user_id: int, at: float) -> bool:
     """Revoke one session (and tell every process); whether it was live."""
-    notify(tx, -user_id, NOTICE)
+    notify_sessions(tx, user_id)
     done = tx.session.execute(
         sa.update(AuthSession)
         .where(AuthSession.id == sid, AuthSession.revoked_at.is_(None))
@@ -76,7 +74,7 @@ def revoke(tx: Tx, sid: str, user_id: int, at: float) -> bool:
 
 def revoke_user(tx: Tx, user_id: int, at: float) -> list[str]:
     """Revoke every live session of ``user_id`` (and tell every process); their ids."""
-    notify(tx, -user_id, NOTICE)
+    notify_sessions(tx, user_id)
     rows = tx.session.execute(
         sa.update(AuthSession)
         .where(
@@ -124,7 +122,7 @@ def touch(session: Session, sid: str, at: float) -> None:
 
 def revoke_others(tx: Tx, user_id: int, keep: str, at: float) -> list[str]:
     """Revoke every live session of ``user_id`` but ``keep`` (a password changed); their ids."""
-    notify(tx, -user_id, NOTICE)
+    notify_sessions(tx, user_id)
     rows = tx.session.execute(
         sa.update(AuthSession)
         .where(
@@ -196,9 +194,9 @@ class SessionCache:
     def on_notice(self, notice: Any) -> None:
         """A bus notice (subscribed to every channel): on ``sessions`` for user N, forget N's
         cached sessions and re-read those N's open WebSockets hold."""
-        if notice.kind != NOTICE:
+        if notice.kind is not Kind.SESSIONS:
             return
-        user_id = -int(notice.table_id)
+        user_id = notice.channel.id
         with self._lock:
             for sid in [s for s, v in self._states.items() if v[1].user_id == user_id]:
                 self._states.pop(sid, None)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from paigow.service.books.audit import record
 from paigow.service.floor.hold import TableLike, band_for, flag_change, result_of, table_ident
-from paigow.service.store.bus import notify
+from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorSideTotal, FloorTable
 from paigow.service.store.statements import Sql
@@ -196,7 +196,7 @@ def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> N
             f"table:{table.id}",
             figures,
         )
-        notify(tx, table.id, "table")
+        notify(tx, table.id, Kind.TABLE)
 
 
 def record_void(tx: Tx, table: TableLike, returned: int) -> None:

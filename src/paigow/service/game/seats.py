@@ -23,7 +23,7 @@ from paigow.service.config import ServiceConfig
 from paigow.service.game import table_rows
 from paigow.service.http_errors import Conflict
 from paigow.service.statuses import TableMode, TableStatus
-from paigow.service.store.bus import notify
+from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -159,5 +159,5 @@ def free(tx: Tx, table_id: int, found: list[tuple[int, int, str]], config: Servi
         )
         freed += 1
     if freed:
-        notify(tx, table_id, "table")
+        notify(tx, table_id, Kind.TABLE)
     return freed

@@ -38,13 +38,13 @@ from paigow.service.books import ledger
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import BankAccounts, Movement
 from paigow.service.http_errors import NotFound, Unprocessable
+from paigow.service.store import bus
 from paigow.service.store.bonus_models import (
     MEMBER,
     ProgressiveBank,
     ProgressiveTable,
     meter_totals,
 )
-from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -355,11 +355,6 @@ def read_meter(tx: Tx, bank: str) -> tuple[int, int]:
     return int(got[1]), int(got[2])
 
 
-METER_NOTICE: Final = "meter:"
-"""The kind of a meter's notice to each table of its bank: ``meter:<bank>`` (the notice's
-``balance`` is the meter in cents, its ``version`` the meter's)."""
-
-
 def _tables_of(tx: Tx, bank: str) -> list[int]:
     """The bank's tables (read once per step)."""
     known: dict[str, list[int]] = tx.info.setdefault("bank_tables", {})
@@ -371,9 +366,7 @@ def _tables_of(tx: Tx, bank: str) -> list[int]:
 def notify_meter(tx: Tx, bank: str, meter: int | None, version: int | None) -> None:
     """Announce, when ``tx`` commits, the bank's meter to every table of the bank (``meter``
     and ``version`` None: the meter moved, its watchers read it)."""
-    box = outbox(tx)
-    for table_id in _tables_of(tx, bank):
-        box.notices.append(Notice(table_id, METER_NOTICE + bank, 0, meter, version))
+    bus.notify_meter(tx, _tables_of(tx, bank), bank, meter, version)
 
 
 def meters_of_table(tx: Tx, table_id: int) -> dict[str, int]:

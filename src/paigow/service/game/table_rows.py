@@ -25,7 +25,7 @@ from paigow.service.game import side_offers
 from paigow.service.game.variants import posted_variant
 from paigow.service.http_errors import Conflict, NotFound, Unprocessable
 from paigow.service.statuses import ENDED, OPEN_STATUSES, TableMode, TableStatus
-from paigow.service.store.bus import notify
+from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -129,7 +129,7 @@ def create_table(
             "setting_time_ms": setting_time_ms,
         },
     )
-    notify(tx, table.id, "table")
+    notify(tx, table.id, Kind.TABLE)
     return table
 
 
@@ -199,7 +199,7 @@ def seat_player(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, 
                 f"spot {spot} still has a wager in play this round; sit after it", code="spot-busy"
             )
     session.add(Seat(table_id=table_id, spot=spot, user_id=user.id, sat_at=now()))
-    notify(tx, table_id, "table")
+    notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "spot": spot}
 
 
@@ -214,7 +214,7 @@ def unseat_player(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     if seat is None:
         raise Conflict("you are not seated at this table", code="not-seated")
     session.delete(seat)
-    notify(tx, table_id, "table")
+    notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "spot": seat.spot, "left": True}
 
 
@@ -304,13 +304,13 @@ class PublicStates:
     loop's thread only (notices arrive there), so it needs no lock; a read that a notice
     overtook is not kept (each table's version is checked).
 
-    >>> from paigow.service.store.bus import Notice
+    >>> from paigow.service.store.bus import Channel, Notice
     >>> cache = PublicStates()
     >>> v = cache.version(3)
     >>> cache.keep(3, v, {"id": 3, "round": None}, at=100.0)
     >>> cache.get(3, at=100.5)
     {'id': 3, 'round': None}
-    >>> cache.on_notice(Notice(3, "round"))
+    >>> cache.on_notice(Notice(Channel.table(3), Kind.ROUND))
     >>> cache.get(3, at=100.5) is None
     True
     """
@@ -322,7 +322,9 @@ class PublicStates:
         self._list_version = 0
 
     def on_notice(self, notice: Any) -> None:
-        if notice.kind == "resync" or notice.table_id == 0:
+        if notice.kind is not Kind.RESYNC and notice.table_id is None:
+            return  # a user's channel: no table changed
+        if notice.kind is Kind.RESYNC or notice.table_id in (None, 0):
             self._states.clear()
             self._versions.clear()
             self._lists.clear()
@@ -330,7 +332,7 @@ class PublicStates:
             return
         self._versions[notice.table_id] = self._versions.get(notice.table_id, 0) + 1
         self._states.pop(notice.table_id, None)
-        if notice.kind == "table":
+        if notice.kind is Kind.TABLE:
             self._lists.clear()
             self._list_version += 1
 

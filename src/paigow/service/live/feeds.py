@@ -23,12 +23,12 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from paigow.service.game.side_offers import METER_NOTICE, read_meter
+from paigow.service.game.side_offers import read_meter
 from paigow.service.game.table_rows import read_state
 from paigow.service.game.visibility import private_spots, view_event
 from paigow.service.live.retries import read_again
 from paigow.service.runtime import Runtime
-from paigow.service.store.bus import WALLET, Notice
+from paigow.service.store.bus import ALL, Channel, Kind, Notice
 from paigow.service.store.db import RoundEvent, RoundRow, RoundWager
 from paigow.service.store.unit import Tx
 
@@ -139,15 +139,15 @@ class TableFeed:
         if self._started:
             return
         self._started = True
-        self.hub.rt.bus.subscribe(self.table_id, self.on_notice)
-        self.hub.rt.bus.subscribe(0, self._on_any)
+        self.hub.rt.bus.subscribe(Channel.table(self.table_id), self.on_notice)
+        self.hub.rt.bus.subscribe(ALL, self._on_any)
         latest = await asyncio.to_thread(self._latest)
         if latest is not None:
             self.round_id, self.number, self.log, self.owners = latest
 
     def stop(self) -> None:
-        self.hub.rt.bus.unsubscribe(self.table_id, self.on_notice)
-        self.hub.rt.bus.unsubscribe(0, self._on_any)
+        self.hub.rt.bus.unsubscribe(Channel.table(self.table_id), self.on_notice)
+        self.hub.rt.bus.unsubscribe(ALL, self._on_any)
         if self._task is not None:
             self._task.cancel()
         if self._meter_task is not None:
@@ -196,12 +196,12 @@ class TableFeed:
 
     # ----------------------------------------------------------------------------- notices
     def _on_any(self, notice: Notice) -> None:
-        if notice.kind == "resync":
+        if notice.kind is Kind.RESYNC:
             self.on_notice(notice)
 
     def on_notice(self, notice: Notice) -> None:
-        if notice.kind.startswith(METER_NOTICE):
-            bank = notice.kind.removeprefix(METER_NOTICE)
+        if notice.kind is Kind.METER and notice.bank is not None:
+            bank = notice.bank
             if notice.balance is not None and notice.version is not None:
                 self._offer_meter(bank, notice.balance, notice.version)
             else:  # the meter moved by a delta: read it (once for a burst of notices)
@@ -209,11 +209,11 @@ class TableFeed:
                 if self._meter_task is None or self._meter_task.done():
                     self._meter_task = asyncio.create_task(self._read_meters())
             return
-        if notice.kind in ("round", "due", "resync"):
+        if notice.kind in (Kind.ROUND, Kind.DUE, Kind.RESYNC):
             self._round_dirty = True
             if notice.origin != self.hub.rt.bus.origin and notice.events is None:
                 self._foreign = True  # another process wrote what this one has not heard
-        if notice.kind in ("table", "resync"):
+        if notice.kind in (Kind.TABLE, Kind.RESYNC):
             self._table_dirty = True
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._refresh(), name=f"feed-{self.table_id}")
@@ -388,7 +388,7 @@ def watch_wallet(
 ) -> Callable[[], None]:
     """Put a :class:`WalletItem` in ``queue`` each time ``user_id``'s wallet changes (a wager, a
     settlement, a void's refund, an operator's credit or debit: every ledger movement of that
-    wallet notifies channel ``-user_id``); returns the function that stops watching. A notice
+    wallet notifies its channel, ``Channel.wallet(user_id)``); returns the function that stops watching. A notice
     carries the committed balance and the wallet's version: a balance goes to the queue only
     if its version is above the last one's, so the last item always holds the latest
     committed balance whatever order the notices arrive in (a notice without a balance, from
@@ -420,7 +420,7 @@ def watch_wallet(
             offer(balance, version)
 
     def on_notice(notice: Notice) -> None:
-        if notice.kind != WALLET:
+        if notice.kind is not Kind.WALLET:
             return
         if notice.balance is not None and notice.version is not None:
             offer(notice.balance, notice.version)
@@ -429,10 +429,10 @@ def watch_wallet(
         if state.task is None or state.task.done():
             state.task = loop.create_task(run(), name=f"wallet-{user_id}")
 
-    rt.bus.subscribe(-user_id, on_notice)
+    rt.bus.subscribe(Channel.wallet(user_id), on_notice)
 
     def stop() -> None:
-        rt.bus.unsubscribe(-user_id, on_notice)
+        rt.bus.unsubscribe(Channel.wallet(user_id), on_notice)
         if state.task is not None:
             state.task.cancel()
 

@@ -48,6 +48,7 @@ from paigow.service.ops.headers import SecurityHeaders
 from paigow.service.ops.logs import RequestIds
 from paigow.service.runtime import Runtime, settle_memory
 from paigow.service.store import faults
+from paigow.service.store.bus import ALL
 
 __all__ = [
     "BodyLimit",
@@ -240,7 +241,7 @@ def create_app(
         await rt.bus.start()
         rt.writer.start(asyncio.get_running_loop())
         presence.start()
-        rt.bus.subscribe(0, states.on_notice)  # 0: every table's notices
+        rt.bus.subscribe(ALL, states.on_notice)
         supervisor = None
         if config.run_dealers:
             from paigow.service.process.dealer import DealerSupervisor

@@ -36,7 +36,7 @@ from paigow.service.process.lock import DealerLocks, dealer_locks
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import ENDED, OPEN_STATUSES, DealerStep, TableMode, TableStatus
 from paigow.service.store import faults
-from paigow.service.store.bus import ALL, Notice
+from paigow.service.store.bus import ALL, Channel, Kind, Notice
 from paigow.service.store.db import GameTable, RoundRow
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
@@ -117,18 +117,17 @@ class Dealer:
         return self._casino
 
     def _on_notice(self, notice: Notice) -> None:
-        # "round": events appended, nothing for the dealer to do; "due": a step may be due
-        # (a round opened, every seated player wagered, every hand set); "table": seats or status;
-        # "meter:<bank>": a progressive's meter moved (for the feeds)
-        if notice.kind != "round" and not notice.kind.startswith("meter:"):
+        # ROUND: events appended, nothing for the dealer to do; DUE: a step may be due (the
+        # rule: rounds.wake); TABLE: seats or status; METER: a meter moved (for the feeds)
+        if notice.kind not in (Kind.ROUND, Kind.METER):
             self.wake.set()
 
     def _on_any(self, notice: Notice) -> None:
-        if notice.kind == "resync":
+        if notice.kind is Kind.RESYNC:
             self.wake.set()
 
     async def run(self) -> None:
-        self.rt.bus.subscribe(self.table_id, self._on_notice)
+        self.rt.bus.subscribe(Channel.table(self.table_id), self._on_notice)
         self.rt.bus.subscribe(ALL, self._on_any)
         try:
             try:
@@ -150,7 +149,7 @@ class Dealer:
                 if done:
                     return
         finally:
-            self.rt.bus.unsubscribe(self.table_id, self._on_notice)
+            self.rt.bus.unsubscribe(Channel.table(self.table_id), self._on_notice)
             self.rt.bus.unsubscribe(ALL, self._on_any)
 
     async def _resume_note(self) -> None:
@@ -352,8 +351,10 @@ class DealerSupervisor:
         self._task: asyncio.Task[None] | None = None
 
     def _on_notice(self, notice: Notice) -> None:
-        task = self.dealers.get(notice.table_id)
-        if notice.kind in ("table", "resync") and (task is None or task.done()):
+        if notice.kind not in (Kind.TABLE, Kind.RESYNC):
+            return
+        task = None if notice.table_id is None else self.dealers.get(notice.table_id)
+        if task is None or task.done():
             self.wake.set()  # a new table, or one reopened after its dealer ended
 
     async def start(self) -> None:

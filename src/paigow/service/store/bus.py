@@ -1,11 +1,11 @@
 """Table notices from whichever process changed a table to everyone who watches it.
 
-A notice says "table N changed" (``kind``: ``round`` for a round's log, ``table`` for seats
-or status); watchers read what changed from the database, which stays the only source of truth,
-unless the notice brings it: a round's notice carries the events its step appended
-(:class:`RoundEvents`, when they fit in the payload), and a wallet's notice (channel minus the
-user's id) the committed balance and the wallet's version, which the database returned with
-the change.
+A notice goes on a named :class:`Channel` (a table's, a user's wallet's, a user's sessions') and
+says what changed there (its :class:`Kind`); watchers read what changed from the database, which
+stays the only source of truth, unless the notice brings it: a round's notice carries the events
+its step appended (:class:`RoundEvents`, when they fit in the payload), a wallet's notice the
+committed balance and the wallet's version, which the database returned with the change, and a
+meter's notice (on each table of its bank) the meter and its version.
 Within a process notices fan out to callbacks on the event loop. With PostgreSQL every notice is
 sent with ``pg_notify`` inside the transaction that made the change (so it is delivered exactly
 when that transaction commits, and never if it rolls back) and every process, this one included,
@@ -15,10 +15,11 @@ A step announces what it changed with :func:`notify` and :func:`notify_wallet` (
 it appended, with :func:`appended`): they go in the step's outbox (:class:`Outbox`, kept in its
 ``Tx.info``), which :meth:`EventBus.seal` turns into the step's notices when it is done.
 
->>> Notice.decode(Notice(3, "round", origin=77).encode())
-Notice(table_id=3, kind='round', origin=77, balance=None, version=None)
->>> decode_notices(encode_notices([Notice(3, "due"), Notice(-7, "wallet", 0, 500, 2)]))
-[Notice(table_id=3, kind='due', origin=0, balance=None, version=None), Notice(table_id=-7, kind='wallet', origin=0, balance=500, version=2)]
+>>> Notice.decode(Notice(Channel.table(3), Kind.ROUND, origin=77).encode())
+Notice(channel=Channel(scope=<Scope.TABLE: 't'>, id=3), kind=<Kind.ROUND: 'round'>, origin=77, balance=None, version=None, bank=None)
+>>> wallet = Notice(Channel.wallet(7), Kind.WALLET, 0, 500, 2)
+>>> decode_notices(encode_notices([wallet])) == [wallet]
+True
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -43,8 +45,61 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paigow.service.bus")
 
-ALL = 0
-"""Subscribe to table 0 to hear every table's notices."""
+
+class Scope(StrEnum):
+    """What a :class:`Channel` is about."""
+
+    TABLE = "t"
+    """A table (its id): its seats, status, round, and the meters of its banks."""
+    WALLET = "w"
+    """A user's wallet (the user's id)."""
+    SESSIONS = "s"
+    """A user's sessions (the user's id)."""
+    ALL = "*"
+    """Every channel (subscribe only: :data:`ALL`)."""
+
+
+@dataclass(frozen=True, order=True)
+class Channel:
+    """Where a notice goes, by name: ``Channel.table(3)``, ``Channel.wallet(7)``."""
+
+    scope: Scope
+    id: int
+
+    @classmethod
+    def table(cls, table_id: int) -> Channel:
+        return cls(Scope.TABLE, table_id)
+
+    @classmethod
+    def wallet(cls, user_id: int) -> Channel:
+        return cls(Scope.WALLET, user_id)
+
+    @classmethod
+    def sessions(cls, user_id: int) -> Channel:
+        return cls(Scope.SESSIONS, user_id)
+
+
+ALL: Final = Channel(Scope.ALL, 0)
+"""Subscribe to it to hear every channel's notices."""
+
+
+class Kind(StrEnum):
+    """What a notice says changed."""
+
+    ROUND = "round"
+    """Events appended to a table's round: nothing for its dealer to do."""
+    DUE = "due"
+    """A dealer step may be due (see ``rounds.wake.notice_kind``)."""
+    TABLE = "table"
+    """A table's seats or status."""
+    METER = "meter"
+    """A progressive's meter moved (``bank``; ``balance`` and ``version``: the meter's)."""
+    RESYNC = "resync"
+    """Notices may have been lost (on :data:`ALL`): re-read everything."""
+    WALLET = "wallet"
+    """A user's wallet (``balance`` and ``version``: the wallet's)."""
+    SESSIONS = "sessions"
+    """A user's sessions were revoked."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +139,10 @@ class RoundEvents:
 
 @dataclass(frozen=True)
 class Notice:
-    table_id: int
-    kind: str  # round (events appended) | due (a dealer step may be due) | table | resync
+    """What changed on a channel (the changes of one step, each announced once)."""
+
+    channel: Channel
+    kind: Kind
     origin: int = 0
     """The event bus (one per process) whose process committed the change; 0: unknown."""
     balance: int | None = None
@@ -93,14 +150,25 @@ class Notice:
     by one with every change, so that a watcher keeps the latest whatever the order notices
     arrive in); None in other notices and where a reader must read it."""
     version: int | None = None
+    bank: str | None = None
+    """A meter notice's bank."""
     events: RoundEvents | None = field(default=None, compare=False, repr=False)
     """The events the step appended to the table's round, when the notice carries them."""
+
+    @property
+    def table_id(self) -> int | None:
+        """The table of a table's notice (None: another channel's)."""
+        return self.channel.id if self.channel.scope is Scope.TABLE else None
 
     def encode(self) -> str:
         return orjson.dumps(self._data(), option=orjson.OPT_NON_STR_KEYS).decode()
 
     def _data(self, events: bool = True) -> dict[str, Any]:
-        data: dict[str, Any] = {"t": self.table_id, "k": self.kind, "o": self.origin}
+        data: dict[str, Any] = {"t": self.channel.id, "k": self.kind.value, "o": self.origin}
+        if self.channel.scope is not Scope.TABLE:
+            data["c"] = self.channel.scope.value
+        if self.bank is not None:
+            data["m"] = self.bank
         if self.balance is not None and self.version is not None:
             data["b"], data["v"] = self.balance, self.version
         if events and self.events is not None:
@@ -114,13 +182,14 @@ class Notice:
     @classmethod
     def _of(cls, data: dict[str, Any]) -> Notice:
         balance, version = data.get("b"), data.get("v")
-        events = data.get("e")
+        events, bank = data.get("e"), data.get("m")
         return cls(
-            int(data["t"]),
-            str(data["k"]),
+            Channel(Scope(data.get("c", Scope.TABLE.value)), int(data["t"])),
+            Kind(data["k"]),
             int(data.get("o", 0)),
             None if balance is None or version is None else int(balance),
             None if balance is None or version is None else int(version),
+            None if bank is None else str(bank),
             None if events is None else RoundEvents._of(events),
         )
 
@@ -144,17 +213,15 @@ def decode_notices(text: str, *, besides: int | None = None) -> list[Notice]:
     leave out those of that origin (a process's own, delivered to it at their commit) before
     their events are read.
 
-    >>> own, other = Notice(3, "round", origin=5), Notice(4, "round", origin=6)
-    >>> decode_notices(encode_notices([own, other]), besides=5)
-    [Notice(table_id=4, kind='round', origin=6, balance=None, version=None)]
+    >>> own = Notice(Channel.table(3), Kind.ROUND, origin=5)
+    >>> other = Notice(Channel.table(4), Kind.ROUND, origin=6)
+    >>> decode_notices(encode_notices([own, other]), besides=5) == [other]
+    True
     """
     data = orjson.loads(text)
     items = data if isinstance(data, list) else [data]
     return [Notice._of(d) for d in items if besides is None or d.get("o", 0) != besides]
 
-
-WALLET: Final = "wallet"
-"""The kind of notice that says "user N's wallet changed" (sent on channel ``-N``)."""
 
 Batch = tuple[int, str, int, int, list[dict[str, Any]], dict[int, int]]
 """Events a step appended to a round's log: (table id, round id, round number, first sequence
@@ -184,8 +251,8 @@ def outbox(tx: Tx) -> Outbox:
     >>> notify(step, 3)
     >>> notify_wallet(step, 7, 500, 2)
     >>> notify_wallet(step, 7, 450, 3)
-    >>> outbox(step).notices, outbox(step).wallets
-    ([Notice(table_id=3, kind='round', origin=0, balance=None, version=None)], {7: (3, 450)})
+    >>> [(n.table_id, n.kind.value) for n in outbox(step).notices], outbox(step).wallets
+    ([(3, 'round')], {7: (3, 450)})
     """
     box: Outbox | None = tx.info.get(_OUTBOX)
     if box is None:
@@ -193,15 +260,28 @@ def outbox(tx: Tx) -> Outbox:
     return box
 
 
-def notify(tx: Tx, table_id: int, kind: str = "round") -> None:
+def notify(tx: Tx, table_id: int, kind: Kind = Kind.ROUND) -> None:
     """Announce, when ``tx`` commits, that table ``table_id`` changed."""
-    outbox(tx).notices.append(Notice(table_id, kind))
+    outbox(tx).notices.append(Notice(Channel.table(table_id), kind))
+
+
+def notify_sessions(tx: Tx, user_id: int) -> None:
+    """Announce, when ``tx`` commits, that sessions of ``user_id`` were revoked."""
+    outbox(tx).notices.append(Notice(Channel.sessions(user_id), Kind.SESSIONS))
+
+
+def notify_meter(tx: Tx, table_ids: list[int], bank: str, meter: int | None, v: int | None) -> None:
+    """Announce, when ``tx`` commits, the bank's meter (cents, at its version ``v``; both None:
+    the meter moved, its watchers read it) to each of ``table_ids`` (the bank's tables)."""
+    box = outbox(tx)
+    for table_id in table_ids:
+        box.notices.append(Notice(Channel.table(table_id), Kind.METER, 0, meter, v, bank))
 
 
 def notify_wallet(tx: Tx, user_id: int, balance: int, version: int) -> None:
     """Announce, when ``tx`` commits, ``user_id``'s wallet balance after a change, at the
-    wallet's ``version`` (watchers subscribe to ``-user_id`` on the bus, apart from every
-    table's number). The transaction's last change of a wallet is the one announced."""
+    wallet's ``version`` (on :meth:`Channel.wallet`). The transaction's last change of a
+    wallet is the one announced."""
     outbox(tx).wallets[user_id] = (version, balance)
 
 
@@ -241,7 +321,7 @@ class EventBus:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._subs: dict[int, set[Callback]] = defaultdict(set)
+        self._subs: dict[Channel, set[Callback]] = defaultdict(set)
         self._task: asyncio.Task[None] | None = None
         self.on_events: Callback | None = None
         """Called first with every notice from another process that carries events (the
@@ -268,19 +348,21 @@ class EventBus:
             self._task = None
 
     # ----------------------------------------------------------------------------- subscribing
-    def subscribe(self, table_id: int, callback: Callback) -> None:
-        self._subs[table_id].add(callback)
+    def subscribe(self, channel: Channel, callback: Callback) -> None:
+        self._subs[channel].add(callback)
 
-    def unsubscribe(self, table_id: int, callback: Callback) -> None:
-        subs = self._subs.get(table_id)
+    def unsubscribe(self, channel: Channel, callback: Callback) -> None:
+        subs = self._subs.get(channel)
         if subs is not None:
             subs.discard(callback)
             if not subs:
-                self._subs.pop(table_id, None)
+                self._subs.pop(channel, None)
 
     def _dispatch(self, notice: Notice) -> None:
         self.delivered += 1
-        targets = list(self._subs.get(notice.table_id, ())) + list(self._subs.get(ALL, ()))
+        targets = list(self._subs.get(ALL, ()))
+        if notice.channel != ALL:
+            targets = list(self._subs.get(notice.channel, ())) + targets
         for cb in targets:
             try:
                 cb(notice)
@@ -300,9 +382,10 @@ class EventBus:
         batches = {t: RoundEvents(r, n, s0, tuple(e), w, at) for t, r, n, s0, e, w in box.batches}
         notices = []
         for n in dict.fromkeys(box.notices):
-            notices.append(replace(n, origin=origin, events=batches.pop(n.table_id, None)))
+            events = None if n.table_id is None else batches.pop(n.table_id, None)
+            notices.append(replace(n, origin=origin, events=events))
         notices += [
-            Notice(-user_id, WALLET, origin, balance, version)
+            Notice(Channel.wallet(user_id), Kind.WALLET, origin, balance, version)
             for user_id, (version, balance) in box.wallets.items()
         ]
         if notices and tx.is_postgres:
@@ -327,7 +410,7 @@ class EventBus:
             self._dispatch(n)
 
     def resync_all(self) -> None:
-        self._dispatch(Notice(ALL, "resync"))
+        self._dispatch(Notice(ALL, Kind.RESYNC))
 
     # ----------------------------------------------------------------------------- LISTEN
     async def _listen(self) -> None:

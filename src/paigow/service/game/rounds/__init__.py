@@ -16,7 +16,7 @@ or the time limit has passed, the late hands set by the house way (``dealer``), 
 The package: :mod:`.head` (the table and its round as a step locks, reads and writes them),
 :mod:`.log` (the round's log), :mod:`.players` (player commands), :mod:`.dragon` (the dragon
 hand: its offer, the players' answers, its money), :mod:`.steps` (the dealer's steps) and
-:mod:`.recall` (game recall); callers use the names re-exported here
+:mod:`.recall` (game recall), :mod:`.wake` (the dealer's wake rule: which notice a step sends); callers use the names re-exported here
 (``rounds.settle``), so a wrapper set on this package is the one the dealer calls.
 """
 

@@ -35,6 +35,7 @@ from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
+from paigow.service.game.rounds.wake import Step, wake
 from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import DragonStatus, TableMode, WagerStatus
 from paigow.service.store.bus import notify
@@ -228,7 +229,7 @@ def time_out(tx: Tx, table_id: int, round_id: str) -> bool:
     new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
     tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
     append(tx, row, rnd, new)
-    notify(tx, table_id, "due")
+    notify(tx, table_id, wake(Step.DRAGON, rnd))
     return True
 
 
@@ -293,7 +294,7 @@ def answer(
         out["balance"] = ledger.balance(tx, pays)
         out["play_money"] = practice
     append(tx, row, rnd, new)
-    notify(tx, table_id, "due")
+    notify(tx, table_id, wake(Step.DRAGON, rnd))
     out["turn"] = rnd.dragon_turn
     return out
 

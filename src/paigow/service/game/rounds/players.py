@@ -21,6 +21,7 @@ from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.rounds.side_steps import check_side, place_side
+from paigow.service.game.rounds.wake import Step, wake
 from paigow.service.game.table_rows import ENDED, table_house_way, table_ruleset
 from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import TableMode, TableStatus, WagerStatus
@@ -159,9 +160,8 @@ def place_wager(
     )
     opened = row.event_count == 1  # only round-started before this wager
     append(tx, row, rnd, new, {spot: user.id})
-    # wake the dealer when a round opens (its betting deadline starts) or betting may close:
-    # the player was among the seated players without a wager counted above
-    notify(tx, table_id, "due" if opened or int(idle) <= 1 else "round")
+    # idle: the seated players without a wager, this player among them
+    notify(tx, table_id, wake(Step.WAGER, rnd, opened=opened, last=int(idle) <= 1))
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -206,7 +206,7 @@ def place_side_wagers(
     account = play_money.account_for(tx, user.username, practice)
     play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
     append(tx, row, rnd, new)
-    notify(tx, table_id, "round")
+    notify(tx, table_id, wake(Step.SIDE_WAGERS, rnd))
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -296,7 +296,7 @@ def _hand_set(
     tx: Tx, table_id: int, row: RoundHead, rnd: Round, spot: int, new: Sequence[Event]
 ) -> dict[str, Any]:
     append(tx, row, rnd, new)
-    notify(tx, table_id, "round" if rnd.spots_to_set() else "due")  # due: all have set
+    notify(tx, table_id, wake(Step.SET, rnd))
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
     return {
         "table_id": table_id,
@@ -335,7 +335,7 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     if not new:
         return out
     append(tx, row, rnd, new)
-    notify(tx, table_id, "round" if rnd.spots_to_set() or rnd.dragon_pending else "due")
+    notify(tx, table_id, wake(Step.LEAVE, rnd))
     return out
 
 

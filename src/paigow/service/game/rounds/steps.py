@@ -34,10 +34,11 @@ from paigow.service.game.rounds.log import (
     load_round,
 )
 from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
+from paigow.service.game.rounds.wake import Step, wake
 from paigow.service.game.table_rows import ENDED, lock_table
 from paigow.service.ops import telemetry
 from paigow.service.statuses import DealerStep, TableMode, TableStatus, WagerStatus
-from paigow.service.store.bus import notify
+from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
@@ -209,7 +210,7 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
     tx.after.append(telemetry.dealt(head.table.mode, head.table.rules))  # once committed
-    notify(tx, table_id)
+    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -229,12 +230,12 @@ def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
     if rnd.ruleset.face_up:  # the dealer set face up at the deal: settlement is next
         if new:
             append(tx, row, rnd, new)
-            notify(tx, table_id)
+            notify(tx, table_id, wake(Step.DEALER, rnd))
         return True
     new += rnd.set_dealer()
     append(tx, row, rnd, new)
     row.set(tx, deadline=None)
-    notify(tx, table_id)
+    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -346,7 +347,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         }
     _end(tx, head, row, result_doc)
     tx.after.append(telemetry.ended(head.table.mode, rules, "settled"))  # once committed
-    notify(tx, table_id)
+    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -439,7 +440,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
     tx.after.append(telemetry.ended(head.table.mode, head.table.rules, "voided"))  # committed
-    notify(tx, table_id)
+    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -454,7 +455,7 @@ def finish_close(tx: Tx, table_id: int) -> bool:
     table.status = TableStatus.CLOSED
     tx.session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
     record(tx.session, SYSTEM, "table-closed", f"table:{table_id}", {})
-    notify(tx, table_id, "table")
+    notify(tx, table_id, Kind.TABLE)
     return True
 
 
@@ -466,7 +467,7 @@ def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
         return {"table_id": table_id, "status": TableStatus.CLOSED}
     table.status = TableStatus.CLOSING
     record(tx.session, operator, "table-close", f"table:{table_id}", {})
-    notify(tx, table_id, "table")
+    notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "status": TableStatus.CLOSING}
 
 
@@ -479,5 +480,5 @@ def reopen_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
     was = table.status
     table.status = TableStatus.OPEN
     record(tx.session, operator, "table-reopen", f"table:{table_id}", {"was": was})
-    notify(tx, table_id, "table")
+    notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "status": TableStatus.OPEN}
