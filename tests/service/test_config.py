@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from paigow.service.books.gaming_day import GamingDay
-from paigow.service.config import ServiceConfig, env_name, env_setting, settings_doc
+from paigow.service.config import ServiceConfig, env_name, settings_doc
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,30 +118,46 @@ def test_the_environments_text_is_converted_as_before(
         except ValueError:
             with pytest.raises(ValueError):
                 ServiceConfig.from_env("sqlite:///x.db")
-            with pytest.raises(ValueError):
-                env_setting(name)
         else:
             got = getattr(ServiceConfig.from_env("sqlite:///x.db"), name)
             assert got == want or (got != got and want != want), (name, raw)  # nan
             assert type(got) is type(want), (name, raw)
-            now = env_setting(name)
-            assert now == want or (now != now and want != want), (name, raw)
         bare_env.delenv(env_name(name))
 
 
-def test_env_setting_follows_the_environment(bare_env: pytest.MonkeyPatch) -> None:
-    assert env_setting("gaming_day_start") == "06:00"
-    assert GamingDay.from_env() == GamingDay()
+def test_the_gaming_day_comes_from_the_config(bare_env: pytest.MonkeyPatch) -> None:
+    assert GamingDay.of(ServiceConfig.from_env("")) == GamingDay()
     bare_env.setenv("PAIGOW_GAMING_DAY_START", "04:30")
     bare_env.setenv("PAIGOW_GAMING_DAY_TZ", " ")
-    assert env_setting("gaming_day_start") == "04:30"
-    assert dataclasses.astuple(GamingDay.from_env())[1] == "UTC"
-    assert GamingDay.from_env().describe() == "from 04:30 to 04:30 the next day, UTC"
+    day = GamingDay.of(ServiceConfig.from_env(""))
+    assert dataclasses.astuple(day)[1] == "UTC"
+    assert day.describe() == "from 04:30 to 04:30 the next day, UTC"
+    assert GamingDay.of(ServiceConfig("")) == GamingDay()  # given nothing: the defaults
     bare_env.setenv("PAIGOW_GAMING_DAY_START", "noon")
     with pytest.raises(ValueError, match="PAIGOW_GAMING_DAY_START must be HH:MM"):
-        GamingDay.from_env()
-    bare_env.delenv("PAIGOW_GAMING_DAY_START")
-    assert env_setting("gaming_day_start") == "06:00"
+        GamingDay.of(ServiceConfig.from_env(""))
+
+
+SETTINGS_READ = re.compile(r"(os\.environ\.get|os\.getenv|os\.environ\[)\(?\s*[\"']PAIGOW_(\w+)")
+
+
+def test_no_setting_is_read_outside_the_config() -> None:
+    """Every setting comes through ServiceConfig: no module of the service but config.py
+    reads one from the environment (``env_setting`` is gone; ``from_env`` is the one way)."""
+    names = {n.upper() for n in ServiceConfig.model_fields}
+    found = []
+    for path in sorted((ROOT / "src" / "paigow").rglob("*.py")):
+        if path.name == "config.py" and path.parent.name == "service":
+            continue
+        text = path.read_text()
+        if "env_setting" in text:
+            found.append(f"{path.relative_to(ROOT)}: env_setting")
+        found += [
+            f"{path.relative_to(ROOT)}: PAIGOW_{m[1]}"
+            for m in SETTINGS_READ.findall(text)
+            if m[1] in names
+        ]
+    assert found == []
 
 
 def test_with_keeps_the_rest_and_validates() -> None:

@@ -299,7 +299,7 @@ def test_the_offer_goes_in_order_from_the_start_and_a_wager_settles_to_the_cent(
 def gaming_day_report(svc: Any) -> Any:
     from paigow.service.books.gaming_day import GamingDay
 
-    today = GamingDay.from_env().day_of(time.time()).isoformat()
+    today = GamingDay().day_of(time.time()).isoformat()
     return svc.op.ok(svc.op.get(f"/api/admin/floor/report?from={today}&to={today}"))
 
 

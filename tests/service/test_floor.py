@@ -99,7 +99,7 @@ class Floor:
             s = tx.session
             t = table_rows.get_table(s, tid)
             edges.store_counts(
-                s, table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts()
+                s, table_ident(t), t.house_way, t.ruleset["wheel"], standard_counts(), min_hands=100
             )
 
     def seat(self, tid: int, n: int, credit: int = 1_000_000) -> list[Principal]:
@@ -331,7 +331,7 @@ def test_a_report_that_does_not_reconcile_fails_loudly(fl_sqlite: Floor) -> None
         rid = fl.play(a, {p: 1000 for p in ps}, seed=i)
     from paigow.service.books.gaming_day import GamingDay
 
-    day = GamingDay.from_env().day_of(time.time())  # before 06:00 it is yesterday's gaming day
+    day = GamingDay().day_of(time.time())  # before 06:00 it is yesterday's gaming day
     args = [
         "--database",
         fl.svc.db_url,
@@ -535,7 +535,9 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(sqlite_url: str
         (tid,) = [t["id"] for t in listed if t["name"].startswith("bots ")]
         with rt.write() as tx:
             t = table_rows.get_table(tx.session, tid)
-            edges.store_counts(tx.session, table_ident(t), t.house_way, "second", standard_counts())
+            edges.store_counts(
+                tx.session, table_ident(t), t.house_way, "second", standard_counts(), min_hands=100
+            )
         again = svc.op.ok(svc.op.get("/api/admin/floor?include_closed=true"))
         row = next(t for t in again["tables"] if t["id"] == tid)
         want = ledger_figures(rt, tid)
@@ -549,9 +551,7 @@ def test_bots_at_a_live_table_stay_inside_the_band_and_reconcile(sqlite_url: str
         rt.db.dispose()
 
 
-def test_the_report_splits_rounds_by_gaming_day(
-    fl_sqlite: Floor, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_report_splits_rounds_by_gaming_day(fl_sqlite: Floor) -> None:
     from paigow.service.books.gaming_day import GamingDay
 
     fl = fl_sqlite
@@ -565,8 +565,11 @@ def test_the_report_splits_rounds_by_gaming_day(
     for i in range(3):
         fl.play(a, {p: 1500 for p in ps}, seed=10 + i)
     # a gaming day that starts at the cut: the first two rounds fall on the day before
-    monkeypatch.setenv("PAIGOW_GAMING_DAY_START", cut.time().isoformat())
-    day = GamingDay.from_env().day_of(cut.timestamp() + 0.5)
+    served = (
+        fl.svc.server.app.state.rt
+    )  # the server's settings, as PAIGOW_GAMING_DAY_START gives them
+    served.use_settings(gaming_day_start=cut.time().isoformat())
+    day = GamingDay.of(served.config).day_of(cut.timestamp() + 0.5)
     q = f"/api/admin/floor/report?from={day - dt.timedelta(days=1)}&to={day}"
     report = fl.svc.op.ok(fl.svc.op.get(q))
     lines = {x["gaming_day"]: x for x in report["tables"] if x["table_id"] == a}

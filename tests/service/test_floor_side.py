@@ -100,7 +100,7 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
     assert want["jackpot"]["returned"] > 10_000  # the hit paid the meter
     # the floor, per wager type
     with db.read() as s:
-        view = floor_view(s)
+        view = floor_view(s, day=GamingDay(), flag_min_hands=100)
     row = next(t for t in view["tables"] if t["id"] == table)
     got = {x["name"]: x for x in row["side_wagers"]}
     assert set(got) == {"fortune", "jackpot"}
@@ -164,9 +164,9 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
     db.migrate()
     assert running() == live
     # the report by gaming day, split by wager type, reconciled
-    today = GamingDay.from_env().day_of(time.time())
+    today = GamingDay().day_of(time.time())
     with db.read() as s:
-        report = floor_report(s, today, today)
+        report = floor_report(s, today, today, GamingDay())
     lines = {x["wager"]: x for x in report["side_wagers"] if x["table_id"] == table}
     for name, f in want.items():
         line = lines[name]
@@ -190,7 +190,7 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
             .values(returned=RoundSideWager.returned + 1)
         )
     with db.read() as s, pytest.raises(ReportMismatch, match="side wager fortune: returned"):
-        floor_report(s, today, today)
+        floor_report(s, today, today, GamingDay())
 
 
 def test_the_theoretical_hold_of_a_side_wager_is_its_exact_return(

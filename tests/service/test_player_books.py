@@ -135,7 +135,7 @@ def play_round(staged: Staged, tid: int, p: Principal, c: Any, amount: int, seed
 def today() -> str:
     from paigow.service.books.gaming_day import GamingDay
 
-    return GamingDay.from_env().day_of(__import__("time").time()).isoformat()
+    return GamingDay().day_of(__import__("time").time()).isoformat()
 
 
 def test_the_statement_lists_every_movement_with_its_running_balance(staged: Staged) -> None:

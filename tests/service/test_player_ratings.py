@@ -53,7 +53,9 @@ class Staged:
         counts = {"deals": DEALS, "win": WIN, "push": PUSH, "loss": DEALS - WIN - PUSH}
         with self.rt.write() as tx:
             t = table_rows.get_table(tx.session, tid)
-            edges.store_counts(tx.session, table_ident(t), t.house_way, "second", counts)
+            edges.store_counts(
+                tx.session, table_ident(t), t.house_way, "second", counts, min_hands=100
+            )
         return tid
 
     def player(self, tid: int, spot: int) -> tuple[Principal, Any]:
@@ -105,7 +107,7 @@ def refused(r: Any, status: int, code: str | None = None) -> None:
 def today() -> str:
     from paigow.service.books.gaming_day import GamingDay
 
-    return GamingDay.from_env().day_of(time.time()).isoformat()
+    return GamingDay().day_of(time.time()).isoformat()
 
 
 def rated_lines(op: Any, want_rated: int, timeout: float = 120.0) -> dict[str, Any]:

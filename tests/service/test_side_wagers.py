@@ -87,8 +87,8 @@ def check_books(db: Database) -> None:
     with db.read() as s:
         report = ledger.check(s)
         assert report.balanced, report.problems
-        today = GamingDay.from_env().day_of(time.time())
-        floor = floor_report(s, today, today)  # raises ReportMismatch when it does not
+        today = GamingDay().day_of(time.time())
+        floor = floor_report(s, today, today, GamingDay())  # raises ReportMismatch when it does not
         assert floor["reconciled"]
     v = audit.verify(db)
     assert v["ok"], v

@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from paigow.service.config import ServiceConfig
 from paigow.service.store.statements import Sql, dumps
 from paigow.service.store.unit import Tx
 from tests.helpers.service import driver_statements, pg_schema, run_on_own_loop
@@ -160,7 +161,7 @@ def _pg_steps(db_url: str, *steps: Any) -> list[Any]:
     from paigow.service.store.db import Database
 
     async def main() -> list[Any]:
-        db = Database(db_url)
+        db = Database.of(ServiceConfig.from_env(db_url))
         engine = db.async_engine()
         db.dispose()
         out: list[Any] = []
@@ -189,7 +190,8 @@ def _prepared() -> bool:
     other ways)."""
     from paigow.service.store.db import step_wire
 
-    return step_wire() == ("psycopg", "prepared")
+    config = ServiceConfig.from_env("")
+    return step_wire(config.pg_driver, config.pg_wire) == ("psycopg", "prepared")
 
 
 _PREPARED = "SELECT name, statement FROM pg_prepared_statements WHERE starts_with(name, 'paigow_')"
@@ -270,7 +272,7 @@ def test_a_new_connection_takes_no_statement_for_prepared() -> None:
         return row, pid, sorted(ours), len(names.names)
 
     async def main(db_url: str) -> list[Any]:
-        db = Database(db_url)
+        db = Database.of(ServiceConfig.from_env(db_url))
         engine = db.async_engine()
         db.dispose()
         out: list[Any] = []
@@ -387,7 +389,7 @@ def test_a_steps_transaction_begins_with_its_first_message() -> None:
             async def read(db_url: str) -> Any:
                 from paigow.service.store.db import Database
 
-                db = Database(db_url)
+                db = Database.of(ServiceConfig.from_env(db_url))
                 steps = db.async_engine()
                 db.dispose()
                 try:
@@ -531,7 +533,7 @@ def test_every_statement_on_the_driver_can_be_prepared() -> None:
     ):  # the round's UPDATE for each set of columns a step may change
         statements[f"round update {names}"] = head.round_update(names)
     with pg_schema() as db_url:
-        db = Database(db_url)
+        db = Database.of(ServiceConfig.from_env(db_url))
         try:
             db.migrate()
             failed = {}

@@ -89,7 +89,10 @@ def test_the_floor_page(
         return Settlement(Outcome.LOSS, HandResult.LOSS, HandResult.LOSS, s.wager, 0, 0, s.foul)
 
     monkeypatch.setattr(paigow.round, "settle", rigged)
-    monkeypatch.setenv("PAIGOW_FLOOR_FLAG_MIN_HANDS", "8")
+    rt = site.server.config.app.state.rt  # the server's settings, as PAIGOW_* would give them
+    eight = rt.config.with_(floor_flag_min_hands=8)
+    monkeypatch.setattr(rt, "config", eight)
+    monkeypatch.setattr(rt.writer, "config", eight)
     for _ in range(9):
         play_round(site, player, table)
     expect(row).to_have_attribute("data-flagged", "1", timeout=WAIT)

@@ -47,7 +47,7 @@ def seed_edge(site: Any, table: int) -> None:
     try:
         with db.write() as s:
             t = table_rows.get_table(s, table)
-            edges.store_counts(s, table_ident(t), t.house_way, "second", counts)
+            edges.store_counts(s, table_ident(t), t.house_way, "second", counts, min_hands=100)
     finally:
         db.dispose()
 

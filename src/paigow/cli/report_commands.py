@@ -322,16 +322,19 @@ def floor_command(
     """The floor report by gaming day (PAIGOW_GAMING_DAY_START, default 06:00, in
     PAIGOW_GAMING_DAY_TZ, default UTC), per table and in total, reconciled to the ledger to the
     cent; exit status 1 if it does not reconcile."""
+    from paigow.service.books.gaming_day import GamingDay
+    from paigow.service.config import ServiceConfig
     from paigow.service.floor.day_report import ReportMismatch, floor_report, render
     from paigow.service.store.db import Database
 
     try:
-        db = Database(database)
+        config = ServiceConfig.from_env(database)
+        db = Database.of(config)
         try:
             with db.read() as s:
                 if db.is_postgres:
                     s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-                report = floor_report(s, first.date(), last.date())
+                report = floor_report(s, first.date(), last.date(), GamingDay.of(config))
         finally:
             db.dispose()
     except ReportMismatch as exc:

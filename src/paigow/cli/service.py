@@ -160,10 +160,11 @@ def audit_verify(database: DatabaseOpt, as_json: JsonOpt = False) -> None:
     """Check the ledger and replay every round's log through the rules engine; exit status 0
     only when everything holds."""
     from paigow.service.books.audit import verify
+    from paigow.service.config import ServiceConfig
     from paigow.service.store.db import Database
 
     try:
-        db = Database(database)
+        db = Database.of(ServiceConfig.from_env(database))
         report = verify(db)
         db.dispose()
     except ValueError as exc:
@@ -195,10 +196,11 @@ def audit_verify(database: DatabaseOpt, as_json: JsonOpt = False) -> None:
 def audit_export(database: DatabaseOpt) -> None:
     """Print the audit log (operator actions and faults) as JSON lines."""
     from paigow.service.books.audit import export
+    from paigow.service.config import ServiceConfig
     from paigow.service.store.db import Database
 
     try:
-        db = Database(database)
+        db = Database.of(ServiceConfig.from_env(database))
         for line in export(db):
             sys.stdout.write(line)
         db.dispose()

@@ -5,7 +5,9 @@ the environment, every setting as ``PAIGOW_<NAME>`` (upper case), e.g. ``PAIGOW_
   whatever the environment says;
 - ``ServiceConfig.from_env(url, **overrides)``: the defaults, then the ``PAIGOW_*`` environment
   variables, then the overrides (a None override is no override);
-- :func:`env_setting`: one setting as the environment gives it now, for code with no config at hand.
+
+Nothing else reads a setting from the environment: code that needs one is given the config (the
+steps find it on their ``Tx``: ``tx.config``); tests/service/test_config.py checks the source.
 
 Text from the environment is converted as the service always read it: a flag is on for ``1``,
 ``true``, ``yes`` or ``on`` (any case) and off for any other text; numbers as Python's ``int()``
@@ -24,8 +26,6 @@ False
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
 from typing import Any, Final
 
 from pydantic import Field
@@ -147,8 +147,7 @@ class ServiceConfig(BaseSettings):
     case; empty: ``psycopg``). ``asyncpg`` needs the ``asyncpg`` extra; its statements run the
     ``plain`` way (see ``pg_wire``), each prepared by SQLAlchemy's asyncpg dialect and kept in
     its cache of prepared statements. LISTEN/NOTIFY, the dealer locks, migrations and the cold
-    paths stay on psycopg. Read from the environment whenever a database is opened (a value
-    given in code is not used)."""
+    paths stay on psycopg."""
     pg_wire: str = "prepared"
     """PostgreSQL with psycopg: how the steps' statements reach the server. ``prepared`` (the
     default): each step's statements as prepared statements of the connection (``PREPARE`` once,
@@ -156,8 +155,7 @@ class ServiceConfig(BaseSettings):
     commit, in one message of the simple query protocol, the transaction's ``BEGIN`` at the head
     of its first message (the connections are in psycopg's autocommit mode). ``plain``: one
     statement at a time on psycopg's own protocol (its defaults: values bound by the server, its
-    own prepared statements after five runs). Any case; empty: ``prepared``. Read from the environment whenever a
-    database is opened (a value given in code is not used)."""
+    own prepared statements after five runs). Any case; empty: ``prepared``."""
     freeze_gc: bool = False
     """Once started, move everything the process holds into the garbage collector's permanent
     generation and collect the young generation less often (``paigow serve`` sets it): full
@@ -173,21 +171,18 @@ class ServiceConfig(BaseSettings):
     """Argon2id lanes per password hash."""
     sqlite_synchronous: str = "FULL"
     """SQLite's ``synchronous``: ``FULL``, ``EXTRA`` or ``NORMAL`` (any case; empty: ``FULL``),
-    for every database the process opens. Read from the environment whenever a database is
-    opened (a value given in code is not used)."""
+    for every database the process opens."""
     gaming_day_start: str = "06:00"
     """When a gaming day begins (``HH:MM``, local time of ``gaming_day_tz``); it ends at the same
-    time the next day. Read from the environment at each use, reports and daily loss limits (a
-    value given in code is not used)."""
+    time the next day (the floor's reports, the players' statements and daily loss limits)."""
     gaming_day_tz: str = "UTC"
-    """The time zone of the gaming day (an IANA name; empty: ``UTC``). Read from the environment
-    at each use (a value given in code is not used)."""
+    """The time zone of the gaming day (an IANA name; empty: ``UTC``)."""
     limit_cooling_s: float = 86_400.0
     """How long a raised (or removed) daily loss limit waits before it is in force (seconds);
     a lower one is in force at once."""
     floor_flag_min_hands: int = 100
     """Hands a table must have played before the floor can flag its hold as outside the 99.9%
-    band. Read from the environment at each use (a value given in code is not used)."""
+    band."""
     worker_log_level: str = "warning"
     """The log level of each worker process of ``paigow serve --workers N`` (its supervisor
     sets it from ``--log-level``)."""
@@ -253,25 +248,6 @@ def _from_text(name: str, raw: str) -> Any:
     return raw or None  # an optional text
 
 
-def env_setting(name: str) -> Any:
-    """The setting ``name`` as the environment gives it now (``PAIGOW_<NAME>``, else its
-    default), for code with no config at hand. Each text is converted once (cached), so the
-    environment may change between calls (tests do).
-
-    >>> env_setting("limit_cooling_s")
-    86400.0
-    """
-    return _env_value(name, os.environ.get(env_name(name)))
-
-
-@lru_cache(maxsize=256)
-def _env_value(name: str, raw: str | None) -> Any:
-    if raw is None:
-        return ServiceConfig.model_fields[name].default
-    one = ServiceConfig.model_validate({"database_url": "", name: _from_text(name, raw)})
-    return getattr(one, name)
-
-
 # ----------------------------------------------------------------------------- docs/settings.md
 def settings_doc() -> str:
     """docs/settings.md: every setting, generated from :class:`ServiceConfig`."""
@@ -281,8 +257,7 @@ def settings_doc() -> str:
         "Generated from `paigow.service.config.ServiceConfig` by `python scripts/make_settings_doc.py`",
         "(a test keeps the two equal). `paigow serve` and every other command read each setting from",
         "its environment variable; code that builds the service itself (`create_app(url, name=value)`)",
-        "may give any of them, which wins over the environment, except those read from the",
-        "environment at each use (said below). Flags are on for `1`, `true`, `yes` or `on` (any",
+        "may give any of them, which wins over the environment. Flags are on for `1`, `true`, `yes` or `on` (any",
         "case) and off for any other text; numbers are read as Python's `int()` and `float()` read",
         "them; an empty optional text is none.",
         "",

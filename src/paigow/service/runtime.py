@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import sqlalchemy as sa
 
 from paigow.service.accounts.auth_tokens import Passwords, Principal, TokenSigner
-from paigow.service.config import env_setting
+from paigow.service.books.gaming_day import GamingDay
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import ALL, Batch, EventBus, Notice, appended_batches
 from paigow.service.store.db import Database, User
@@ -40,11 +40,7 @@ class Runtime:
 
     def __init__(self, config: ServiceConfig, db: Database | None = None) -> None:
         self.config = config
-        self.db = db or Database(
-            config.database_url,
-            pool_size=config.pg_connections,
-            step_pool_size=config.pg_step_connections,
-        )
+        self.db = db or Database.of(config)
         self.bus = EventBus(self.db)
         self.bus.on_events = self.keep_notice_events
         self.passwords = Passwords(
@@ -95,6 +91,7 @@ class Runtime:
                 caches=self.caches,
                 seal=self.seal,
                 clear_kept=self.rounds.clear,
+                config=config,
             )
             if self.db.is_sqlite
             else PostgresWriter(
@@ -103,6 +100,7 @@ class Runtime:
                 caches=self.caches,
                 seal=self.seal,
                 clear_kept=self.rounds.clear,
+                config=config,
             )
         )
 
@@ -119,12 +117,23 @@ class Runtime:
                 )
             return self._signer
 
+    @property
+    def gaming_day(self) -> GamingDay:
+        """The gaming day of this process's settings."""
+        return GamingDay.of(self.config)
+
+    def use_settings(self, **changes: Any) -> None:
+        """Change settings of this running process (tests): its requests' and its steps'
+        from now on (those that open databases or pools: no change)."""
+        self.config = self.config.with_(**changes)
+        self.writer.config = self.config
+
     def _load_secret(self) -> str:
-        """``PAIGOW_SECRET`` (or the ``secret`` setting), else the secret file (see
+        """The ``secret`` setting (``PAIGOW_SECRET``), else the secret file (see
         :mod:`paigow.service.accounts.secret`); never the database."""
         from paigow.service.accounts.secret import load_or_create, secret_path
 
-        secret = self.config.secret or env_setting("secret")
+        secret = self.config.secret
         if secret:
             return secret
         return load_or_create(secret_path(self.db, self.config.data_dir))
@@ -279,7 +288,9 @@ class Runtime:
         tx: Tx | None = None
         try:
             with self.db.write() as s:
-                tx = Tx(s.connection(), s, caches=self.caches, trace=self.db.trace)
+                tx = Tx(
+                    s.connection(), s, caches=self.caches, trace=self.db.trace, config=self.config
+                )
                 yield tx
                 tx.finish()
                 notices = self.seal(tx)
@@ -299,7 +310,7 @@ class Runtime:
     def read(self) -> Iterator[Tx]:
         """A read-only transaction (a consistent snapshot on SQLite's WAL) as a :class:`Tx`."""
         with self.db.read() as s:
-            yield Tx(s.connection(), s, trace=self.db.trace)
+            yield Tx(s.connection(), s, trace=self.db.trace, config=self.config)
 
 
 def settle_memory() -> None:

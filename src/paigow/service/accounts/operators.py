@@ -35,7 +35,7 @@ def create_operator(
     if problem is not None:
         raise Unprocessable(problem, code="weak-password")
     cfg = config or ServiceConfig.from_env(database_url)
-    db = Database(database_url)
+    db = Database.of(cfg)
     try:
         db.migrate()
         hashed = Passwords(
@@ -64,7 +64,7 @@ def reset_second_factor(database_url: str, username: str) -> bool:
     from paigow.service.accounts.sessions import revoke_user
     from paigow.service.store.unit import Tx
 
-    db = Database(database_url)
+    db = Database.of(ServiceConfig.from_env(database_url))
     try:
         db.migrate()
         with db.write() as s:

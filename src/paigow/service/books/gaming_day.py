@@ -1,7 +1,8 @@
 """The gaming day: the accounting day of the floor's reports and the players' daily loss limits.
 
-A gaming day runs from ``PAIGOW_GAMING_DAY_START`` (default ``06:00``) on its date to the same time
-the next day, in the time zone ``PAIGOW_GAMING_DAY_TZ`` (an IANA name, default ``UTC``). A moment
+A gaming day runs from the ``gaming_day_start`` setting (``PAIGOW_GAMING_DAY_START``, default
+``06:00``) on its date to the same time the next day, in the time zone ``gaming_day_tz`` (an IANA
+name, default ``UTC``): :meth:`GamingDay.of` a config. A moment
 belongs to the gaming day that contains it: with the defaults, 2026-11-30 05:59 UTC is still
 gaming day 2026-11-29.
 
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from paigow.service.config import env_setting
+if TYPE_CHECKING:
+    from paigow.service.config import ServiceConfig
 
 
 @dataclass(frozen=True)
@@ -28,15 +31,19 @@ class GamingDay:
     tz: str = "UTC"
 
     @classmethod
-    def from_env(cls) -> GamingDay:
-        """The gaming day the environment gives now (``gaming_day_start``, ``gaming_day_tz`` of
-        :class:`paigow.service.config.ServiceConfig`)."""
-        text = str(env_setting("gaming_day_start")).strip()
+    def of(cls, config: ServiceConfig) -> GamingDay:
+        """The gaming day of ``config`` (its ``gaming_day_start`` and ``gaming_day_tz``).
+
+        >>> from paigow.service.config import ServiceConfig
+        >>> GamingDay.of(ServiceConfig("", gaming_day_start="04:30", gaming_day_tz=" ")).describe()
+        'from 04:30 to 04:30 the next day, UTC'
+        """
+        text = config.gaming_day_start.strip()
         try:
             start = dt.time.fromisoformat(text)
         except ValueError:
             raise ValueError(f"PAIGOW_GAMING_DAY_START must be HH:MM, got {text!r}") from None
-        tz = str(env_setting("gaming_day_tz")).strip() or "UTC"
+        tz = config.gaming_day_tz.strip() or "UTC"
         ZoneInfo(tz)  # an unknown zone fails here, loudly
         return cls(start, tz)
 

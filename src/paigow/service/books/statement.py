@@ -200,7 +200,8 @@ def statement(
     last: dt.date | None,
     page: int = 1,
     size: int = 50,
-    day: GamingDay | None = None,
+    *,
+    day: GamingDay,
 ) -> dict[str, Any]:
     """Page ``page`` (``size`` movements, at most :data:`MAX_PAGE`) of ``account``'s statement
     for gaming days ``first`` .. ``last``: the range's opening and closing balances, the page's
@@ -211,7 +212,6 @@ def statement(
         raise Unprocessable(f"a page holds 1 to {MAX_PAGE} movements", code="bad-page-size")
     if page < 1:
         raise Unprocessable("pages are numbered from 1", code="bad-page")
-    day = day or GamingDay.from_env()
     start, end = day.bounds(first)[0], day.bounds(last)[1]
     count, total = _range_figures(session, account, start, end)
     opening = _opening(session, account, start)
@@ -251,13 +251,13 @@ def statement_csv(
     account: str,
     first: dt.date | None,
     last: dt.date | None,
-    day: GamingDay | None = None,
+    *,
+    day: GamingDay,
 ) -> str:
     """The whole range as CSV, one line a movement (amounts and balances in dollars), in the
     order they happened; refused (``too-many-rows``) past :data:`MAX_CSV_ROWS`."""
     check_range(first, last)
     assert first is not None and last is not None
-    day = day or GamingDay.from_env()
     start, end = day.bounds(first)[0], day.bounds(last)[1]
     count, _ = _range_figures(session, account, start, end)
     if count > MAX_CSV_ROWS:

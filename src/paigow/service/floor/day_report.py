@@ -81,15 +81,13 @@ def _table_of(account: str) -> tuple[str, int] | None:
     return kind, int(rest)
 
 
-def floor_report(
-    session: Session, first: dt.date, last: dt.date, day: GamingDay | None = None
-) -> dict[str, Any]:
+def floor_report(session: Session, first: dt.date, last: dt.date, day: GamingDay) -> dict[str, Any]:
     """The report for gaming days ``first`` .. ``last`` (inclusive)."""
     if last < first:
         raise ValueError(f"--to {last} is before --from {first}")
     if (last - first).days > 366:
         raise ValueError("a report covers at most 367 gaming days")
-    gd = day or GamingDay.from_env()
+    gd = day
     start, _ = gd.bounds(first)
     _, end = gd.bounds(last)
     names = dict(session.execute(sa.select(GameTable.id, GameTable.name)).all())

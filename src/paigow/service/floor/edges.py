@@ -231,9 +231,10 @@ class EdgeWorker:
                 out[at] = out.get(at, 0) + 1
         return out
 
-    def ensure(self, db: Database, missing: Mapping[str, EdgeKey]) -> list[str]:
+    def ensure(self, db: Database, missing: Mapping[str, EdgeKey], *, min_hands: int) -> list[str]:
         """Start computing every ruleset of ``missing`` (ident -> (house way, wheel, push
-        rule)) not computed yet nor running here (one that failed, again after
+        rule)) not computed yet nor running here (``min_hands``: the tables' flags are re-checked
+        once it is known, see :func:`store_counts`) (one that failed, again after
         :data:`RETRY_FAILED_S`). A ruleset whose exact counts are already saved on disk (by
         ``paigow edge`` or an earlier server: :func:`saved_house_way`) is stored at once, with
         no worker; returns those rulesets."""
@@ -253,7 +254,7 @@ class EdgeWorker:
                     if edge is not None and edge.status == "ready":
                         continue
                     if saved is not None:
-                        store_counts(s, ident, way, wheel, saved)
+                        store_counts(s, ident, way, wheel, saved, min_hands=min_hands)
                         stored.append(ident)
                         continue
                     if (
@@ -284,10 +285,10 @@ class EdgeWorker:
                     push,
                 )
                 self._running[ident] = fut
-            fut.add_done_callback(functools.partial(self._done, db, ident))
+            fut.add_done_callback(functools.partial(self._done, db, ident, min_hands))
         return stored
 
-    def _done(self, db: Database, ident: str, fut: Future[dict[str, Any]]) -> None:
+    def _done(self, db: Database, ident: str, min_hands: int, fut: Future[dict[str, Any]]) -> None:
         try:
             if self._closing:  # stopped by shutdown: still "computing", for the next server
                 return
@@ -305,7 +306,7 @@ class EdgeWorker:
                     edge.status, edge.error, edge.finished_at = "failed", error, now()
                     telemetry.background_done("edge", ok=False)
                     return
-                store_counts(s, ident, edge.house_way, edge.wheel, counts)
+                store_counts(s, ident, edge.house_way, edge.wheel, counts, min_hands=min_hands)
             telemetry.background_done("edge", ok=True)
         except Exception:
             log.exception("storing the exact edge %s", ident)
@@ -362,9 +363,11 @@ def store_counts(
     house_way: Mapping[str, Any],
     wheel: str,
     counts: Mapping[str, Any],
+    *,
+    min_hands: int,
 ) -> None:
     """Keep the exact counts of a ruleset (from :func:`compute_edge_counts`) and re-check the
-    flags of its tables."""
+    flags of its tables (``min_hands``: the ``floor_flag_min_hands`` setting)."""
     edge = session.get(FloorEdge, ident)
     if edge is None:
         edge = FloorEdge(ident=ident, house_way=dict(house_way), wheel=wheel, started_at=now())
@@ -374,10 +377,10 @@ def store_counts(
     edge.push, edge.loss = int(counts["push"]), int(counts["loss"])
     edge.optimal = counts.get("optimal")
     session.flush()
-    _recheck(session, ident)
+    _recheck(session, ident, min_hands)
 
 
-def _recheck(session: Session, ident: str) -> None:
+def _recheck(session: Session, ident: str, min_hands: int) -> None:
     """Flags of every open table of a ruleset whose exact edge has just become known."""
     for t, row in session.execute(
         sa.select(GameTable, FloorTable)
@@ -385,7 +388,7 @@ def _recheck(session: Session, ident: str) -> None:
         .where(GameTable.status != TableStatus.CLOSED)
     ).all():
         if table_ident(t) == ident:
-            check_flag(session, t, row)
+            check_flag(session, t, row, min_hands)
 
 
 _worker: EdgeWorker | None = None

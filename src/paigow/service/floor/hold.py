@@ -25,7 +25,7 @@ sqrt(n)`` for equal wagers): the **95% band** shown is ``mu +- 1.959964`` times 
 round share the dealer's hand, so they are positively correlated; by Cauchy-Schwarz their
 round's sum has a standard deviation at most ``sigma W_r`` (``W_r`` the round's total wager), so
 ``sigma sqrt(sum W_r^2) / sum w_i`` bounds the hold's spread whatever the correlation. A table is
-**flagged** when, after at least ``PAIGOW_FLOOR_FLAG_MIN_HANDS`` hands (default 100), its hold lies
+**flagged** when, after at least ``floor_flag_min_hands`` hands (default 100), its hold lies
 outside ``mu +- 3.290527`` times this bound (the 99.9% band, never narrower than the truth): a
 possible malfunction or cheating. Both bands use the normal approximation to the sum of many
 hands (rounds are independent: each has a fresh shuffle). Players who set their hands otherwise
@@ -52,17 +52,11 @@ from fractions import Fraction
 from typing import Any, Final, Protocol
 
 from paigow.commission import Commission
-from paigow.service.config import env_setting
 
 Z95: Final = Decimal("1.959963984540054")
 Z999: Final = Decimal("3.290526731491926")
 DEC: Final = Context(prec=40)
 PLACES: Final = Decimal("0.00000001")
-
-
-def flag_min_hands() -> int:
-    """Hands a table must have played before it can be flagged (``PAIGOW_FLOOR_FLAG_MIN_HANDS``)."""
-    return int(env_setting("floor_flag_min_hands"))
 
 
 def as_decimal(x: Fraction) -> Decimal:
@@ -211,16 +205,16 @@ def result_of(row: TotalsLike) -> int:
 
 
 def flag_change(
-    table: TableLike, row: TotalsLike, band: Band | None
+    table: TableLike, row: TotalsLike, band: Band | None, min_hands: int
 ) -> tuple[bool, dict[str, Any]] | None:
-    """Whether the table's flag must change (outside its 99.9% band after enough hands, or back
-    inside), with the figures to record; None: no change (or the theoretical hold is not known
-    yet)."""
+    """Whether the table's flag must change (outside its 99.9% band after ``min_hands`` hands,
+    the ``floor_flag_min_hands`` setting, or back inside), with the figures to record; None: no
+    change (or the theoretical hold is not known yet)."""
     if band is None or row.handle <= 0:
         return None
     lo, hi = band.interval(Z999, row.round_sq, row.handle)
     hold = Fraction(result_of(row), row.handle)
-    outside = row.hands >= flag_min_hands() and not lo <= as_decimal(hold) <= hi
+    outside = row.hands >= min_hands and not lo <= as_decimal(hold) <= hi
     if outside == row.flagged:
         return None
     figures = {

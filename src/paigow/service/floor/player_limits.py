@@ -4,7 +4,7 @@
   (:mod:`paigow.service.books.gaming_day`) — every wager of the day's rounds less what it returned, a
   wager still in play counted as lost — plus the new wager would exceed it. Lowering (or setting) a
   limit takes effect at once; raising or removing it only after the ``limit_cooling_s`` setting
-  (``PAIGOW_LIMIT_COOLING_S``, default 24 hours), the usual protection against a decision taken in
+  (default 24 hours), the usual protection against a decision taken in
   the heat of play.
 - **Self-exclusion** for a number of days: every wager is refused until it ends. It can be
   lengthened, never shortened; no one, operators included, can lift it before it ends.
@@ -68,10 +68,10 @@ def _real(table_id: Any) -> Any:
     return table_id.not_in(practice)
 
 
-def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None = None) -> int:
-    """The player's loss in the gaming day containing ``at`` (negative when ahead), wagers in play
-    counted as lost, side wagers (and their Envy) and dragon-hand wagers included."""
-    start, _ = (day or GamingDay.from_env()).bounds((day or GamingDay.from_env()).day_of(at))
+def loss_today(session: Session, user_id: int, at: float, day: GamingDay) -> int:
+    """The player's loss in the gaming ``day`` containing ``at`` (negative when ahead), wagers in
+    play counted as lost, side wagers (and their Envy) and dragon-hand wagers included."""
+    start, _ = day.bounds(day.day_of(at))
     lost = sa.case(
         (RoundWager.status == WagerStatus.IN_PLAY, RoundWager.amount),
         else_=RoundWager.amount - sa.func.coalesce(RoundWager.returned, 0),
@@ -118,8 +118,11 @@ def loss_today(session: Session, user_id: int, at: float, day: GamingDay | None 
     return int(value) + int(side) + int(dragon)
 
 
-def state(session: Session, user_id: int, at: float | None = None) -> dict[str, Any]:
-    """A player's limits as the player and the operator see them."""
+def state(
+    session: Session, user_id: int, at: float | None = None, *, day: GamingDay
+) -> dict[str, Any]:
+    """A player's limits as the player and the operator see them (``day``: the gaming day's
+    rule)."""
     t = now() if at is None else at
     row = _row(session, user_id)
     limit = _effective(row, t)
@@ -130,8 +133,7 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
             "from": row.pending_from,
         }
     excluded = row is not None and row.excluded_until is not None and row.excluded_until > t
-    lost = loss_today(session, user_id, t)
-    day = GamingDay.from_env()
+    lost = loss_today(session, user_id, t, day)
     return {
         "daily_loss_limit": limit,
         "pending": pending,
@@ -146,7 +148,7 @@ def state(session: Session, user_id: int, at: float | None = None) -> dict[str, 
 
 
 def set_loss_limit(
-    session: Session, user: Principal, amount: int | None, *, cooling_s: float
+    session: Session, user: Principal, amount: int | None, *, cooling_s: float, day: GamingDay
 ) -> dict[str, Any]:
     """Set the daily loss limit (None: no limit). Lower: at once; higher or none: after the
     cooling-off period, ``cooling_s`` seconds (the ``limit_cooling_s`` setting)."""
@@ -172,10 +174,10 @@ def set_loss_limit(
         f"user:{user.username}",
         {"daily_loss_limit": amount, "previous": current, "effective": when},
     )
-    return state(session, user.id, t)
+    return state(session, user.id, t, day=day)
 
 
-def self_exclude(session: Session, user: Principal, days: int) -> dict[str, Any]:
+def self_exclude(session: Session, user: Principal, days: int, *, day: GamingDay) -> dict[str, Any]:
     """Exclude oneself from play for ``days`` days from now (lengthens, never shortens)."""
     if not 1 <= days <= MAX_EXCLUSION_DAYS:
         raise Unprocessable(f"exclude yourself for 1 to {MAX_EXCLUSION_DAYS} days", code="bad-days")
@@ -199,7 +201,7 @@ def self_exclude(session: Session, user: Principal, days: int) -> dict[str, Any]
         f"user:{user.username}",
         {"days": days, "until": until},
     )
-    return state(session, user.id, t)
+    return state(session, user.id, t, day=day)
 
 
 def lift_exclusion(tx: Tx, operator: str, username: str) -> dict[str, Any]:
@@ -274,7 +276,7 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
     limit = _effective(row, t)
     if limit is None:
         return
-    lost = loss_today(session, user.id, t)
+    lost = loss_today(session, user.id, t, GamingDay.of(tx.config))
     if lost + amount > limit:
         left = max(0, limit - lost)
         _audit_later(

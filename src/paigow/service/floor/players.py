@@ -286,7 +286,7 @@ def _range(first: dt.date | None, last: dt.date | None, day: GamingDay) -> tuple
 
 
 def _lines(
-    s: Session, users: list[Any], start: float, end: float, theory: Theory
+    s: Session, users: list[Any], start: float, end: float, theory: Theory, day: GamingDay
 ) -> list[dict[str, Any]]:
     ids = [int(u.id) for u in users]
     figs = figures(s, start, end, ids, theory)
@@ -308,7 +308,7 @@ def _lines(
             figs.get(int(u.id)) or Figures(),
             int(balances.get(ledger.wallet(u.username), 0)),
             seen.get(int(u.id)),
-            player_limits.state(s, int(u.id)),
+            player_limits.state(s, int(u.id), day=day),
         )
         for u in users
     ]
@@ -324,17 +324,17 @@ def players(
     last: dt.date | None,
     page: int = 1,
     size: int = 50,
-    day: GamingDay | None = None,
+    *,
+    day: GamingDay,
 ) -> dict[str, Any]:
     """A page of every player (by username) with their figures over gaming days ``first`` ..
     ``last``; ``_missing_edges`` and ``_missing_bonus``: what the pool is to compute."""
-    day = day or GamingDay.from_env()
     start, end = _range(first, last, day)
     base = sa.select(User).where(User.role == Role.PLAYER.value)
     total = int(s.execute(sa.select(sa.func.count()).select_from(base.subquery())).scalar_one())
     users = list(s.scalars(base.order_by(User.username).offset((page - 1) * size).limit(size)))
     theory = Theory(s)
-    lines = _lines(s, users, start, end, theory)
+    lines = _lines(s, users, start, end, theory, day)
     in_range = waiting_hands(s, None, start, end)
     rated = dict(
         s.execute(
@@ -361,15 +361,16 @@ def players(
     }
 
 
-def player(s: Session, user_id: int, first: dt.date | None, last: dt.date | None) -> dict[str, Any]:
+def player(
+    s: Session, user_id: int, first: dt.date | None, last: dt.date | None, *, day: GamingDay
+) -> dict[str, Any]:
     """One player's line (404 ``no-player`` for an id that is no player's)."""
-    day = GamingDay.from_env()
     start, end = _range(first, last, day)
     user = s.get(User, user_id)
     if user is None or user.role != Role.PLAYER:
         raise NotFound(f"no player {user_id}", code="no-player")
     theory = Theory(s)
-    (line,) = _lines(s, [user], start, end, theory)
+    (line,) = _lines(s, [user], start, end, theory, day)
     assert first is not None and last is not None
     return {
         "from": first.isoformat(),
@@ -408,7 +409,7 @@ CSV_COLUMNS: Final = (
 )
 
 
-def players_csv(s: Session, first: dt.date | None, last: dt.date | None) -> str:
+def players_csv(s: Session, first: dt.date | None, last: dt.date | None, *, day: GamingDay) -> str:
     """Every player's line as CSV, amounts in dollars (theoretical wins rounded to the cent;
     empty while computing)."""
     out = io.StringIO()
@@ -416,7 +417,7 @@ def players_csv(s: Session, first: dt.date | None, last: dt.date | None) -> str:
     w.writerow(CSV_COLUMNS)
     page, pages = 1, 1
     while page <= pages:
-        data = players(s, first, last, page, MAX_PAGE)
+        data = players(s, first, last, page, MAX_PAGE, day=day)
         pages = data["pages"]
         for x in data["lines"]:
             cents = [x["wallet"], None, x["handle"]["main"], x["handle"]["dragon"]]

@@ -93,12 +93,12 @@ def review(
     user_id: int,
     first: dt.date | None,
     last: dt.date | None,
-    day: GamingDay | None = None,
+    *,
+    day: GamingDay,
 ) -> dict[str, Any]:
     """The player's hands in gaming days ``first`` .. ``last`` (bounded, at most 93 days)."""
     check_range(first, last)
     assert first is not None and last is not None
-    day = day or GamingDay.from_env()
     start, end = day.bounds(first)[0], day.bounds(last)[1]
     hands = [_hand(r, day) for r in _rows(session, user_id, start, end)]
     days: dict[str, list[dict[str, Any]]] = {}
@@ -150,9 +150,11 @@ def _setting(s: dict[str, Any]) -> str:
     return f"{' '.join(s['high'])} / {' '.join(s['low'])}"
 
 
-def review_csv(session: Session, user_id: int, first: dt.date | None, last: dt.date | None) -> str:
+def review_csv(
+    session: Session, user_id: int, first: dt.date | None, last: dt.date | None, *, day: GamingDay
+) -> str:
     """The review's hands as CSV, one line a hand, amounts in dollars (rounded to the cent)."""
-    data = review(session, user_id, first, last)
+    data = review(session, user_id, first, last, day=day)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
@@ -183,7 +185,9 @@ def review_csv(session: Session, user_id: int, first: dt.date | None, last: dt.d
     return out.getvalue()
 
 
-def round_review(session: Session, user_id: int, round_id: str) -> dict[str, Any]:
+def round_review(
+    session: Session, user_id: int, round_id: str, *, day: GamingDay
+) -> dict[str, Any]:
     """The prices of the player's hands in one round: ``status`` ``priced`` (the hands),
     ``pending`` (settled moments ago, or not yet settled) or ``not-offered`` (a casino table
     that does not offer it). 404 when the player had no hand in the round."""
@@ -205,7 +209,6 @@ def round_review(session: Session, user_id: int, round_id: str) -> dict[str, Any
     table = None if row is None else session.get(GameTable, row.table_id)
     if row is None or table is None:
         raise NotFound(f"you had no hand in round {round_id}", code="no-hand-here")
-    day = GamingDay.from_env()
     rows = session.scalars(
         sa.select(RoundPrice)
         .where(RoundPrice.round_id == round_id, RoundPrice.user_id == user_id)

@@ -176,9 +176,8 @@ def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> N
             "result": result_of(row),
         },
     )
-    change = flag_change(
-        table, row, band_for(_edge(tx, table_ident(table)), table.ruleset["commission"])
-    )
+    band = band_for(_edge(tx, table_ident(table)), table.ruleset["commission"])
+    change = flag_change(table, row, band, tx.config.floor_flag_min_hands)
     if change is not None:
         outside, figures = change
         tx.later(
@@ -208,13 +207,13 @@ def record_void(tx: Tx, table: TableLike, returned: int) -> None:
     _save(tx, table.id, row, new=found is None)
 
 
-def check_flag(session: Session, table: TableLike, row: FloorTable) -> bool | None:
-    """Set or clear the table's flag on its ORM row (audited either way). None when the
-    theoretical hold is not known yet."""
+def check_flag(session: Session, table: TableLike, row: FloorTable, min_hands: int) -> bool | None:
+    """Set or clear the table's flag on its ORM row (audited either way; ``min_hands``: the
+    ``floor_flag_min_hands`` setting). None when the theoretical hold is not known yet."""
     band = band_for(session.get(FloorEdge, table_ident(table)), table.ruleset["commission"])
     if band is None or row.handle <= 0:
         return None
-    change = flag_change(table, row, band)
+    change = flag_change(table, row, band, min_hands)
     if change is None:
         return bool(row.flagged)
     outside, figures = change

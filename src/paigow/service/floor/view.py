@@ -21,7 +21,6 @@ from paigow.service.floor.hold import (
     as_decimal,
     band_for,
     decimal_text,
-    flag_min_hands,
     hold_text,
     table_ident,
     table_push,
@@ -115,7 +114,9 @@ def _optimal(edge: FloorEdge | None, commission: str) -> dict[str, str] | None:
     return hold_text(Fraction(found))
 
 
-def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]:
+def floor_view(
+    session: Session, include_closed: bool = False, *, day: GamingDay, flag_min_hands: int
+) -> dict[str, Any]:
     """Every open (or closing) table's figures, and the totals: a handful of indexed reads.
     ``include_closed``: closed tables too."""
     q = (
@@ -178,11 +179,11 @@ def floor_view(session: Session, include_closed: bool = False) -> dict[str, Any]
     )
     return {
         "at": now(),
-        "gaming_day": GamingDay.from_env().describe(),
+        "gaming_day": day.describe(),
         "tables": out_tables,
         "totals": totals,
         "flagged": [x["id"] for x in out_tables if x["flagged"]],
-        "flag_min_hands": flag_min_hands(),
+        "flag_min_hands": flag_min_hands,
         "_missing_edges": missing,
         "_missing_bonus": missing_bonus,
     }

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from paigow.bonus.paytable import PayTable
 from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset, SideWagerOffer
+from paigow.service.config import ServiceConfig
 from paigow.service.statuses import Role, TableMode
 from paigow.service.store.db import Database, GameTable, User
 
@@ -45,7 +46,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
     from paigow.service.store.unit import Tx
 
     said: list[str] = []
-    db = Database(database_url)
+    db = Database.of(ServiceConfig.from_env(database_url))
     try:
         db.migrate()
         with db.read() as s:
@@ -60,7 +61,7 @@ def ensure_demo(database_url: str, password_file: Path) -> list[str]:
         os.chmod(password_file, 0o600)
         said.append(f"operator {OPERATOR!r} created; its password is in {password_file}")
     if not has_tables:
-        db = Database(database_url)
+        db = Database.of(ServiceConfig.from_env(database_url))
         try:
             with db.write() as s:
                 tx = Tx(s.connection(), s)

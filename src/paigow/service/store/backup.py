@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from paigow.service.config import ServiceConfig
 from paigow.service.http_errors import BadRequest, Conflict
 from paigow.service.store.backup_pg import (
     LAST_ROUND,
@@ -151,7 +152,7 @@ def backup(url: str, out: Path, progress: Progress | None = None) -> Manifest:
         raise Conflict(f"{out} exists: give a new file", code="backup-exists")
     if not out.parent.is_dir():
         raise BadRequest(f"no folder {out.parent} for {out.name}", code="no-folder")
-    db = Database(url)
+    db = Database.of(ServiceConfig.from_env(url))
     try:
         return _backup(db, out, progress)
     except (OSError, sqlite3.Error, BadRequest) as exc:
@@ -305,7 +306,7 @@ def restore(
     place of what it holds, swapped in whole once the copy is complete); then migrate it to this
     code's head (a backup made by an older release)."""
     manifest = read_manifest(source)
-    db = Database(url)
+    db = Database.of(ServiceConfig.from_env(url))
     try:
         if manifest.backend != db.backend:
             raise BadRequest(
@@ -323,7 +324,7 @@ def restore(
             )
     finally:
         db.dispose()
-    db = Database(url)
+    db = Database.of(ServiceConfig.from_env(url))
     try:
         db.migrate()
     finally:

@@ -35,7 +35,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import QueuePool
 
-from paigow.service.config import env_setting
+from paigow.service.config import ServiceConfig
 from paigow.service.store import pgwire
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ PG_WIRES: Final = ("prepared", "plain")
 
 def step_wire(driver: str | None = None, wire: str | None = None) -> tuple[str, str]:
     """The driver of the steps' asyncio engine on PostgreSQL and how their statements reach the
-    server (``pg_driver``, ``pg_wire``: given, else from the environment): ``prepared`` is
+    server (the ``pg_driver`` and ``pg_wire`` settings; empty: the defaults): ``prepared`` is
     psycopg's alone (:mod:`paigow.service.store.pgwire`), asyncpg's statements go ``plain``.
 
     >>> step_wire("psycopg", "prepared"), step_wire("ASYNCPG", "prepared"), step_wire("psycopg", "plain")
@@ -247,17 +247,30 @@ def step_wire(driver: str | None = None, wire: str | None = None) -> tuple[str, 
     ...
     ValueError: the steps' PostgreSQL driver must be psycopg or asyncpg, not 'pg8000'
     """
-    drv = (driver or env_setting("pg_driver") or "psycopg").strip().lower()
+    drv = (driver or "psycopg").strip().lower()
     if drv not in PG_DRIVERS:
         raise ValueError(f"the steps' PostgreSQL driver must be psycopg or asyncpg, not {drv!r}")
-    how = (wire or env_setting("pg_wire") or "prepared").strip().lower()
+    how = (wire or "prepared").strip().lower()
     if how not in PG_WIRES:
         raise ValueError(f"the steps' PostgreSQL wire must be prepared or plain, not {how!r}")
     return drv, ("plain" if drv == "asyncpg" else how)
 
 
 class Database:
-    """Engines and transactions for one database URL."""
+    """Engines and transactions for one database URL (the settings not given: their defaults;
+    :meth:`of` a config takes its own)."""
+
+    @classmethod
+    def of(cls, config: ServiceConfig) -> Database:
+        """The database of ``config``, opened with its settings."""
+        return cls(
+            config.database_url,
+            pool_size=config.pg_connections,
+            step_pool_size=config.pg_step_connections,
+            sqlite_synchronous=config.sqlite_synchronous,
+            pg_driver=config.pg_driver,
+            pg_wire=config.pg_wire,
+        )
 
     def __init__(
         self,
@@ -272,7 +285,7 @@ class Database:
         self.url: URL = make_url(normalize_url(url))
         self.pg_driver, self.pg_wire = step_wire(pg_driver, pg_wire)
         """The steps' driver and wire on PostgreSQL (:func:`step_wire`)."""
-        sync = (sqlite_synchronous or env_setting("sqlite_synchronous") or "FULL").upper()
+        sync = (sqlite_synchronous or "FULL").upper()
         if sync not in ("FULL", "EXTRA", "NORMAL"):
             raise ValueError(f"SQLite synchronous must be FULL, EXTRA or NORMAL, not {sync!r}")
         self.sqlite_synchronous = sync

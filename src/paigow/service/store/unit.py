@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import AdaptedConnection
 from sqlalchemy.orm import Session
 
+from paigow.service.config import ServiceConfig
 from paigow.service.store import pgwire
 from paigow.service.store.statements import Compiled, Row, Sql
+
+DEFAULT_CONFIG: Final = ServiceConfig("")
+"""The settings of a :class:`Tx` not given any (every default)."""
 
 
 class Tx:
@@ -37,7 +41,8 @@ class Tx:
 
     ``connection``: the SQLAlchemy connection whose transaction the step runs in; ``session``:
     an ORM session in that transaction when the step already has one (otherwise made on first
-    use). ``caches``: the process's caches the steps keep (rounds, fresh events), if any."""
+    use). ``caches``: the process's caches the steps keep (rounds, fresh events), if any;
+    ``config``: the process's settings, which the step reads (:data:`DEFAULT_CONFIG` if none)."""
 
     def __init__(
         self,
@@ -47,8 +52,10 @@ class Tx:
         caches: Mapping[str, Any] | None = None,
         trace: Callable[[str], None] | None = None,
         driver: Any = None,
+        config: ServiceConfig | None = None,
     ) -> None:
         self.connection = connection
+        self.config: ServiceConfig = DEFAULT_CONFIG if config is None else config
         self.dialect = connection.dialect
         self._asyncpg = self.dialect.driver == "asyncpg"
         """asyncpg's connection (``pg_driver``): its rows are records, its placeholders ``$n``."""

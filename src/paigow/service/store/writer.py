@@ -40,6 +40,7 @@ from paigow.service.store.unit import Tx
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
+    from paigow.service.config import ServiceConfig
     from paigow.service.store.db import Database
 
 T = TypeVar("T")
@@ -108,7 +109,8 @@ class SqliteWriter:
     it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
     wait for the interpreter's lock between their statements.
 
-    ``caches``: what each step's :class:`Tx` finds in its ``info``; ``seal``: a finished step's
+    ``caches``: what each step's :class:`Tx` finds in its ``info``; ``config``: the settings
+    each step's :class:`Tx` carries; ``seal``: a finished step's
     notices, delivered on ``bus`` once its group commits; ``clear_kept``: drops what the steps'
     work once kept (:attr:`Tx.kept`) left in the caches, when their group's commit fails."""
 
@@ -120,10 +122,12 @@ class SqliteWriter:
         caches: Mapping[str, Any],
         seal: Seal,
         clear_kept: Callable[[], None],
+        config: ServiceConfig | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
         self.caches = caches
+        self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
         self._queue: list[_Job] = []
@@ -166,7 +170,7 @@ class SqliteWriter:
             conn = self._reader = self.db.read_engine.connect()
         try:
             with conn.begin():
-                return fn(Tx(conn, trace=self.db.trace))
+                return fn(Tx(conn, trace=self.db.trace, config=self.config))
         except Exception:
             if conn.invalidated:
                 self._reader = None
@@ -275,7 +279,7 @@ class SqliteWriter:
                 self._wanted.set()  # the rest: the next group
             for job in group:
                 ran.append(job)
-                tx = Tx(conn, caches=self.caches, trace=self.db.trace)
+                tx = Tx(conn, caches=self.caches, trace=self.db.trace, config=self.config)
                 tx.text("SAVEPOINT step")
                 try:
                     job.result = job.fn(tx)
@@ -341,7 +345,7 @@ class PostgresWriter:
     requests and steps go on. (Steps on threads of their own would each wait for the
     interpreter's lock after every statement while the event loop holds it.)
 
-    ``caches``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
+    ``caches``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
     delivered on ``bus`` once it commits). A step's work to do once kept (:attr:`Tx.kept`: its
     round back in the cache) is done just before its commit is sent, so that the next step at
     its table, which that commit wakes, finds it; a commit that fails clears the caches."""
@@ -354,10 +358,12 @@ class PostgresWriter:
         caches: Mapping[str, Any],
         seal: Seal,
         clear_kept: Callable[[], None],
+        config: ServiceConfig | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
         self.caches = caches
+        self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
         self.steps = 0
@@ -393,7 +399,8 @@ class PostgresWriter:
             return await conn.run_sync(self._read, fn)
 
     def _read(self, conn: sa.Connection, fn: Callable[[Tx], T]) -> T:
-        return fn(Tx(conn, trace=self.db.trace, driver=self.db.wire_driver(conn)))
+        driver = self.db.wire_driver(conn)
+        return fn(Tx(conn, trace=self.db.trace, driver=driver, config=self.config))
 
     async def run(self, fn: Callable[[Tx], T]) -> T:
         engine = self._engine
@@ -437,7 +444,10 @@ class PostgresWriter:
         """The step in a transaction of its own (begun, run and committed in one call of the
         engine's, its statements awaited)."""
         with conn.begin() as transaction:
-            tx = Tx(conn, caches=self.caches, trace=self.db.trace, driver=self.db.wire_driver(conn))
+            driver = self.db.wire_driver(conn)
+            tx = Tx(
+                conn, caches=self.caches, trace=self.db.trace, driver=driver, config=self.config
+            )
             done.append(tx)
             try:
                 result = fn(tx)

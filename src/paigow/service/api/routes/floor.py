@@ -24,6 +24,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from paigow.service.api.deps import (
     FirstDay,
@@ -40,7 +41,6 @@ from paigow.service.api.deps import (
 )
 from paigow.service.books import ledger
 from paigow.service.books import statement as statements
-from paigow.service.books.gaming_day import GamingDay
 from paigow.service.floor import day_report as floor_report
 from paigow.service.floor import player_limits
 from paigow.service.floor import players as rated
@@ -65,6 +65,14 @@ class ExclusionIn(BaseModel):
     days: int = Field(ge=1, le=player_limits.MAX_EXCLUSION_DAYS, description="Days from now")
 
 
+def _min_hands(rt: Runtime) -> int:
+    return rt.config.floor_flag_min_hands
+
+
+def _floor_view(rt: Runtime, s: Session, include_closed: bool) -> dict[str, Any]:
+    return floor_view(s, include_closed, day=rt.gaming_day, flag_min_hands=_min_hands(rt))
+
+
 @router.get("/api/admin/floor", tags=["admin"])
 def get_floor(
     rt: RuntimeDep,
@@ -75,12 +83,12 @@ def get_floor(
     house result (cents), actual hold beside the exact theoretical hold (``computing`` until
     known), the 95% band and the 99.9% flag."""
     with rt.db.read() as s:
-        view = floor_view(s, include_closed)
+        view = _floor_view(rt, s, include_closed)
     missing = view.pop("_missing_edges")
     bonus = view.pop("_missing_bonus")
-    if missing and edge_worker().ensure(rt.db, missing):
+    if missing and edge_worker().ensure(rt.db, missing, min_hands=_min_hands(rt)):
         with rt.db.read() as s:  # a saved exact edge was just stored: shown at once
-            view = floor_view(s, include_closed)
+            view = _floor_view(rt, s, include_closed)
         view.pop("_missing_edges")
         bonus = view.pop("_missing_bonus")
     if bonus:
@@ -113,7 +121,7 @@ def get_report(
         with rt.db.read() as s:
             if rt.db.is_postgres:
                 s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-            report = floor_report.floor_report(s, first, last)
+            report = floor_report.floor_report(s, first, last, rt.gaming_day)
     except ValueError as exc:
         raise BadRequest(str(exc), code="bad-dates") from None
     except floor_report.ReportMismatch as exc:
@@ -154,7 +162,7 @@ def lift_exclusion(
 def my_limits(rt: RuntimeDep, user: Player) -> dict[str, Any]:
     """My daily loss limit, today's loss, and my self-exclusion."""
     with rt.db.read() as s:
-        return player_limits.state(s, user.id)
+        return player_limits.state(s, user.id, day=rt.gaming_day)
 
 
 @router.post("/api/me/limits", tags=["auth"])
@@ -164,7 +172,11 @@ def set_my_limit(rt: RuntimeDep, body: LossLimitIn, user: Player) -> dict[str, A
         raise Conflict("limits are for players", code="players-only")
     with rt.write() as tx:
         return player_limits.set_loss_limit(
-            tx.session, user, body.daily_loss_limit, cooling_s=rt.config.limit_cooling_s
+            tx.session,
+            user,
+            body.daily_loss_limit,
+            cooling_s=rt.config.limit_cooling_s,
+            day=rt.gaming_day,
         )
 
 
@@ -174,7 +186,7 @@ def exclude_me(rt: RuntimeDep, body: ExclusionIn, user: Player) -> dict[str, Any
     if user.role != Role.PLAYER:
         raise Conflict("self-exclusion is for players", code="players-only")
     with rt.write() as tx:
-        return player_limits.self_exclude(tx.session, user, body.days)
+        return player_limits.self_exclude(tx.session, user, body.days, day=rt.gaming_day)
 
 
 # ------------------------------------------------------------------------------ the players
@@ -185,12 +197,14 @@ PLAYERS_OUT: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _days(first: dt.date | None, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
+def _days(
+    rt: Runtime, first: dt.date | None, last: dt.date | None
+) -> tuple[dt.date | None, dt.date | None]:
     """Neither given: today's gaming day (one given alone: refused as the statement refuses)."""
     if first is None and last is None:
         import time
 
-        first = last = GamingDay.from_env().day_of(time.time())
+        first = last = rt.gaming_day.day_of(time.time())
     return first, last
 
 
@@ -198,7 +212,7 @@ def _ask_pool(rt: Runtime, view: dict[str, Any]) -> dict[str, Any]:
     """Hand the exact edges and holds not known yet to the floor's pool (never waited for)."""
     missing, bonus = view.pop("_missing_edges"), view.pop("_missing_bonus")
     if missing:
-        edge_worker().ensure(rt.db, missing)
+        edge_worker().ensure(rt.db, missing, min_hands=_min_hands(rt))
     if bonus:
         edge_worker().ensure_bonus(bonus)
     return view
@@ -219,14 +233,14 @@ async def get_players(
     and their difference, hands rated and waiting, limits, statement (cents; theoretical wins
     exact). Gaming days ``from`` .. ``to`` (today's without either; at most 93, the 422s of the
     statement). Wakes the rating of the hands waiting; never waits for it."""
-    first, last = _days(first, last)
+    first, last = _days(rt, first, last)
     rater().wake(rt.db, rt.step)
 
     def read() -> Any:
         with rt.db.read() as s:
             if fmt == "csv":
-                return rated.players_csv(s, first, last)
-            return rated.players(s, first, last, page, size)
+                return rated.players_csv(s, first, last, day=rt.gaming_day)
+            return rated.players(s, first, last, page, size, day=rt.gaming_day)
 
     got = await asyncio.to_thread(read)
     if fmt == "csv":
@@ -245,12 +259,12 @@ async def get_player(
     rt: RuntimeDep, user: Operator, user_id: PlayerId, first: FirstDay = None, last: LastDay = None
 ) -> Response:
     """One player's line of the players' page (404 ``no-player``)."""
-    first, last = _days(first, last)
+    first, last = _days(rt, first, last)
     rater().wake(rt.db, rt.step)
 
     def read() -> dict[str, Any]:
         with rt.db.read() as s:
-            got = rated.player(s, user_id, first, last)
+            got = rated.player(s, user_id, first, last, day=rt.gaming_day)
         return _ask_pool(rt, got)
 
     return json_response(await asyncio.to_thread(read))
@@ -267,7 +281,9 @@ def get_player_statement(
     size: Annotated[int, Query(ge=1, le=statements.MAX_PAGE)] = 50,
 ) -> Response:
     """A player's statement, as the player reads theirs (404 ``no-player``)."""
-    first, last = _days(first, last)
+    first, last = _days(rt, first, last)
     with rt.db.read() as s:
         account = ledger.wallet(rated.username_of(s, user_id))
-        return json_response(statements.statement(s, account, first, last, page, size))
+        return json_response(
+            statements.statement(s, account, first, last, page, size, day=rt.gaming_day)
+        )

@@ -118,8 +118,10 @@ def my_statement(
     with rt.db.read() as s:
         if fmt == "csv":
             name = f"paigow-statement-{user.username}-{first}-{last}.csv"
-            return _csv(statements.statement_csv(s, account, first, last), name)
-        return json_response(statements.statement(s, account, first, last, page, size))
+            return _csv(statements.statement_csv(s, account, first, last, day=rt.gaming_day), name)
+        return json_response(
+            statements.statement(s, account, first, last, page, size, day=rt.gaming_day)
+        )
 
 
 class PlayMoneyIn(Strict):
@@ -172,8 +174,8 @@ def my_review(
     with rt.db.read() as s:
         if fmt == "csv":
             name = f"paigow-my-play-{user.username}-{first}-{last}.csv"
-            return _csv(reviews.review_csv(s, user.id, first, last), name)
-        return json_response(reviews.review(s, user.id, first, last))
+            return _csv(reviews.review_csv(s, user.id, first, last, day=rt.gaming_day), name)
+        return json_response(reviews.review(s, user.id, first, last, day=rt.gaming_day))
 
 
 @router.get("/api/me/review/{round_id}", tags=["auth"], responses=error_responses(401, 404, 422))
@@ -182,4 +184,4 @@ def my_round_review(round_id: RoundId, user: Player, rt: RuntimeDep) -> Response
     after the showdown, or ``not-offered`` at a casino table that does not offer it); 404 for a
     round I had no hand in."""
     with rt.db.read() as s:
-        return json_response(reviews.round_review(s, user.id, round_id))
+        return json_response(reviews.round_review(s, user.id, round_id, day=rt.gaming_day))
