@@ -2,8 +2,8 @@
 a savepoint of its own (one that fails leaves nothing, its neighbours commit), a failed commit
 fails every step of its group and writes nothing, and a step is answered only once its commit
 is on disk; on PostgreSQL a step is retried on a serialization failure. A step's notices and
-its work after the commit come only when it commits; its work after a rollback only when it
-does not."""
+its work after the commit come only when it commits; a kept refusal (``Refused``) commits what
+the step wrote, then raises its error."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from paigow.service.runtime import Runtime
 from paigow.service.store.bus import Channel, Notice, notify
 from paigow.service.store.db import Database, ServerSetting
 from paigow.service.store.statements import Sql
-from paigow.service.store.unit import Tx
+from paigow.service.store.unit import Refused, Tx
 from tests.helpers.service import pg_schema, run_on_own_loop
 
 _SETTINGS: Final = cast(sa.Table, ServerSetting.__table__)
@@ -55,16 +55,16 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
     url = f"sqlite:///{tmp_path / 'w.sqlite3'}"
     heard: list[int] = []
     after: list[int] = []
-    undone: list[int] = []
 
     def step(i: int) -> Any:
         def fn(tx: Tx) -> int:
             tx.run(_PUT, {"k": f"t-{i}", "v": str(i)})
             notify(tx, 1000 + i)
             tx.after_commit(lambda: after.append(i))
-            tx.after_rollback(lambda: undone.append(i))
             if i == 13:
                 raise ValueError("step 13 refuses")
+            if i == 17:  # refuses, and keeps what it wrote (its record of the refusal)
+                raise Refused(PermissionError("step 17 refuses"))
             return i
 
         return fn
@@ -84,11 +84,12 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
             await _close(rt)
 
     out, groups = run_on_own_loop(main())
-    assert isinstance(out[13], ValueError)
-    assert [x for i, x in enumerate(out) if i != 13] == [i for i in range(30) if i != 13]
+    assert isinstance(out[13], ValueError) and isinstance(out[17], PermissionError)
+    assert [x for i, x in enumerate(out) if i not in (13, 17)] == [
+        i for i in range(30) if i not in (13, 17)
+    ]
     assert _keys(url) == {f"t-{i}" for i in range(30) if i != 13}  # 13 left nothing
     assert sorted(after) == sorted(heard) == [i for i in range(30) if i != 13]
-    assert undone == [13]
     assert groups < 30  # steps waiting were committed together
 
 
@@ -169,6 +170,34 @@ def test_postgres_steps_are_retried_on_a_serialization_failure() -> None:
         assert run_on_own_loop(main()) == "done"
         assert len(attempts) == 2
         assert _keys(url) == {"t-2"}  # the first attempt's insert was rolled back
+
+
+def test_a_kept_refusal_commits_what_its_step_wrote_then_raises(tmp_path: Path) -> None:
+    """A step that refuses with ``Refused`` (a limit's refusal and its audit record) keeps what
+    it wrote, on either writer and in ``Runtime.write``; its caller gets the refusal's error."""
+
+    def refuses(tx: Tx) -> None:
+        tx.later(_PUT, {"k": "t-refused", "v": "x"})
+        raise Refused(PermissionError("no"))
+
+    def check(url: str) -> None:
+        async def main() -> Any:
+            rt = await _running(url)
+            try:
+                with pytest.raises(PermissionError):
+                    await rt.step(refuses)
+                with pytest.raises(PermissionError), rt.write() as tx:
+                    tx.run(_PUT, {"k": "t-cold", "v": "x"})
+                    raise Refused(PermissionError("no"))
+            finally:
+                await _close(rt)
+
+        run_on_own_loop(main())
+        assert _keys(url) == {"t-refused", "t-cold"}
+
+    check(f"sqlite:///{tmp_path / 'w.sqlite3'}")
+    with pg_schema() as url:
+        check(url)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

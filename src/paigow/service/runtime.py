@@ -24,7 +24,7 @@ from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import ALL, Batch, EventBus, Notice, appended_batches
 from paigow.service.store.db import Database, User
 from paigow.service.store.faults import StoragePause
-from paigow.service.store.unit import Tx
+from paigow.service.store.unit import Refused, Tx
 
 if TYPE_CHECKING:
     from paigow.service.accounts.sessions import SessionState
@@ -284,27 +284,25 @@ class Runtime:
     @contextmanager
     def write(self) -> Iterator[Tx]:
         """A write transaction of its own (cold paths and tests; the hot paths run as steps on
-        the writer: :meth:`step`). Notices are sent at its commit as a step's are."""
-        tx: Tx | None = None
-        try:
-            with self.db.write() as s:
-                tx = Tx(
-                    s.connection(), s, caches=self.caches, trace=self.db.trace, config=self.config
-                )
+        the writer: :meth:`step`). Notices are sent at its commit as a step's are; a kept refusal
+        (:class:`~paigow.service.store.unit.Refused`) is committed, then its error raised."""
+        refused: Refused | None = None
+        with self.db.write() as s:
+            tx = Tx(s.connection(), s, caches=self.caches, trace=self.db.trace, config=self.config)
+            try:
                 yield tx
-                tx.finish()
-                notices = self.seal(tx)
-        except BaseException:
-            if tx is not None:
-                for undo in tx.undone:
-                    undo()
-            raise
+            except Refused as r:  # kept: the step's record of its refusal, raised once committed
+                refused = r
+            tx.finish()
+            notices = self.seal(tx)
         try:
             for fn in (*tx.kept, *tx.after):
                 fn()
         finally:
             if notices:  # this process hears its own notices at once, never by LISTEN
                 self.bus.publish_local(notices)
+        if refused is not None:
+            raise refused.error
 
     @contextmanager
     def read(self) -> Iterator[Tx]:

@@ -9,21 +9,18 @@
 - **Self-exclusion** for a number of days: every wager is refused until it ends. It can be
   lengthened, never shortened; no one, operators included, can lift it before it ends.
 
-Refusals are recorded in the audit log (written just after the refused request's transaction
-rolls back); setting a limit or an exclusion is recorded with it.
+Refusals are recorded in the audit log by the step that refused (:class:`Refused`: its runner
+commits the record, which is all the step wrote, then answers with the refusal); setting a limit or
+an exclusion is recorded with it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import threading
 from typing import Any, Final
 
 import sqlalchemy as sa
-from sqlalchemy.engine import URL, Engine
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import NullPool
 
 from paigow.money import format_money
 from paigow.service.accounts.auth_tokens import Principal
@@ -32,10 +29,10 @@ from paigow.service.books.gaming_day import GamingDay
 from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
 from paigow.service.statuses import TableMode, WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
-from paigow.service.store.db import AuditRecord, GameTable, RoundRow, RoundWager, User, now
+from paigow.service.store.db import GameTable, RoundRow, RoundWager, User, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import PlayerLimit
-from paigow.service.store.unit import Tx
+from paigow.service.store.unit import Refused, Tx
 
 DAY_S: Final = 86_400
 MAX_EXCLUSION_DAYS: Final = 3650
@@ -213,17 +210,14 @@ def lift_exclusion(tx: Tx, operator: str, username: str) -> dict[str, Any]:
     row = _row(session, int(uid))
     t = now()
     if row is not None and row.excluded_until is not None and row.excluded_until > t:
-        _audit_later(
-            tx,
-            operator,
-            "exclusion-lift-refused",
-            f"user:{username}",
-            {"excluded_until": row.excluded_until},
-        )
-        raise Forbidden(
-            f"{username} excluded themselves until {_iso(row.excluded_until)}: a self-exclusion "
-            "cannot be lifted before it ends",
-            code="self-exclusion-active",
+        details = {"excluded_until": row.excluded_until}
+        record(session, operator, "exclusion-lift-refused", f"user:{username}", details)
+        raise Refused(
+            Forbidden(
+                f"{username} excluded themselves until {_iso(row.excluded_until)}: a "
+                "self-exclusion cannot be lifted before it ends",
+                code="self-exclusion-active",
+            )
         )
     return {"username": username, "excluded": False}
 
@@ -256,8 +250,8 @@ def excluded_players(session: Session, at: float | None = None) -> list[dict[str
 
 # ------------------------------------------------------------------------------------ the check
 def check_wager(tx: Tx, user: Principal, amount: int) -> None:
-    """Refuse a wager a self-exclusion or the daily loss limit forbids (call before moving any
-    money; the refusal is recorded in the audit log). The player's limits row is locked (after
+    """Refuse a wager a self-exclusion or the daily loss limit forbids (call before the step
+    changes anything: the refusal, :class:`Refused`, keeps only its record in the audit log). The player's limits row is locked (after
     the table's, before the wallet's: the order every wager takes), so that wagers at two tables at
     once cannot both pass the same limit."""
     session = tx.session
@@ -267,11 +261,13 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
     t = now()
     if row.excluded_until is not None and row.excluded_until > t:
         details = {"amount": amount, "excluded_until": row.excluded_until}
-        _audit_later(tx, user.username, "wager-refused-excluded", f"user:{user.username}", details)
-        raise Forbidden(
-            f"you have excluded yourself from play until {_iso(row.excluded_until)}: no wagers "
-            "until then",
-            code="self-excluded",
+        record(session, user.username, "wager-refused-excluded", f"user:{user.username}", details)
+        raise Refused(
+            Forbidden(
+                f"you have excluded yourself from play until {_iso(row.excluded_until)}: no "
+                "wagers until then",
+                code="self-excluded",
+            )
         )
     limit = _effective(row, t)
     if limit is None:
@@ -279,42 +275,18 @@ def check_wager(tx: Tx, user: Principal, amount: int) -> None:
     lost = loss_today(session, user.id, t, GamingDay.of(tx.config))
     if lost + amount > limit:
         left = max(0, limit - lost)
-        _audit_later(
-            tx,
+        record(
+            session,
             user.username,
             "wager-refused-loss-limit",
             f"user:{user.username}",
             {"amount": amount, "loss_today": lost, "daily_loss_limit": limit},
         )
-        raise Forbidden(
-            f"a wager of {format_money(amount)} could take your loss today to "
-            f"{format_money(lost + amount)}, above your daily loss limit of {format_money(limit)} "
-            f"({format_money(left)} left until the gaming day ends)",
-            code="loss-limit",
-        )
-
-
-@functools.cache
-def _refusal_engine(url: URL) -> Engine:
-    """A plain (not asyncio) engine on the database at ``url``, for the refusals' records: a
-    step's asyncio connection cannot be used from the thread that writes them."""
-    return sa.create_engine(url, poolclass=NullPool)
-
-
-def _audit_later(tx: Tx, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
-    """Record a refusal in a transaction of its own once the refused step has rolled back (the
-    refusal's own step never commits)."""
-    engine = tx.connection.engine
-    if engine.dialect.is_async:  # a PostgreSQL step's connection: write on a plain one
-        engine = _refusal_engine(tx.database)
-
-    def write() -> None:
-        with Session(engine) as s2, s2.begin():
-            s2.add(
-                AuditRecord(at=now(), actor=actor, action=action, target=target, details=details)
+        raise Refused(
+            Forbidden(
+                f"a wager of {format_money(amount)} could take your loss today to "
+                f"{format_money(lost + amount)}, above your daily loss limit of "
+                f"{format_money(limit)} ({format_money(left)} left until the gaming day ends)",
+                code="loss-limit",
             )
-
-    def after() -> None:
-        threading.Thread(target=write, name="paigow-audit-refusal", daemon=True).start()
-
-    tx.after_rollback(after)
+        )

@@ -1,7 +1,7 @@
 """A unit of work: one step's work in a database transaction (:class:`Tx`), the statements it
 runs (:class:`paigow.service.store.statements.Sql`) on the DBAPI cursor of the transaction's
-connection, and what it leaves for its commit (work to do once committed or kept, work to do
-once rolled back, deferred writes run when the step finishes: :meth:`Tx.on_finish`; the
+connection, and what it leaves for its commit (work to do once committed or kept, deferred
+writes run when the step finishes: :meth:`Tx.on_finish`; the
 modules that use it keep their own data for the commit in :attr:`Tx.info`). SQLAlchemy still
 opens and commits the transactions, runs the migrations and serves the cold paths through the
 ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
@@ -30,6 +30,17 @@ from sqlalchemy.orm import Session
 from paigow.service.config import ServiceConfig
 from paigow.service.store import pgwire
 from paigow.service.store.statements import Compiled, Row, Sql
+
+
+class Refused(Exception):
+    """A step's refusal that keeps what the step wrote (its record of the refusal): the step's
+    runner commits it, then raises ``error`` to the caller. A step raises it only before it has
+    changed anything else (a refused wager: before any money moves)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
 
 DEFAULT_CONFIG: Final = ServiceConfig("")
 """The settings of a :class:`Tx` not given any (every default)."""
@@ -98,8 +109,6 @@ class Tx:
         """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
         savepoint is released, so that the next step of the same commit finds it (caches of
         the step's own results; the writer clears them if the commit then fails)."""
-        self.undone: list[Callable[[], None]] = []
-        """Work to do once this step has been rolled back (never if it commits)."""
         self._finish: list[Callable[[Tx], None]] = []
         self._trace = trace
 
@@ -320,10 +329,6 @@ class Tx:
     def when_kept(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` once this step's work is kept (see :attr:`kept`)."""
         self.kept.append(fn)
-
-    def after_rollback(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` once this step has been rolled back (a refusal recorded apart)."""
-        self.undone.append(fn)
 
     def on_finish(self, fn: Callable[[Tx], None]) -> None:
         """Run ``fn`` when the step's work is done, before its commit (deferred writes)."""

@@ -28,14 +28,14 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from paigow.service.ops import telemetry
 from paigow.service.store.bus import EventBus, Notice
-from paigow.service.store.unit import Tx
+from paigow.service.store.unit import Refused, Tx
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -98,8 +98,8 @@ class _Job:
     result: Any = None
     error: BaseException | None = None
     notices: list[Notice] = field(default_factory=list)
-    undone: list[Callable[[], None]] = field(default_factory=list)
-    """What the step asked to do once it has been rolled back."""
+    refused: Exception | None = None
+    """The step's kept refusal (:class:`Refused`): raised to it once its group has committed."""
 
 
 class SqliteWriter:
@@ -257,7 +257,7 @@ class SqliteWriter:
                 self._conn = None
                 for job in ran:
                     if job.tx is not None:
-                        job.undone, job.error, job.tx = job.tx.undone, exc, None
+                        job.error, job.tx = exc, None
             finally:
                 self.groups += 1
                 self.steps += len(ran)
@@ -282,14 +282,17 @@ class SqliteWriter:
                 tx = Tx(conn, caches=self.caches, trace=self.db.trace, config=self.config)
                 tx.text("SAVEPOINT step")
                 try:
-                    job.result = job.fn(tx)
+                    try:
+                        job.result = job.fn(tx)
+                    except Refused as refused:  # kept: the step's record of its refusal
+                        job.refused = refused.error
                     tx.finish()
                     job.notices = self.seal(tx)
                     tx.text("RELEASE step")
                     job.tx = tx
                     _run_all(tx.kept, "work after a step")  # the next steps see it
                 except Exception as exc:
-                    job.error, job.undone = exc, tx.undone
+                    job.error = exc
                     tx.abandon()
                     try:
                         tx.text("ROLLBACK TO step")
@@ -297,7 +300,7 @@ class SqliteWriter:
                     except Exception as lost:  # the connection is lost: so is the group
                         for other in ran:
                             if other.tx is not None:
-                                other.undone, other.error, other.tx = other.tx.undone, lost, None
+                                other.error, other.tx = lost, None
                         raise
         except Exception:
             log.exception("writer: the steps of a group failed")
@@ -308,9 +311,7 @@ class SqliteWriter:
         """On the event loop, once the group has committed (or failed): the work each step
         left for then, the answers, the notices."""
         for job in group:
-            if job.error is not None:
-                _run_all(job.undone, "work after a rollback")
-            elif job.tx is not None:
+            if job.error is None and job.tx is not None:
                 _run_all(job.tx.after, "work after a commit")
         _answer(self.bus, group)
 
@@ -330,6 +331,8 @@ def _answer(bus: EventBus, group: list[_Job]) -> None:
         if not job.future.done():
             if job.error is not None:
                 job.future.set_exception(job.error)
+            elif job.refused is not None:
+                job.future.set_exception(job.refused)
             else:
                 job.future.set_result(job.result)
         if job.error is None:
@@ -414,7 +417,7 @@ class PostgresWriter:
                 async with engine.connect() as conn:
                     self._waiting -= 1
                     lent = True
-                    result = await conn.run_sync(self._step, fn, done)
+                    result, refused = await conn.run_sync(self._step, fn, done)
             except Exception as exc:
                 again = (
                     isinstance(exc, IntegrityError | OperationalError | DBAPIError)
@@ -422,8 +425,6 @@ class PostgresWriter:
                     and (retryable(exc) or lost_before_commit(exc, done))
                 )
                 if not again:
-                    if done:
-                        _run_all(done[0].undone, "work after a rollback")
                     raise
                 telemetry.retried(retry_kind(exc))
                 await asyncio.sleep(0.01 * (attempt + 1))
@@ -437,20 +438,29 @@ class PostgresWriter:
             notices: list[Notice] = tx.info.get("notices", [])
             if notices:
                 self.bus.dispatch_all(notices)
-            return result
+            if refused is not None:
+                raise refused
+            return cast(T, result)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _step(self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]) -> T:
+    def _step(
+        self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]
+    ) -> tuple[T | None, Exception | None]:
         """The step in a transaction of its own (begun, run and committed in one call of the
-        engine's, its statements awaited)."""
+        engine's, its statements awaited); its result, or its kept refusal (:class:`Refused`)."""
         with conn.begin() as transaction:
             driver = self.db.wire_driver(conn)
             tx = Tx(
                 conn, caches=self.caches, trace=self.db.trace, driver=driver, config=self.config
             )
             done.append(tx)
+            result: T | None = None
+            refused: Exception | None = None
             try:
-                result = fn(tx)
+                try:
+                    result = fn(tx)
+                except Refused as r:  # kept: the step's record of its refusal
+                    refused = r.error
                 tx.finish()
             except BaseException:
                 tx.abandon()
@@ -468,7 +478,7 @@ class PostgresWriter:
             except BaseException:
                 self.clear_kept()  # the cache may hold rounds as this step left them
                 raise
-        return result
+        return result, refused
 
 
 Writer = SqliteWriter | PostgresWriter
