@@ -204,9 +204,9 @@ def seat_player(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, 
 
 
 def unseat_player(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
-    """Leave the seat. A wager already in play stays in play: the hand can still be set (or is
-    set by the house way at the time limit) and the result goes to the player's wallet."""
-    lock_table(tx, table_id)
+    """Leave the seat, the table's row locked by the caller (``rounds.leave``, with the table's
+    head). A wager already in play stays in play: the hand can still be set (or is set by the
+    house way at the time limit) and the result goes to the player's wallet."""
     session = tx.session
     seat = session.execute(
         sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)

@@ -316,8 +316,8 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     dealer sets an abandoned hand, so the table does not wait the setting time for a player who
     is gone (a hand not dealt yet is set the same way when the cards go out); the dragon hand
     offered to the player is declined (``left``), as it is when their turn comes later."""
+    head = lock_head(tx, table_id)  # the table's one lock of the step
     out = table_rows.unseat_player(tx, table_id, user)
-    head = lock_head(tx, table_id)
     row = head.round
     if row is None or row.phase != Phase.SETTING.value:
         return out
