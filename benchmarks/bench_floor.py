@@ -174,7 +174,9 @@ def load(url: str, tables: int, rounds: int, seed: int) -> None:
 
         table = get_table(s, 1)
         loss = EDGE["deals"] - EDGE["win"] - EDGE["push"]
-        store_counts(s, table_ident(table), table.house_way, "second", {**EDGE, "loss": loss})
+        store_counts(
+            s, table_ident(table), table.house_way, "second", {**EDGE, "loss": loss}, min_hands=100
+        )
     db.dispose()
 
 
@@ -231,6 +233,7 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
+    from paigow.service.books.gaming_day import GamingDay
     from paigow.service.floor.view import floor_view
     from paigow.service.process.app import create_app
     from paigow.service.store.db import Database
@@ -249,7 +252,7 @@ def main() -> int:
 
     def ours() -> None:
         with db.read() as s:
-            view = floor_view(s)
+            view = floor_view(s, day=GamingDay(), flag_min_hands=100)
         assert len(view["tables"]) == args.tables and view["tables"][0]["rounds"] == args.rounds
 
     def peer() -> None:
@@ -258,7 +261,7 @@ def main() -> int:
         assert len(rows) == args.tables
 
     with db.read() as s:  # the two agree
-        view = {t["id"]: t for t in floor_view(s)["tables"]}
+        view = {t["id"]: t for t in floor_view(s, day=GamingDay(), flag_min_hands=100)["tables"]}
         for tid, n, hands, handle, wins, losses, com in peer_scan(s):
             v = view[tid]
             assert (
