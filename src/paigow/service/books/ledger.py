@@ -178,14 +178,11 @@ def open_wallet(session: Session, username: str, user_id: int) -> None:
     session.add(Account(name=wallet(username), kind="wallet", user_id=user_id, balance=0))
 
 
-BALANCES = "ledger_balances"
-
-
 def balance(tx: Tx, account: str) -> int:
     """An account's balance (a wallet's as this step left it, when it moved it)."""
-    known: dict[str, int] = tx.info.get(BALANCES, {})
-    if account in known:
-        return known[account]
+    known = tx.balances.get(account)
+    if known is not None:
+        return known
     value = tx.scalar(_BALANCE, {"n": account})
     if value is None:
         raise NotFound(f"no account {account!r}")
@@ -200,18 +197,15 @@ def balance_and_version(tx: Tx, account: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-DEFERRED = "ledger_deferred"
-
-
 def _deferred(tx: Tx) -> dict[str, int]:
     """The house's accounts (``wagers-in-play`` and the others, which every table's money goes
     through) are updated last, when the step's work is done, so that their rows stay locked for
     as short a time as possible (PostgreSQL). Wallets are updated at once (their balance is
     checked). Lock order in every transaction: the table, then wallets (sorted), then house
     accounts (sorted): no cycle, no deadlock."""
-    deferred: dict[str, int] | None = tx.info.get(DEFERRED)
+    deferred = tx.house_deltas
     if deferred is None:
-        deferred = tx.info[DEFERRED] = defaultdict(int)
+        deferred = tx.house_deltas = defaultdict(int)
         tx.on_finish(_apply_deferred)
     return deferred
 
@@ -222,7 +216,7 @@ updates need no check again (and may wait to be sent with the step's commit)."""
 
 
 def _apply_deferred(tx: Tx) -> None:
-    deferred: dict[str, int] = tx.info.pop(DEFERRED, {})
+    deferred, tx.house_deltas = tx.house_deltas or {}, None
     engine = tx.database
     for name in sorted(deferred):
         delta = deferred[name]
@@ -286,7 +280,7 @@ def post(
     for (name, delta), updated_rows in zip(wallets, got[1:], strict=True):
         if updated_rows:
             updated = updated_rows[0]
-            tx.info.setdefault(BALANCES, {})[name] = int(updated[0])
+            tx.balances[name] = int(updated[0])
             if updated[1] is not None:
                 notify_wallet(tx, int(updated[1]), int(updated[0]), int(updated[2]))
         else:

@@ -102,8 +102,10 @@ class Tx:
         self._session = session
         self._own_session = False
         self.info: dict[str, Any] = dict(caches or {})
-        """The caches, and what the step's modules keep for the rest of the step under keys of
-        their own (deferred writes, what its commit announces: :func:`.bus.outbox`)."""
+        """The caches, and what the game's modules keep for the rest of the step under keys of
+        their own (what its commit announces: :func:`.bus.outbox`; the round heads to write; the
+        banks locked). The ledger's and the writer's: named fields (:attr:`balances`,
+        :attr:`house_deltas`, :attr:`commit_sent`)."""
         self.after: list[Callable[[], None]] = []
         self.kept: list[Callable[[], None]] = []
         """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
@@ -111,6 +113,14 @@ class Tx:
         the step's own results; the writer clears them if the commit then fails)."""
         self._finish: list[Callable[[Tx], None]] = []
         self._trace = trace
+        self.balances: dict[str, int] = {}
+        """The wallets this step moved, as it left them (account -> cents:
+        :func:`paigow.service.books.ledger.balance`)."""
+        self.house_deltas: dict[str, int] | None = None
+        """The house accounts' movements, applied when the step's work is done
+        (:mod:`paigow.service.books.ledger`); None: none yet."""
+        self.commit_sent = False
+        """The step's commit was sent: from here a lost connection may have committed it."""
 
     # ------------------------------------------------------------------ statements
     # Every statement goes one way: as a pgwire.Pending item to _go (now) or _queue (when the

@@ -86,7 +86,7 @@ def lost_before_commit(exc: BaseException, done: list[Tx]) -> bool:
     the pool's connections) before its commit was sent: nothing of it landed, so it is run
     again on a new connection."""
     return bool(getattr(exc, "connection_invalidated", False)) and not (
-        done and done[0].info.get("commit_sent")
+        done and done[0].commit_sent
     )
 
 
@@ -417,7 +417,7 @@ class PostgresWriter:
                 async with engine.connect() as conn:
                     self._waiting -= 1
                     lent = True
-                    result, refused = await conn.run_sync(self._step, fn, done)
+                    result, refused, notices = await conn.run_sync(self._step, fn, done)
             except Exception as exc:
                 again = (
                     isinstance(exc, IntegrityError | OperationalError | DBAPIError)
@@ -435,7 +435,6 @@ class PostgresWriter:
             tx = done[0]
             self.steps += 1
             _run_all(tx.after, "work after a commit")
-            notices: list[Notice] = tx.info.get("notices", [])
             if notices:
                 self.bus.dispatch_all(notices)
             if refused is not None:
@@ -445,9 +444,10 @@ class PostgresWriter:
 
     def _step(
         self, conn: sa.Connection, fn: Callable[[Tx], T], done: list[Tx]
-    ) -> tuple[T | None, Exception | None]:
+    ) -> tuple[T | None, Exception | None, list[Notice]]:
         """The step in a transaction of its own (begun, run and committed in one call of the
-        engine's, its statements awaited); its result, or its kept refusal (:class:`Refused`)."""
+        engine's, its statements awaited); its result, or its kept refusal (:class:`Refused`),
+        and its notices."""
         with conn.begin() as transaction:
             driver = self.db.wire_driver(conn)
             tx = Tx(
@@ -465,20 +465,20 @@ class PostgresWriter:
             except BaseException:
                 tx.abandon()
                 raise
-            tx.info["notices"] = self.seal(tx)  # pg_notify in the transaction
+            notices = self.seal(tx)  # pg_notify in the transaction
             # the rounds this step leaves, in the cache before its commit is sent: the next step
             # at the table (waiting for its row) may run as soon as the commit lands, before
             # this step hears that it has
             _run_all(tx.kept, "work after a step")
             tx.kept.clear()
             try:
-                tx.info["commit_sent"] = True  # from here a lost connection may have committed
+                tx.commit_sent = True  # from here a lost connection may have committed
                 tx.commit_pending()  # what waits, and the commit, in one round trip
                 transaction.commit()  # (then nothing left to send)
             except BaseException:
                 self.clear_kept()  # the cache may hold rounds as this step left them
                 raise
-        return result, refused
+        return result, refused, notices
 
 
 Writer = SqliteWriter | PostgresWriter
