@@ -12,8 +12,8 @@ when that transaction commits, and never if it rolls back) and every process, th
 receives it by ``LISTEN``; a lost connection is re-opened and every watcher is told to re-read.
 
 A step announces what it changed with :func:`notify` and :func:`notify_wallet` (and the events
-it appended, with :func:`appended`): they go in the step's outbox (:class:`Outbox`, kept in its
-``Tx.info``), which :meth:`EventBus.seal` turns into the step's notices when it is done.
+it appended, with :func:`appended`): they go in the step's outbox (:class:`Outbox`, the
+``outbox`` of its ``Tx``), which :meth:`EventBus.seal` turns into the step's notices when it is done.
 
 >>> Notice.decode(Notice(Channel.table(3), Kind.ROUND, origin=77).encode())
 Notice(channel=Channel(scope=<Scope.TABLE: 't'>, id=3), kind=<Kind.ROUND: 'round'>, origin=77, balance=None, version=None, bank=None)
@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import orjson
 
@@ -40,8 +40,9 @@ from paigow.service.aio import stop_tasks, woken
 from paigow.service.ops import telemetry
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from paigow.service.store.db import Database
-    from paigow.service.store.unit import Tx
 
 log = logging.getLogger("paigow.service.bus")
 
@@ -239,25 +240,33 @@ class Outbox:
     """What the step appended to rounds' logs."""
 
 
-_OUTBOX: Final = "bus.outbox"
-"""The key of a step's :class:`Outbox` in its ``Tx.info``."""
+class Tx(Protocol):
+    """What the bus needs of a step (a :class:`paigow.service.store.unit.Tx`)."""
+
+    outbox: Outbox
+    is_postgres: bool
+
+    def text(
+        self,
+        statement: str,
+        params: Sequence[Any] | Mapping[str, Any] = (),
+        *,
+        later: bool = False,
+    ) -> Any: ...
 
 
 def outbox(tx: Tx) -> Outbox:
-    """The step's outbox (made on first use).
+    """The step's outbox.
 
     >>> from types import SimpleNamespace
-    >>> step = SimpleNamespace(info={})  # a Tx, as far as its outbox goes
+    >>> step = SimpleNamespace(outbox=Outbox())  # a Tx, as far as its outbox goes
     >>> notify(step, 3)
     >>> notify_wallet(step, 7, 500, 2)
     >>> notify_wallet(step, 7, 450, 3)
     >>> [(n.table_id, n.kind.value) for n in outbox(step).notices], outbox(step).wallets
     ([(3, 'round')], {7: (3, 450)})
     """
-    box: Outbox | None = tx.info.get(_OUTBOX)
-    if box is None:
-        box = tx.info[_OUTBOX] = Outbox()
-    return box
+    return tx.outbox
 
 
 def notify(tx: Tx, table_id: int, kind: Kind = Kind.ROUND) -> None:
@@ -308,8 +317,7 @@ def appended(
 
 def appended_batches(tx: Tx) -> list[Batch]:
     """What the step appended to rounds' logs (:func:`appended`), in order."""
-    box: Outbox | None = tx.info.get(_OUTBOX)
-    return [] if box is None else box.batches
+    return tx.outbox.batches
 
 
 Callback = Callable[[Notice], None]
@@ -374,8 +382,8 @@ class EventBus:
         """The notices of a finished step (this process's origin stamped on them, a table's
         first notice carrying the events the step appended to its round); with PostgreSQL they
         are sent with ``pg_notify`` in its transaction, in one statement."""
-        box: Outbox | None = tx.info.get(_OUTBOX)
-        if box is None:
+        box = tx.outbox
+        if not box.notices and not box.wallets:
             return []
         origin = self.origin
         at = time.time()

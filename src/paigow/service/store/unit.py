@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from paigow.service.config import ServiceConfig
 from paigow.service.store import pgwire
+from paigow.service.store.bus import Outbox
 from paigow.service.store.statements import Compiled, Row, Sql
 
 
@@ -103,9 +104,9 @@ class Tx:
         self._own_session = False
         self.info: dict[str, Any] = dict(caches or {})
         """The caches, and what the game's modules keep for the rest of the step under keys of
-        their own (what its commit announces: :func:`.bus.outbox`; the round heads to write; the
-        banks locked). The ledger's and the writer's: named fields (:attr:`balances`,
-        :attr:`house_deltas`, :attr:`commit_sent`)."""
+        their own (the round heads to write; the banks locked). The bus's, the ledger's and the
+        writer's: named fields (:attr:`outbox`, :attr:`balances`, :attr:`house_deltas`,
+        :attr:`commit_sent`)."""
         self.after: list[Callable[[], None]] = []
         self.kept: list[Callable[[], None]] = []
         """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
@@ -119,6 +120,8 @@ class Tx:
         self.house_deltas: dict[str, int] | None = None
         """The house accounts' movements, applied when the step's work is done
         (:mod:`paigow.service.books.ledger`); None: none yet."""
+        self.outbox = Outbox()
+        """What the step's commit announces (:mod:`paigow.service.store.bus`)."""
         self.commit_sent = False
         """The step's commit was sent: from here a lost connection may have committed it."""
 
