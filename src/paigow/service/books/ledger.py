@@ -215,6 +215,20 @@ _KNOWN: set[tuple[Any, str]] = set()
 updates need no check again (and may wait to be sent with the step's commit)."""
 
 
+def seen(tx: Tx, account: str) -> bool:
+    """Whether ``account`` was seen to exist in this database, by this process (accounts are
+    never deleted)."""
+    return (tx.database, account) in _KNOWN
+
+
+def see(tx: Tx, account: str) -> None:
+    """Remember that ``account`` exists in this database (found by a committed transaction's
+    read: never one this step has just made, which its rollback would take away)."""
+    if len(_KNOWN) > 100_000:
+        _KNOWN.clear()
+    _KNOWN.add((tx.database, account))
+
+
 def _apply_deferred(tx: Tx) -> None:
     deferred, tx.house_deltas = tx.house_deltas or {}, None
     engine = tx.database
@@ -227,9 +241,7 @@ def _apply_deferred(tx: Tx) -> None:
             continue
         if tx.rowcount(_ADD, {"n": name, "d": delta}) != 1:
             raise NotFound(f"no account {name!r}")
-        if len(_KNOWN) > 100_000:
-            _KNOWN.clear()
-        _KNOWN.add((engine, name))
+        see(tx, name)
 
 
 def post(
