@@ -161,7 +161,7 @@ def test_the_sweep_order_is_the_order_the_sweep_meets_hands() -> None:
 
 
 # ------------------------------------------------------------------------------ reduced decks
-@nb.njit(cache=False)
+@nb.njit(cache=True)  # compiled once into the suite's shared numba cache, not once a run
 def _every_hand(deck: Any, prog: Any, lowest: bool, rank5: Any, five_keys: Any, binom: Any,
                 reach: Any, stats: Any) -> int:  # fmt: skip
     """Each seven-card hand of ``deck`` (descending) set one by one, counted as the sweep counts;
