@@ -222,7 +222,14 @@ def _deck(ranks: str, joker: bool) -> tuple[int, Any]:
     return bits, np.array(cards, dtype=np.int64)
 
 
-@pytest.mark.parametrize("way", ways(), ids=lambda w: w.name)
+def reduced_deck_cases() -> list[Any]:
+    """:func:`ways`, the random files after the first two (one with a last rule for every hand,
+    one without) in the full suite only: seconds each, and the quick lane has both kinds."""
+    slow = {f"random-{seed}" for seed in range(2, 8)}
+    return [pytest.param(w, id=w.name, marks=[pytest.mark.slow] * (w.name in slow)) for w in ways()]
+
+
+@pytest.mark.parametrize("way", reduced_deck_cases())
 def test_the_classes_count_every_hand_of_reduced_decks_as_one_by_one(way: HouseWay) -> None:
     program = compile_way(way)
     found = set()
