@@ -67,7 +67,10 @@ def _save(self: Any, key: Any, data: Any) -> None:
     self._save_data(data_name, data)
 
 
-caching.IndexDataCacheFile.save = _save  # type: ignore[method-assign]
+_NEEDS = ("_load_index", "_save_index", "_save_data", "_data_name", "_dump")
+# numba 0.68 has them (checked); a numba without keeps its own save (tests/test_numba_cache.py fails)
+if all(hasattr(caching.IndexDataCacheFile, name) for name in _NEEDS):
+    caching.IndexDataCacheFile.save = _save  # type: ignore[method-assign]
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = str(cache_dir() / "numba" / kernels_digest())  # type: ignore[attr-defined]
