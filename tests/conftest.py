@@ -3,7 +3,6 @@ built once into ``.cache/tables`` beside the tests (or ``$PAIGOW_CACHE_DIR``) an
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -22,26 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PAIGOW_CACHE_DIR", str(ROOT / ".cache" / "tables"))
 
 
-def _kernels_digest() -> str:
-    """:func:`paigow.analysis.kernels.numba_cache.kernels_digest`, read before any kernel loads."""
-    h = hashlib.sha256()
-    for path in sorted((ROOT / "src" / "paigow" / "analysis" / "kernels").glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-# Each test worker keeps its own compiled kernels: numba's cache is not safe for two processes
-# compiling different signatures of one function at once (one's index can come to point at the
-# other's machine code, and a later process then counts garbage: seen here, a reduced deck's
-# structures built before the house way's edge gave negative counts until the cache was
-# cleared). The servers and commands a test starts inherit its worker's folder.
-os.environ.setdefault(
-    "NUMBA_CACHE_DIR",
-    str(
-        Path(os.environ["PAIGOW_CACHE_DIR"]) / "numba" / _kernels_digest()
-        / os.environ.get("PYTEST_XDIST_WORKER", "main")
-    ),
-)  # fmt: skip
+# The test workers, and the servers and commands a test starts, share one folder of compiled
+# kernels (``<cache>/numba/<digest>``, paigow.analysis.kernels.numba_cache): each signature's
+# machine code has a file named by its key, so two processes compiling one function at once
+# cannot poison it, and a kernel one worker compiled is read by the other.
 
 
 @pytest.fixture(scope="session")

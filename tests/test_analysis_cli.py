@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -47,11 +48,18 @@ def test_analyze_text_and_commission(compiled: CompiledHouseWay) -> None:
     assert code == 2
 
 
-@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
-def test_stats_json(compiled: CompiledHouseWay) -> None:
+@pytest.fixture(scope="module")
+def local_stats(compiled: CompiledHouseWay) -> dict[str, Any]:
+    """``stats --json`` in this process (seconds over every hand): counted once for the two
+    tests that read it."""
     code, out = run("stats", "--json")
     assert code == 0, out
-    data = json.loads(out)
+    return dict(json.loads(out))
+
+
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
+def test_stats_json(local_stats: dict[str, Any]) -> None:
+    data = local_stats
     assert data["total"] == 154_143_080
     assert sum(data["categories"].values()) == data["total"]
     assert set(data["categories"]) == {
@@ -138,7 +146,14 @@ def test_report_html(compiled: CompiledHouseWay, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_jobs_on_a_local_dask_cluster_equal_single_process(compiled: CompiledHouseWay) -> None:
+def test_jobs_on_a_dask_cluster_equal_single_process(
+    compiled: CompiledHouseWay, local_stats: dict[str, Any]
+) -> None:
+    """``--cluster local`` (a cluster the command starts and closes) and ``--scheduler`` (a
+    running cluster, started here once for two jobs rather than one a job) give this process's
+    results."""
+    import distributed
+
     sim = ("simulate", "--rounds", "2500000", "--seed", "11", "--json")
     local = json.loads(run(*sim)[1])
     code, out = run(*sim, "--cluster", "local")
@@ -146,15 +161,18 @@ def test_jobs_on_a_local_dask_cluster_equal_single_process(compiled: CompiledHou
     cluster = json.loads(out)
     for key in ("win", "push", "loss", "house_edge", "ci95"):
         assert cluster[key] == local[key]
-    stats_local = json.loads(run("stats", "--json")[1])
-    stats_cluster = json.loads(run("stats", "--json", "--cluster", "local")[1])
-    assert stats_cluster == stats_local
     hands = "Ts 5h 5c Kd 9h Th Jk\nKs Qd 9h 7c 5s 4d 2h\n"
     a = [json.loads(x) for x in run("analyze", "-", "--json", stdin=hands)[1].splitlines()]
-    b = [
-        json.loads(x)
-        for x in run("analyze", "-", "--json", "--cluster", "local", stdin=hands)[1].splitlines()
-    ]
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as running:
+        at = ("--scheduler", running.scheduler_address)
+        code, out = run("stats", "--json", *at)
+        assert code == 0, out
+        assert json.loads(out) == local_stats
+        code, out = run("analyze", "-", "--json", *at, stdin=hands)
+        assert code == 0, out
+        b = [json.loads(x) for x in out.splitlines()]
     assert a == b and len(a) == 2
 
 

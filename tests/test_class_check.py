@@ -161,7 +161,7 @@ def test_the_sweep_order_is_the_order_the_sweep_meets_hands() -> None:
 
 
 # ------------------------------------------------------------------------------ reduced decks
-@nb.njit(cache=False)
+@nb.njit(cache=True)  # compiled once into the suite's shared numba cache, not once a run
 def _every_hand(deck: Any, prog: Any, lowest: bool, rank5: Any, five_keys: Any, binom: Any,
                 reach: Any, stats: Any) -> int:  # fmt: skip
     """Each seven-card hand of ``deck`` (descending) set one by one, counted as the sweep counts;
@@ -222,7 +222,14 @@ def _deck(ranks: str, joker: bool) -> tuple[int, Any]:
     return bits, np.array(cards, dtype=np.int64)
 
 
-@pytest.mark.parametrize("way", ways(), ids=lambda w: w.name)
+def reduced_deck_cases() -> list[Any]:
+    """:func:`ways`, the random files after the first two (one with a last rule for every hand,
+    one without) in the full suite only: seconds each, and the quick lane has both kinds."""
+    slow = {f"random-{seed}" for seed in range(2, 8)}
+    return [pytest.param(w, id=w.name, marks=[pytest.mark.slow] * (w.name in slow)) for w in ways()]
+
+
+@pytest.mark.parametrize("way", reduced_deck_cases())
 def test_the_classes_count_every_hand_of_reduced_decks_as_one_by_one(way: HouseWay) -> None:
     program = compile_way(way)
     found = set()

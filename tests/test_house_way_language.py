@@ -393,7 +393,7 @@ def test_the_program_sets_a_large_sample_of_full_hands_as_the_reference(way: Hou
 
 
 # ------------------------------------------------------------------------------ every hand
-@nb.njit(nogil=True, cache=False)
+@nb.njit(nogil=True, cache=True)  # compiled once into the suite's shared numba cache
 def _legacy_slice(top: int, prog: Any, tp: Any, quads: Any, lowest: bool, ids: Any) -> int:
     """Hands with highest card ``top`` where the program and the first format's kernel set
     differently (the strength of either hand, or the rule id)."""
@@ -425,7 +425,7 @@ def _legacy_slice(top: int, prog: Any, tp: Any, quads: Any, lowest: bool, ids: A
     return bad
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)  # compiled once into the suite's shared numba cache, not once a run
 def _legacy_hands(hands: Any, prog: Any, tp: Any, quads: Any, lowest: bool, ids: Any) -> int:
     """Of ``hands`` (rows of seven card indices, descending), those the program and the first
     format's kernel set differently."""

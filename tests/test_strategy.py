@@ -8,6 +8,7 @@ import itertools
 from fractions import Fraction
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -37,7 +38,30 @@ def spec(compiled: CompiledHouseWay, table_folder: Path) -> TableSpec:
     return TableSpec.of(compiled.way, Wheel.SECOND, table_folder)
 
 
+#: The brute force and the class run of a reduced deck, each once a process: several tests read
+#: the same ones (the 17-card deck's by five tests), and both are pure functions of the table's
+#: file, the deck and the commission. The tests only read them.
+_BRUTE: dict[tuple[Any, ...], dict[int, tuple]] = {}
+_CLASSES: dict[tuple[Any, ...], Any] = {}
+
+
+def _classes(spec: TableSpec, rate: Commission, deck: list[int]) -> Any:
+    """``compute(spec, Runner(workers=2), rate, deck)``, once a process."""
+    key = (spec, rate.rate, tuple(deck))
+    if key not in _CLASSES:
+        _CLASSES[key] = compute(spec, Runner(workers=2), rate, deck)
+    return _CLASSES[key]
+
+
 def _brute(compiled: CompiledHouseWay, deck: list[int], rate: Fraction) -> dict[int, tuple]:
+    """:func:`_brute_force`, once a process for a table file, a deck and a commission."""
+    key = (str(compiled.path), tuple(deck), rate)
+    if key not in _BRUTE:
+        _BRUTE[key] = _brute_force(compiled, deck, rate)
+    return _BRUTE[key]
+
+
+def _brute_force(compiled: CompiledHouseWay, deck: list[int], rate: Fraction) -> dict[int, tuple]:
     """For every hand of ``deck`` (by colex index): the best EV numerator, the set of its optimal
     settings' (high, low) ranks, the house way's setting ranks and the EV numerator they give."""
     hands = list(itertools.combinations(sorted(deck), 7))
@@ -74,7 +98,7 @@ def test_every_class_matches_brute_force(
 ) -> None:
     deck = DECKS[name]
     rate = Commission("0.05")
-    res = compute(spec, Runner(workers=2), rate, deck)
+    res = _classes(spec, rate, deck)
     brute = _brute(compiled, deck, rate.rate)
     t = compiled.tables
     assert res.sums[3] == comb(len(deck), 7) and len(res.rows) == res.sums[4]
@@ -142,7 +166,11 @@ def test_rule_costs_against_brute_force(table_folder: Path, tmp_path: Path, sour
     compiled = spec.open()
     deck = DECKS["JQKA+joker"]
     rate = Commission("0.05")
-    costs = compute(spec, Runner(workers=2), rate, deck).rule_costs()
+    # the operator's file runs the classes itself; the preset shares the other tests' run
+    if source == "standard":
+        costs = _classes(spec, rate, deck).rule_costs()
+    else:
+        costs = compute(spec, Runner(workers=2), rate, deck).rule_costs()
     unit = rate.rate.denominator * comb(len(deck) - 7, 7)
     expect: dict[str, tuple[int, int, Fraction]] = {}
     for idx, (best, _, _, hw_ev) in _brute(compiled, deck, rate.rate).items():
@@ -192,7 +220,7 @@ def test_every_hand_maps_to_its_class(
     by the suit relabelling is optimal for the hand (brute force), as the per-hand table does."""
     deck = DECKS[name]
     rate = Commission("0.05")
-    res = compute(spec, Runner(workers=2), rate, deck)
+    res = _classes(spec, rate, deck)
     brute = _brute(compiled, deck, rate.rate)
     keys = np.ascontiguousarray(res.rows[:, KS.C_COLEX], dtype=np.int64)
     canon = np.empty(7, dtype=np.int64)
@@ -302,7 +330,7 @@ def test_lookups_from_class_rows(compiled: CompiledHouseWay, spec: TableSpec) ->
 
     deck = DECKS["JQKA+joker"]
     rate = Commission("0.05")
-    res = compute(spec, Runner(workers=2), rate, deck)
+    res = _classes(spec, rate, deck)
     brute = _brute(compiled, deck, rate.rate)
     keys = np.ascontiguousarray(res.rows[:, KS.C_COLEX])
     small = np.ascontiguousarray(

@@ -52,4 +52,6 @@ def dealer_view(spec: TableSpec, push: str = PushRule.NONE.value) -> DealerView:
     rank2 = (t.rank2.astype(np.int64) + 1).astype(np.uint8)
     two_keys = np.concatenate([t.two_keys[:1] * 0, t.two_keys])
     five_keys = np.concatenate([t.five_keys, t.five_keys[-1:] + 1])
+    for a in (table, rank2, two_keys, five_keys):  # read-only as the plain view's (the file's):
+        a.flags.writeable = False  # each kernel is compiled for one kind of array, not two
     return DealerView(push, table, t.rank5, rank2, five_keys, two_keys, n5 + 1, n2 + 1, int(moved))
