@@ -4,6 +4,7 @@ request; every figure checked against an independent computation."""
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from fractions import Fraction
@@ -500,6 +501,33 @@ def test_the_price_appears_moments_after_the_showdown(svc: Any) -> None:
     assert time.monotonic() - shown < 5  # the goal is 2 s; a loaded test machine gets slack
     (h,) = got["hands"]
     assert h["played"]["low"] == h["house_way"]["low"] and Fraction(h["house_given_up_cents"]) == 0
+
+
+def _whose(url: str, arg: object) -> int:
+    """The process that runs it (a pricing job's stand-in)."""
+    return os.getpid()
+
+
+def test_prices_are_counted_in_a_process_of_their_own(staged: Staged) -> None:
+    """The serving process spends nothing on pricing (a saturated server's CPU a round is what
+    its steps cost): the pricing worker is another process, made ready with a practice table's
+    pricing before its first round settles, and counts a settled round's rows there."""
+    from paigow.service.floor.prices import price_worker, store_prices
+
+    worker = price_worker()
+    assert worker._submit(_whose, staged.rt.db, None).result(120) != os.getpid()
+    slow = {"betting_time_ms": 3_600_000, "setting_time_ms": 3_600_000}
+    tid = staged.svc.new_table(variant="face-up", mode="practice", **slow)
+    casino = staged.svc.new_table(**slow)
+    assert worker.warm(staged.rt.db, tid).result(120) is True
+    assert worker.warm(staged.rt.db, casino).result(120) is False  # it prices nothing
+    p, c = staged.player(tid, 1)
+    rid = play_round(staged, tid, p, c, 1000, seed=3)
+    rows = worker.compute(staged.rt.db, rid).result(120)
+    assert [(r["spot"], r["status"]) for r in rows] == [(1, "priced")]
+    with staged.rt.db.write() as s:
+        assert store_prices(s, rows) == 1
+    assert c.ok(c.get(f"/api/me/review/{rid}"))["status"] == "priced"
 
 
 # ------------------------------------------------------------------ the showdown's bonus hands

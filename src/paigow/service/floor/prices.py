@@ -12,11 +12,12 @@ priced, and why), under the table's push rule.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
@@ -28,7 +29,7 @@ from paigow.events import HandSet
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.round import Round
-from paigow.service.floor.edges import background_worker
+from paigow.service.orphans import exit_with_parent
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -204,20 +205,24 @@ def compute_prices(db: Database, round_id: str) -> list[dict[str, Any]]:
 
 
 class PriceWorker:
-    """Prices settled rounds in a worker process of its own (``spawn``, niced below the server
-    and ending with it: the floor's :func:`~paigow.service.floor.edges.background_worker`), so
-    neither a step nor the serving process spends a cycle on it; the dealer writes what it
-    counts as a step of the writer's. The process lives as long as the serving process (a price
-    takes milliseconds: nothing long to stop at a server's shutdown)."""
+    """Prices settled rounds in a worker process of its own (``spawn``, ending with the server),
+    so that neither a step nor the serving process spends a cycle on it; the dealer writes what
+    it counts as a step of the writer's. Not niced, unlike the floor's worker (whose exact edges
+    take minutes): a price is milliseconds and the player waits for it, so it takes the CPU the
+    serving process leaves at the same priority. The process lives as long as the serving
+    process (nothing long to stop at a server's shutdown)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
-        self._thread: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
     def compute(self, db: Database, round_id: str) -> Future[list[dict[str, Any]]]:
         """:func:`compute_prices` of the round, counted off this process (its rows, not
         written)."""
+        return self._submit(compute_prices_at, db, round_id)
+
+    def _submit(self, fn: Any, db: Database, arg: Any) -> Future[Any]:
+        """``fn(url, arg)`` in the pricing process (started if it is not running)."""
         url = db.url.render_as_string(hide_password=False)
         for _ in range(2):  # a pool broken by a lost worker is replaced once
             with self._lock:
@@ -225,25 +230,22 @@ class PriceWorker:
                     self._pool = ProcessPoolExecutor(
                         max_workers=1,
                         mp_context=multiprocessing.get_context("spawn"),
-                        initializer=background_worker,
+                        initializer=exit_with_parent,
                         initargs=(os.getpid(),),
                     )
                 pool = self._pool
             try:
-                return pool.submit(compute_prices_at, url, round_id)
+                return pool.submit(fn, url, arg)
             except BrokenProcessPool:
                 with self._lock:
                     if self._pool is pool:
                         self._pool = None
         raise BrokenProcessPool("the pricing process could not be started")
 
-    def submit(self, db: Database, round_id: str) -> Future[int]:
-        """Price the round and write its rows here (a cold path for tests and the CLI: the
-        dealer counts with :meth:`compute` and writes on the writer instead)."""
-        with self._lock:
-            if self._thread is None:
-                self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prices")
-            return self._thread.submit(price_round, db, round_id)
+    def warm(self, db: Database, table_id: int) -> Future[bool]:
+        """Start the process and have it load what pricing the table needs (:func:`warm_at`),
+        before the table's first round settles."""
+        return self._submit(warm_at, db, table_id)
 
 
 _dbs: OrderedDict[str, Database] = OrderedDict()
@@ -251,14 +253,47 @@ _DBS_KEPT: Final = 4
 """Databases the pricing process keeps open (a test run's servers each have their own)."""
 
 
-def compute_prices_at(url: str, round_id: str) -> list[dict[str, Any]]:
-    """:func:`compute_prices` in the pricing process (each database opened once, the last few
-    kept)."""
+def _database(url: str) -> Database:
+    """The pricing process's database at ``url`` (each opened once, the last few kept)."""
     db = _dbs.pop(url, None) or Database(url, pool_size=2, step_pool_size=1)
     _dbs[url] = db
     while len(_dbs) > _DBS_KEPT:
         _dbs.popitem(last=False)[1].dispose()
-    return compute_prices(db, round_id)
+    return db
+
+
+def compute_prices_at(url: str, round_id: str) -> list[dict[str, Any]]:
+    """:func:`compute_prices` in the pricing process."""
+    return compute_prices(_database(url), round_id)
+
+
+_WARM_HAND: Final = ("As Kd Qh Jc 9s 5d 2c", "Ts 8d 7h 6c 4s 3d 3c")
+"""Any seven cards and a dealer's seven others: the hand :func:`warm_at` prices."""
+
+
+def warm_at(url: str, table_id: int) -> bool:
+    """In the pricing process, before a table's first round settles: load what pricing its hands
+    needs (its compiled table, the kernels, the optimal player's structures) by pricing one hand,
+    so that the first price waits on none of it; whether the table prices settings."""
+    from paigow.analysis.price import price_hand
+    from paigow.cards import parse_cards
+    from paigow.ruleset import Ruleset
+
+    with _database(url).read() as s:
+        t = s.get(GameTable, table_id)
+        if t is None or not prices_offered(t.mode, dict(t.ruleset)):
+            return False
+        rules, way = Ruleset.from_dict(dict(t.ruleset)), HouseWay.from_dict(dict(t.house_way))
+    cards, dealer = (parse_cards(text) for text in _WARM_HAND)
+    exposed = (way.set_hand(dealer).setting, False) if rules.face_up else None
+    compiled = None if exposed is not None else open_compiled(way, rules.wheel)
+    if exposed is None and compiled is None:
+        return True  # nothing here to load: its hands are recorded as not priced
+    with contextlib.suppress(PaigowError, ValueError):  # a price not made here: made later
+        price_hand(
+            cards, way.set_hand(cards).setting, 100, rules, way, exposed=exposed, compiled=compiled
+        )
+    return True
 
 
 _worker: PriceWorker | None = None

@@ -99,6 +99,15 @@ class Dealer:
         _PRICING.add(task)
         task.add_done_callback(_PRICING.discard)
 
+    def _warm_prices(self) -> None:
+        """At a table that prices settings: the pricing process started and ready (its tables
+        and kernels loaded) before the first price is wanted."""
+        try:
+            if self._prices_offered():
+                price_worker().warm(self.rt.db, self.table_id)
+        except Exception:  # the first price will start it again (or say why not)
+            log.exception("starting the pricing process")
+
     def _prices_offered(self) -> bool:
         """Whether this table prices its players' settings (its mode and ruleset never change:
         read once)."""
@@ -131,6 +140,7 @@ class Dealer:
         self.rt.bus.subscribe(ALL, self._on_any)
         try:
             try:
+                self._warm_prices()
                 await self._resume_note()
             except asyncio.CancelledError:
                 raise
