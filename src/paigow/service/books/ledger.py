@@ -211,19 +211,16 @@ def _deferred(tx: Tx) -> dict[str, int]:
 
 
 _KNOWN: set[tuple[Any, str]] = set()
-"""House accounts seen to exist (by database engine): accounts are never deleted, so their
-updates need no check again (and may wait to be sent with the step's commit)."""
+"""Accounts seen to exist (by database engine; never one a step has just made, which its
+rollback would take away): accounts are never deleted, so a house account's update needs no
+check again (and may wait to be sent with the step's commit), a play wallet no read."""
 
 
 def seen(tx: Tx, account: str) -> bool:
-    """Whether ``account`` was seen to exist in this database, by this process (accounts are
-    never deleted)."""
     return (tx.database, account) in _KNOWN
 
 
 def see(tx: Tx, account: str) -> None:
-    """Remember that ``account`` exists in this database (found by a committed transaction's
-    read: never one this step has just made, which its rollback would take away)."""
     if len(_KNOWN) > 100_000:
         _KNOWN.clear()
     _KNOWN.add((tx.database, account))

@@ -95,10 +95,11 @@ def _open(tx: Tx, username: str) -> bool:
     values = {"name": play_wallet(username), "kind": "wallet", "user_id": None, "balance": 0}
     dialect = tx.session.get_bind().dialect.name
     insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(table)
-    if ledger.seen(tx, values["name"]):  # a wager's usual case: no read at all
+    name = play_wallet(username)
+    if ledger.seen(tx, name):  # a wager's usual case: no read at all
         return False
-    if tx.session.execute(sa.select(Account.name).where(Account.name == values["name"])).first():
-        ledger.see(tx, values["name"])
+    if tx.session.execute(sa.select(Account.name).where(Account.name == name)).first():
+        ledger.see(tx, name)
         return False
     stmt = (
         insert.values(**values)
