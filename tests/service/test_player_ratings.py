@@ -257,3 +257,39 @@ def test_a_closed_table_can_be_reopened(staged: Staged) -> None:
     audit = [json.loads(x) for x in op.get("/api/admin/audit").text.splitlines()]
     assert any(a["action"] == "table-reopen" and a["target"] == f"table:{tid}" for a in audit)
     refused(op.post("/api/admin/tables/999999/reopen"), 404)
+
+
+def test_the_waiting_rounds_are_searched_from_the_newest_rated_one(staged: Staged) -> None:
+    """The rater looks for waiting rounds from a little before the newest rated round, by the
+    rounds' ``ended_at`` index (a casino's rounds grow by every round played), not from the first
+    round ever settled: a round settled after the last rating waits; one settled long before it
+    lies in the rated past and is not searched."""
+    import sqlalchemy as sa
+
+    from paigow.service.floor.ratings import (
+        RATED_BEHIND_S,
+        rate_waiting,
+        waiting_query,
+        waiting_rounds,
+    )
+    from paigow.service.store.db import RoundRow
+
+    tid = staged.table(variant="face-up")
+    p, c = staged.player(tid, 3)
+    staged.play(tid, [(p, c, 1000, True)], seed=5)
+    assert rate_waiting(staged.rt.db) == 1
+    second = staged.play(tid, [(p, c, 1000, True)], seed=6)
+    with staged.rt.db.read() as s:
+        assert waiting_rounds(s) == [second]
+        if staged.rt.db.is_sqlite:  # the plan walks the index
+            sql = str(waiting_query().compile(s.get_bind(), compile_kwargs={"literal_binds": True}))
+            plan = " ".join(str(r) for r in s.execute(sa.text(f"EXPLAIN QUERY PLAN {sql}")))
+            assert "ix_rounds_ended_at" in plan, plan
+    with staged.rt.db.write() as s:
+        s.execute(
+            sa.update(RoundRow)
+            .where(RoundRow.id == second)
+            .values(ended_at=RoundRow.ended_at - 2 * RATED_BEHIND_S)
+        )
+    with staged.rt.db.read() as s:
+        assert waiting_rounds(s) == []

@@ -52,6 +52,12 @@ RATED: Final = "rated"
 UNAVAILABLE: Final = "unavailable"
 BATCH: Final = 4
 """Rounds rated in one pass of the pool (small: the players' prices queue behind it)."""
+RATED_BEHIND_S: Final = 300.0
+"""How long before the newest rated round's settlement a round still waiting is looked for:
+the rater takes the oldest waiting rounds first, so every round settled before the newest rated
+one is rated (or being rated by another process), but for steps committed out of the order of
+their clocks, which this covers many times over. A casino's rounds grow by every round played;
+the search for what waits starts here, not at the first round ever settled."""
 
 
 def exact_units(ev_cents: Fraction) -> int | None:
@@ -80,7 +86,9 @@ def _waiting_where() -> Any:
     wagers = aliased(RoundWager)
     hands = sa.select(wagers.round_id).where(wagers.round_id == RoundRow.id).correlate(RoundRow)
     hands_exist = hands.exists()
+    newest = sa.select(sa.func.max(HandRating.settled_at)).scalar_subquery()
     return sa.and_(
+        RoundRow.ended_at >= sa.func.coalesce(newest - RATED_BEHIND_S, 0.0),
         RoundRow.phase == "settled",
         GameTable.mode == TableMode.CASINO.value,
         hands_exist,
@@ -88,16 +96,22 @@ def _waiting_where() -> Any:
     )
 
 
-def waiting_rounds(session: Session, limit: int = BATCH) -> list[str]:
-    """The oldest settled rounds at casino tables not rated yet (at most ``limit``)."""
-    q = (
+def waiting_query(limit: int = BATCH) -> sa.Select[Any]:
+    """The oldest settled rounds at casino tables not rated yet (at most ``limit``), searched
+    from :data:`RATED_BEHIND_S` before the newest rated round (by the rounds' ``ended_at``
+    index), not from the first round ever settled."""
+    return (
         sa.select(RoundRow.id)
         .join(GameTable, GameTable.id == RoundRow.table_id)
         .where(_waiting_where())
         .order_by(RoundRow.ended_at, RoundRow.id)
         .limit(limit)
     )
-    return [str(r) for (r,) in session.execute(q)]
+
+
+def waiting_rounds(session: Session, limit: int = BATCH) -> list[str]:
+    """:func:`waiting_query`'s rounds."""
+    return [str(r) for (r,) in session.execute(waiting_query(limit))]
 
 
 def waiting_hands(

@@ -158,7 +158,7 @@ class RoundRow(Base):
     deadline: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     event_count: Mapped[int] = mapped_column(sa.Integer, default=0)
     created_at: Mapped[float] = mapped_column(sa.Float)
-    ended_at: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    ended_at: Mapped[float | None] = mapped_column(sa.Float, nullable=True, index=True)
     result: Mapped[Any | None] = mapped_column(sa.JSON, nullable=True)
 
 

@@ -149,7 +149,10 @@ class HandRating(Base):
     dealer hands); ``status`` ``unavailable`` with the ``reason`` when it cannot be priced."""
 
     __tablename__ = "hand_ratings"
-    __table_args__ = (sa.Index("ix_hand_ratings_user_settled", "user_id", "settled_at"),)
+    __table_args__ = (
+        sa.Index("ix_hand_ratings_user_settled", "user_id", "settled_at"),
+        sa.Index("ix_hand_ratings_settled", "settled_at"),
+    )
     round_id: Mapped[str] = mapped_column(sa.ForeignKey("rounds.id"), primary_key=True)
     spot: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     dragon: Mapped[bool] = mapped_column(sa.Boolean, primary_key=True)
