@@ -77,8 +77,6 @@ class Runtime:
         self._signer_lock = threading.Lock()
         self.rounds = RoundCache()
         self.fresh = FreshEvents()
-        self.caches: dict[str, Any] = {"rounds": self.rounds, "fresh": self.fresh}
-        """What a step's :class:`Tx` finds in its ``info``: the caches steps keep."""
         self._principals: dict[int, tuple[float, Principal]] = {}
         from paigow.service.store.writer import PostgresWriter, SqliteWriter, Writer
 
@@ -88,7 +86,7 @@ class Runtime:
             SqliteWriter(
                 self.db,
                 self.bus,
-                caches=self.caches,
+                rounds=self.rounds,
                 seal=self.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
@@ -97,7 +95,7 @@ class Runtime:
             else PostgresWriter(
                 self.db,
                 self.bus,
-                caches=self.caches,
+                rounds=self.rounds,
                 seal=self.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
@@ -288,7 +286,7 @@ class Runtime:
         (:class:`~paigow.service.store.unit.Refused`) is committed, then its error raised."""
         refused: Refused | None = None
         with self.db.write() as s:
-            tx = Tx(s.connection(), s, caches=self.caches, trace=self.db.trace, config=self.config)
+            tx = Tx(s.connection(), s, rounds=self.rounds, trace=self.db.trace, config=self.config)
             try:
                 yield tx
             except Refused as r:  # kept: the step's record of its refusal, raised once committed

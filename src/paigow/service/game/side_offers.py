@@ -47,6 +47,7 @@ from paigow.service.store.bonus_models import (
 )
 from paigow.service.store.db import now
 from paigow.service.store.statements import Sql
+from paigow.service.store.step import LockedBank
 from paigow.service.store.unit import Tx
 
 _BANK: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
@@ -250,35 +251,14 @@ _TABLE_METERS: Final = meter_totals(by_table=True)
 _METERS_OF_TABLE: Final = Sql(
     _TABLE_METERS.where(MEMBER.c.table_id == sa.bindparam("tid")).order_by(_BANKS.c.bank)
 )
-LOCKED: Final = "meters_locked"
-"""The key in :attr:`Tx.info` of the banks a step locked whole (bank -> :class:`Locked`)."""
 
 
-@dataclass
-class Locked:
-    """A bank a step holds locked whole (its row and every table's): its base and version, and
-    each table's contribution (this step's shares in) and version."""
-
-    base: int
-    version: int
-    tables: dict[int, tuple[int, int]]
-
-    @property
-    def meter(self) -> int:
-        return self.base + sum(c for c, _ in self.tables.values())
-
-    @property
-    def meter_version(self) -> int:
-        return self.version + sum(v for _, v in self.tables.values())
-
-
-def _lock_whole(tx: Tx, bank: str, row: Sequence[Any], tables: Sequence[Any]) -> Locked:
+def _lock_whole(tx: Tx, bank: str, row: Sequence[Any], tables: Sequence[Any]) -> LockedBank:
     if not row:
         raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
     rows = {int(t): (int(c), int(v)) for t, c, v in tables}
-    locked = Locked(int(row[0][0]), int(row[0][1]), rows)
-    tx.info.setdefault(LOCKED, {})[bank] = locked
-    tx.info.setdefault("bank_tables", {})[bank] = list(locked.tables)
+    locked = tx.step.banks_locked[bank] = LockedBank(int(row[0][0]), int(row[0][1]), rows)
+    tx.step.bank_tables[bank] = list(locked.tables)
     return locked
 
 
@@ -287,7 +267,7 @@ def add_shares(
 ) -> dict[str, tuple[int, int | None]]:
     """Add table ``table_id``'s shares (bank -> cents) to its contributions to their meters and
     return each bank's meter with them (bank -> (meter, version)). A bank in ``hot`` (one the
-    step may pay from) is locked whole to the commit (:class:`Locked`: a hit pays the meter as
+    step may pay from) is locked whole to the commit (:class:`~paigow.service.store.step.LockedBank`: a hit pays the meter as
     it is; its version is exact); for the others only the table's own row is updated (and
     locked: the bank's hits wait for this step) and the meter is read as the other tables last
     committed it (version None). One round trip for all of them where the connection allows."""
@@ -315,7 +295,7 @@ def add_shares(
         else:  # the bank's base cannot move while this table's row is held: no hit commits
             if not second:
                 raise NotFound(f"no progressive bank {bank!r}", code="no-bank")
-            tx.info.setdefault("bank_tables", {})[bank] = [int(t) for t, _c, _v in third]
+            tx.step.bank_tables[bank] = [int(t) for t, _c, _v in third]
             out[bank] = (int(second[0][0]) + sum(int(c) for _t, c, _v in third), None)
     return out
 
@@ -325,7 +305,7 @@ def sweep(tx: Tx, bank: str, meter: int) -> tuple[list[Movement], int]:
     :func:`lock_bank`) to ``meter``: every table's contribution is swept into the bank's base
     (the movements from the tables' accounts of shares to the bank's account, for the caller to
     post) and the base set to ``meter``. Returns the movements and the meter's new version."""
-    locked: Locked = tx.info[LOCKED][bank]
+    locked = tx.step.banks_locked[bank]
     account = BankAccounts.of(bank).meter
     moves = [
         Movement(ledger.shares_account(t), account, c, f"table {t} shares swept")
@@ -340,7 +320,7 @@ def sweep(tx: Tx, bank: str, meter: int) -> tuple[list[Movement], int]:
     return moves, locked.meter_version
 
 
-def lock_bank(tx: Tx, bank: str) -> Locked:
+def lock_bank(tx: Tx, bank: str) -> LockedBank:
     """Lock a bank whole (its row, then its tables' rows in table order) to the commit."""
     got = tx.together((_LOCK_BANK, {"b": bank}), (_LOCK_TABLES, {"b": bank}))
     return _lock_whole(tx, bank, got[0], got[1])
@@ -357,7 +337,7 @@ def read_meter(tx: Tx, bank: str) -> tuple[int, int]:
 
 def _tables_of(tx: Tx, bank: str) -> list[int]:
     """The bank's tables (read once per step)."""
-    known: dict[str, list[int]] = tx.info.setdefault("bank_tables", {})
+    known = tx.step.bank_tables
     if bank not in known:
         known[bank] = [int(t) for t, _c, _v in tx.run(_READ_TABLES, {"b": bank})]
     return known[bank]

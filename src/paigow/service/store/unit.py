@@ -1,8 +1,8 @@
 """A unit of work: one step's work in a database transaction (:class:`Tx`), the statements it
 runs (:class:`paigow.service.store.statements.Sql`) on the DBAPI cursor of the transaction's
 connection, and what it leaves for its commit (work to do once committed or kept, deferred
-writes run when the step finishes: :meth:`Tx.on_finish`; the
-modules that use it keep their own data for the commit in :attr:`Tx.info`). SQLAlchemy still
+writes run when the step finishes: :meth:`Tx.on_finish`; what the step's modules keep for
+the rest of the step: :attr:`Tx.step`, named fields). SQLAlchemy still
 opens and commits the transactions, runs the migrations and serves the cold paths through the
 ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
 
@@ -31,6 +31,7 @@ from paigow.service.config import ServiceConfig
 from paigow.service.store import pgwire
 from paigow.service.store.bus import Outbox
 from paigow.service.store.statements import Compiled, Row, Sql
+from paigow.service.store.step import RoundKeep, StepContext
 
 
 class Refused(Exception):
@@ -53,7 +54,7 @@ class Tx:
 
     ``connection``: the SQLAlchemy connection whose transaction the step runs in; ``session``:
     an ORM session in that transaction when the step already has one (otherwise made on first
-    use). ``caches``: the process's caches the steps keep (rounds, fresh events), if any;
+    use). ``rounds``: the process's round cache, if any (:attr:`StepContext.rounds`);
     ``config``: the process's settings, which the step reads (:data:`DEFAULT_CONFIG` if none)."""
 
     def __init__(
@@ -61,7 +62,7 @@ class Tx:
         connection: sa.Connection,
         session: Session | None = None,
         *,
-        caches: Mapping[str, Any] | None = None,
+        rounds: RoundKeep | None = None,
         trace: Callable[[str], None] | None = None,
         driver: Any = None,
         config: ServiceConfig | None = None,
@@ -102,11 +103,11 @@ class Tx:
         self._error: type[Exception] = self.dialect.loaded_dbapi.Error
         self._session = session
         self._own_session = False
-        self.info: dict[str, Any] = dict(caches or {})
-        """The caches, and what the game's modules keep for the rest of the step under keys of
-        their own (the round heads to write; the banks locked). The bus's, the ledger's and the
-        writer's: named fields (:attr:`outbox`, :attr:`balances`, :attr:`house_deltas`,
-        :attr:`commit_sent`)."""
+        self.step = StepContext(rounds)
+        """What the game's modules keep for the rest of the step (the round cache, the round
+        heads to write, the banks locked: :class:`StepContext`). The bus's, the ledger's and
+        the writer's: named fields here (:attr:`outbox`, :attr:`balances`,
+        :attr:`house_deltas`, :attr:`commit_sent`)."""
         self.after: list[Callable[[], None]] = []
         self.kept: list[Callable[[], None]] = []
         """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its

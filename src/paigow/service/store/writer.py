@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -35,6 +35,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from paigow.service.ops import telemetry
 from paigow.service.store.bus import EventBus, Notice
+from paigow.service.store.step import RoundKeep
 from paigow.service.store.unit import Refused, Tx
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ class SqliteWriter:
     it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
     wait for the interpreter's lock between their statements.
 
-    ``caches``: what each step's :class:`Tx` finds in its ``info``; ``config``: the settings
+    ``rounds``: the process's round cache each step's :class:`Tx` carries (its
+    :attr:`~paigow.service.store.step.StepContext.rounds`); ``config``: the settings
     each step's :class:`Tx` carries; ``seal``: a finished step's
     notices, delivered on ``bus`` once its group commits; ``clear_kept``: drops what the steps'
     work once kept (:attr:`Tx.kept`) left in the caches, when their group's commit fails."""
@@ -119,14 +121,14 @@ class SqliteWriter:
         db: Database,
         bus: EventBus,
         *,
-        caches: Mapping[str, Any],
+        rounds: RoundKeep | None,
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
-        self.caches = caches
+        self.rounds = rounds
         self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
@@ -279,7 +281,7 @@ class SqliteWriter:
                 self._wanted.set()  # the rest: the next group
             for job in group:
                 ran.append(job)
-                tx = Tx(conn, caches=self.caches, trace=self.db.trace, config=self.config)
+                tx = Tx(conn, rounds=self.rounds, trace=self.db.trace, config=self.config)
                 tx.text("SAVEPOINT step")
                 try:
                     try:
@@ -348,7 +350,7 @@ class PostgresWriter:
     requests and steps go on. (Steps on threads of their own would each wait for the
     interpreter's lock after every statement while the event loop holds it.)
 
-    ``caches``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
+    ``rounds``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
     delivered on ``bus`` once it commits). A step's work to do once kept (:attr:`Tx.kept`: its
     round back in the cache) is done just before its commit is sent, so that the next step at
     its table, which that commit wakes, finds it; a commit that fails clears the caches."""
@@ -358,14 +360,14 @@ class PostgresWriter:
         db: Database,
         bus: EventBus,
         *,
-        caches: Mapping[str, Any],
+        rounds: RoundKeep | None,
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
-        self.caches = caches
+        self.rounds = rounds
         self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
@@ -451,7 +453,7 @@ class PostgresWriter:
         with conn.begin() as transaction:
             driver = self.db.wire_driver(conn)
             tx = Tx(
-                conn, caches=self.caches, trace=self.db.trace, driver=driver, config=self.config
+                conn, rounds=self.rounds, trace=self.db.trace, driver=driver, config=self.config
             )
             done.append(tx)
             result: T | None = None

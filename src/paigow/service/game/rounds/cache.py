@@ -1,7 +1,8 @@
 """This process's caches of rounds: the rounds rebuilt from their logs (:class:`RoundCache`, so
 that the next step at a table need not replay the log again) and the events just committed,
-kept per table for the live feeds (:class:`FreshEvents`). A step finds them in its
-``Tx.info`` (``"rounds"``, ``"fresh"``)."""
+kept per table for the live feeds (:class:`FreshEvents`). A step finds the round cache in its
+context (:attr:`paigow.service.store.step.StepContext.rounds`); the fresh events are kept by
+the runtime once a step has committed."""
 
 from __future__ import annotations
 

@@ -121,20 +121,16 @@ class RoundHead:
             if name in ("phase", "event_count", "deadline"):
                 setattr(self, name, value)
         self.changed.update(values)
-        pending: list[RoundHead] | None = tx.info.get(_PENDING)
-        if pending is None:
-            pending = tx.info[_PENDING] = []
+        pending = tx.step.round_heads
+        if not pending:
             tx.on_finish(_write_rounds)
         if self not in pending:
             pending.append(self)
 
 
-_PENDING: Final = "round_heads"
-
-
 def _write_rounds(tx: Tx) -> None:
     """Write the changed rounds of the step."""
-    pending: list[RoundHead] = tx.info.pop(_PENDING, [])
+    pending, tx.step.round_heads = tx.step.round_heads, []
     for head in pending:
         if head.changed:
             values = {f"new_{n}": v for n, v in head.changed.items()}

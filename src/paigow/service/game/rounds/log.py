@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from paigow.errors import PaigowError
 from paigow.events import Event
 from paigow.round import Round
-from paigow.service.game.rounds.cache import RoundCache
 from paigow.service.game.rounds.head import Head, RoundHead, set_current
 from paigow.service.store.bus import appended
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
@@ -57,7 +56,7 @@ def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
     same step; a copy behind (another process's steps since, their notices not heard yet)
     brought up to the log by the events it lacks, which it re-derives and checks
     (:meth:`Round.follow`); else rebuilt by replaying the whole log."""
-    cache: RoundCache | None = tx.info.get("rounds")
+    cache = tx.step.rounds
     if cache is not None:
         rnd = cache.take_at_most(row.id, row.event_count)
         if rnd is not None:
@@ -92,7 +91,7 @@ def append(
     new = [e.to_dict() for e in events]
     insert_events(tx, row.id, start, new)
     row.set(tx, event_count=len(rnd.events), phase=rnd.phase.value)
-    cache: RoundCache | None = tx.info.get("rounds")
+    cache = tx.step.rounds
     if cache is not None and not rnd.is_over:
         tx.when_kept(lambda: cache.put(rnd))
     if new:  # for the live feeds (of every process: they travel in the step's notice)
