@@ -522,7 +522,7 @@ def test_every_statement_on_the_driver_can_be_prepared() -> None:
     (a parameter whose type it cannot tell would fail the step that first sent it)."""
     import itertools
 
-    from paigow.service.game.rounds import head
+    from paigow.service.store import unit
     from paigow.service.store.db import Database
     from paigow.service.store.pgwire import preparable
 
@@ -531,7 +531,7 @@ def test_every_statement_on_the_driver_can_be_prepared() -> None:
         itertools.combinations(("deadline", "ended_at", "event_count", "phase", "result"), k)
         for k in range(1, 6)
     ):  # the round's UPDATE for each set of columns a step may change
-        statements[f"round update {names}"] = head.round_update(names)
+        statements[f"round update {names}"] = unit.round_update(names)
     with pg_schema() as db_url:
         db = Database.of(ServiceConfig.from_env(db_url))
         try:

@@ -2,7 +2,7 @@
 a savepoint of its own (one that fails leaves nothing, its neighbours commit), a failed commit
 fails every step of its group and writes nothing, and a step is answered only once its commit
 is on disk; on PostgreSQL a step is retried on a serialization failure. A step's notices and
-its work after the commit come only when it commits; a kept refusal (``Refused``) commits what
+its work after the commit (its events for the live feeds) come only when it commits; a kept refusal (``Refused``) commits what
 the step wrote, then raises its error."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from paigow.service.config import ServiceConfig
 from paigow.service.runtime import Runtime
-from paigow.service.store.bus import Channel, Notice, notify
+from paigow.service.store.bus import Channel, Notice, appended, notify
 from paigow.service.store.db import Database, ServerSetting
 from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Refused, Tx
@@ -60,7 +60,7 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
         def fn(tx: Tx) -> int:
             tx.run(_PUT, {"k": f"t-{i}", "v": str(i)})
             notify(tx, 1000 + i)
-            tx.after_commit(lambda: after.append(i))
+            appended(tx, 2000 + i, f"r-{i}", 1, 0, [{"type": "round-started"}], {})
             if i == 13:
                 raise ValueError("step 13 refuses")
             if i == 17:  # refuses, and keeps what it wrote (its record of the refusal)
@@ -79,6 +79,7 @@ def test_steps_waiting_commit_together_each_alone_in_its_savepoint(tmp_path: Pat
             out = await asyncio.gather(
                 *(rt.step(step(i)) for i in range(30)), return_exceptions=True
             )
+            after.extend(i for i in range(30) if rt.fresh.latest(2000 + i) is not None)
             return [out, rt.writer.groups]
         finally:
             await _close(rt)
@@ -275,15 +276,15 @@ def test_postgres_kept_work_runs_before_the_commit_and_a_failed_commit_clears_it
                 rt.rounds.put(Round(round_id="other"))  # an earlier step's round
 
                 def kept_then_committed(tx: Tx) -> None:
-                    tx.when_kept(lambda: rt.rounds.put(Round(round_id="mine")))
-                    tx.after_commit(lambda: seen.append(rt.rounds.take("mine", 1) is not None))
+                    tx.step.rounds_kept.append(Round(round_id="mine"))
 
                 await rt.step(kept_then_committed)
+                seen.append(rt.rounds.take("mine", 1) is not None)
                 assert seen == [True]  # in the cache by the time the commit was answered
 
                 def fails_at_commit(tx: Tx) -> None:
                     tx.text("INSERT INTO t_deferred VALUES (1), (1)")  # checked at the commit
-                    tx.when_kept(lambda: rt.rounds.put(Round(round_id="never")))
+                    tx.step.rounds_kept.append(Round(round_id="never"))
 
                 with pytest.raises(sa.exc.IntegrityError):
                     await rt.step(fails_at_commit)

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from paigow.service.accounts.auth_tokens import Passwords, Principal, TokenSigner
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
-from paigow.service.store.bus import ALL, Batch, EventBus, Notice, appended_batches
+from paigow.service.store.bus import ALL, EventBus, Notice
 from paigow.service.store.db import Database, User
 from paigow.service.store.faults import StoragePause
 from paigow.service.store.unit import Refused, Tx
@@ -87,7 +87,8 @@ class Runtime:
                 self.db,
                 self.bus,
                 rounds=self.rounds,
-                seal=self.seal,
+                fresh=self.fresh,
+                seal=self.bus.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
             )
@@ -96,7 +97,8 @@ class Runtime:
                 self.db,
                 self.bus,
                 rounds=self.rounds,
-                seal=self.seal,
+                fresh=self.fresh,
+                seal=self.bus.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
             )
@@ -254,22 +256,6 @@ class Runtime:
 
         return await asyncio.to_thread(read)
 
-    def seal(self, tx: Tx) -> list[Notice]:
-        """The notices of a finished step (:meth:`EventBus.seal`: with PostgreSQL they are sent
-        with ``pg_notify`` in its transaction). Once the step has committed, its events go to
-        this process's :class:`FreshEvents` (for its feeds)."""
-        notices = self.bus.seal(tx)
-        batches = appended_batches(tx)
-        if batches:
-            kept = list(batches)
-            tx.after.append(lambda: self._keep_fresh(kept))
-        return notices
-
-    def _keep_fresh(self, batches: list[Batch]) -> None:
-        at = time.time()
-        for table_id, rid, number, start, events, owners in batches:
-            self.fresh.put(table_id, rid, number, start, events, at, owners)
-
     def keep_notice_events(self, notice: Notice) -> None:
         """Keep the events another process's notice carries (see :class:`FreshEvents`), and
         bring this process's cached copy of the round up to them (:meth:`RoundCache.follow`),
@@ -286,16 +272,23 @@ class Runtime:
         (:class:`~paigow.service.store.unit.Refused`) is committed, then its error raised."""
         refused: Refused | None = None
         with self.db.write() as s:
-            tx = Tx(s.connection(), s, rounds=self.rounds, trace=self.db.trace, config=self.config)
+            tx = Tx(
+                s.connection(),
+                s,
+                rounds=self.rounds,
+                fresh=self.fresh,
+                trace=self.db.trace,
+                config=self.config,
+            )
             try:
                 yield tx
             except Refused as r:  # kept: the step's record of its refusal, raised once committed
                 refused = r
             tx.finish()
-            notices = self.seal(tx)
+            notices = self.bus.seal(tx)
         try:
-            for fn in (*tx.kept, *tx.after):
-                fn()
+            tx.keep()
+            tx.committed()
         finally:
             if notices:  # this process hears its own notices at once, never by LISTEN
                 self.bus.publish_local(notices)

@@ -62,7 +62,7 @@ from paigow.service.store.db import (
 )
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
-from paigow.service.store.unit import Tx
+from paigow.service.store.unit import Tx, account_seen, see_account
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"
@@ -199,46 +199,23 @@ def balance_and_version(tx: Tx, account: str) -> tuple[int, int]:
 
 def _deferred(tx: Tx) -> dict[str, int]:
     """The house's accounts (``wagers-in-play`` and the others, which every table's money goes
-    through) are updated last, when the step's work is done, so that their rows stay locked for
-    as short a time as possible (PostgreSQL). Wallets are updated at once (their balance is
-    checked). Lock order in every transaction: the table, then wallets (sorted), then house
-    accounts (sorted): no cycle, no deadlock."""
-    deferred = tx.house_deltas
-    if deferred is None:
-        deferred = tx.house_deltas = defaultdict(int)
-        tx.on_finish(_apply_deferred)
-    return deferred
-
-
-_KNOWN: set[tuple[Any, str]] = set()
-"""Accounts seen to exist (by database engine; never one a step has just made, which its
-rollback would take away): accounts are never deleted, so a house account's update needs no
-check again (and may wait to be sent with the step's commit), a play wallet no read."""
+    through) are updated last, when the step's work is done (:meth:`Tx.finish`), so that their
+    rows stay locked for as short a time as possible (PostgreSQL). Wallets are updated at once
+    (their balance is checked). Lock order in every transaction: the table, then wallets
+    (sorted), then house accounts (sorted): no cycle, no deadlock."""
+    return tx.step.house_deltas
 
 
 def seen(tx: Tx, account: str) -> bool:
-    return (tx.database, account) in _KNOWN
+    """Whether ``account`` was seen to exist in this database, by this process (accounts are
+    never deleted; one memory with the house accounts' updates: :func:`.unit.account_seen`)."""
+    return account_seen(tx, account)
 
 
 def see(tx: Tx, account: str) -> None:
-    if len(_KNOWN) > 100_000:
-        _KNOWN.clear()
-    _KNOWN.add((tx.database, account))
-
-
-def _apply_deferred(tx: Tx) -> None:
-    deferred, tx.house_deltas = tx.house_deltas or {}, None
-    engine = tx.database
-    for name in sorted(deferred):
-        delta = deferred[name]
-        if delta == 0:
-            continue
-        if tx.batched and (engine, name) in _KNOWN:  # sent with the commit
-            tx.later(_ADD, {"n": name, "d": delta})
-            continue
-        if tx.rowcount(_ADD, {"n": name, "d": delta}) != 1:
-            raise NotFound(f"no account {name!r}")
-        see(tx, name)
+    """Remember that ``account`` exists in this database (found by a committed transaction's
+    read: never one this step has just made, which its rollback would take away)."""
+    see_account(tx, account)
 
 
 def post(
@@ -267,7 +244,7 @@ def post(
         if delta == 0:
             continue
         if not is_wallet(name):
-            deferred[name] += delta
+            deferred[name] = deferred.get(name, 0) + delta
             continue
         wallets.append((name, delta))
     # the transaction's row and the wallets' balances in one round trip (their rows are needed:
@@ -334,7 +311,6 @@ _ADD_CORE: Final = (
     .where(_ACCOUNTS.c.name == sa.bindparam("n"))
     .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
 )
-_ADD: Final = Sql(_ADD_CORE)
 _ADD_WALLET: Final = _ADD_CORE.values(version=_ACCOUNTS.c.version + 1)
 _ADD_RETURNING: Final = Sql(
     _ADD_WALLET.returning(_ACCOUNTS.c.balance, _ACCOUNTS.c.user_id, _ACCOUNTS.c.version)

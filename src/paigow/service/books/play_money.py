@@ -92,10 +92,10 @@ def refuse_progressive(practice: bool, ruleset: Ruleset) -> None:
 def _open(tx: Tx, username: str) -> bool:
     """Open the player's play wallet if it is not open yet; whether this call opened it."""
     table = Account.__table__
-    values = {"name": play_wallet(username), "kind": "wallet", "user_id": None, "balance": 0}
+    name = play_wallet(username)
+    values = {"name": name, "kind": "wallet", "user_id": None, "balance": 0}
     dialect = tx.session.get_bind().dialect.name
     insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(table)
-    name = play_wallet(username)
     if ledger.seen(tx, name):  # a wager's usual case: no read at all
         return False
     if tx.session.execute(sa.select(Account.name).where(Account.name == name)).first():

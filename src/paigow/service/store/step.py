@@ -1,9 +1,11 @@
 """What one step keeps for the rest of its work and its commit, in named fields
-(:class:`StepContext`, a step's :attr:`paigow.service.store.unit.Tx.step`): the process's round
-cache it reads and refills, the rounds' rows it changed (written once, when its work is done),
-the progressive banks it holds locked. The store defines the fields and their types (protocols
-where the game's own classes fill them), the game fills them: no string keys, nothing typed
-``Any`` for mypy to miss.
+(:class:`StepContext`, a step's :attr:`paigow.service.store.unit.Tx.step`): the process's caches
+it reads and refills, the rounds' rows it changed and the house accounts' movements (written
+once, when its work is done), the progressive banks it holds locked, the rounds it leaves for
+the cache and the rounds it counts once committed. The store defines the fields and their types
+(protocols where the game's own classes fill them), the game and the books fill them, and the
+unit of work's commit sequence (:class:`paigow.service.store.unit.Tx`) reads them: no string
+keys, no lists of callbacks, nothing typed ``Any`` for mypy to miss.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from paigow.round import Round
+    from paigow.ruleset import Ruleset
 
 
 class RoundKeep(Protocol):
@@ -22,6 +25,22 @@ class RoundKeep(Protocol):
     def take_at_most(self, round_id: str, event_count: int) -> Round | None: ...
 
     def put(self, rnd: Round) -> None: ...
+
+
+class FreshKeep(Protocol):
+    """The process's events just committed, kept per table for the live feeds
+    (:class:`paigow.service.game.rounds.cache.FreshEvents`)."""
+
+    def put(
+        self,
+        table_id: int,
+        round_id: str,
+        number: int,
+        start: int,
+        events: list[dict[str, Any]],
+        at: float,
+        owners: dict[int, int],
+    ) -> None: ...
 
 
 class RowChanges(Protocol):
@@ -57,11 +76,21 @@ class StepContext:
     """One step's own state beside its connection.
 
     ``rounds``: the process's round cache (None: a step without one, which replays each round's
-    log); ``round_heads``: the rounds' rows the step changed, to write when its work is done;
-    ``banks_locked``: the banks the step holds locked whole (bank -> :class:`LockedBank`);
-    ``bank_tables``: each bank's tables as the step read them (read once a step)."""
+    log); ``fresh``: the process's events just committed (None: none kept);
+    ``round_heads``: the rounds' rows the step changed, to write when its work is done;
+    ``house_deltas``: the house accounts' movements (account -> cents), applied when the step's
+    work is done (:mod:`paigow.service.books.ledger`); ``rounds_kept``: the rounds as the step
+    leaves them, for the round cache once its work is kept; ``rounds_counted``: the rounds the
+    step dealt or ended (the table's mode, its ruleset, ``dealt``, ``settled`` or ``voided``),
+    counted once it has committed; ``banks_locked``: the banks the step holds locked whole
+    (bank -> :class:`LockedBank`); ``bank_tables``: each bank's tables as the step read them
+    (read once a step)."""
 
     rounds: RoundKeep | None = None
+    fresh: FreshKeep | None = None
     round_heads: list[RowChanges] = field(default_factory=list)
+    house_deltas: dict[str, int] = field(default_factory=dict)
+    rounds_kept: list[Round] = field(default_factory=list)
+    rounds_counted: list[tuple[str, Ruleset, str]] = field(default_factory=list)
     banks_locked: dict[str, LockedBank] = field(default_factory=dict)
     bank_tables: dict[str, list[int]] = field(default_factory=dict)

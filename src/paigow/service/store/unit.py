@@ -1,8 +1,7 @@
-"""A unit of work: one step's work in a database transaction (:class:`Tx`), the statements it
-runs (:class:`paigow.service.store.statements.Sql`) on the DBAPI cursor of the transaction's
-connection, and what it leaves for its commit (work to do once committed or kept, deferred
-writes run when the step finishes: :meth:`Tx.on_finish`; what the step's modules keep for
-the rest of the step: :attr:`Tx.step`, named fields). SQLAlchemy still
+"""A unit of work: one step's work in a database transaction (:class:`Tx`: a connection and
+the step's typed context, :attr:`Tx.step`), the statements it runs
+(:class:`paigow.service.store.statements.Sql`) on the DBAPI cursor of the transaction's
+connection, and one commit sequence for what the step leaves (see :class:`Tx`). SQLAlchemy still
 opens and commits the transactions, runs the migrations and serves the cold paths through the
 ORM, in the same transaction when a step needs it (:attr:`Tx.session`).
 
@@ -20,6 +19,7 @@ statement runs when it is asked for, on the cursor (a read sent ahead runs when 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -28,10 +28,13 @@ from sqlalchemy.engine import AdaptedConnection
 from sqlalchemy.orm import Session
 
 from paigow.service.config import ServiceConfig
+from paigow.service.http_errors import NotFound
+from paigow.service.ops import telemetry
 from paigow.service.store import pgwire
 from paigow.service.store.bus import Outbox
+from paigow.service.store.db import Account, RoundRow
 from paigow.service.store.statements import Compiled, Row, Sql
-from paigow.service.store.step import RoundKeep, StepContext
+from paigow.service.store.step import FreshKeep, RoundKeep, StepContext
 
 
 class Refused(Exception):
@@ -50,12 +53,28 @@ DEFAULT_CONFIG: Final = ServiceConfig("")
 
 class Tx:
     """One step's work in a database transaction: statements on the connection's DBAPI cursor,
-    and what the step leaves for its commit.
+    and what the step leaves for its commit (:attr:`step`, its typed context).
 
     ``connection``: the SQLAlchemy connection whose transaction the step runs in; ``session``:
     an ORM session in that transaction when the step already has one (otherwise made on first
-    use). ``rounds``: the process's round cache, if any (:attr:`StepContext.rounds`);
-    ``config``: the process's settings, which the step reads (:data:`DEFAULT_CONFIG` if none)."""
+    use). ``rounds``, ``fresh``: the process's round cache and events just committed, if any
+    (:class:`StepContext`); ``config``: the process's settings, which the step reads
+    (:data:`DEFAULT_CONFIG` if none).
+
+    The commit sequence, the same for every step (the writer's, :meth:`Runtime.write`'s):
+
+    1. :meth:`finish`: the step's work is done; its deferred writes go (the rounds' rows it
+       changed, then the house accounts' movements) and its own ORM session is flushed;
+    2. the bus seals its notices (:meth:`paigow.service.store.bus.EventBus.seal`: with
+       PostgreSQL, ``pg_notify`` in its transaction);
+    3. :meth:`keep`: its work is kept (SQLite: its savepoint released; PostgreSQL: just before
+       its commit is sent): the rounds it leaves go back into the round cache;
+    4. the commit (:meth:`commit_pending`, then the transaction's);
+    5. :meth:`committed`: its events to the process's fresh events, its rounds counted; then
+       its notices are delivered.
+
+    A step that fails is :meth:`abandon` ed (rolled back by its caller); a commit that fails
+    clears the round cache (what :meth:`keep` put there was never committed)."""
 
     def __init__(
         self,
@@ -63,6 +82,7 @@ class Tx:
         session: Session | None = None,
         *,
         rounds: RoundKeep | None = None,
+        fresh: FreshKeep | None = None,
         trace: Callable[[str], None] | None = None,
         driver: Any = None,
         config: ServiceConfig | None = None,
@@ -103,24 +123,15 @@ class Tx:
         self._error: type[Exception] = self.dialect.loaded_dbapi.Error
         self._session = session
         self._own_session = False
-        self.step = StepContext(rounds)
-        """What the game's modules keep for the rest of the step (the round cache, the round
-        heads to write, the banks locked: :class:`StepContext`). The bus's, the ledger's and
-        the writer's: named fields here (:attr:`outbox`, :attr:`balances`,
-        :attr:`house_deltas`, :attr:`commit_sent`)."""
-        self.after: list[Callable[[], None]] = []
-        self.kept: list[Callable[[], None]] = []
-        """Work to do once this step's work is kept: at its commit, or (SQLite's writer) once its
-        savepoint is released, so that the next step of the same commit finds it (caches of
-        the step's own results; the writer clears them if the commit then fails)."""
-        self._finish: list[Callable[[Tx], None]] = []
+        self.step = StepContext(rounds, fresh)
+        """What the step's modules keep for the rest of the step and its commit (the caches,
+        the round heads and house movements to write, the banks locked, the rounds to keep
+        and to count: :class:`StepContext`). The bus's, the ledger's wallets and the
+        writer's: named fields here (:attr:`outbox`, :attr:`balances`, :attr:`commit_sent`)."""
         self._trace = trace
         self.balances: dict[str, int] = {}
         """The wallets this step moved, as it left them (account -> cents:
         :func:`paigow.service.books.ledger.balance`)."""
-        self.house_deltas: dict[str, int] | None = None
-        """The house accounts' movements, applied when the step's work is done
-        (:mod:`paigow.service.books.ledger`); None: none yet."""
         self.outbox = Outbox()
         """What the step's commit announces (:mod:`paigow.service.store.bus`)."""
         self.commit_sent = False
@@ -335,23 +346,23 @@ class Tx:
             self._own_session = True
         return self._session
 
-    # ------------------------------------------------------------------ what the commit brings
-    def after_commit(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` once this step has committed (never if it rolls back)."""
-        self.after.append(fn)
-
-    def when_kept(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` once this step's work is kept (see :attr:`kept`)."""
-        self.kept.append(fn)
-
-    def on_finish(self, fn: Callable[[Tx], None]) -> None:
-        """Run ``fn`` when the step's work is done, before its commit (deferred writes)."""
-        self._finish.append(fn)
-
+    # ------------------------------------------------------------------ the commit sequence
     def finish(self) -> None:
-        """The step is done: run its deferred writes and flush its own ORM session."""
-        while self._finish:
-            self._finish.pop(0)(self)
+        """The step's work is done (the commit sequence's first stage): the rounds' rows it
+        changed are written (one ``UPDATE`` each), then the house accounts' movements (in
+        account order, last: their rows stay locked as briefly as they can), and its own ORM
+        session is flushed."""
+        heads, self.step.round_heads = self.step.round_heads, []
+        for head in heads:
+            if head.changed:
+                values = {f"new_{n}": v for n, v in head.changed.items()}
+                self.later(
+                    round_update(tuple(sorted(head.changed))), {"round_id": head.id, **values}
+                )
+                head.changed = {}
+        deltas, self.step.house_deltas = self.step.house_deltas, {}
+        if deltas:
+            _apply_house_deltas(self, deltas)
         if self._own_session and self._session is not None:
             self._session.commit()  # flush, and release its savepoint (not the transaction)
             self._session.close()
@@ -360,8 +371,35 @@ class Tx:
         elif self._session is not None:
             self._session.flush()
 
+    def keep(self) -> None:
+        """The step's work is kept (SQLite: its savepoint released, so that the next step of
+        the same commit finds it; PostgreSQL: just before its commit is sent, so that the next
+        step at the table, which that commit wakes, finds it): the rounds it leaves go back
+        into the round cache (the writer clears the cache if the commit then fails)."""
+        kept, self.step.rounds_kept = self.step.rounds_kept, []
+        cache = self.step.rounds
+        if cache is not None:
+            for rnd in kept:
+                cache.put(rnd)
+
+    def committed(self) -> None:
+        """The step has committed (never if it rolled back): the events it appended go to the
+        process's fresh events (its live feeds), and the rounds it dealt or ended are counted."""
+        fresh = self.step.fresh
+        if fresh is not None and self.outbox.batches:
+            at = time.time()
+            for table_id, round_id, number, start, events, owners in self.outbox.batches:
+                fresh.put(table_id, round_id, number, start, events, at, owners)
+        counted, self.step.rounds_counted = self.step.rounds_counted, []
+        for mode, rules, outcome in counted:
+            if outcome == "dealt":
+                telemetry.dealt(mode, rules)()
+            else:
+                telemetry.ended(mode, rules, outcome)()
+
     def abandon(self) -> None:
-        """The step failed: forget its session and what waits (the caller rolls back)."""
+        """The step failed: forget its session, what waits and what it left for its commit
+        (the caller rolls back)."""
         self._pending.clear()
         self._ahead.clear()
         if self._own_session and self._session is not None:
@@ -369,7 +407,62 @@ class Tx:
             self._session.close()
         self._session = None
         self._own_session = False
-        self._finish.clear()
+        self.step = StepContext(self.step.rounds, self.step.fresh)
+
+
+_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
+_UPDATES: dict[tuple[str, ...], Sql] = {}
+
+
+def round_update(names: tuple[str, ...]) -> Sql:
+    """The round's UPDATE of the columns ``names`` (sorted; parameters ``round_id`` and
+    ``new_NAME``), built once for each set of columns a step changes."""
+    stmt = _UPDATES.get(names)
+    if stmt is None:
+        stmt = _UPDATES[names] = Sql(
+            sa.update(_ROUNDS)
+            .where(_ROUNDS.c.id == sa.bindparam("round_id"))
+            .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
+        )
+    return stmt
+
+
+_ACCOUNTS: Final = cast(sa.Table, Account.__table__)
+_ADD_HOUSE: Final = Sql(
+    sa.update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.name == sa.bindparam("n"))
+    .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
+)
+_KNOWN: set[tuple[Any, str]] = set()
+"""Accounts seen to exist (by database engine): accounts are never deleted, so a house account's
+update needs no check again (and may wait to be sent with the step's commit)."""
+
+
+def account_seen(tx: Tx, account: str) -> bool:
+    """Whether ``account`` was seen to exist in this database, by this process."""
+    return (tx.database, account) in _KNOWN
+
+
+def see_account(tx: Tx, account: str) -> None:
+    """Remember that ``account`` exists in this database (a committed transaction found it)."""
+    if len(_KNOWN) > 100_000:
+        _KNOWN.clear()
+    _KNOWN.add((tx.database, account))
+
+
+def _apply_house_deltas(tx: Tx, deltas: Mapping[str, int]) -> None:
+    """Add each house account's movement (account -> cents) to its balance, in account order
+    (the lock order of every step: the table, wallets, house accounts)."""
+    for name in sorted(deltas):
+        delta = deltas[name]
+        if delta == 0:
+            continue
+        if tx.batched and account_seen(tx, name):  # sent with the commit
+            tx.later(_ADD_HOUSE, {"n": name, "d": delta})
+            continue
+        if tx.rowcount(_ADD_HOUSE, {"n": name, "d": delta}) != 1:
+            raise NotFound(f"no account {name!r}")
+        see_account(tx, name)
 
 
 @functools.lru_cache(maxsize=64)

@@ -35,7 +35,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from paigow.service.ops import telemetry
 from paigow.service.store.bus import EventBus, Notice
-from paigow.service.store.step import RoundKeep
+from paigow.service.store.step import FreshKeep, RoundKeep
 from paigow.service.store.unit import Refused, Tx
 
 if TYPE_CHECKING:
@@ -110,11 +110,11 @@ class SqliteWriter:
     it (the ``fsync``), so the event loop never waits on a lock or a disk and the steps never
     wait for the interpreter's lock between their statements.
 
-    ``rounds``: the process's round cache each step's :class:`Tx` carries (its
-    :attr:`~paigow.service.store.step.StepContext.rounds`); ``config``: the settings
-    each step's :class:`Tx` carries; ``seal``: a finished step's
-    notices, delivered on ``bus`` once its group commits; ``clear_kept``: drops what the steps'
-    work once kept (:attr:`Tx.kept`) left in the caches, when their group's commit fails."""
+    ``rounds``, ``fresh``: the process's round cache and events just committed, which each
+    step's :class:`Tx` carries (:class:`~paigow.service.store.step.StepContext`) with the
+    settings (``config``); ``seal``: a finished step's notices, delivered on ``bus`` once its
+    group commits; ``clear_kept``: drops what the steps' work once kept (:meth:`Tx.keep`) left
+    in the caches, when their group's commit fails."""
 
     def __init__(
         self,
@@ -122,6 +122,7 @@ class SqliteWriter:
         bus: EventBus,
         *,
         rounds: RoundKeep | None,
+        fresh: FreshKeep | None = None,
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
@@ -129,6 +130,7 @@ class SqliteWriter:
         self.db = db
         self.bus = bus
         self.rounds = rounds
+        self.fresh = fresh
         self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
@@ -281,7 +283,13 @@ class SqliteWriter:
                 self._wanted.set()  # the rest: the next group
             for job in group:
                 ran.append(job)
-                tx = Tx(conn, rounds=self.rounds, trace=self.db.trace, config=self.config)
+                tx = Tx(
+                    conn,
+                    rounds=self.rounds,
+                    fresh=self.fresh,
+                    trace=self.db.trace,
+                    config=self.config,
+                )
                 tx.text("SAVEPOINT step")
                 try:
                     try:
@@ -292,7 +300,7 @@ class SqliteWriter:
                     job.notices = self.seal(tx)
                     tx.text("RELEASE step")
                     job.tx = tx
-                    _run_all(tx.kept, "work after a step")  # the next steps see it
+                    _safely(tx.keep, "work after a step")  # the next steps see it
                 except Exception as exc:
                     job.error = exc
                     tx.abandon()
@@ -314,16 +322,16 @@ class SqliteWriter:
         left for then, the answers, the notices."""
         for job in group:
             if job.error is None and job.tx is not None:
-                _run_all(job.tx.after, "work after a commit")
+                _safely(job.tx.committed, "work after a commit")
         _answer(self.bus, group)
 
 
-def _run_all(fns: list[Callable[[], None]], what: str) -> None:
-    for fn in fns:
-        try:
-            fn()
-        except Exception:
-            log.exception("writer: %s failed", what)
+def _safely(fn: Callable[[], None], what: str) -> None:
+    """A stage of the commit sequence once the work is kept: its failure is logged, not raised."""
+    try:
+        fn()
+    except Exception:
+        log.exception("writer: %s failed", what)
 
 
 def _answer(bus: EventBus, group: list[_Job]) -> None:
@@ -350,10 +358,11 @@ class PostgresWriter:
     requests and steps go on. (Steps on threads of their own would each wait for the
     interpreter's lock after every statement while the event loop holds it.)
 
-    ``rounds``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a step's notices are
-    delivered on ``bus`` once it commits). A step's work to do once kept (:attr:`Tx.kept`: its
-    round back in the cache) is done just before its commit is sent, so that the next step at
-    its table, which that commit wakes, finds it; a commit that fails clears the caches."""
+    ``rounds``, ``fresh``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a
+    step's notices are delivered on ``bus`` once it commits). A step's work once kept
+    (:meth:`Tx.keep`: its rounds back in the cache) is done just before its commit is sent, so
+    that the next step at its table, which that commit wakes, finds it; a commit that fails
+    clears the caches."""
 
     def __init__(
         self,
@@ -361,6 +370,7 @@ class PostgresWriter:
         bus: EventBus,
         *,
         rounds: RoundKeep | None,
+        fresh: FreshKeep | None = None,
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
@@ -368,6 +378,7 @@ class PostgresWriter:
         self.db = db
         self.bus = bus
         self.rounds = rounds
+        self.fresh = fresh
         self.config = config
         self.seal = seal
         self.clear_kept = clear_kept
@@ -436,7 +447,7 @@ class PostgresWriter:
                     self._waiting -= 1
             tx = done[0]
             self.steps += 1
-            _run_all(tx.after, "work after a commit")
+            _safely(tx.committed, "work after a commit")
             if notices:
                 self.bus.dispatch_all(notices)
             if refused is not None:
@@ -451,9 +462,13 @@ class PostgresWriter:
         engine's, its statements awaited); its result, or its kept refusal (:class:`Refused`),
         and its notices."""
         with conn.begin() as transaction:
-            driver = self.db.wire_driver(conn)
             tx = Tx(
-                conn, rounds=self.rounds, trace=self.db.trace, driver=driver, config=self.config
+                conn,
+                rounds=self.rounds,
+                fresh=self.fresh,
+                trace=self.db.trace,
+                driver=self.db.wire_driver(conn),
+                config=self.config,
             )
             done.append(tx)
             result: T | None = None
@@ -471,8 +486,7 @@ class PostgresWriter:
             # the rounds this step leaves, in the cache before its commit is sent: the next step
             # at the table (waiting for its row) may run as soon as the commit lands, before
             # this step hears that it has
-            _run_all(tx.kept, "work after a step")
-            tx.kept.clear()
+            _safely(tx.keep, "work after a step")
             try:
                 tx.commit_sent = True  # from here a lost connection may have committed
                 tx.commit_pending()  # what waits, and the commit, in one round trip

@@ -116,42 +116,14 @@ class RoundHead:
 
     def set(self, tx: Tx, **values: Any) -> None:
         """Change columns of the round's row (``phase``, ``event_count``, ``deadline``,
-        ``result``, ``ended_at``): written in one UPDATE when the step's work is done."""
+        ``result``, ``ended_at``): written in one UPDATE when the step's work is done
+        (:meth:`Tx.finish`)."""
         for name, value in values.items():
             if name in ("phase", "event_count", "deadline"):
                 setattr(self, name, value)
         self.changed.update(values)
-        pending = tx.step.round_heads
-        if not pending:
-            tx.on_finish(_write_rounds)
-        if self not in pending:
-            pending.append(self)
-
-
-def _write_rounds(tx: Tx) -> None:
-    """Write the changed rounds of the step."""
-    pending, tx.step.round_heads = tx.step.round_heads, []
-    for head in pending:
-        if head.changed:
-            values = {f"new_{n}": v for n, v in head.changed.items()}
-            tx.later(round_update(tuple(sorted(head.changed))), {"round_id": head.id, **values})
-            head.changed = {}
-
-
-def round_update(names: tuple[str, ...]) -> Sql:
-    """The round's UPDATE of the columns ``names`` (sorted; parameters ``round_id`` and
-    ``new_NAME``), built once for each set of columns a step changes."""
-    stmt = _UPDATES.get(names)
-    if stmt is None:
-        stmt = _UPDATES[names] = Sql(
-            sa.update(_ROUNDS)
-            .where(_ROUNDS.c.id == sa.bindparam("round_id"))
-            .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
-        )
-    return stmt
-
-
-_UPDATES: dict[tuple[str, ...], Sql] = {}
+        if self not in tx.step.round_heads:
+            tx.step.round_heads.append(self)
 
 
 @dataclass(eq=False)

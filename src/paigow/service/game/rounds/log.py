@@ -91,9 +91,8 @@ def append(
     new = [e.to_dict() for e in events]
     insert_events(tx, row.id, start, new)
     row.set(tx, event_count=len(rnd.events), phase=rnd.phase.value)
-    cache = tx.step.rounds
-    if cache is not None and not rnd.is_over:
-        tx.when_kept(lambda: cache.put(rnd))
+    if not rnd.is_over:  # back in the round cache once the step's work is kept
+        tx.step.rounds_kept.append(rnd)
     if new:  # for the live feeds (of every process: they travel in the step's notice)
         appended(tx, row.table_id, row.id, row.number, start, new, dict(owners or {}))
 

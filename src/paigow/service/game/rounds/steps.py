@@ -36,7 +36,6 @@ from paigow.service.game.rounds.log import (
 from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.rounds.wake import Step, wake
 from paigow.service.game.table_rows import ENDED, lock_table
-from paigow.service.ops import telemetry
 from paigow.service.statuses import DealerStep, TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
@@ -209,7 +208,7 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
     append(tx, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
-    tx.after.append(telemetry.dealt(head.table.mode, head.table.rules))  # once committed
+    tx.step.rounds_counted.append((head.table.mode, head.table.rules, "dealt"))
     notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
@@ -346,7 +345,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             "returned": d.returned,
         }
     _end(tx, head, row, result_doc)
-    tx.after.append(telemetry.ended(head.table.mode, rules, "settled"))  # once committed
+    tx.step.rounds_counted.append((head.table.mode, rules, "settled"))
     notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
@@ -439,7 +438,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         f"round:{row.id}",
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
-    tx.after.append(telemetry.ended(head.table.mode, head.table.rules, "voided"))  # committed
+    tx.step.rounds_counted.append((head.table.mode, head.table.rules, "voided"))
     notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
