@@ -39,6 +39,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.events import DragonSettled, SpotSettled
 from paigow.service.books.account_sets import AccountSet
 from paigow.service.books.meters import METER as METER
 from paigow.service.books.meters import SEED as SEED
@@ -116,6 +117,27 @@ class TableAccounts(AccountSet[int]):
     wagers: str
     win: str
     commission: str
+
+    def settled(self, player: str, hand: SpotSettled | DragonSettled, memo: str) -> list[Movement]:
+        """The money of one settled hand (a spot's or the dragon hand's), the one place it is
+        derived: a loss moves the wager to the table's win; otherwise the wager goes back to
+        ``player``'s account, the table pays the win and takes the commission.
+
+        >>> from paigow.events import SpotSettled
+        >>> won = SpotSettled(1, "win", "win", "win", 1000, 1000, 50, 1950, False)
+        >>> [(m.source, m.target, m.amount) for m in TableAccounts.of(7).settled("w:a", won, "")]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [('wagers-in-play:table-7', 'w:a', 1000), ('house:win:table-7', 'w:a', 1000),
+         ('w:a', 'house:commission:table-7', 50)]
+        """
+        if hand.returned == 0:
+            return [Movement(self.wagers, self.win, hand.wager, memo)]
+        out = [Movement(self.wagers, player, hand.wager, memo)]
+        if hand.win:
+            out.append(Movement(self.win, player, hand.win, memo))
+        if hand.commission:
+            out.append(Movement(player, self.commission, hand.commission, memo + " commission"))
+        return out
 
 
 @dataclass(frozen=True)

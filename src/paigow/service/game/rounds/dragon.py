@@ -316,20 +316,8 @@ def settle_dragon(tx: Tx, table_id: int, round_id: str, rnd: Round) -> list[Move
         or found.username is None
     ):
         raise InconsistentRound(f"round {round_id}: the dragon wager's record does not match")
-    house = TableAccounts.of(table_id)
-    name = wallet(found.username)
     memo = f"spot {result.by} dragon {result.outcome}"
-    movements = []
-    if result.returned == 0:
-        movements.append(Movement(house.wagers, house.win, result.wager, memo))
-    else:
-        movements.append(Movement(house.wagers, name, result.wager, memo))
-        if result.win:
-            movements.append(Movement(house.win, name, result.win, memo))
-        if result.commission:
-            movements.append(
-                Movement(name, house.commission, result.commission, memo + " commission")
-            )
+    movements = TableAccounts.of(table_id).settled(wallet(found.username), result, memo)
     tx.later(
         _CLOSE,
         {"rid": round_id, "d_status": WagerStatus.SETTLED.value, "d_returned": result.returned},

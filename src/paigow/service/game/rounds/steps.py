@@ -293,18 +293,7 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             raise InconsistentRound(
                 f"round {row.id} spot {spot}: the wager record does not match the log"
             )
-        name = wallet(w.username)
-        memo = f"spot {spot} {result.outcome}"
-        if result.returned == 0:
-            movements.append(Movement(house.wagers, house.win, result.wager, memo))
-        else:
-            movements.append(Movement(house.wagers, name, result.wager, memo))
-            if result.win:
-                movements.append(Movement(house.win, name, result.win, memo))
-            if result.commission:
-                movements.append(
-                    Movement(name, house.commission, result.commission, memo + " commission")
-                )
+        movements += house.settled(wallet(w.username), result, f"spot {spot} {result.outcome}")
         closed.append(
             {
                 "rid": row.id,
