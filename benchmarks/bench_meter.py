@@ -73,7 +73,7 @@ def floor(db: Any, kind: str, n: int, tag: str) -> list[tuple[int, Any]]:
     from paigow.service.accounts.users import create_user
     from paigow.service.books import ledger
     from paigow.service.books.ledger import Movement
-    from paigow.service.game import side_offers, table_rows
+    from paigow.service.game import seats, side_offers, table_rows
 
     hw = HouseWay.preset("standard")
     specs = []
@@ -116,7 +116,7 @@ def floor(db: Any, kind: str, n: int, tag: str) -> list[tuple[int, Any]]:
                 amount=10**9,
             )
             who = Principal(user["id"], name, "player")
-            table_rows.seat_player(tx, t.id, who, 1)
+            seats.sit(tx, t.id, who, 1)
             return t.id, who
 
         out.append(step(db, make))

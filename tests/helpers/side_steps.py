@@ -17,7 +17,7 @@ from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.accounts.users import create_user
 from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement
-from paigow.service.game import rounds, table_rows
+from paigow.service.game import rounds, seats, table_rows
 from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import Database
 from paigow.service.store.unit import Tx
@@ -117,7 +117,7 @@ def deal_and_set(
     """Sit, wager (with side wagers), deal with ``seed``, set (house way, or a foul for the
     spots in ``foul``) and let the dealer set: the round's id, ready to settle."""
     for spot, user in players.items():
-        step(db, lambda tx, u=user, s=spot: table_rows.seat_player(tx, table, u, s))
+        step(db, lambda tx, u=user, s=spot: seats.sit(tx, table, u, s))
     for spot, (amount, side_wagers) in sorted(wagers.items()):
         step(
             db,

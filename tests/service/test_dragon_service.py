@@ -25,8 +25,9 @@ from paigow.round import Round
 from paigow.ruleset import Ruleset
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.game import rounds, table_rows
+from paigow.service.game import rounds
 from paigow.service.game.rounds.dragon import dragon_row, turn_time_s
+from paigow.service.game.seats import sit
 from paigow.service.runtime import Runtime
 from paigow.service.statuses import DealerStep
 from paigow.service.store.db import RoundRow
@@ -83,7 +84,7 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                table_rows.seat_player(tx, tid, p, spot)
+                sit(tx, tid, p, spot)
             out[spot] = (p, c)
         return out
 

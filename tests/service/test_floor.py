@@ -35,7 +35,7 @@ from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor import view as floor_read
 from paigow.service.floor.hold import DEC, Z95, as_decimal, table_ident
-from paigow.service.game import rounds, table_rows
+from paigow.service.game import rounds, seats, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
@@ -110,7 +110,7 @@ class Floor:
         out = []
         for spot, (p, _) in enumerate(self.players[:n], start=1):
             with self.rt.write() as s:
-                table_rows.seat_player(s, tid, p, spot)
+                seats.sit(s, tid, p, spot)
             out.append(p)
         return out
 

@@ -19,7 +19,7 @@ from paigow.house_way import HouseWay
 from paigow.ruleset import Ruleset
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
-from paigow.service.game import rounds, table_rows
+from paigow.service.game import rounds, seats, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import Account, LedgerEntry
 from paigow.setting import Setting, all_settings
@@ -47,7 +47,7 @@ class Staged:
         me = c.ok(c.get("/api/me"))
         p = Principal(me["id"], me["username"], "player")
         with self.rt.write() as tx:
-            table_rows.seat_player(tx, tid, p, spot)
+            seats.sit(tx, tid, p, spot)
         return p, c
 
     def wager_and_deal(self, tid: int, p: Principal, amount: int, seed: int) -> str:
@@ -282,8 +282,9 @@ def test_practice_plays_for_play_money_never_the_wallet(staged: Staged) -> None:
     practice = svc.new_table(mode="practice", betting_time_ms=3_600_000, setting_time_ms=3_600_000)
     casino = svc.new_table(betting_time_ms=3_600_000, setting_time_ms=3_600_000)
     p, c = staged.player(practice, 2, credit=20_000)
-    assert c.balance() == 20_000 and c.play_balance() is None  # no practice yet
-    # the first top-up opens the play money with $1,000.00; to at most $10,000.00 in all
+    # sitting at a practice table (the one guarded way to a seat, as the route sits) opened
+    # the play money with $1,000.00; a top-up adds to it, to at most $10,000.00 in all
+    assert c.balance() == 20_000 and c.play_balance() == 100_000
     done = c.ok(c.post("/api/me/play-money", {"amount": 50_000}))
     assert done["play_balance"] == 150_000 and done["cap"] == 1_000_000
     detail = refused(c.post("/api/me/play-money", {"amount": 900_000}), 409, "play-money-cap")
@@ -300,7 +301,7 @@ def test_practice_plays_for_play_money_never_the_wallet(staged: Staged) -> None:
     assert c.play_balance() == 150_000 - 2500 + rnd.returned()[2]
     # play money at a casino table: refused, nothing moves
     with staged.rt.write() as tx:
-        table_rows.seat_player(tx, casino, p, 3)
+        seats.sit(tx, casino, p, 3)
     r = c.post(
         f"/api/tables/{casino}/wager",
         {"amount": 1000, "play_money": True, "idempotency_key": "pm-casino"},

@@ -23,6 +23,7 @@ from paigow.house_way import HouseWay
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.config import ServiceConfig
 from paigow.service.game import rounds, table_rows
+from paigow.service.game.seats import sit
 from paigow.service.runtime import Runtime
 from paigow.setting import all_settings
 from tests.helpers.service import Service
@@ -63,7 +64,7 @@ class Staged:
         me = c.ok(c.get("/api/me"))
         p = Principal(me["id"], me["username"], "player")
         with self.rt.write() as tx:
-            table_rows.seat_player(tx, tid, p, spot)
+            sit(tx, tid, p, spot)
         return p, c
 
     def play(self, tid: int, seats: list[tuple[Principal, Any, int, bool]], seed: int) -> str:

@@ -23,7 +23,7 @@ from paigow.service.books import audit, ledger
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.ledger import BankAccounts, SideAccounts, TableAccounts
 from paigow.service.floor.day_report import floor_report
-from paigow.service.game import rounds, side_offers, table_rows
+from paigow.service.game import rounds, seats, side_offers, table_rows
 from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import AuditRecord, Database
@@ -232,7 +232,7 @@ def test_meter_grows_by_each_share_and_operators_seed_and_reset(db: Database) ->
 def test_void_returns_side_wagers_exactly_once(db: Database) -> None:
     table = new_table(db)
     ann = player(db, "ann", 10_000)
-    step(db, lambda tx: table_rows.seat_player(tx, table, ann, 4))
+    step(db, lambda tx: seats.sit(tx, table, ann, 4))
     step(db, lambda tx: rounds.place_wager(tx, table, ann, 1000, {"fortune": 200, "jackpot": 100}))
     assert balance(db, "wallet:ann") == 10_000 - 1300
     assert balance(db, SideAccounts.of(table).wagers) == 300
@@ -251,7 +251,7 @@ def test_void_returns_side_wagers_exactly_once(db: Database) -> None:
 def test_refusals_leave_nothing_half_applied(db: Database) -> None:
     table = new_table(db)
     ann = player(db, "ann", 1_500)
-    step(db, lambda tx: table_rows.seat_player(tx, table, ann, 1))
+    step(db, lambda tx: seats.sit(tx, table, ann, 1))
     cases: list[tuple[dict[str, int], type[Exception], str]] = [
         ({"nope": 100}, RoundError, "unknown-side-wager"),  # the core's refusals
         ({"fortune": 99}, RoundError, "outside-limits"),

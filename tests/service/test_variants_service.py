@@ -27,6 +27,7 @@ from paigow.service.config import ServiceConfig
 from paigow.service.floor import edges
 from paigow.service.floor.hold import edge_ident, table_ident
 from paigow.service.game import rounds, table_rows
+from paigow.service.game.seats import sit
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import RoundRow
 from paigow.setting import Setting
@@ -184,7 +185,7 @@ class Staged:
             me = c.ok(c.get("/api/me"))
             p = Principal(me["id"], me["username"], "player")
             with self.rt.write() as tx:
-                table_rows.seat_player(tx, tid, p, spot)
+                sit(tx, tid, p, spot)
             out.append((p, c))
         return out
 

@@ -21,7 +21,8 @@ from paigow.service.books import ledger, play_money
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.game import table_rows
-from paigow.service.http_errors import Conflict
+from paigow.service.game.rounds.head import lock_head
+from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
@@ -31,15 +32,20 @@ from paigow.service.store.unit import Tx
 SYSTEM = "dealer"
 
 
-def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig) -> dict[str, Any]:
-    """:func:`paigow.service.game.table_rows.seat_player`, refused (409) without the table's minimum in the wallet
-    or beyond the seats a player may hold."""
-    table = table_rows.lock_table(tx, table_id)
+def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
+    """Seat the player on ``spot``: the one way to a seat (the route's, the tests' and the
+    benchmarks'). The table's row is locked once, with its round (:func:`lock_head`). A player
+    not yet seated at an open table is refused (409) without the table's minimum in the wallet
+    (play money at a practice table) or beyond the seats a player may hold (the step's
+    ``max_seats_per_user``); then the table must be open, the spot free and without another
+    player's wager in play."""
+    head = lock_head(tx, table_id)
+    table = head.table
     session = tx.session
-    here = session.execute(
-        sa.select(Seat.spot).where(Seat.table_id == table_id, Seat.user_id == user.id)
-    ).first()
-    if here is None and table.status == TableStatus.OPEN:
+    mine = session.execute(
+        sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
+    ).scalar_one_or_none()
+    if mine is None and head.status == TableStatus.OPEN:
         minimum = int(table.ruleset["min_wager"])
         practice = table.mode == TableMode.PRACTICE  # plays for the player's play money
         account = play_money.account_for(tx, user.username, practice)
@@ -54,12 +60,33 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int, config: ServiceConfig
         held = session.execute(
             sa.select(sa.func.count()).select_from(Seat).where(Seat.user_id == user.id)
         ).scalar_one()
-        if held >= config.max_seats_per_user:
+        if held >= tx.config.max_seats_per_user:
             raise Conflict(
                 f"you already hold {held} seats, the most one player may hold; leave one first",
                 code="too-many-seats",
             )
-    return table_rows.seat_player(tx, table_id, user, spot)
+    if head.status != TableStatus.OPEN:
+        raise Conflict(f"table {table_id} is {head.status}", code="table-closed")
+    if spot not in table_rows.SPOTS:
+        raise Unprocessable("spots are 1..6", code="bad-spot")
+    if mine is not None:
+        if mine.spot == spot:
+            return {"table_id": table_id, "spot": spot}
+        raise Conflict(
+            f"you already sit on spot {mine.spot}; leave it first", code="already-seated"
+        )
+    if session.get(Seat, (table_id, spot)) is not None:
+        raise Conflict(f"spot {spot} is taken", code="spot-taken")
+    rnd = head.round
+    if rnd is not None and rnd.phase not in table_rows.ENDED:
+        busy = session.get(RoundWager, (rnd.id, spot))
+        if busy is not None and busy.user_id != user.id:
+            raise Conflict(
+                f"spot {spot} still has a wager in play this round; sit after it", code="spot-busy"
+            )
+    session.add(Seat(table_id=table_id, spot=spot, user_id=user.id, sat_at=now()))
+    notify(tx, table_id, Kind.TABLE)
+    return {"table_id": table_id, "spot": spot}
 
 
 _SEATS: Final = cast(sa.Table, Seat.__table__)

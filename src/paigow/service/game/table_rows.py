@@ -133,17 +133,6 @@ def create_table(
     return table
 
 
-def lock_table(tx: Tx, table_id: int) -> GameTable:
-    """The table's row, locked for this transaction (PostgreSQL ``FOR UPDATE``; SQLite's write
-    transactions hold the whole database)."""
-    table = tx.session.execute(
-        sa.select(GameTable).where(GameTable.id == table_id).with_for_update()
-    ).scalar_one_or_none()
-    if table is None:
-        raise NotFound(f"no table {table_id}", code="no-table")
-    return table
-
-
 def get_table(session: Session, table_id: int) -> GameTable:
     table = session.get(GameTable, table_id)
     if table is None:
@@ -171,38 +160,6 @@ def current_round(session: Session, table: GameTable) -> RoundRow | None:
 
 
 # --------------------------------------------------------------------------------------- seats
-def seat_player(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
-    """Seat the player on ``spot`` (the seat itself: :func:`paigow.service.game.seats.sit` is
-    the player's act, which checks the wallet first)."""
-    table = lock_table(tx, table_id)
-    session = tx.session
-    if table.status != TableStatus.OPEN:
-        raise Conflict(f"table {table_id} is {table.status}", code="table-closed")
-    if spot not in SPOTS:
-        raise Unprocessable("spots are 1..6", code="bad-spot")
-    mine = session.execute(
-        sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
-    ).scalar_one_or_none()
-    if mine is not None:
-        if mine.spot == spot:
-            return {"table_id": table_id, "spot": spot}
-        raise Conflict(
-            f"you already sit on spot {mine.spot}; leave it first", code="already-seated"
-        )
-    if session.get(Seat, (table_id, spot)) is not None:
-        raise Conflict(f"spot {spot} is taken", code="spot-taken")
-    rnd = current_round(session, table)
-    if rnd is not None and rnd.phase not in ENDED:
-        busy = session.get(RoundWager, (rnd.id, spot))
-        if busy is not None and busy.user_id != user.id:
-            raise Conflict(
-                f"spot {spot} still has a wager in play this round; sit after it", code="spot-busy"
-            )
-    session.add(Seat(table_id=table_id, spot=spot, user_id=user.id, sat_at=now()))
-    notify(tx, table_id, Kind.TABLE)
-    return {"table_id": table_id, "spot": spot}
-
-
 def unseat_player(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     """Leave the seat, the table's row locked by the caller (``rounds.leave``, with the table's
     head). A wager already in play stays in play: the hand can still be set (or is set by the

@@ -95,9 +95,7 @@ async def sit(table_id: TableId, body: SitIn, user: Player, rt: RuntimeDep) -> R
     """Sit on a free spot (one spot per player per table, a bounded number in all), with
     at least the table's minimum wager in your wallet. A seat is freed when its player
     wagers in none of the last rounds or has no connection to the table for a while."""
-    return json_response(
-        await rt.step(lambda tx: seats.sit(tx, table_id, user, body.spot, rt.config))
-    )
+    return json_response(await rt.step(lambda tx: seats.sit(tx, table_id, user, body.spot)))
 
 
 @router.post(

@@ -2,7 +2,9 @@
 exactly the columns a step needs (no ORM objects, no unit-of-work flush), and the table's
 configuration, which never changes once the table is created, cached in the process.
 
-A step locks the table's row and reads its round in one round trip (:func:`lock_head`: one
+Every step that changes a table or its round takes the table's one lock here, whatever it does
+(a wager, a deal, a seat, closing the table): it locks the table's row and reads its round in one
+round trip (:func:`lock_head`: one
 statement on SQLite, two in one message on PostgreSQL, which a step may send ahead with its
 first statement: :func:`lock_ahead`); the round's changes are kept on its
 :class:`RoundHead` and written in one ``UPDATE`` when the step's work is done
@@ -209,6 +211,19 @@ def lock_head(tx: Tx, table_id: int) -> Head:
     if rid is not None:
         current = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
     return Head(config, str(status), int(count), current)
+
+
+def set_status(tx: Tx, table_id: int, status: str) -> None:
+    """The table's status (``open``, ``closing``, ``closed``), its row locked by the step
+    (:func:`lock_head`)."""
+    tx.later(_SET_STATUS, {"tid": table_id, "status": str(status)})
+
+
+_SET_STATUS: Final = Sql(
+    sa.update(_TABLES)
+    .where(_TABLES.c.id == sa.bindparam("tid"))
+    .values(status=sa.bindparam("status", type_=sa.String))
+)
 
 
 def set_current(tx: Tx, table_id: int, round_id: str | None, round_count: int) -> None:

@@ -23,19 +23,18 @@ from paigow.service.game.rounds.dragon import (
     settle_dragon,
     voided_dragon,
 )
-from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current
+from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current, set_status
 from paigow.service.game.rounds.log import (
     SYSTEM,
     InconsistentRound,
     append,
-    current_row,
     gone_spots,
     insert_events,
     load_round,
 )
 from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.rounds.wake import Step, wake
-from paigow.service.game.table_rows import ENDED, lock_table
+from paigow.service.game.table_rows import ENDED
 from paigow.service.statuses import DealerStep, TableMode, TableStatus, WagerStatus
 from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
@@ -434,13 +433,12 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
 
 def finish_close(tx: Tx, table_id: int) -> bool:
     """A closing table whose round is over: closed, seats cleared."""
-    table = lock_table(tx, table_id)
-    if table.status != TableStatus.CLOSING:
+    head = lock_head(tx, table_id)
+    if head.status != TableStatus.CLOSING:
         return False
-    row = current_row(tx, table)
-    if row is not None and row.phase not in ENDED:
+    if head.round is not None and head.round.phase not in ENDED:
         return False
-    table.status = TableStatus.CLOSED
+    set_status(tx, table_id, TableStatus.CLOSED)
     tx.session.execute(sa.delete(Seat).where(Seat.table_id == table_id))
     record(tx.session, SYSTEM, "table-closed", f"table:{table_id}", {})
     notify(tx, table_id, Kind.TABLE)
@@ -450,10 +448,10 @@ def finish_close(tx: Tx, table_id: int) -> bool:
 def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
     """An operator closes a table: no new wagers; a round still in betting is voided (wagers
     returned) by the dealer; a dealt round is played out; then the table is closed."""
-    table = lock_table(tx, table_id)
-    if table.status == TableStatus.CLOSED:
+    head = lock_head(tx, table_id)
+    if head.status == TableStatus.CLOSED:
         return {"table_id": table_id, "status": TableStatus.CLOSED}
-    table.status = TableStatus.CLOSING
+    set_status(tx, table_id, TableStatus.CLOSING)
     record(tx.session, operator, "table-close", f"table:{table_id}", {})
     notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "status": TableStatus.CLOSING}
@@ -462,11 +460,11 @@ def close_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
 def reopen_table(tx: Tx, table_id: int, operator: str) -> dict[str, Any]:
     """An operator reopens a closed (or closing) table: open for wagers again (audited); its
     dealer starts again on the notice."""
-    table = lock_table(tx, table_id)
-    if table.status == TableStatus.OPEN:
+    head = lock_head(tx, table_id)
+    if head.status == TableStatus.OPEN:
         return {"table_id": table_id, "status": TableStatus.OPEN}
-    was = table.status
-    table.status = TableStatus.OPEN
+    was = head.status
+    set_status(tx, table_id, TableStatus.OPEN)
     record(tx.session, operator, "table-reopen", f"table:{table_id}", {"was": was})
     notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "status": TableStatus.OPEN}
