@@ -34,10 +34,10 @@ from sqlalchemy.orm import Session
 
 from paigow.analysis.price import dollars
 from paigow.house_way import HouseWay
+from paigow.service.accounts import player_limits
 from paigow.service.books import ledger
 from paigow.service.books.gaming_day import GamingDay
 from paigow.service.books.statement import check_range
-from paigow.service.floor import player_limits
 from paigow.service.floor.hold import band_for, table_ident, table_push
 from paigow.service.floor.ratings import RATED, UNIT, waiting_hands
 from paigow.service.floor.side_holds import cached_counts, meters, offers_of, theory_from_counts

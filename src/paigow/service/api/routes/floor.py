@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from paigow.service.accounts import player_limits
 from paigow.service.api.deps import (
     FirstDay,
     Format,
@@ -42,7 +43,6 @@ from paigow.service.api.deps import (
 from paigow.service.books import ledger
 from paigow.service.books import statement as statements
 from paigow.service.floor import day_report as floor_report
-from paigow.service.floor import player_limits
 from paigow.service.floor import players as rated
 from paigow.service.floor.edges import edge_worker
 from paigow.service.floor.ratings import rater

@@ -29,10 +29,10 @@ import sqlalchemy as sa
 
 from paigow.events import Event
 from paigow.round import Phase, Round
+from paigow.service.accounts import player_limits
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor import player_limits
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
 from paigow.service.game.rounds.wake import Step, wake

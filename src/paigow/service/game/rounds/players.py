@@ -12,10 +12,10 @@ import sqlalchemy as sa
 from paigow.cards import Card, parse_cards
 from paigow.events import Event, HandSet
 from paigow.round import Phase, Round, verify_wager_amount
+from paigow.service.accounts import player_limits
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor import player_limits
 from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
