@@ -178,3 +178,13 @@ def test_ruleset_is_immutable() -> None:
 
 def test_ruleset_errors_are_paigow_errors() -> None:
     assert issubclass(RulesetError, PaigowError)
+
+
+@pytest.mark.parametrize("name", ["indiana", "ez", "commission-free", "face-up"])
+def test_a_ruleset_travels_to_a_worker_process_as_itself(name: str) -> None:
+    """Pickled (as the pricing process receives it) and back: the same ruleset, its commission
+    included (an immutable Commission once refused to be unpickled)."""
+    import pickle
+
+    rules = Ruleset.preset(name, dragon=True)
+    assert pickle.loads(pickle.dumps(rules)) == rules

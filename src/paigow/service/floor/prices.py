@@ -29,6 +29,7 @@ from paigow.events import HandSet
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.round import Round
+from paigow.ruleset import Ruleset
 from paigow.service.orphans import exit_with_parent
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
@@ -222,8 +223,11 @@ class PriceWorker:
         return self._submit(compute_prices_at, db, round_id)
 
     def _submit(self, fn: Any, db: Database, arg: Any) -> Future[Any]:
-        """``fn(url, arg)`` in the pricing process (started if it is not running)."""
-        url = db.url.render_as_string(hide_password=False)
+        """``fn(url, arg)`` in the pricing process, ``url`` the database's."""
+        return self._run(fn, db.url.render_as_string(hide_password=False), arg)
+
+    def _run(self, fn: Any, *args: Any) -> Future[Any]:
+        """``fn(*args)`` in the pricing process (started if it is not running)."""
         for _ in range(2):  # a pool broken by a lost worker is replaced once
             with self._lock:
                 if self._pool is None:
@@ -235,17 +239,17 @@ class PriceWorker:
                     )
                 pool = self._pool
             try:
-                return pool.submit(fn, url, arg)
+                return pool.submit(fn, *args)
             except BrokenProcessPool:
                 with self._lock:
                     if self._pool is pool:
                         self._pool = None
         raise BrokenProcessPool("the pricing process could not be started")
 
-    def warm(self, db: Database, table_id: int) -> Future[bool]:
-        """Start the process and have it load what pricing the table needs (:func:`warm_at`),
-        before the table's first round settles."""
-        return self._submit(warm_at, db, table_id)
+    def warm(self, way: HouseWay, rules: Ruleset) -> Future[None]:
+        """Start the process and have it load what pricing a table of ``rules`` and ``way``
+        needs (:func:`warm_at`), before the table's first round settles."""
+        return self._run(warm_at, way, rules)
 
 
 _dbs: OrderedDict[str, Database] = OrderedDict()
@@ -271,29 +275,22 @@ _WARM_HAND: Final = ("As Kd Qh Jc 9s 5d 2c", "Ts 8d 7h 6c 4s 3d 3c")
 """Any seven cards and a dealer's seven others: the hand :func:`warm_at` prices."""
 
 
-def warm_at(url: str, table_id: int) -> bool:
+def warm_at(way: HouseWay, rules: Ruleset) -> None:
     """In the pricing process, before a table's first round settles: load what pricing its hands
     needs (its compiled table, the kernels, the optimal player's structures) by pricing one hand,
-    so that the first price waits on none of it; whether the table prices settings."""
+    so that the first price waits on none of it."""
     from paigow.analysis.price import price_hand
     from paigow.cards import parse_cards
-    from paigow.ruleset import Ruleset
 
-    with _database(url).read() as s:
-        t = s.get(GameTable, table_id)
-        if t is None or not prices_offered(t.mode, dict(t.ruleset)):
-            return False
-        rules, way = Ruleset.from_dict(dict(t.ruleset)), HouseWay.from_dict(dict(t.house_way))
     cards, dealer = (parse_cards(text) for text in _WARM_HAND)
     exposed = (way.set_hand(dealer).setting, False) if rules.face_up else None
     compiled = None if exposed is not None else open_compiled(way, rules.wheel)
     if exposed is None and compiled is None:
-        return True  # nothing here to load: its hands are recorded as not priced
+        return  # nothing here to load: its hands are recorded as not priced
     with contextlib.suppress(PaigowError, ValueError):  # a price not made here: made later
         price_hand(
             cards, way.set_hand(cards).setting, 100, rules, way, exposed=exposed, compiled=compiled
         )
-    return True
 
 
 _worker: PriceWorker | None = None

@@ -29,7 +29,7 @@ from paigow.service.aio import stop_tasks, woken
 from paigow.service.books.audit import record
 from paigow.service.floor.prices import price_worker, prices_offered, store_prices
 from paigow.service.floor.ratings import rater
-from paigow.service.game import rounds, seats
+from paigow.service.game import rounds, seats, table_rows
 from paigow.service.ops import telemetry
 from paigow.service.ops.logs import ROUND_ID, TABLE_ID
 from paigow.service.process.lock import DealerLocks, dealer_locks
@@ -103,8 +103,12 @@ class Dealer:
         """At a table that prices settings: the pricing process started and ready (its tables
         and kernels loaded) before the first price is wanted."""
         try:
-            if self._prices_offered():
-                price_worker().warm(self.rt.db, self.table_id)
+            with self.rt.db.read() as s:
+                t = s.get(GameTable, self.table_id)
+                if t is None or not prices_offered(t.mode, dict(t.ruleset)):
+                    return
+                rules, way = table_rows.table_ruleset(t), table_rows.table_house_way(t)
+            price_worker().warm(way, rules)
         except Exception:  # the first price will start it again (or say why not)
             log.exception("starting the pricing process")
 
