@@ -58,10 +58,11 @@ seed = "$10000"
 
 # ----------------------------------------------------------------------------- one run (child)
 def step(db: Any, fn: Any) -> Any:
+    from paigow.service.floor import totals
     from paigow.service.store.unit import Tx
 
     with db.engine.begin() as conn:
-        tx = Tx(conn)
+        tx = Tx(conn, project=totals.project)  # the floor's totals of the rounds it ends
         out = fn(tx)
         tx.finish()
         return out

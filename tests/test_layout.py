@@ -129,6 +129,21 @@ def test_imports_keep_to_the_table() -> None:
     assert wrong == []
 
 
+def test_the_game_reads_nothing_of_the_floor() -> None:
+    """Issue 46: the floor sits above the game: it reads what the game wrote (the rounds a step
+    ended, :class:`paigow.service.store.step.RoundEnded`), and the game imports nothing of it."""
+    units = layout_table(README.read_text(encoding="utf-8"))
+    assert "paigow.service.floor" not in units["paigow.service.game"]
+    wrong = [
+        f"{mod} imports {target}"
+        for mod, targets in graph().items()
+        if unit_of(mod, units) == "paigow.service.game"
+        for target in targets
+        if unit_of(target, units) == "paigow.service.floor"
+    ]
+    assert wrong == []
+
+
 def test_no_import_circle() -> None:
     edges = graph()
     state: dict[str, int] = {}

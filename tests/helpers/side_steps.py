@@ -17,6 +17,7 @@ from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.accounts.users import create_user
 from paigow.service.books import ledger
 from paigow.service.books.ledger import Movement
+from paigow.service.floor import totals
 from paigow.service.game import rounds, seats, table_rows
 from paigow.service.store.bus import Notice, outbox
 from paigow.service.store.db import Database
@@ -34,7 +35,7 @@ SETTLE_NOTICES: list[Notice] = []
 def step(db: Database, fn: Callable[[Tx], T]) -> T:
     """Run ``fn`` as one step (one transaction) and commit it."""
     with db.engine.begin() as conn:
-        tx = Tx(conn)
+        tx = Tx(conn, project=totals.project)
         out = fn(tx)
         tx.finish()
         return out

@@ -28,11 +28,22 @@ from paigow.service.books.ledger import BankAccounts, SideAccounts
 from paigow.service.floor import side_holds as floor_side
 from paigow.service.floor.day_report import ReportMismatch, floor_report, render
 from paigow.service.floor.view import floor_view
-from paigow.service.game import side_offers
+from paigow.service.game import rounds, side_offers
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.db import Database
+from paigow.service.store.floor_models import FloorSideTotal, FloorTable
+from paigow.service.store.unit import NoProjector, Tx
 from tests.helpers import side_steps
-from tests.helpers.side_steps import HW, Wagers, find_seed, play, player, rules_of_table, step
+from tests.helpers.side_steps import (
+    HW,
+    Wagers,
+    deal_and_set,
+    find_seed,
+    play,
+    player,
+    rules_of_table,
+    step,
+)
 
 JACKPOT = """
 name = "floor-jackpot"
@@ -191,6 +202,26 @@ def test_the_floor_and_the_report_by_wager_type_reconcile_to_the_cent(db: Databa
         )
     with db.read() as s, pytest.raises(ReportMismatch, match="side wager fortune: returned"):
         floor_report(s, today, today, GamingDay())
+
+
+def test_a_round_ended_without_the_floors_projector_fails_whole(db: Database) -> None:
+    """Issue 46: the game writes what ended (``RoundEnded``) and the floor's projector turns it
+    into the totals at the step's finish; a bare ``Tx`` given none fails rather than skip them
+    (nothing of the settlement lands), and with it the totals count the round."""
+    table = new_table(db)
+    wagers: Wagers = {1: (1000, {"fortune": 500})}
+    seed = find_seed(rules_of_table(db, table), wagers, lambda r: True)
+    rid = deal_and_set(db, table, {1: player(db, "cat", 100_000)}, wagers, seed)
+    with pytest.raises(NoProjector), db.engine.begin() as conn:
+        tx = Tx(conn)
+        assert rounds.settle(tx, table, rid)
+        tx.finish()
+    assert step(db, lambda tx: rounds.settle(tx, table, rid))  # not settled before: now
+    with db.read() as s:
+        row = s.get(FloorTable, table)
+        sides = s.execute(sa.select(FloorSideTotal.name, FloorSideTotal.wagers)).all()
+    assert row is not None and (row.rounds, row.hands, row.handle) == (1, 1, 1000)
+    assert [tuple(r) for r in sides] == [("fortune", 1)]
 
 
 def test_the_theoretical_hold_of_a_side_wager_is_its_exact_return(

@@ -25,6 +25,7 @@ from paigow.bonus.paytable import PayKind, PayTable
 from paigow.round import Round
 from paigow.service.books import audit, ledger
 from paigow.service.books.ledger import BankAccounts
+from paigow.service.floor import totals
 from paigow.service.game import rounds, side_offers
 from paigow.service.store.bonus_models import ProgressiveBank, ProgressiveTable
 from paigow.service.store.db import Database
@@ -158,7 +159,7 @@ def test_a_settlement_never_waits_on_another_tables_and_a_hit_waits_for_them(pg_
     def settle_b_and_hold() -> bool:
         with db.engine.begin() as conn:
             pids["b"] = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
-            tx = Tx(conn)
+            tx = Tx(conn, project=totals.project)
             done = rounds.settle(tx, b, ready[b])
             tx.finish()
             b_settled.set()
@@ -168,7 +169,7 @@ def test_a_settlement_never_waits_on_another_tables_and_a_hit_waits_for_them(pg_
     def hit_a() -> bool:
         with db.engine.begin() as conn:
             pids["a"] = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
-            tx = Tx(conn)
+            tx = Tx(conn, project=totals.project)
             done = rounds.settle(tx, a, ready[a])
             tx.finish()
             return done

@@ -390,7 +390,7 @@ def test_retries_are_told_by_kind() -> None:
     by their SQLSTATE, SQLite's lock by its message, anything else a lost connection."""
     from sqlalchemy.exc import OperationalError
 
-    from paigow.service.store.writer import retry_kind
+    from paigow.service.store.retry import retry_kind
 
     class Orig(Exception):
         def __init__(self, text: str, sqlstate: str | None) -> None:

@@ -203,7 +203,7 @@ def test_statements_are_prepared_once_per_connection_and_outlive_a_rollback() ->
     rollback deallocates nothing). If something outside deallocates them, the step that finds
     one gone fails (no retry: nothing in the service does it) and the connection prepares anew
     from its next step, under new names."""
-    from paigow.service.store.writer import retryable
+    from paigow.service.store.retry import retryable
 
     if not _prepared():
         pytest.skip("the hand-written PREPARE/EXECUTE layer is off (PAIGOW_PG_WIRE, _DRIVER)")
@@ -522,7 +522,7 @@ def test_every_statement_on_the_driver_can_be_prepared() -> None:
     (a parameter whose type it cannot tell would fail the step that first sent it)."""
     import itertools
 
-    from paigow.service.store import unit
+    from paigow.service.store import commit
     from paigow.service.store.db import Database
     from paigow.service.store.pgwire import preparable
 
@@ -531,7 +531,7 @@ def test_every_statement_on_the_driver_can_be_prepared() -> None:
         itertools.combinations(("deadline", "ended_at", "event_count", "phase", "result"), k)
         for k in range(1, 6)
     ):  # the round's UPDATE for each set of columns a step may change
-        statements[f"round update {names}"] = unit.round_update(names)
+        statements[f"round update {names}"] = commit.round_update(names)
     with pg_schema() as db_url:
         db = Database.of(ServiceConfig.from_env(db_url))
         try:

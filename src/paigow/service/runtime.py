@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from paigow.service.accounts.auth_tokens import Passwords, Principal, TokenSigner
 from paigow.service.books.gaming_day import GamingDay
+from paigow.service.floor import totals as floor_totals
 from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import ALL, EventBus, Notice
 from paigow.service.store.db import Database, User
@@ -91,6 +92,7 @@ class Runtime:
                 seal=self.bus.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
+                project=floor_totals.project,
             )
             if self.db.is_sqlite
             else PostgresWriter(
@@ -101,6 +103,7 @@ class Runtime:
                 seal=self.bus.seal,
                 clear_kept=self.rounds.clear,
                 config=config,
+                project=floor_totals.project,
             )
         )
 
@@ -279,6 +282,7 @@ class Runtime:
                 fresh=self.fresh,
                 trace=self.db.trace,
                 config=self.config,
+                project=floor_totals.project,
             )
             try:
                 yield tx

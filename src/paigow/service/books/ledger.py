@@ -53,6 +53,7 @@ from paigow.service.http_errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.bus import notify_wallet
+from paigow.service.store.commit import account_seen, see_account
 from paigow.service.store.db import (
     Account,
     LedgerEntry,
@@ -63,7 +64,7 @@ from paigow.service.store.db import (
 )
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
-from paigow.service.store.unit import Tx, account_seen, see_account
+from paigow.service.store.unit import Tx
 
 WAGERS: Final = "wagers-in-play"
 HOUSE_WIN: Final = "house:win"
@@ -230,7 +231,7 @@ def _deferred(tx: Tx) -> dict[str, int]:
 
 def seen(tx: Tx, account: str) -> bool:
     """Whether ``account`` was seen to exist in this database, by this process (accounts are
-    never deleted; one memory with the house accounts' updates: :func:`.unit.account_seen`)."""
+    never deleted; one memory with the house accounts' updates: :func:`.commit.account_seen`)."""
     return account_seen(tx, account)
 
 

@@ -1,11 +1,13 @@
 """The floor's running totals of each table (``floor_tables``) and the chart's points
-(``floor_points``), written in the transaction of each settlement or void, and the table's flag
+(``floor_points``), written in the transaction of each settlement or void from what the game
+wrote of the round's end (:func:`project`, the process's projector:
+:class:`paigow.service.store.step.RoundEnded`), and the table's flag
 (set or cleared, audited, when its hold leaves or re-enters its 99.9% band: see
 :mod:`paigow.service.floor.hold`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final, cast
 
@@ -18,6 +20,7 @@ from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import now
 from paigow.service.store.floor_models import FloorEdge, FloorPoint, FloorSideTotal, FloorTable
 from paigow.service.store.statements import Sql
+from paigow.service.store.step import RoundEnded
 from paigow.service.store.unit import Tx
 
 SYSTEM: Final = "floor"
@@ -142,6 +145,19 @@ def _save(tx: Tx, table_id: int, totals: Totals, new: bool) -> None:
         _SET_TOTALS,
         {"tid": table_id, "at": now(), **{f"v_{n}": getattr(totals, n) for n in _COUNTS}},
     )
+
+
+def project(tx: Tx, ended: Sequence[RoundEnded]) -> None:
+    """The floor's projector (:class:`paigow.service.store.step.Projector`): each round the
+    step ended (settled or voided, in order) added to its table's running totals, in the
+    step's transaction (the table's row is locked) before its deferred writes."""
+    for end in ended:
+        if end.returned is not None:
+            record_void(tx, end.table, end.returned)
+            continue
+        record_settlement(tx, end.table, end.hands)
+        if end.side:  # and by side wager
+            record_side_settlement(tx, end.table.id, end.side, end.envy)
 
 
 def record_settlement(tx: Tx, table: TableLike, results: Mapping[int, Any]) -> None:

@@ -2,18 +2,22 @@
 (:class:`StepContext`, a step's :attr:`paigow.service.store.unit.Tx.step`): the process's caches
 it reads and refills, the rounds' rows it changed and the house accounts' movements (written
 once, when its work is done), the progressive banks it holds locked, the rounds it leaves for
-the cache and the rounds it counts once committed. The store defines the fields and their types
-(protocols where the game's own classes fill them), the game and the books fill them, and the
-unit of work's commit sequence (:class:`paigow.service.store.unit.Tx`) reads them: no string
-keys, no lists of callbacks, nothing typed ``Any`` for mypy to miss.
+the cache, the rounds it counts once committed and the rounds it ended, for the floor's totals
+(:class:`RoundEnded`, turned into them in the step's transaction, before its deferred writes, by
+the process's :class:`paigow.service.store.unit.Projector`). The store defines the fields and
+their types (protocols where the game's own classes fill them), the game and the books fill
+them, and the unit of work's commit sequence (:class:`paigow.service.store.unit.Tx`) reads
+them: no string keys, no lists of callbacks, nothing typed ``Any`` for mypy to miss.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from paigow.events import DragonSettled, EnvyPaid, SideWagerSettled, SpotSettled
     from paigow.round import Round
     from paigow.ruleset import Ruleset
 
@@ -71,6 +75,33 @@ class LockedBank:
         return self.version + sum(v for _, v in self.tables.values())
 
 
+class EndedTable(Protocol):
+    """What the floor reads of the table a round ended at (its id, ruleset and house way: the
+    configuration a round's step caches; :class:`paigow.service.floor.hold.TableLike`)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def ruleset(self) -> Any: ...
+    @property
+    def house_way(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """What a round's end leaves for the floor (the game writes it; the floor's projector reads
+    it: :func:`paigow.service.floor.totals.project`). A settlement: ``hands`` (spot -> its
+    settlement; the dragon hand at minus its player's spot), ``side`` (the side wagers settled,
+    (spot, name) -> the event) and ``envy`` (Envy paid, likewise). A void: ``returned``, the
+    main and dragon wagers it returned (None: a settlement)."""
+
+    table: EndedTable
+    hands: Mapping[int, SpotSettled | DragonSettled] = field(default_factory=dict)
+    side: Mapping[tuple[int, str], SideWagerSettled] = field(default_factory=dict)
+    envy: Mapping[tuple[int, str], EnvyPaid] = field(default_factory=dict)
+    returned: int | None = None
+
+
 @dataclass
 class StepContext:
     """One step's own state beside its connection.
@@ -84,7 +115,8 @@ class StepContext:
     step dealt or ended (the table's mode, its ruleset, ``dealt``, ``settled`` or ``voided``),
     counted once it has committed; ``banks_locked``: the banks the step holds locked whole
     (bank -> :class:`LockedBank`); ``bank_tables``: each bank's tables as the step read them
-    (read once a step)."""
+    (read once a step); ``ended``: the rounds the step settled or voided, for the floor's
+    totals (:class:`RoundEnded`)."""
 
     rounds: RoundKeep | None = None
     fresh: FreshKeep | None = None
@@ -94,3 +126,4 @@ class StepContext:
     rounds_counted: list[tuple[str, Ruleset, str]] = field(default_factory=list)
     banks_locked: dict[str, LockedBank] = field(default_factory=dict)
     bank_tables: dict[str, list[int]] = field(default_factory=dict)
+    ended: list[RoundEnded] = field(default_factory=list)

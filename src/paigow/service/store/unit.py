@@ -19,22 +19,18 @@ statement runs when it is asked for, on the cursor (a read sent ahead runs when 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import AdaptedConnection
 from sqlalchemy.orm import Session
 
 from paigow.service.config import ServiceConfig
-from paigow.service.http_errors import NotFound
-from paigow.service.ops import telemetry
-from paigow.service.store import pgwire
+from paigow.service.store import commit, pgwire
 from paigow.service.store.bus import Outbox
-from paigow.service.store.db import Account, RoundRow
 from paigow.service.store.statements import Compiled, Row, Sql
-from paigow.service.store.step import FreshKeep, RoundKeep, StepContext
+from paigow.service.store.step import FreshKeep, RoundEnded, RoundKeep, StepContext
 
 
 class Refused(Exception):
@@ -45,6 +41,19 @@ class Refused(Exception):
     def __init__(self, error: Exception) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class Projector(Protocol):
+    """Turns the rounds a step ended (:class:`paigow.service.store.step.RoundEnded`) into the
+    floor's totals, in the step's transaction (:meth:`Tx.finish`, before its deferred writes:
+    :func:`paigow.service.floor.totals.project`, handed in by the runtime)."""
+
+    def __call__(self, tx: Tx, ended: Sequence[RoundEnded], /) -> None: ...
+
+
+class NoProjector(RuntimeError):
+    """A step ended a round in a :class:`Tx` given no projector (``project``): the floor's
+    totals would miss it, so the step fails rather than skip them."""
 
 
 DEFAULT_CONFIG: Final = ServiceConfig("")
@@ -59,12 +68,13 @@ class Tx:
     an ORM session in that transaction when the step already has one (otherwise made on first
     use). ``rounds``, ``fresh``: the process's round cache and events just committed, if any
     (:class:`StepContext`); ``config``: the process's settings, which the step reads
-    (:data:`DEFAULT_CONFIG` if none).
+    (:data:`DEFAULT_CONFIG` if none); ``project``: the floor's totals of the rounds it ends.
 
     The commit sequence, the same for every step (the writer's, :meth:`Runtime.write`'s):
 
-    1. :meth:`finish`: the step's work is done; its deferred writes go (the rounds' rows it
-       changed, then the house accounts' movements) and its own ORM session is flushed;
+    1. :meth:`finish`: the step's work is done; the rounds it ended go to the floor's totals
+       (:attr:`project`), its deferred writes go (the rounds' rows it changed, then the house
+       accounts' movements) and its own ORM session is flushed;
     2. the bus seals its notices (:meth:`paigow.service.store.bus.EventBus.seal`: with
        PostgreSQL, ``pg_notify`` in its transaction);
     3. :meth:`keep`: its work is kept (SQLite: its savepoint released; PostgreSQL: just before
@@ -86,8 +96,12 @@ class Tx:
         trace: Callable[[str], None] | None = None,
         driver: Any = None,
         config: ServiceConfig | None = None,
+        project: Projector | None = None,
     ) -> None:
         self.connection = connection
+        self.project = project
+        """The floor's projector of the rounds the step ends (:attr:`StepContext.ended`: the
+        process's; a step that ends a round without one fails at :meth:`finish`)."""
         self.config: ServiceConfig = DEFAULT_CONFIG if config is None else config
         self.dialect = connection.dialect
         self._asyncpg = self.dialect.driver == "asyncpg"
@@ -348,21 +362,16 @@ class Tx:
 
     # ------------------------------------------------------------------ the commit sequence
     def finish(self) -> None:
-        """The step's work is done (the commit sequence's first stage): the rounds' rows it
-        changed are written (one ``UPDATE`` each), then the house accounts' movements (in
-        account order, last: their rows stay locked as briefly as they can), and its own ORM
-        session is flushed."""
-        heads, self.step.round_heads = self.step.round_heads, []
-        for head in heads:
-            if head.changed:
-                values = {f"new_{n}": v for n, v in head.changed.items()}
-                self.later(
-                    round_update(tuple(sorted(head.changed))), {"round_id": head.id, **values}
-                )
-                head.changed = {}
-        deltas, self.step.house_deltas = self.step.house_deltas, {}
-        if deltas:
-            _apply_house_deltas(self, deltas)
+        """The step's work is done (the commit sequence's first stage): the rounds it ended go
+        to the floor's totals (:attr:`project`), the rounds' rows it changed are written, then
+        the house accounts' movements (:func:`.commit.write_left`), and its own ORM session is
+        flushed."""
+        ended, self.step.ended = self.step.ended, []
+        if ended:
+            if self.project is None:
+                raise NoProjector(f"{len(ended)} round(s) ended with no projector of the totals")
+            self.project(self, ended)
+        commit.write_left(self)
         if self._own_session and self._session is not None:
             self._session.commit()  # flush, and release its savepoint (not the transaction)
             self._session.close()
@@ -372,30 +381,12 @@ class Tx:
             self._session.flush()
 
     def keep(self) -> None:
-        """The step's work is kept (SQLite: its savepoint released, so that the next step of
-        the same commit finds it; PostgreSQL: just before its commit is sent, so that the next
-        step at the table, which that commit wakes, finds it): the rounds it leaves go back
-        into the round cache (the writer clears the cache if the commit then fails)."""
-        kept, self.step.rounds_kept = self.step.rounds_kept, []
-        cache = self.step.rounds
-        if cache is not None:
-            for rnd in kept:
-                cache.put(rnd)
+        """The step's work is kept (:func:`.commit.keep`)."""
+        commit.keep(self)
 
     def committed(self) -> None:
-        """The step has committed (never if it rolled back): the events it appended go to the
-        process's fresh events (its live feeds), and the rounds it dealt or ended are counted."""
-        fresh = self.step.fresh
-        if fresh is not None and self.outbox.batches:
-            at = time.time()
-            for table_id, round_id, number, start, events, owners in self.outbox.batches:
-                fresh.put(table_id, round_id, number, start, events, at, owners)
-        counted, self.step.rounds_counted = self.step.rounds_counted, []
-        for mode, rules, outcome in counted:
-            if outcome == "dealt":
-                telemetry.dealt(mode, rules)()
-            else:
-                telemetry.ended(mode, rules, outcome)()
+        """The step has committed (:func:`.commit.committed`)."""
+        commit.committed(self)
 
     def abandon(self) -> None:
         """The step failed: forget its session, what waits and what it left for its commit
@@ -408,61 +399,6 @@ class Tx:
         self._session = None
         self._own_session = False
         self.step = StepContext(self.step.rounds, self.step.fresh)
-
-
-_ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
-_UPDATES: dict[tuple[str, ...], Sql] = {}
-
-
-def round_update(names: tuple[str, ...]) -> Sql:
-    """The round's UPDATE of the columns ``names`` (sorted; parameters ``round_id`` and
-    ``new_NAME``), built once for each set of columns a step changes."""
-    stmt = _UPDATES.get(names)
-    if stmt is None:
-        stmt = _UPDATES[names] = Sql(
-            sa.update(_ROUNDS)
-            .where(_ROUNDS.c.id == sa.bindparam("round_id"))
-            .values({n: sa.bindparam(f"new_{n}", type_=_ROUNDS.c[n].type) for n in names})
-        )
-    return stmt
-
-
-_ACCOUNTS: Final = cast(sa.Table, Account.__table__)
-_ADD_HOUSE: Final = Sql(
-    sa.update(_ACCOUNTS)
-    .where(_ACCOUNTS.c.name == sa.bindparam("n"))
-    .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
-)
-_KNOWN: set[tuple[Any, str]] = set()
-"""Accounts seen to exist (by database engine): accounts are never deleted, so a house account's
-update needs no check again (and may wait to be sent with the step's commit)."""
-
-
-def account_seen(tx: Tx, account: str) -> bool:
-    """Whether ``account`` was seen to exist in this database, by this process."""
-    return (tx.database, account) in _KNOWN
-
-
-def see_account(tx: Tx, account: str) -> None:
-    """Remember that ``account`` exists in this database (a committed transaction found it)."""
-    if len(_KNOWN) > 100_000:
-        _KNOWN.clear()
-    _KNOWN.add((tx.database, account))
-
-
-def _apply_house_deltas(tx: Tx, deltas: Mapping[str, int]) -> None:
-    """Add each house account's movement (account -> cents) to its balance, in account order
-    (the lock order of every step: the table, wallets, house accounts)."""
-    for name in sorted(deltas):
-        delta = deltas[name]
-        if delta == 0:
-            continue
-        if tx.batched and account_seen(tx, name):  # sent with the commit
-            tx.later(_ADD_HOUSE, {"n": name, "d": delta})
-            continue
-        if tx.rowcount(_ADD_HOUSE, {"n": name, "d": delta}) != 1:
-            raise NotFound(f"no account {name!r}")
-        see_account(tx, name)
 
 
 @functools.lru_cache(maxsize=64)

@@ -35,8 +35,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from paigow.service.ops import telemetry
 from paigow.service.store.bus import EventBus, Notice
+from paigow.service.store.retry import lost_before_commit, retry_kind, retryable
 from paigow.service.store.step import FreshKeep, RoundKeep
-from paigow.service.store.unit import Refused, Tx
+from paigow.service.store.unit import Projector, Refused, Tx
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -53,42 +54,6 @@ log = logging.getLogger("paigow.service.store.writer")
 
 MAX_GROUP = 64
 """The most steps one SQLite commit takes."""
-
-
-def retryable(exc: BaseException) -> bool:
-    """Deadlocks, serialization failures, unique-key races; a locked SQLite. (A prepared
-    statement found gone is not retried: nothing in the service deallocates them, and the
-    connection prepares anew from its next message: :class:`.pgwire.Wire`.)"""
-    orig = getattr(exc, "orig", None)
-    sqlstate = getattr(orig, "sqlstate", None)
-    if sqlstate in ("40001", "40P01", "23505"):
-        return True
-    return isinstance(exc, OperationalError) and "locked" in str(orig)
-
-
-_RETRY_KINDS: dict[str | None, str] = {
-    "40001": "serialization",
-    "40P01": "deadlock",
-    "23505": "unique-race",
-}
-
-
-def retry_kind(exc: BaseException) -> str:
-    """What a retried step met, for the retries' counter: ``deadlock``, ``serialization``,
-    ``unique-race``, ``locked`` (SQLite) or ``connection-lost``."""
-    sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None)
-    if sqlstate in _RETRY_KINDS:
-        return _RETRY_KINDS[sqlstate]
-    return "locked" if retryable(exc) else "connection-lost"
-
-
-def lost_before_commit(exc: BaseException, done: list[Tx]) -> bool:
-    """The step's connection was lost (a PostgreSQL outage or restart: SQLAlchemy invalidates
-    the pool's connections) before its commit was sent: nothing of it landed, so it is run
-    again on a new connection."""
-    return bool(getattr(exc, "connection_invalidated", False)) and not (
-        done and done[0].commit_sent
-    )
 
 
 @dataclass
@@ -112,9 +77,10 @@ class SqliteWriter:
 
     ``rounds``, ``fresh``: the process's round cache and events just committed, which each
     step's :class:`Tx` carries (:class:`~paigow.service.store.step.StepContext`) with the
-    settings (``config``); ``seal``: a finished step's notices, delivered on ``bus`` once its
-    group commits; ``clear_kept``: drops what the steps' work once kept (:meth:`Tx.keep`) left
-    in the caches, when their group's commit fails."""
+    settings (``config``) and the floor's projector of the rounds it ends (``project``);
+    ``seal``: a finished step's notices, delivered on ``bus`` once its group commits;
+    ``clear_kept``: drops what the steps' work once kept (:meth:`Tx.keep`) left in the caches,
+    when their group's commit fails."""
 
     def __init__(
         self,
@@ -126,12 +92,14 @@ class SqliteWriter:
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
+        project: Projector | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
         self.rounds = rounds
         self.fresh = fresh
         self.config = config
+        self.project = project
         self.seal = seal
         self.clear_kept = clear_kept
         self._queue: list[_Job] = []
@@ -289,6 +257,7 @@ class SqliteWriter:
                     fresh=self.fresh,
                     trace=self.db.trace,
                     config=self.config,
+                    project=self.project,
                 )
                 tx.text("SAVEPOINT step")
                 try:
@@ -358,11 +327,11 @@ class PostgresWriter:
     requests and steps go on. (Steps on threads of their own would each wait for the
     interpreter's lock after every statement while the event loop holds it.)
 
-    ``rounds``, ``fresh``, ``config``, ``seal``, ``clear_kept``: as :class:`SqliteWriter`'s (a
-    step's notices are delivered on ``bus`` once it commits). A step's work once kept
-    (:meth:`Tx.keep`: its rounds back in the cache) is done just before its commit is sent, so
-    that the next step at its table, which that commit wakes, finds it; a commit that fails
-    clears the caches."""
+    ``rounds``, ``fresh``, ``config``, ``project``, ``seal``, ``clear_kept``: as
+    :class:`SqliteWriter`'s (a step's notices are delivered on ``bus`` once it commits). A
+    step's work once kept (:meth:`Tx.keep`: its rounds back in the cache) is done just before
+    its commit is sent, so that the next step at its table, which that commit wakes, finds it; a
+    commit that fails clears the caches."""
 
     def __init__(
         self,
@@ -374,12 +343,14 @@ class PostgresWriter:
         seal: Seal,
         clear_kept: Callable[[], None],
         config: ServiceConfig | None = None,
+        project: Projector | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
         self.rounds = rounds
         self.fresh = fresh
         self.config = config
+        self.project = project
         self.seal = seal
         self.clear_kept = clear_kept
         self.steps = 0
@@ -469,6 +440,7 @@ class PostgresWriter:
                 trace=self.db.trace,
                 driver=self.db.wire_driver(conn),
                 config=self.config,
+                project=self.project,
             )
             done.append(tx)
             result: T | None = None

@@ -10,12 +10,11 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 
 from paigow.errors import PaigowError
-from paigow.events import Event
+from paigow.events import DragonSettled, Event, SpotSettled
 from paigow.round import Phase
 from paigow.service.books import play_money
 from paigow.service.books.audit import record
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
-from paigow.service.floor.totals import record_settlement, record_side_settlement, record_void
 from paigow.service.game.rounds.dragon import (
     close_offer,
     offer_at_deal,
@@ -40,6 +39,7 @@ from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
+from paigow.service.store.step import RoundEnded
 from paigow.service.store.unit import Tx
 
 
@@ -311,12 +311,11 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
             0
         ]
     play_money.post(tx, "settlement", movements, _practice(head), reference=row.id)
-    hands: dict[int, Any] = dict(rnd.results)
+    hands: dict[int, SpotSettled | DragonSettled] = dict(rnd.results)
     if rnd.dragon_result is not None:  # a hand of the player who wagered on it
         hands[-rnd.dragon_result.spot] = rnd.dragon_result
-    record_settlement(tx, head.table, hands)  # the floor's running totals
-    if rnd.side_results:  # and by side wager
-        record_side_settlement(tx, table_id, rnd.side_results, rnd.envy)
+    # what ended, for the floor's running totals (its projector, at the step's finish)
+    tx.step.ended.append(RoundEnded(head.table, hands, dict(rnd.side_results), dict(rnd.envy)))
     append(tx, row, rnd, new)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
@@ -387,7 +386,7 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
             tx, "void-refund", movements + side_movements, _practice(head), reference=row.id
         )
     if movements:
-        record_void(tx, head.table, total)
+        tx.step.ended.append(RoundEnded(head.table, returned=total))  # the floor's totals
     result: dict[str, Any] = {"void": reason, "returned_total": total}
     if side_total:
         result["side_returned_total"] = side_total
