@@ -188,12 +188,12 @@ def test_simulation_reproducible_and_contains_exact_ev(
     compiled: CompiledHouseWay, table_folder
 ) -> None:  # type: ignore[no-untyped-def]
     spec = TableSpec.of(compiled.way, Wheel.SECOND, table_folder)
-    a = simulate(spec, 3_000_000, Runner(workers=2), seed=5)
-    b = simulate(spec, 3_000_000, Runner(workers=1), seed=5)
-    c = simulate(spec, 3_000_000, Runner(workers=2), seed=6)
+    a = simulate(spec, 1_000_000, Runner(workers=2), seed=5)
+    b = simulate(spec, 1_000_000, Runner(workers=1), seed=5)
+    c = simulate(spec, 1_000_000, Runner(workers=2), seed=6)
     assert (a.win, a.push, a.loss) == (b.win, b.push, b.loss)
     assert (a.win, a.push, a.loss) != (c.win, c.push, c.loss)
-    assert a.win + a.push + a.loss == 3_000_000
+    assert a.win + a.push + a.loss == 1_000_000
     lo, hi = a.ci95
     assert lo < a.house_edge < hi and 0.0 < a.house_edge < 0.06
     # one fixed player hand against random dealer hands: the CI contains the exact EV
@@ -201,7 +201,7 @@ def test_simulation_reproducible_and_contains_exact_ev(
         cards = parse_cards(hand)
         exact = analyze(cards, compiled)
         ev = float(exact.settings[exact.house_way].ev)
-        sim = simulate(spec, 2_000_000, Runner(workers=2), seed=8, player_hand=cards)
+        sim = simulate(spec, 1_000_000, Runner(workers=2), seed=8, player_hand=cards)
         lo, hi = sim.ci95
         assert lo <= -ev <= hi, (hand, lo, -ev, hi)
 

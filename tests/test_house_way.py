@@ -425,6 +425,7 @@ def test_agrees_with_an_independent_reading_on_dense_hands(
 # ---------------------------------------------------------------- invariants
 
 
+@pytest.mark.slow  # seconds: the full suite's; the quick lane keeps the dense hands' twin below
 @pytest.mark.parametrize("name", sorted(PRESETS))
 @settings(max_examples=3000, deadline=None)
 @given(cards=any_hand, wheel=st.sampled_from(list(Wheel)))
@@ -450,6 +451,7 @@ def test_never_fouls_on_dense_hands(name: str, cards: list[Card]) -> None:
     assert set(s.cards) == set(cards)
 
 
+@pytest.mark.slow  # seconds: the full suite's; the quick lane keeps the dense hands' twin below
 @pytest.mark.parametrize("name", sorted(PRESETS))
 @settings(max_examples=3000, deadline=None)
 @given(cards=any_hand, order=st.permutations(range(7)), wheel=st.sampled_from(list(Wheel)))

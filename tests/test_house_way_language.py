@@ -445,6 +445,7 @@ def _legacy_hands(hands: Any, prog: Any, tp: Any, quads: Any, lowest: bool, ids:
     return bad
 
 
+@pytest.mark.slow  # seconds: the full suite's (the quick lane under 3 minutes)
 @pytest.mark.parametrize("preset", ["standard", "foxwoods"])
 @pytest.mark.parametrize("wheel", [Wheel.SECOND, Wheel.LOWEST])
 def test_the_rewritten_presets_set_reduced_decks_as_the_first_format(
@@ -481,6 +482,7 @@ def test_the_rewritten_presets_set_every_hand_as_the_first_format(preset: str) -
     assert bad == 0
 
 
+@pytest.mark.slow  # seconds (the sweep and the class check): the full suite's
 def test_a_way_without_a_last_rule_is_refused_with_a_hand_early() -> None:
     way = way_of('[[rule]]\nid = "pairs"\nwhen = "pairs > 0"\nlow = "single1+single2"\n')
     survey = C.sweep(way, stop_early=True)

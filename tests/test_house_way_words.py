@@ -289,8 +289,9 @@ def test_foxwoods_rule_in_best_low_sets_hands_as_its_seven_clauses() -> None:
     deck = parse_cards("Jk As Ah Ks Kh Qs Qh Js Jh Ts Th 9s 8s 7d 3s 2s")
     hands = [list(h) for h in itertools.combinations(deck, 7)]
     assert diff_hands(before, now, hands).differ == 0
-    fired = sum(now.set_hand(h).rule == "straight.ace-exception" for h in hands)
-    assert fired > 100  # the rule is met, not only passed over
+    # the rule is met, not only passed over (every fourth hand by the reference reading: 303)
+    fired = sum(now.set_hand(h).rule == "straight.ace-exception" for h in hands[::4])
+    assert fired > 100
 
 
 @pytest.mark.parametrize(

@@ -170,13 +170,13 @@ def test_a_password_change_ends_every_other_session(svc: Service) -> None:
 
 
 def test_an_idle_session_ends_and_an_active_one_does_not(db_url: str) -> None:
-    s = Service(db_url, session_idle_s=3, session_cache_s=0.2)
+    s = Service(db_url, session_idle_s=2, session_cache_s=0.2)
     try:
         busy = s.player("gus", credit=0)
         idle = s.login("gus", "password-gus")
-        for _ in range(10):  # 5 s of activity, past the idle expiry
+        for _ in range(8):  # 2.4 s of activity, past the idle expiry
             assert busy.get("/api/me").status_code == 200
-            time.sleep(0.5)
+            time.sleep(0.3)
         assert busy.get("/api/me").status_code == 200
         r = idle.get("/api/me")
         assert r.status_code == 401 and r.json()["code"] == "session-idle", r.text
