@@ -308,3 +308,23 @@ def test_the_waiting_rounds_are_searched_from_the_newest_rated_one(staged: Stage
         )
     with staged.rt.db.read() as s:
         assert waiting_rounds(s) == []
+
+
+def test_the_players_page_reads_one_snapshot(staged: Staged) -> None:
+    """The players' page counts its totals and its lines in separate statements: they read one
+    snapshot (PostgreSQL's REPEATABLE READ; SQLite's read transaction), so a rating committed
+    between them shows in both or in neither."""
+    import sqlalchemy as sa
+
+    from paigow.service.store.db import AuditRecord, now
+
+    def count(s: Any) -> int:
+        return int(s.execute(sa.select(sa.func.count()).select_from(AuditRecord)).scalar_one())
+
+    with staged.rt.db.read(snapshot=True) as s:
+        before = count(s)
+        with staged.rt.db.write() as w:  # committed between two statements of the page
+            w.add(AuditRecord(at=now(), actor="test", action="between", target="x", details={}))
+        assert count(s) == before
+    with staged.rt.db.read() as s:
+        assert count(s) == before + 1

@@ -423,9 +423,13 @@ class Database:
                 yield s
 
     @contextmanager
-    def read(self) -> Iterator[Session]:
-        """A read-only transaction (a consistent snapshot on SQLite's WAL)."""
-        with Session(self.read_engine, expire_on_commit=False) as s, s.begin():
+    def read(self, *, snapshot: bool = False) -> Iterator[Session]:
+        """A read-only transaction (a consistent snapshot on SQLite's WAL; on PostgreSQL each
+        statement's own, or with ``snapshot`` one for them all: a page whose figures must agree)."""
+        engine = self.read_engine
+        if snapshot and self.is_postgres:
+            engine = engine.execution_options(isolation_level="REPEATABLE READ")
+        with Session(engine, expire_on_commit=False) as s, s.begin():
             yield s
 
     # ----------------------------------------------------------------------------- identity

@@ -237,7 +237,7 @@ async def get_players(
     rater().wake(rt.db, rt.step)
 
     def read() -> Any:
-        with rt.db.read() as s:
+        with rt.db.read(snapshot=True) as s:  # the totals agree with the lines
             if fmt == "csv":
                 return rated.players_csv(s, first, last, day=rt.gaming_day)
             return rated.players(s, first, last, page, size, day=rt.gaming_day)
@@ -263,7 +263,7 @@ async def get_player(
     rater().wake(rt.db, rt.step)
 
     def read() -> dict[str, Any]:
-        with rt.db.read() as s:
+        with rt.db.read(snapshot=True) as s:
             got = rated.player(s, user_id, first, last, day=rt.gaming_day)
         return _ask_pool(rt, got)
 
