@@ -210,8 +210,8 @@ class PriceWorker:
     so that neither a step nor the serving process spends a cycle on it; the dealer writes what
     it counts as a step of the writer's. Not niced, unlike the floor's worker (whose exact edges
     take minutes): a price is milliseconds and the player waits for it, so it takes the CPU the
-    serving process leaves at the same priority. The process lives as long as the serving
-    process (nothing long to stop at a server's shutdown)."""
+    serving process leaves at the same priority. The server's shutdown stops it
+    (:func:`shutdown_price_worker`)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
@@ -245,6 +245,14 @@ class PriceWorker:
                     if self._pool is pool:
                         self._pool = None
         raise BrokenProcessPool("the pricing process could not be started")
+
+    def shutdown(self) -> None:
+        """Stop the pricing process (the server's shutdown); a price asked afterwards starts
+        another."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def warm(self, way: HouseWay, rules: Ruleset) -> Future[None]:
         """Start the process and have it load what pricing a table of ``rules`` and ``way``
@@ -304,3 +312,12 @@ def price_worker() -> PriceWorker:
         if _worker is None:
             _worker = PriceWorker()
         return _worker
+
+
+def shutdown_price_worker() -> None:
+    """Stop this process's pricing process if it was started (the server's shutdown, after its
+    dealers': a pool left to the interpreter's exit leaks its queues' semaphores on SIGTERM)."""
+    with _worker_lock:
+        worker = _worker
+    if worker is not None:
+        worker.shutdown()

@@ -39,6 +39,7 @@ from paigow.service.api.routes import web as routes_web
 from paigow.service.api.routes import ws as routes_ws
 from paigow.service.config import ServiceConfig
 from paigow.service.floor.edges import shutdown_edge_worker
+from paigow.service.floor.prices import shutdown_price_worker
 from paigow.service.game import table_rows
 from paigow.service.http_errors import ServiceError, core_error
 from paigow.service.live.feeds import FeedHub
@@ -263,6 +264,10 @@ def create_app(
                 shutdown_edge_worker()
             if supervisor is not None:
                 await supervisor.stop()
+            try:  # after the dealers, which ask for prices
+                await asyncio.to_thread(shutdown_price_worker)
+            except RuntimeError:
+                shutdown_price_worker()
             await rt.writer.aclose()
             await rt.bus.stop()
             rt.db.dispose()

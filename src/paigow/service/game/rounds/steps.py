@@ -426,7 +426,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
     tx.step.rounds_counted.append((head.table.mode, head.table.rules, "voided"))
-    notify(tx, table_id, wake(Step.DEALER, rnd))
+    notify(tx, table_id, wake(Step.DEALER, None))  # the log may not replay: no round here
     return True
 
 

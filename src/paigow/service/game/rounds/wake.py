@@ -45,8 +45,9 @@ class Step(StrEnum):
 
 
 def wake(step: Step, rnd: Round | Any, *, opened: bool = False, last: bool = False) -> Kind:
-    """The kind of the table's notice after ``step`` on ``rnd`` (the round after it);
-    ``opened``: the wager opened the round; ``last``: it was the last seated player's."""
+    """The kind of the table's notice after ``step`` on ``rnd`` (the round after it: None for
+    a dealer's step on a log that cannot be replayed); ``opened``: the wager opened the round;
+    ``last``: it was the last seated player's."""
     if step is Step.WAGER:
         due = opened or last
     elif step is Step.SET:
