@@ -53,7 +53,6 @@ from paigow.service.http_errors import InsufficientFunds, NotFound
 from paigow.service.statuses import WagerStatus
 from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.bus import notify_wallet
-from paigow.service.store.commit import account_seen, see_account
 from paigow.service.store.db import (
     Account,
     LedgerEntry,
@@ -227,18 +226,6 @@ def _deferred(tx: Tx) -> dict[str, int]:
     (their balance is checked). Lock order in every transaction: the table, then wallets
     (sorted), then house accounts (sorted): no cycle, no deadlock."""
     return tx.step.house_deltas
-
-
-def seen(tx: Tx, account: str) -> bool:
-    """Whether ``account`` was seen to exist in this database, by this process (accounts are
-    never deleted; one memory with the house accounts' updates: :func:`.commit.account_seen`)."""
-    return account_seen(tx, account)
-
-
-def see(tx: Tx, account: str) -> None:
-    """Remember that ``account`` exists in this database (found by a committed transaction's
-    read: never one this step has just made, which its rollback would take away)."""
-    see_account(tx, account)
 
 
 def post(

@@ -25,6 +25,7 @@ from paigow.ruleset import Ruleset
 from paigow.service.books import ledger
 from paigow.service.books.ledger import PLAY_BANK, Movement, play_wallet, wallet
 from paigow.service.http_errors import Conflict, Forbidden, Unprocessable
+from paigow.service.store.commit import account_seen, see_account
 from paigow.service.store.db import Account
 from paigow.service.store.unit import Tx
 
@@ -96,10 +97,10 @@ def _open(tx: Tx, username: str) -> bool:
     values = {"name": name, "kind": "wallet", "user_id": None, "balance": 0}
     dialect = tx.session.get_bind().dialect.name
     insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(table)
-    if ledger.seen(tx, name):  # a wager's usual case: no read at all
+    if account_seen(tx, name):  # a wager's usual case: no read at all
         return False
     if tx.session.execute(sa.select(Account.name).where(Account.name == name)).first():
-        ledger.see(tx, name)
+        see_account(tx, name)
         return False
     stmt = (
         insert.values(**values)

@@ -30,6 +30,7 @@ from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.round import Round
 from paigow.ruleset import Ruleset
+from paigow.service.config import ServiceConfig
 from paigow.service.orphans import exit_with_parent
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
@@ -262,12 +263,14 @@ class PriceWorker:
 
 _dbs: OrderedDict[str, Database] = OrderedDict()
 _DBS_KEPT: Final = 4
-"""Databases the pricing process keeps open (a test run's servers each have their own)."""
+"""Databases a worker process keeps open."""
 
 
-def _database(url: str) -> Database:
-    """The pricing process's database at ``url`` (each opened once, the last few kept)."""
-    db = _dbs.pop(url, None) or Database(url, pool_size=2, step_pool_size=1)
+def worker_database(url: str) -> Database:
+    """A worker process's database at ``url`` (the pricing process's, the floor worker's), opened
+    once with the environment's settings; the last few kept (a test run's servers each have
+    their own)."""
+    db = _dbs.pop(url, None) or Database.of(ServiceConfig.from_env(url))
     _dbs[url] = db
     while len(_dbs) > _DBS_KEPT:
         _dbs.popitem(last=False)[1].dispose()
@@ -276,7 +279,7 @@ def _database(url: str) -> Database:
 
 def compute_prices_at(url: str, round_id: str) -> list[dict[str, Any]]:
     """:func:`compute_prices` in the pricing process."""
-    return compute_prices(_database(url), round_id)
+    return compute_prices(worker_database(url), round_id)
 
 
 _WARM_HAND: Final = ("As Kd Qh Jc 9s 5d 2c", "Ts 8d 7h 6c 4s 3d 3c")

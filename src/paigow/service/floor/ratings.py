@@ -33,8 +33,13 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session, aliased
 
 from paigow.round import Round
-from paigow.service.config import ServiceConfig
-from paigow.service.floor.prices import PRICED, open_compiled, played_setting, round_hands
+from paigow.service.floor.prices import (
+    PRICED,
+    open_compiled,
+    played_setting,
+    round_hands,
+    worker_database,
+)
 from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.store.dragon_models import RoundDragon
@@ -232,15 +237,9 @@ def compute_ratings(db: Database, limit: int = BATCH) -> list[dict[str, Any]]:
     return rows
 
 
-_dbs: dict[str, Database] = {}
-
-
 def compute_ratings_at(url: str, limit: int = BATCH) -> list[dict[str, Any]]:
     """:func:`compute_ratings` in the floor's worker process (its database opened once)."""
-    db = _dbs.get(url)
-    if db is None:
-        db = _dbs[url] = Database.of(ServiceConfig.from_env(url))
-    return compute_ratings(db, limit)
+    return compute_ratings(worker_database(url), limit)
 
 
 def store_ratings(s: Session, rows: list[dict[str, Any]]) -> int:

@@ -105,7 +105,8 @@ class Dealer:
         try:
             with self.rt.db.read() as s:
                 t = s.get(GameTable, self.table_id)
-                if t is None or not prices_offered(t.mode, dict(t.ruleset)):
+                self._prices = t is not None and prices_offered(t.mode, dict(t.ruleset))
+                if t is None or not self._prices:
                     return
                 rules, way = table_rows.table_ruleset(t), table_rows.table_house_way(t)
             price_worker().warm(way, rules)
