@@ -12,7 +12,10 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                while every bot plays (from when the last one sat down to when the first one
                finished; from the first log-in beside it), wager/set latency, the server's CPU
                milliseconds per round (and PostgreSQL's own), and whether the ledger balances,
-               every round replays and ``paigow audit verify`` passes. ``--side on``: the
+               every round replays and ``paigow audit verify`` passes. SQLite: the serving
+               process's CPU split (play): the steps themselves (``_step_cpu.py`` times each
+               group of steps where it runs, on the event loop: "step CPU a round"), its
+               event loop in all, the writer thread (BEGIN and COMMIT), its other threads. ``--side on``: the
                tables offer side wagers (Fortune with Envy, a progressive all of them share)
                and the bots place them as ``paigow bots`` does; ``--side both``: the plain
                column and one with side wagers in play (``NAME+side``). SQLite with one process;
@@ -117,6 +120,15 @@ class Served:
         """CPU seconds used so far by the server processes and their children."""
         return sum(_proc_cpu_s(pid) or 0.0 for pid in self.pids())
 
+    def steps_cpu_s(self) -> float | None:
+        """SQLite: the CPU seconds its steps have taken so far (``_step_cpu.py``'s running
+        total; None: not timed)."""
+        try:
+            value = float((Path(self.tmp) / "steps-cpu").read_text())
+        except (OSError, ValueError):
+            return None
+        return None if value != value else value  # nan: the tree has no group commit
+
     def pids(self) -> set[int]:
         """The server processes and their children (``serve --workers``' workers)."""
         todo = [p.pid for p in self.procs]
@@ -139,6 +151,42 @@ def _proc_cpu_s(pid: int) -> float | None:
     except (OSError, IndexError):
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _threads_cpu_s(pid: int) -> dict[int, float]:
+    """The CPU seconds each thread of process ``pid`` has used, by thread id (none: gone)."""
+    out: dict[int, float] = {}
+    hz = os.sysconf("SC_CLK_TCK")
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                out[int(task.name)] = (int(fields[11]) + int(fields[12])) / hz
+    return out
+
+
+def thread_split(
+    pid: int, start: dict[int, float], end: dict[int, float], rounds: int
+) -> dict[str, float]:
+    """The serving process's CPU milliseconds a round between two samples of its threads
+    (:func:`_threads_cpu_s`), split: its event loop (the main thread: HTTP, WebSockets and the
+    steps themselves, which run on the loop), SQLite's writer thread (it begins and commits each
+    group of steps: the busiest other thread) and the rest (request threads, the pools'
+    feeders).
+
+    >>> thread_split(7, {7: 1.0, 8: 2.0, 9: 0.5}, {7: 2.0, 8: 4.0, 9: 0.6, 10: 0.1}, 100)
+    {'event loop': 10.0, 'writer': 20.0, 'other threads': 2.0}
+    """
+    delta = {t: end[t] - start.get(t, 0.0) for t in end}
+    loop = delta.pop(pid, 0.0)
+    writer = max(delta.values(), default=0.0)
+    other = sum(delta.values()) - writer
+    per = 1000 / max(rounds, 1)
+    return {
+        "event loop": round(loop * per, 2),
+        "writer": round(writer * per, 2),
+        "other threads": round(other * per, 2),
+    }
 
 
 class OwnBackends:
@@ -278,6 +326,9 @@ def serve(
         capture_output=True,
     )
     base = [*py, "serve", "--port", "0", "--database", url]
+    if backend == "sqlite":  # its steps timed (the steps' CPU a round: _step_cpu.py)
+        base = [sys.executable, str(Path(__file__).with_name("_step_cpu.py")), *base[3:]]
+        env["PAIGOW_BENCH_STEP_CPU"] = str(Path(tmp) / "steps-cpu")
     server = next(
         p
         for p in (tree / "paigow/service/process/server.py", tree / "paigow/service/server.py")
@@ -339,6 +390,8 @@ def saturated(
     pg_samples: list[tuple[float, float]] = []
     own_samples: list[tuple[float, float]] = []
     lone_samples: list[tuple[float, float]] = []  # the serving processes alone, children apart
+    threads: list[tuple[float, dict[int, float]]] = []  # SQLite: the serving process's threads
+    step_samples: list[tuple[float, float]] = []  # SQLite: the CPU its steps took (running)
     backends = OwnBackends() if backend == "postgresql" else None
     done = threading.Event()
 
@@ -348,6 +401,10 @@ def saturated(
             pids = s.pids()
             samples.append((now, sum(_proc_cpu_s(p) or 0.0 for p in pids)))
             lone_samples.append((now, sum(_proc_cpu_s(p.pid) or 0.0 for p in s.procs)))
+            if backend == "sqlite":
+                threads.append((now, _threads_cpu_s(s.procs[0].pid)))
+                if (steps := s.steps_cpu_s()) is not None:
+                    step_samples.append((now, steps))
             if backends is not None:
                 pg = postgres_cpu_s()
                 if pg is not None:
@@ -408,6 +465,17 @@ def saturated(
             steady_pg = round(
                 1000 * (cpu_at(t1, pg_samples) - cpu_at(t0, pg_samples)) / steady_rounds
             )
+    split: dict[str, float] = {}
+    if threads:  # the serving process's CPU by thread over the play (SQLite: one process)
+
+        def at(t: float) -> dict[int, float]:
+            before = [c for ts, c in threads if ts <= t]
+            return before[-1] if before else threads[0][1]
+
+        split = thread_split(s.procs[0].pid, at(play_span[0]), at(play_span[1]), report["rounds"])
+    if len(step_samples) > 1:  # the steps themselves, on the event loop (_step_cpu.py)
+        steps_cpu = cpu_at(play_span[1], step_samples) - cpu_at(play_span[0], step_samples)
+        split["steps"] = round(1000 * steps_cpu / max(report["rounds"], 1), 2)
     lat = report["latency_ms"]
     ok = (
         report["ledger_balanced"]
@@ -444,6 +512,7 @@ def saturated(
             if backend == "sqlite"
             else {}
         ),
+        **{f"serving process, {k}, CPU ms per round (play)": v for k, v in split.items()},
         "server CPU ms per round (setup included)": round(1000 * cpu / max(report["rounds"], 1)),
         "bots' CPU ms per round (setup and checks included)": round(
             1000 * own / max(report["rounds"], 1)
@@ -1166,6 +1235,10 @@ def main() -> int:
                 figures[f"{backend}: server CPU ms a round (play)"] = r[
                     "server CPU ms per round (play)"
                 ]
+                for part in ("steps", "event loop", "writer"):  # SQLite: the serving process
+                    key = f"serving process, {part}, CPU ms per round (play)"
+                    if key in r:
+                        figures[f"{backend}: {key}"] = r[key]
                 for key, value in figures.items():
                     if isinstance(value, int | float):
                         runs[name][key].append(value)

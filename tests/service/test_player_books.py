@@ -524,8 +524,9 @@ def test_prices_are_counted_in_a_process_of_their_own(staged: Staged) -> None:
     rid = play_round(staged, tid, p, c, 1000, seed=3)
     rows = worker.compute(staged.rt.db, rid).result(120)
     assert [(r["spot"], r["status"]) for r in rows] == [(1, "priced")]
-    with staged.rt.db.write() as s:
-        assert store_prices(s, rows) == 1
+    with staged.rt.write() as tx:
+        assert store_prices(tx, rows) == 1
+        assert store_prices(tx, rows) == 0  # priced once
     assert c.ok(c.get(f"/api/me/review/{rid}"))["status"] == "priced"
 
 

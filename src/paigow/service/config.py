@@ -142,6 +142,10 @@ class ServiceConfig(BaseSettings):
     """PostgreSQL: the connections a process opens at most for its steps and reads on the event
     loop (26 a process in all by default: three processes fit PostgreSQL's default
     ``max_connections`` of 100; raise that, or lower these, for more)."""
+    pg_pool_wait_s: float = 10.0
+    """PostgreSQL: the longest a request or a step waits for a connection of its pool; past it
+    the request is answered 503 ``busy`` with ``Retry-After`` (the client retries) rather than
+    held longer or failed."""
     pg_driver: str = "psycopg"
     """PostgreSQL: the driver of the steps' asyncio engine, ``psycopg`` or ``asyncpg`` (any
     case; empty: ``psycopg``). ``asyncpg`` needs the ``asyncpg`` extra; its statements run the

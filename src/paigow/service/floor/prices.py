@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -36,6 +36,8 @@ from paigow.service.statuses import TableMode
 from paigow.service.store.db import Database, GameTable, RoundEvent, RoundRow, RoundWager, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.floor_models import RoundPrice
+from paigow.service.store.statements import Sql
+from paigow.service.store.unit import Tx
 from paigow.setting import Setting
 from paigow.variants import push_triggered
 
@@ -116,18 +118,27 @@ def price_round(db: Database, round_id: str) -> int:
     if not rows:
         return 0
     with db.write() as s:
-        return store_prices(s, rows)
+        return store_prices(Tx(s.connection(), s), rows)
 
 
-def store_prices(s: Session, rows: list[dict[str, Any]]) -> int:
+_PRICES: Final = cast(sa.Table, RoundPrice.__table__)
+_PRICED: Final = Sql(
+    sa.select(_PRICES.c.round_id).where(_PRICES.c.round_id == sa.bindparam("round_id")).limit(1)
+)
+_INSERT_PRICE: Final = Sql(
+    sa.insert(_PRICES).values({c.name: sa.bindparam(c.name, type_=c.type) for c in _PRICES.columns})
+)
+
+
+def store_prices(tx: Tx, rows: list[dict[str, Any]]) -> int:
     """Write a round's priced hands (``rows``: :func:`compute_prices`'), unless another
-    process priced the round first; the rows written."""
-    round_id = rows[0]["round_id"]
-    if s.execute(
-        sa.select(RoundPrice.round_id).where(RoundPrice.round_id == round_id).limit(1)
-    ).first():
+    process priced the round first; the rows written. Two compiled statements on the step's
+    connection (no ORM session: it is a step of the writer's for every settled round)."""
+    if not rows:
         return 0
-    s.add_all(RoundPrice(**row) for row in rows)
+    if tx.first(_PRICED, {"round_id": rows[0]["round_id"]}) is not None:
+        return 0
+    tx.many(_INSERT_PRICE, rows, later=True)
     return len(rows)
 
 

@@ -23,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import InternalError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paigow.errors import PaigowError
@@ -330,6 +331,18 @@ def create_app(
         log.warning("database busy: %s", type(exc.orig).__name__)
         return JSONResponse(
             {"detail": "the database is busy; retry", "code": "busy"},
+            status_code=503,
+            headers={"Retry-After": "1"},
+        )
+
+    @app.exception_handler(PoolTimeout)
+    async def _no_connection(request: Request, exc: PoolTimeout) -> JSONResponse:
+        # every connection of the pool stayed lent for pg_pool_wait_s (a burst of steps at
+        # many tables): nothing was done; the client retries
+        telemetry.db_error("busy")
+        log.warning("no database connection came free: %s", exc)
+        return JSONResponse(
+            {"detail": "no database connection came free in time; retry", "code": "busy"},
             status_code=503,
             headers={"Retry-After": "1"},
         )

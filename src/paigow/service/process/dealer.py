@@ -91,7 +91,7 @@ class Dealer:
             try:
                 rows = await asyncio.wrap_future(price_worker().compute(self.rt.db, round_id))
                 if rows:
-                    await self.rt.step(lambda tx: store_prices(tx.session, rows))
+                    await self.rt.step(lambda tx: store_prices(tx, rows))
             except Exception:  # a price not made is not the round's business: logged
                 log.exception("pricing round %s", round_id)
 

@@ -267,6 +267,7 @@ class Database:
             config.database_url,
             pool_size=config.pg_connections,
             step_pool_size=config.pg_step_connections,
+            pool_wait_s=config.pg_pool_wait_s,
             sqlite_synchronous=config.sqlite_synchronous,
             pg_driver=config.pg_driver,
             pg_wire=config.pg_wire,
@@ -278,6 +279,7 @@ class Database:
         *,
         pool_size: int = 8,
         step_pool_size: int = 16,
+        pool_wait_s: float = 10.0,
         sqlite_synchronous: str | None = None,
         pg_driver: str | None = None,
         pg_wire: str | None = None,
@@ -310,6 +312,7 @@ class Database:
                 # at most pool_size, with the steps' (see async_engine) and one each for the
                 # dealer locks and LISTEN: 26 a process, three of which fit PostgreSQL's 100
                 pool_recycle=600,
+                pool_timeout=pool_wait_s,
                 # a connection left dead by a PostgreSQL restart is found at checkout and
                 # replaced (the steps' engine retries instead: PostgresWriter.run)
                 pool_pre_ping=True,
@@ -318,6 +321,9 @@ class Database:
             self.read_engine = self.engine
         self._namespace: str | None = None
         self.step_pool_size = step_pool_size
+        self.pool_wait_s = pool_wait_s
+        """PostgreSQL: how long a checkout waits for a pooled connection (then
+        ``sqlalchemy.exc.TimeoutError``: answered 503 ``busy``)."""
 
     def _sqlite_engine(self, *, immediate: bool) -> Engine:
         engine = sa.create_engine(
@@ -371,6 +377,7 @@ class Database:
             pool_size=size - size // 4,  # kept open: a connection opened and closed per burst
             max_overflow=size // 4,  # of steps costs the server a process start each time
             pool_recycle=600,
+            pool_timeout=self.pool_wait_s,
             connect_args=connect_args,
         )
         if self.pg_driver == "psycopg" and self.pg_wire == "prepared":
