@@ -15,10 +15,11 @@ the goals, one column per tree. Scenarios (``--scenarios``, all by default):
                every round replays and ``paigow audit verify`` passes. SQLite: the serving
                process's CPU split (play): the steps themselves (``_step_cpu.py`` times each
                group of steps where it runs, on the event loop: "step CPU a round"), its
-               event loop in all, the writer thread (BEGIN and COMMIT), its other threads. ``--side on``: the
-               tables offer side wagers (Fortune with Envy, a progressive all of them share)
-               and the bots place them as ``paigow bots`` does; ``--side both``: the plain
-               column and one with side wagers in play (``NAME+side``). SQLite with one process;
+               event loop in all, the writer thread (BEGIN and COMMIT), its other threads.
+               ``--side on``: the tables offer side wagers (Fortune with Envy, a progressive
+               all of them share) and the bots place them as ``paigow bots`` does;
+               ``--side both``: the plain column and one with side wagers in play
+               (``NAME+side``). SQLite with one process;
                PostgreSQL with ``--processes`` (``serve --workers N`` where the tree has it,
                else N separate servers). Cheap password hashing here (setup is not measured).
 ``paced``      people's pace: every bot acts after a random 0.5-3 s (``--paced-tables`` x 6
