@@ -15,13 +15,17 @@ import threading
 import time
 from typing import Any
 
-from paigow.service.store import writer
+try:
+    from paigow.service.store import writer
+except ImportError:  # a tree from before the store package: nothing timed
+    writer = None  # type: ignore[assignment]
 
 _total = [0.0]
-_timed = hasattr(writer, "SqliteWriter") and hasattr(writer.SqliteWriter, "_run_steps")
+_timed = writer is not None and hasattr(getattr(writer, "SqliteWriter", None), "_run_steps")
 
 
 def _patch() -> None:
+    assert writer is not None
     run_steps = writer.SqliteWriter._run_steps
 
     def timed(self: Any, *args: Any) -> None:

@@ -123,8 +123,11 @@ def create_operator(url: str, tmp: str, env: dict[str, str]) -> None:
     subprocess.run(cmd, check=True, env=env, capture_output=True)
 
 
-def start_server(url: str, env: dict[str, str]) -> Server:
-    cmd = [sys.executable, "-m", "paigow.cli", "serve", "--port", "0", "--database", url]
+def start_server(url: str, env: dict[str, str], launcher: Path | None = None) -> Server:
+    """``paigow serve`` on a free port (``launcher``: a script run instead of ``-m paigow.cli``
+    with the same arguments, e.g. ``_traced.py``)."""
+    run = [sys.executable, str(launcher)] if launcher else [sys.executable, "-m", "paigow.cli"]
+    cmd = [*run, "serve", "--port", "0", "--database", url]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )

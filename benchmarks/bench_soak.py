@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 import time
 import urllib.request
@@ -29,6 +30,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_people as bp
+
+TRACED: Path | None = None
+"""``--tracemalloc``: the folder of the servers' snapshots (``_traced.py``)."""
 
 
 def rss_kib(pid: int) -> int:
@@ -148,6 +152,9 @@ async def sample_loop(
             row[f"ws_{i}"] = await asyncio.to_thread(websockets, s.url)
             row[f"cpu_s_{i}"] = round(bp.cpu_s(s.pid), 1)
         row["db_kib"] = await asyncio.to_thread(schema_kib, schema)
+        if TRACED is not None:  # each server's Python allocations, a snapshot a sample
+            for s in servers:
+                os.kill(s.pid, signal.SIGUSR2)
         samples.append(row)
         print(json.dumps(row), flush=True)
         if out is not None:
@@ -203,6 +210,19 @@ async def run(
     }
 
 
+def traced_growth(servers: list[bp.Server], folder: Path) -> dict[str, Any]:
+    """Each server's traced Python memory, its snapshot a third of the way in (after warm-up)
+    against its last (:func:`_traced.compare`)."""
+    from _traced import compare
+
+    out: dict[str, Any] = {}
+    for i, s in enumerate(servers):
+        snaps = sorted(folder.glob(f"{s.pid}.*.snap"), key=lambda p: int(p.name.split(".")[1]))
+        if len(snaps) >= 2:
+            out[f"server_{i}"] = compare(snaps[len(snaps) // 3], snaps[-1])
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=30)
@@ -211,18 +231,33 @@ def main() -> int:
     ap.add_argument("--out", metavar="FILE")
     ap.add_argument("--plot", metavar="PNG", help="draw the samples (matplotlib)")
     ap.add_argument("--cheap-hash", action="store_true")
+    ap.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="trace the servers' Python allocations; compare the sample a third of the way in "
+        "(after warm-up) with the last",
+    )
     args = ap.parse_args()
     env = bp.server_env(dict(bp.CHEAP_HASH) if args.cheap_hash else {})
     env["PAIGOW_METRICS_ALLOW"] = "127.0.0.1"  # the sampler reads each one's WebSockets
     url, schema, tmp = bp.database("postgresql")
     bp.create_operator(url, tmp, env)
-    servers = [bp.start_server(url, env) for _ in range(2)]
+    global TRACED
+    launcher = None
+    if args.tracemalloc:  # the servers' Python allocations traced (slower: compare, not time)
+        TRACED = Path(tmp) / "snapshots"
+        env["PAIGOW_BENCH_TRACEMALLOC"] = str(TRACED)
+        launcher = Path(__file__).with_name("_traced.py")
+    servers = [bp.start_server(url, env, launcher) for _ in range(2)]
     try:
         report = asyncio.run(run(args, servers, schema))
     finally:
         for s in servers:
             s.stop()
         bp.drop_schema(schema)
+    if TRACED is not None:
+        report["tracemalloc"] = traced_growth(servers, TRACED)
+        print(json.dumps(report["tracemalloc"], indent=1))
     report["server_errors"] = sum(
         1 for s in servers for ln in s.lines if ln.startswith(("ERROR", "Traceback"))
     )
