@@ -56,3 +56,13 @@ def test_a_step_that_finds_no_connection_free_is_answered_503_busy() -> None:
             assert svc.verify()["ok"]
         finally:
             svc.stop()
+
+
+def test_a_pool_wait_of_zero_or_less_is_refused() -> None:
+    """Zero or less would answer every request 503 as soon as the pool is lent out: the server
+    does not start with it, and says why."""
+    from paigow.service.store.db import Database
+
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="pool wait must be more than 0 seconds"):
+            Database("sqlite:///x.db", pool_wait_s=bad)

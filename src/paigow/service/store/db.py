@@ -291,6 +291,8 @@ class Database:
         if sync not in ("FULL", "EXTRA", "NORMAL"):
             raise ValueError(f"SQLite synchronous must be FULL, EXTRA or NORMAL, not {sync!r}")
         self.sqlite_synchronous = sync
+        if not pool_wait_s > 0:  # zero or less: every request refused once the pool is lent
+            raise ValueError(f"the pool wait must be more than 0 seconds, not {pool_wait_s!r}")
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.is_postgres = self.url.get_backend_name() == "postgresql"
         self.write_lock = threading.Lock()
@@ -321,9 +323,7 @@ class Database:
             self.read_engine = self.engine
         self._namespace: str | None = None
         self.step_pool_size = step_pool_size
-        self.pool_wait_s = pool_wait_s
-        """PostgreSQL: how long a checkout waits for a pooled connection (then
-        ``sqlalchemy.exc.TimeoutError``: answered 503 ``busy``)."""
+        self.pool_wait_s = pool_wait_s  # PostgreSQL: a checkout's longest wait (then 503 busy)
 
     def _sqlite_engine(self, *, immediate: bool) -> Engine:
         engine = sa.create_engine(
