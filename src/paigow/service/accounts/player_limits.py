@@ -65,54 +65,46 @@ def _real(table_id: Any) -> Any:
     return table_id.not_in(practice)
 
 
+def _lost(session: Session, model: Any, lost: Any, user_id: int, start: float, *where: Any) -> int:
+    """The sum of ``lost`` over ``model``'s rows of the player's rounds at casino tables begun
+    since ``start`` (``where``: more conditions)."""
+    value = session.execute(
+        sa.select(sa.func.coalesce(sa.func.sum(lost), 0))
+        .select_from(model)
+        .join(RoundRow, RoundRow.id == model.round_id)
+        .where(
+            model.user_id == user_id,
+            *where,
+            RoundRow.created_at >= start,
+            _real(RoundRow.table_id),
+        )
+    ).scalar_one()
+    return int(value)
+
+
 def loss_today(session: Session, user_id: int, at: float, day: GamingDay) -> int:
     """The player's loss in the gaming ``day`` containing ``at`` (negative when ahead), wagers in
     play counted as lost, side wagers (and their Envy) and dragon-hand wagers included."""
     start, _ = day.bounds(day.day_of(at))
-    lost = sa.case(
+    main = sa.case(
         (RoundWager.status == WagerStatus.IN_PLAY, RoundWager.amount),
         else_=RoundWager.amount - sa.func.coalesce(RoundWager.returned, 0),
     )
-    value = session.execute(
-        sa.select(sa.func.coalesce(sa.func.sum(lost), 0))
-        .select_from(RoundWager)
-        .join(RoundRow, RoundRow.id == RoundWager.round_id)
-        .where(
-            RoundWager.user_id == user_id, RoundRow.created_at >= start, _real(RoundRow.table_id)
-        )
-    ).scalar_one()
-    side_lost = sa.case(
+    side = sa.case(
         (RoundSideWager.status == WagerStatus.IN_PLAY, RoundSideWager.amount),
         else_=RoundSideWager.amount
         - sa.func.coalesce(RoundSideWager.returned, 0)
         - RoundSideWager.envy,
     )
-    side = session.execute(
-        sa.select(sa.func.coalesce(sa.func.sum(side_lost), 0))
-        .select_from(RoundSideWager)
-        .join(RoundRow, RoundRow.id == RoundSideWager.round_id)
-        .where(
-            RoundSideWager.user_id == user_id,
-            RoundRow.created_at >= start,
-            _real(RoundRow.table_id),
-        )
-    ).scalar_one()
-    dragon_lost = sa.case(
+    dragon = sa.case(
         (RoundDragon.status == WagerStatus.IN_PLAY, RoundDragon.amount),
         else_=RoundDragon.amount - sa.func.coalesce(RoundDragon.returned, 0),
     )
-    dragon = session.execute(
-        sa.select(sa.func.coalesce(sa.func.sum(dragon_lost), 0))
-        .select_from(RoundDragon)
-        .join(RoundRow, RoundRow.id == RoundDragon.round_id)
-        .where(
-            RoundDragon.user_id == user_id,
-            RoundDragon.amount.is_not(None),
-            RoundRow.created_at >= start,
-            _real(RoundRow.table_id),
-        )
-    ).scalar_one()
-    return int(value) + int(side) + int(dragon)
+    return (
+        _lost(session, RoundWager, main, user_id, start)
+        + _lost(session, RoundSideWager, side, user_id, start)
+        + _lost(session, RoundDragon, dragon, user_id, start, RoundDragon.amount.is_not(None))
+    )
 
 
 def state(

@@ -52,6 +52,7 @@ from fractions import Fraction
 from typing import Any, Final, Protocol
 
 from paigow.commission import Commission
+from paigow.service.store.step import EndedTable
 
 Z95: Final = Decimal("1.959963984540054")
 Z999: Final = Decimal("3.290526731491926")
@@ -140,16 +141,10 @@ def edge_ident(house_way: Mapping[str, Any], wheel: str, push: str = "none") -> 
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-class TableLike(Protocol):
-    """What the floor reads of a table: its id, ruleset and house way (a
-    :class:`~paigow.service.store.db.GameTable` row, or the configuration a round's step caches)."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def ruleset(self) -> Any: ...
-    @property
-    def house_way(self) -> Any: ...
+TableLike = EndedTable
+"""What the floor reads of a table: its id, ruleset and house way (a
+:class:`~paigow.service.store.db.GameTable` row, or the configuration a round's step caches): the
+store's :class:`~paigow.service.store.step.EndedTable`, one protocol for both."""
 
 
 def table_push(table: TableLike) -> str:

@@ -304,6 +304,13 @@ def create_app(
     app.add_middleware(RequestIds)  # outermost: every line logged in a request has its id
 
     # ------------------------------------------------------------------ errors
+    def _busy_answer(detail: str) -> JSONResponse:
+        """503 ``busy``, nothing done: the client retries (with the same idempotency key)."""
+        telemetry.db_error("busy")
+        return JSONResponse(
+            {"detail": detail, "code": "busy"}, status_code=503, headers={"Retry-After": "1"}
+        )
+
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
         telemetry.refused(exc.code)
@@ -327,25 +334,15 @@ def create_app(
             telemetry.db_error(fault.code)
             log.warning("database refused a write: %s: %s", fault.code, exc.orig)
             return JSONResponse(fault.body(), status_code=fault.status, headers=fault.headers)
-        telemetry.db_error("busy")
         log.warning("database busy: %s", type(exc.orig).__name__)
-        return JSONResponse(
-            {"detail": "the database is busy; retry", "code": "busy"},
-            status_code=503,
-            headers={"Retry-After": "1"},
-        )
+        return _busy_answer("the database is busy; retry")
 
     @app.exception_handler(PoolTimeout)
     async def _no_connection(request: Request, exc: PoolTimeout) -> JSONResponse:
         # every connection of the pool stayed lent for pg_pool_wait_s (a burst of steps at
         # many tables): nothing was done; the client retries
-        telemetry.db_error("busy")
         log.warning("no database connection came free: %s", exc)
-        return JSONResponse(
-            {"detail": "no database connection came free in time; retry", "code": "busy"},
-            status_code=503,
-            headers={"Retry-After": "1"},
-        )
+        return _busy_answer("no database connection came free in time; retry")
 
     @app.exception_handler(InternalError)
     async def _refused(request: Request, exc: InternalError) -> JSONResponse:

@@ -77,7 +77,7 @@ class LockedBank:
 
 class EndedTable(Protocol):
     """What the floor reads of the table a round ended at (its id, ruleset and house way: the
-    configuration a round's step caches; :class:`paigow.service.floor.hold.TableLike`)."""
+    configuration a round's step caches, or a table's row: the floor's ``TableLike``)."""
 
     @property
     def id(self) -> int: ...
