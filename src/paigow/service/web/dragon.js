@@ -67,7 +67,7 @@ export function dragonSpot(n, s, ctx) {
       out.push(h("div", { class: "set-hands", id: "dragon-hands" },
         h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "High"), cardRow(d.setting.high, { small: true, fan: true })),
         h("div", { class: "hand-line" }, h("span", { class: "lbl" }, "Low"), cardRow(d.setting.low, { small: true, fan: true }))));
-      out.push(h("p", { class: "set-by" }, `house way${d.setting.rule ? `, ${d.setting.rule}` : ""}`));
+      out.push(h("p", { class: "set-by rule-by" }, `house way${d.setting.rule ? `, ${d.setting.rule}` : ""}`));
     } else if (!s.voided && (d.by !== null || dragonTurn(s) !== null)) {
       out.push(backs(7));
     }
