@@ -172,6 +172,10 @@ class Tally:
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     server: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     """The server's own milliseconds per request kind (its ``Server-Timing: app;dur=MS``)."""
+    playing: bool = False
+    """Set once every player is in (the opening's log-ins, reads, hellos and sits done)."""
+    server_play: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """The same, of the requests made after the opening."""
 
     def bad(self, kind: str, note: str) -> None:
         self.errors[kind] += 1
@@ -231,6 +235,8 @@ class Person:
         own = server_ms(r.headers.get("Server-Timing", ""))
         if own is not None:
             self.tally.server[kind].append(own)
+            if self.tally.playing:
+                self.tally.server_play[kind].append(own)
         try:
             return r.status, orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -475,8 +481,11 @@ async def play(
     betting_ms: int = 4000,
     setting_ms: int = 15000,
     on_ready: Any = None,
+    on_start: Any = None,
 ) -> tuple[Tally, float]:
-    """Set up and play; the tally and the wall seconds of play (log-ins included)."""
+    """Set up and play; the tally and the wall seconds of play (log-ins included).
+    ``on_start`` is called when the opening begins (every account made), ``on_ready`` when
+    every player is in."""
     tally = Tally()
     # idle keep-alive connections closed before the server's 5 s do (else a request sent on
     # one the server is closing meets "Server disconnected")
@@ -485,11 +494,14 @@ async def play(
         connector=conn, timeout=aiohttp.ClientTimeout(total=120)
     ) as http:
         people = await setup(bases, tables, players, betting_ms, setting_ms, tally, http)
+        if on_start is not None:
+            on_start()
         t0 = time.perf_counter()
         ready = asyncio.Barrier(len(people) + 1)
         games = asyncio.gather(*(p.play(rounds, until, ready) for p in people))
         await ready.wait()
         tally.login_s = time.perf_counter() - t0
+        tally.playing = True
         if on_ready is not None:
             on_ready()
         t1 = time.perf_counter()

@@ -97,7 +97,9 @@ def test_a_bad_file_is_a_clean_error(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.slow
+# every hand of the full deck, foxwoods' compiled table built for it (a minute cold): the
+# full_deck lane's; the suite counts the same kernel's pairs on reduced decks (above)
+@pytest.mark.full_deck
 def test_the_full_deck_diff_counts_every_hand(table_folder: Path) -> None:
     """Every hand, from the compiled tables (about a minute per table to build): the total is
     ``report house-ways``' figure for foxwoods beside standard, and the pairs add up to it."""

@@ -37,7 +37,9 @@ from paigow.commission import Commission
 from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 
-pytestmark = pytest.mark.slow  # 3.5 GB of structures per house way: the full suite's
+# 3.5 GB of structures per house way, built in about a minute cold: the full_deck lane's (the
+# suite checks the same build kernel class by class on reduced decks: test_strategy.py)
+pytestmark = pytest.mark.full_deck
 
 RATE = Commission("0.05").rate
 DEALER_HANDS = comb(46, 7)
@@ -104,8 +106,8 @@ def _check(kernel: Kernel, seven: list[Card], a: HandAnalysis) -> None:
 
 @pytest.fixture(
     scope="module",
-    # foxwoods: its own compiled table and structures besides (minutes): the full_deck lane's
-    params=["standard", pytest.param("foxwoods", marks=pytest.mark.full_deck)],
+    # foxwoods: its own compiled table and structures besides (minutes)
+    params=["standard", "foxwoods"],
 )
 def preset(request: pytest.FixtureRequest, table_folder: Path) -> tuple[CompiledHouseWay, Kernel]:
     way = HouseWay.preset(request.param)
