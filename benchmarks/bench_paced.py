@@ -141,6 +141,7 @@ def one(
         "play_s": round(wall, 1),
         "player_rounds": tally.rounds,
         "hands_late": tally.late_refused + tally.late_timeout,
+        "busy_retried": tally.busy_retried,
         "cards_unseen": tally.unseen,
         "ws_refused": tally.ws_refused,
         "ws_dropped": tally.ws_dropped,

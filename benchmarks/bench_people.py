@@ -165,6 +165,8 @@ class Tally:
     ws_refused: int = 0
     ws_dropped: int = 0
     login_busy: int = 0
+    busy_retried: int = 0
+    """Requests answered 503 ``busy`` and sent again."""
     login_s: float = 0.0
     refused_players: set[str] = field(default_factory=set)
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -227,6 +229,20 @@ class Person:
         self.leaving = False
 
     async def call(self, kind: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """One request; one the server answers 503 ``busy`` (no database connection came
+        free in time) is sent again after its ``Retry-After``, as a person clicks again (a
+        wager's and a setting's idempotency key goes with it, so nothing is done twice)."""
+        for _ in range(30):
+            status, data, wait = await self._once(kind, method, path, body)
+            if not (status == 503 and isinstance(data, dict) and data.get("code") == "busy"):
+                break
+            if kind == "login":
+                break  # play() counts and retries a busy log-in itself
+            self.tally.busy_retried += 1
+            await asyncio.sleep(wait)
+        return status, data
+
+    async def _once(self, kind: str, method: str, path: str, body: Any) -> tuple[int, Any, float]:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         t0 = time.perf_counter()
         async with self.http.request(method, self.base + path, json=body, headers=headers) as r:
@@ -237,10 +253,11 @@ class Person:
             self.tally.server[kind].append(own)
             if self.tally.playing:
                 self.tally.server_play[kind].append(own)
+        wait = float(r.headers.get("Retry-After", "1") or 1)
         try:
-            return r.status, orjson.loads(raw)
+            return r.status, orjson.loads(raw), wait
         except orjson.JSONDecodeError:
-            return r.status, raw.decode(errors="replace")
+            return r.status, raw.decode(errors="replace"), wait
 
     async def watch(self) -> None:
         first = True
