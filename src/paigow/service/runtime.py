@@ -25,6 +25,7 @@ from paigow.service.game.rounds.cache import FreshEvents, RoundCache
 from paigow.service.store.bus import ALL, EventBus, Notice
 from paigow.service.store.db import Database, User
 from paigow.service.store.faults import StoragePause
+from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Refused, Tx
 
 if TYPE_CHECKING:
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from paigow.service.config import ServiceConfig
 
 PRINCIPAL_TTL_S = 30.0
+
+_PRINCIPAL = Sql(sa.select(User.id, User.username, User.role).where(User.id == sa.bindparam("uid")))
+"""A user's id, name and role (a request's read of the token's user, compiled once)."""
+
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
@@ -166,9 +171,9 @@ class Runtime:
     async def session_state(self, sid: str) -> SessionState | None:
         """:meth:`read_session` for a request: the read by :meth:`request_read` (every player's
         session is read again each ``session_cache_s``), the rare note of its use as a step."""
-        from paigow.service.accounts.sessions import read_state, touch
+        from paigow.service.accounts.sessions import state_of, touch
 
-        state = await self.request_read(lambda tx: read_state(tx.connection, sid))
+        state = await self.request_read(lambda tx: state_of(tx, sid))
         if state is None:
             return None
         now = time.time()
@@ -198,8 +203,7 @@ class Runtime:
         if cached is not None:
             return cached
         t = time.monotonic()
-        query = sa.select(User.id, User.username, User.role).where(User.id == user_id)
-        row = await self.request_read(lambda tx: tx.connection.execute(query).first())
+        row = await self.request_read(lambda tx: tx.first(_PRINCIPAL, {"uid": user_id}))
         return None if row is None else self._keep(user_id, t, row)
 
     def _keep(self, user_id: int, t: float, row: Any) -> Principal:

@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 from paigow.service.http_errors import Unauthorized
 from paigow.service.store.bus import Kind, notify_sessions
 from paigow.service.store.session_models import AuthSession
+from paigow.service.store.statements import Sql
 from paigow.service.store.unit import Tx
 
 MAX_CACHED = 100_000
@@ -106,6 +107,25 @@ def read_state(session: Session | sa.Connection, sid: str) -> SessionState | Non
             sa.func.coalesce(AuthSession.last_seen_at, AuthSession.created_at),
         ).where(AuthSession.id == sid)
     ).one_or_none()
+    if row is None:
+        return None
+    return SessionState(int(row[0]), row[1] is not None, float(row[2]))
+
+
+_STATE: Final = Sql(
+    sa.select(
+        AuthSession.user_id,
+        AuthSession.revoked_at,
+        sa.func.coalesce(AuthSession.last_seen_at, AuthSession.created_at),
+    ).where(AuthSession.id == sa.bindparam("sid"))
+)
+
+
+def state_of(tx: Tx, sid: str) -> SessionState | None:
+    """:func:`read_state` on a step's or a read's connection, by a statement compiled once
+    (each player's session is read again every ``session_cache_s``, on the event loop on
+    SQLite)."""
+    row = tx.first(_STATE, {"sid": sid})
     if row is None:
         return None
     return SessionState(int(row[0]), row[1] is not None, float(row[2]))
