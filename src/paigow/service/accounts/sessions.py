@@ -97,21 +97,6 @@ class SessionState(NamedTuple):
     last_seen: float
 
 
-def read_state(session: Session | sa.Connection, sid: str) -> SessionState | None:
-    """A session's user, whether it is revoked and when it was last used; None when there is
-    no such session (on an ORM session or, cheaper, a bare connection)."""
-    row = session.execute(
-        sa.select(
-            AuthSession.user_id,
-            AuthSession.revoked_at,
-            sa.func.coalesce(AuthSession.last_seen_at, AuthSession.created_at),
-        ).where(AuthSession.id == sid)
-    ).one_or_none()
-    if row is None:
-        return None
-    return SessionState(int(row[0]), row[1] is not None, float(row[2]))
-
-
 _STATE: Final = Sql(
     sa.select(
         AuthSession.user_id,
@@ -121,14 +106,22 @@ _STATE: Final = Sql(
 )
 
 
+def read_state(session: Session | sa.Connection, sid: str) -> SessionState | None:
+    """A session's user, whether it is revoked and when it was last used; None when there is
+    no such session (on an ORM session or a bare connection; a request reads it by
+    :func:`state_of`)."""
+    return _state(session.execute(_STATE.stmt, {"sid": sid}).one_or_none())
+
+
+def _state(row: Any) -> SessionState | None:
+    return None if row is None else SessionState(int(row[0]), row[1] is not None, float(row[2]))
+
+
 def state_of(tx: Tx, sid: str) -> SessionState | None:
     """:func:`read_state` on a step's or a read's connection, by a statement compiled once
     (each player's session is read again every ``session_cache_s``, on the event loop on
     SQLite)."""
-    row = tx.first(_STATE, {"sid": sid})
-    if row is None:
-        return None
-    return SessionState(int(row[0]), row[1] is not None, float(row[2]))
+    return _state(tx.first(_STATE, {"sid": sid}))
 
 
 def touch(session: Session, sid: str, at: float) -> None:
