@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from paigow.house_way import BUILTIN_PRESETS, HouseWay
 from tests.helpers.walks import (
     LAPTOP,
     SIZES,
@@ -82,6 +83,14 @@ def test_a_dragon_hand_offered_wagered_and_settled_on_the_page(
     assert outcome in ("win", "push", "loss")
     expect(watcher.locator("#dragon-hands .card")).to_have_count(7, timeout=WAIT)
     check("results", ["#dealer-hand", "#dragon-hands", "#dragon-result", "#my-result"])
+    if size["width"] >= 1000:  # the longest rule of any preset wraps in the dragon's line, whole
+        longest = max((r for n in BUILTIN_PRESETS for r in HouseWay.preset(n).rule_ids()), key=len)
+        cut = page.locator(".spot.dragon .set-by").evaluate(
+            """(e, text) => { e.textContent = text; const s = e.closest('.spot');
+                return [e.scrollWidth - e.clientWidth, s.scrollHeight - s.clientHeight]; }""",
+            f"house way, {longest}",
+        )
+        assert cut[0] <= 1 and cut[1] <= 1, (longest, cut)
     note(found, "watcher", axe_problems(watcher))
     # the round in recall: the dragon's setting and result
     page.goto(site.url + f"/#/recall/{table}")
