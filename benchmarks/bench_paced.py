@@ -123,14 +123,11 @@ def one(
         }
         for k in STEPS
     }
-    goals = all(
-        v["server_p99_ms"] < (50 if k in READS else 100) for k, v in steps.items() if v["n"]
-    )
-    goals_play = all(
-        v["play_server_p99_ms"] < (50 if k in READS else 100)
-        for k, v in steps.items()
-        if v["n_play"]
-    )
+
+    def met(p99: str, n: str) -> bool:
+        return all(v[p99] < (50 if k in READS else 100) for k, v in steps.items() if v[n])
+
+    goals, goals_play = met("server_p99_ms", "n"), met("play_server_p99_ms", "n_play")
     return {
         "tables": tables,
         "players": tables * 6,

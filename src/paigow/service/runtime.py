@@ -233,9 +233,7 @@ class Runtime:
             return cached
         t = time.monotonic()
         with self.db.read() as s:
-            row = s.execute(
-                sa.select(User.id, User.username, User.role).where(User.id == user_id)
-            ).first()
+            row = s.execute(_PRINCIPAL.stmt, {"uid": user_id}).first()
         return None if row is None else self._keep(user_id, t, row)
 
     # ----------------------------------------------------------------------------- transactions

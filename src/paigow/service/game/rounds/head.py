@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -194,23 +194,34 @@ def lock_head(tx: Tx, table_id: int) -> Head:
     it, which would be as they were before the other transaction committed; the next
     statement takes a new snapshot, so it reads the round the locked row names now)."""
     if tx.is_sqlite:
-        row = tx.first(TABLE_AND_ROUND, {"tid": table_id})
-        if row is None:
-            raise NotFound(f"no table {table_id}", code="no-table")
-        status, count, created_at, rid, number, phase, deadline, events = row
-    else:
-        locked, found = tx.together((_LOCK, {"tid": table_id}), (_ROUND, {"tid": table_id}))
-        if not locked:
-            raise NotFound(f"no table {table_id}", code="no-table")
-        status, count, created_at = locked[0]
-        rid = number = phase = deadline = events = None
-        if found:  # no current round: the subquery is NULL and nothing matches
-            rid, number, phase, deadline, events = found[0]
+        return read_head(tx, table_id)
+    locked, found = tx.together((_LOCK, {"tid": table_id}), (_ROUND, {"tid": table_id}))
+    if not locked:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    # no current round: the subquery is NULL and nothing matches
+    return _head(tx, table_id, locked[0], found[0] if found else None)
+
+
+def read_head(tx: Tx, table_id: int) -> Head:
+    """The table and its current round as they stand, in one statement and locking nothing: a
+    read's (a player's hand), and SQLite's :func:`lock_head` (its write transaction holds the
+    whole database from its start)."""
+    row = tx.first(TABLE_AND_ROUND, {"tid": table_id})
+    if row is None:
+        raise NotFound(f"no table {table_id}", code="no-table")
+    return _head(tx, table_id, row[:3], row[3:] if row[3] is not None else None)
+
+
+def _head(tx: Tx, table_id: int, table: Sequence[Any], current: Sequence[Any] | None) -> Head:
+    """A :class:`Head` of the table's (status, round count, created at) and its round's (id,
+    number, phase, deadline, event count), if it has one."""
+    status, count, created_at = table
     config = CONFIGS.get(tx, table_id, float(created_at))
-    current = None
-    if rid is not None:
-        current = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
-    return Head(config, str(status), int(count), current)
+    head = None
+    if current is not None:
+        rid, number, phase, deadline, events = current
+        head = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
+    return Head(config, str(status), int(count), head)
 
 
 def set_status(tx: Tx, table_id: int, status: str) -> None:

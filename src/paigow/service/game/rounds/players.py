@@ -18,7 +18,7 @@ from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
-from paigow.service.game.rounds.head import TABLE_AND_ROUND, RoundHead, lock_ahead, lock_head
+from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head, read_head
 from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
 from paigow.service.game.rounds.side_steps import check_side, place_side
 from paigow.service.game.rounds.wake import Step, wake
@@ -342,13 +342,9 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
 def my_hand(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
     # the table and its round in one Core statement: every player reads its hand each round,
     # on the event loop on SQLite (two ORM loads were most of this read's time)
-    head = tx.first(TABLE_AND_ROUND, {"tid": table_id})
-    if head is None:
-        raise NotFound(f"no table {table_id}", code="no-table")
-    rid, number, phase, deadline, events = head[3:]
-    if rid is None:
+    row = read_head(tx, table_id).round
+    if row is None:
         raise NotFound("no round in progress at this table", code="no-round")
-    row = RoundHead(rid, table_id, int(number), phase, deadline, int(events))
     found = tx.first(_MY_WAGER, {"rid": row.id, "uid": user.id})
     if found is None:
         raise Conflict("you have no hand in this round", code="no-hand")
