@@ -57,8 +57,9 @@ def dealer_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return found
 
     async def counted_act(self: Any, step: Any, view: Any) -> bool:
-        seen.append(f"act:{step}")
-        return bool(await act(self, step, view))
+        done = bool(await act(self, step, view))
+        seen.append(f"act:{step}")  # once done: a round counted settled has ended
+        return done
 
     on_notice = Dealer._on_notice
 
