@@ -131,8 +131,6 @@ class TableFeed:
         self._started = False
         self._meters: dict[str, int] = {}
         """The version of each bank's meter last pushed (a meter's versions only grow)."""
-        self._meters_to_read: set[str] = set()
-        self._meter_task: asyncio.Task[None] | None = None
 
     # ----------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -150,8 +148,6 @@ class TableFeed:
         self.hub.rt.bus.unsubscribe(ALL, self._on_any)
         if self._task is not None:
             self._task.cancel()
-        if self._meter_task is not None:
-            self._meter_task.cancel()
         for q in self.subscribers:
             with contextlib.suppress(asyncio.QueueFull):
                 q.put_nowait(None)
@@ -203,11 +199,9 @@ class TableFeed:
         if notice.kind is Kind.METER and notice.bank is not None:
             bank = notice.bank
             if notice.balance is not None and notice.version is not None:
-                self._offer_meter(bank, notice.balance, notice.version)
-            else:  # the meter moved by a delta: read it (once for a burst of notices)
-                self._meters_to_read.add(bank)
-                if self._meter_task is None or self._meter_task.done():
-                    self._meter_task = asyncio.create_task(self._read_meters())
+                self.offer_meter(bank, notice.balance, notice.version)
+            else:  # the meter moved by a delta: the process reads it once for all its tables
+                self.hub.read_meter(bank, self)
             return
         if notice.kind in (Kind.ROUND, Kind.DUE, Kind.RESYNC):
             self._round_dirty = True
@@ -271,19 +265,11 @@ class TableFeed:
     def _state(self, tx: Tx) -> dict[str, Any] | None:
         return read_state(tx, self.table_id)
 
-    def _offer_meter(self, bank: str, meter: int, version: int) -> None:
+    def offer_meter(self, bank: str, meter: int, version: int) -> None:
         """Push a bank's meter unless a later one was pushed (a meter's versions only grow)."""
         if version > self._meters.get(bank, -1):
             self._meters[bank] = version
             self._broadcast(MeterItem(bank, meter))
-
-    async def _read_meters(self) -> None:
-        await asyncio.sleep(COALESCE_S)
-        while self._meters_to_read:  # a failed read is tried again: nothing else says it moved
-            bank = self._meters_to_read.pop()
-            read = partial(self.hub.rt.reading, partial(read_meter, bank=bank))
-            if (got := await read_again(read, f"table {self.table_id}: meter {bank}")) is not None:
-                self._offer_meter(bank, *got)
 
     def _load_new(self, round_id: str | None, number: int, next_seq: int) -> list[_RoundData]:
         out = []
@@ -355,6 +341,32 @@ class FeedHub:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.feeds: dict[int, TableFeed] = {}
+        self._meter_watchers: dict[str, set[TableFeed]] = {}
+        """The banks whose meter moved by a delta, each with the feeds told so (to read)."""
+        self._meter_task: asyncio.Task[None] | None = None
+        self.meter_reads = 0
+        """How many meters this process has read for its feeds (each read serves every feed
+        of the bank told of a move since the last)."""
+
+    def read_meter(self, bank: str, feed: TableFeed) -> None:
+        """Read ``bank``'s meter for ``feed`` (a settlement told every table of the bank that
+        it moved): one read for every feed told in a burst of notices, not one a table."""
+        self._meter_watchers.setdefault(bank, set()).add(feed)
+        if self._meter_task is None or self._meter_task.done():
+            self._meter_task = asyncio.create_task(self._read_meters(), name="feed-meters")
+
+    async def _read_meters(self) -> None:
+        await asyncio.sleep(COALESCE_S)  # let a burst of notices (a table each) become one read
+        # a failed read is tried again: nothing else says it moved; a notice that comes during
+        # a read puts its bank back, read again after it
+        while self._meter_watchers:
+            bank = next(iter(self._meter_watchers))
+            feeds = self._meter_watchers.pop(bank)
+            self.meter_reads += 1
+            read = partial(self.rt.reading, partial(read_meter, bank=bank))
+            if (got := await read_again(read, f"meter {bank}")) is not None:
+                for feed in feeds:
+                    feed.offer_meter(bank, *got)
 
     async def feed(self, table_id: int) -> TableFeed:
         feed = self.feeds.get(table_id)
@@ -373,6 +385,9 @@ class FeedHub:
         for feed in list(self.feeds.values()):
             feed.stop()
         self.feeds.clear()
+        if self._meter_task is not None:
+            self._meter_task.cancel()
+        self._meter_watchers.clear()
 
 
 @dataclass
