@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 
-from paigow.service.live.feeds import WalletItem, watch_wallet
+from paigow.service.live.feeds import WalletItem
+from paigow.service.live.wallets import watch_wallet
 from paigow.service.store.bus import Channel, Kind, Notice
 
 

@@ -402,14 +402,9 @@ class Player:
             turn.add_done_callback(self._tasks.discard)
         if self.rng.random() < cfg.bad_rate:
             await self._bad_requests("setting", cards)
-        if dealt is not None and self.table.get("face_up"):
-            # the dealer's setting is committed with the deal, but may come in the feed's next
-            # message: a player sets with it in view (when the feed told the deal at all)
-            await self._wait(
-                lambda m: m.get("round_id") == rid and m.get("type") == "dealer-set",
-                cfg.step_timeout_s,
-                mark,
-            )
+        if dealt is not None and self.table.get("face_up"):  # the dealer's setting in view
+            shown = lambda m: m.get("round_id") == rid and m.get("type") == "dealer-set"  # noqa: E731
+            await self._wait(shown, cfg.step_timeout_s, mark)  # (the deal's, a message later)
         seven = parse_cards(cards)
         foul = self.rng.random() < cfg.foul_rate
         fouls = [s for s in all_settings(seven) if s.is_foul] if foul else []

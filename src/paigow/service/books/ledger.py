@@ -202,7 +202,7 @@ def open_wallet(session: Session, username: str, user_id: int) -> None:
 
 def balance(tx: Tx, account: str) -> int:
     """An account's balance (a wallet's as this step left it, when it moved it)."""
-    known = tx.balances.get(account)
+    known = tx.step.balances.get(account)
     if known is not None:
         return known
     value = tx.scalar(_BALANCE, {"n": account})
@@ -276,7 +276,7 @@ def post(
     for (name, delta), updated_rows in zip(wallets, got[1:], strict=True):
         if updated_rows:
             updated = updated_rows[0]
-            tx.balances[name] = int(updated[0])
+            tx.step.balances[name] = int(updated[0])
             if updated[1] is not None:
                 notify_wallet(tx, int(updated[1]), int(updated[0]), int(updated[2]))
         else:

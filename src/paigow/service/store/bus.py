@@ -13,7 +13,7 @@ receives it by ``LISTEN``; a lost connection is re-opened and every watcher is t
 
 A step announces what it changed with :func:`notify` and :func:`notify_wallet` (and the events
 it appended, with :func:`appended`): they go in the step's outbox (:class:`Outbox`, the
-``outbox`` of its ``Tx``), which :meth:`EventBus.seal` turns into the step's notices when it is done.
+``outbox`` of its ``Tx``'s step context), which :meth:`EventBus.seal` turns into the step's notices when it is done.
 
 >>> Notice.decode(Notice(Channel.table(3), Kind.ROUND, origin=77).encode())
 Notice(channel=Channel(scope=<Scope.TABLE: 't'>, id=3), kind=<Kind.ROUND: 'round'>, origin=77, balance=None, version=None, bank=None)
@@ -240,11 +240,20 @@ class Outbox:
     """What the step appended to rounds' logs."""
 
 
+class _Step(Protocol):
+    """What the bus needs of a step's context (its outbox)."""
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+
 class Tx(Protocol):
     """What the bus needs of a step (a :class:`paigow.service.store.unit.Tx`)."""
 
-    outbox: Outbox
     is_postgres: bool
+
+    @property
+    def step(self) -> _Step: ...
 
     def text(
         self,
@@ -259,14 +268,14 @@ def outbox(tx: Tx) -> Outbox:
     """The step's outbox.
 
     >>> from types import SimpleNamespace
-    >>> step = SimpleNamespace(outbox=Outbox())  # a Tx, as far as its outbox goes
+    >>> step = SimpleNamespace(step=SimpleNamespace(outbox=Outbox()))  # a Tx, for its outbox
     >>> notify(step, 3)
     >>> notify_wallet(step, 7, 500, 2)
     >>> notify_wallet(step, 7, 450, 3)
     >>> [(n.table_id, n.kind.value) for n in outbox(step).notices], outbox(step).wallets
     ([(3, 'round')], {7: (3, 450)})
     """
-    return tx.outbox
+    return tx.step.outbox
 
 
 def notify(tx: Tx, table_id: int, kind: Kind = Kind.ROUND) -> None:
@@ -317,7 +326,7 @@ def appended(
 
 def appended_batches(tx: Tx) -> list[Batch]:
     """What the step appended to rounds' logs (:func:`appended`), in order."""
-    return tx.outbox.batches
+    return tx.step.outbox.batches
 
 
 Callback = Callable[[Notice], None]
@@ -382,7 +391,7 @@ class EventBus:
         """The notices of a finished step (this process's origin stamped on them, a table's
         first notice carrying the events the step appended to its round); with PostgreSQL they
         are sent with ``pg_notify`` in its transaction, in one statement."""
-        box = tx.outbox
+        box = tx.step.outbox
         if not box.notices and not box.wallets:
             return []
         origin = self.origin

@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from paigow.service.http_errors import NotFound
 from paigow.service.ops import telemetry
-from paigow.service.store.bus import Outbox
 from paigow.service.store.db import Account, RoundRow
 from paigow.service.store.statements import Sql
 from paigow.service.store.step import StepContext
@@ -24,7 +23,6 @@ class Tx(Protocol):
     """What the commit sequence needs of a step (a :class:`paigow.service.store.unit.Tx`)."""
 
     step: StepContext
-    outbox: Outbox
     database: Any
 
     @property
@@ -67,9 +65,9 @@ def committed(tx: Tx) -> None:
     """The step has committed (never if it rolled back): the events it appended go to the
     process's fresh events (its live feeds), and the rounds it dealt or ended are counted."""
     fresh = tx.step.fresh
-    if fresh is not None and tx.outbox.batches:
+    if fresh is not None and tx.step.outbox.batches:
         at = time.time()
-        for table_id, round_id, number, start, events, owners in tx.outbox.batches:
+        for table_id, round_id, number, start, events, owners in tx.step.outbox.batches:
             fresh.put(table_id, round_id, number, start, events, at, owners)
     counted, tx.step.rounds_counted = tx.step.rounds_counted, []
     for mode, rules, outcome in counted:

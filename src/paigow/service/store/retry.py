@@ -44,5 +44,5 @@ def lost_before_commit(exc: BaseException, done: list[Tx]) -> bool:
     the pool's connections) before its commit was sent: nothing of it landed, so it is run
     again on a new connection."""
     return bool(getattr(exc, "connection_invalidated", False)) and not (
-        done and done[0].commit_sent
+        done and done[0].step.commit_sent
     )

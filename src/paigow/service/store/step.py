@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from paigow.service.store.bus import Outbox
+
 if TYPE_CHECKING:
     from paigow.events import DragonSettled, EnvyPaid, SideWagerSettled, SpotSettled
     from paigow.round import Round
@@ -116,7 +118,11 @@ class StepContext:
     counted once it has committed; ``banks_locked``: the banks the step holds locked whole
     (bank -> :class:`LockedBank`); ``bank_tables``: each bank's tables as the step read them
     (read once a step); ``ended``: the rounds the step settled or voided, for the floor's
-    totals (:class:`RoundEnded`)."""
+    totals (:class:`RoundEnded`); ``outbox``: what its commit announces (its notices, the
+    wallets it changed, the events it appended: :mod:`paigow.service.store.bus`);
+    ``balances``: the wallets it moved, as it left them (account -> cents:
+    :func:`paigow.service.books.ledger.balance`); ``commit_sent``: its commit was sent (from
+    there a lost connection may have committed it: not run again)."""
 
     rounds: RoundKeep | None = None
     fresh: FreshKeep | None = None
@@ -127,3 +133,6 @@ class StepContext:
     banks_locked: dict[str, LockedBank] = field(default_factory=dict)
     bank_tables: dict[str, list[int]] = field(default_factory=dict)
     ended: list[RoundEnded] = field(default_factory=list)
+    outbox: Outbox = field(default_factory=Outbox)
+    balances: dict[str, int] = field(default_factory=dict)
+    commit_sent: bool = False

@@ -28,7 +28,6 @@ from sqlalchemy.orm import Session
 
 from paigow.service.config import ServiceConfig
 from paigow.service.store import commit, pgwire
-from paigow.service.store.bus import Outbox
 from paigow.service.store.statements import Compiled, Row, Sql
 from paigow.service.store.step import FreshKeep, RoundEnded, RoundKeep, StepContext
 
@@ -138,18 +137,11 @@ class Tx:
         self._session = session
         self._own_session = False
         self.step = StepContext(rounds, fresh)
-        """What the step's modules keep for the rest of the step and its commit (the caches,
-        the round heads and house movements to write, the banks locked, the rounds to keep
-        and to count: :class:`StepContext`). The bus's, the ledger's wallets and the
-        writer's: named fields here (:attr:`outbox`, :attr:`balances`, :attr:`commit_sent`)."""
+        """What the step's modules keep for the rest of the step and its commit, in named
+        fields (:class:`StepContext`): the caches, the round heads and house movements to
+        write, the banks locked, the rounds to keep and to count, the rounds ended, the
+        outbox of its notices, the wallets it moved, whether its commit was sent."""
         self._trace = trace
-        self.balances: dict[str, int] = {}
-        """The wallets this step moved, as it left them (account -> cents:
-        :func:`paigow.service.books.ledger.balance`)."""
-        self.outbox = Outbox()
-        """What the step's commit announces (:mod:`paigow.service.store.bus`)."""
-        self.commit_sent = False
-        """The step's commit was sent: from here a lost connection may have committed it."""
 
     # ------------------------------------------------------------------ statements
     # Every statement goes one way: as a pgwire.Pending item to _go (now) or _queue (when the

@@ -460,7 +460,7 @@ class PostgresWriter:
             # this step hears that it has
             _safely(tx.keep, "work after a step")
             try:
-                tx.commit_sent = True  # from here a lost connection may have committed
+                tx.step.commit_sent = True  # from here a lost connection may have committed
                 tx.commit_pending()  # what waits, and the commit, in one round trip
                 transaction.commit()  # (then nothing left to send)
             except BaseException:

@@ -23,7 +23,8 @@ from paigow.service.api.deps import (
 from paigow.service.game import rounds, table_rows
 from paigow.service.game.visibility import view_log
 from paigow.service.http_errors import ServiceError
-from paigow.service.live.feeds import pump, watch_wallet
+from paigow.service.live.feeds import pump
+from paigow.service.live.wallets import watch_wallet
 from paigow.service.ops import telemetry
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, User
