@@ -343,9 +343,6 @@ class FeedHub:
         self._meter_watchers: dict[str, set[TableFeed]] = {}
         """The banks whose meter moved by a delta, each with the feeds told so (to read)."""
         self._meter_task: asyncio.Task[None] | None = None
-        self.meter_reads = 0
-        """How many meters this process has read for its feeds (each read serves every feed
-        of the bank told of a move since the last)."""
 
     def read_meter(self, bank: str, feed: TableFeed) -> None:
         """Read ``bank``'s meter for ``feed`` (a settlement told every table of the bank that
@@ -359,9 +356,7 @@ class FeedHub:
         # a failed read is tried again: nothing else says it moved; a notice that comes during
         # a read puts its bank back, read again after it
         while self._meter_watchers:
-            bank = next(iter(self._meter_watchers))
-            feeds = self._meter_watchers.pop(bank)
-            self.meter_reads += 1
+            bank, feeds = self._meter_watchers.popitem()
             read = partial(self.rt.reading, partial(read_meter, bank=bank))
             if (got := await read_again(read, f"meter {bank}")) is not None:
                 for feed in feeds:
