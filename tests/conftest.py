@@ -4,6 +4,7 @@ built once into ``.cache/tables`` beside the tests (or ``$PAIGOW_CACHE_DIR``) an
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,20 @@ def compiled(table_folder: Path):  # type: ignore[no-untyped-def]
     from paigow.ranking import Wheel
 
     return CompiledHouseWay.open(HouseWay.preset("standard"), Wheel.SECOND, table_folder)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_pricing_process() -> Iterator[None]:
+    """The servers a test starts in this process (uvicorn in a thread: ``Service``, ``Site``)
+    share one pricing process, stopped when the session ends, where each would start its own
+    and stop it with itself (about 1.6 s of CPU a start: imports, kernels, tables). ``paigow
+    serve`` processes start and stop theirs as in production."""
+    from paigow.service.process import app
+
+    stop = app.shutdown_price_worker
+    app.shutdown_price_worker = lambda: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        app.shutdown_price_worker = stop  # type: ignore[assignment]
+        stop()

@@ -25,32 +25,39 @@ RUNS = {n: [frozenset(range(low, low + n)) for low in range(1, 16 - n)] for n in
 def has_run(ranks: set[int], length: int) -> bool:
     """``length`` consecutive ranks among ``ranks`` (an ace may also be low, before the two)."""
     values = ranks | {1} if 14 in ranks else ranks
-    return any(run <= values for run in RUNS[length])
+    for run in RUNS[length]:  # noqa: SIM110 (the hot spot: a loop is faster than any())
+        if run <= values:
+            return True
+    return False
 
 
-def straight_and_flush_kinds(seven: Sequence[Card], joker_card: Card | None) -> set[B]:
+#: A natural card as the reference reads it: (rank 2..14, suit 0..3).
+Plain = tuple[int, int]
+
+
+def straight_and_flush_kinds(seven: Sequence[Plain], joker_card: Plain | None) -> set[B]:
     """The straight/flush categories of seven natural cards (``joker_card``: the joker's stand-in)."""
     found: set[B] = set()
-    if has_run({c.rank for c in seven}, 5):
+    if has_run({rank for rank, _ in seven}, 5):
         found.add(B.STRAIGHT)
-    suits: dict[int, list[Card]] = {}
+    suits: dict[int, list[Plain]] = {}
     for card in seven:
-        suits.setdefault(card.suit, []).append(card)
+        suits.setdefault(card[1], []).append(card)
     for suit, suited in suits.items():
         if len(suited) < 5:
             continue
         found.add(B.FLUSH)
-        ranks = {c.rank for c in suited}
+        ranks = {rank for rank, _ in suited}
         if has_run(ranks, 5):
             found.add(B.STRAIGHT_FLUSH)
         if {10, 11, 12, 13, 14} <= ranks:
             found.add(B.ROYAL_FLUSH)
-            rest = [c for c in seven if not (c.suit == suit and c.rank >= 10)]
+            rest = [c for c in seven if not (c[1] == suit and c[0] >= 10)]
             if (
                 len(rest) == 2
                 and joker_card not in rest
-                and sorted(c.rank for c in rest) == [12, 13]
-                and rest[0].suit == rest[1].suit != suit
+                and sorted(rank for rank, _ in rest) == [12, 13]
+                and rest[0][1] == rest[1][1] != suit
             ):
                 found.add(B.ROYAL_MATCH)
         if len(suited) == 7 and has_run(ranks, 7):
@@ -59,13 +66,14 @@ def straight_and_flush_kinds(seven: Sequence[Card], joker_card: Card | None) -> 
     return found
 
 
-STANDARD = [Card(index) for index in range(52)]
+#: The 52 standard cards, each as (rank, suit): the joker's stand-ins.
+STANDARD: list[Plain] = [(c.rank, c.suit) for c in (Card(index) for index in range(52))]
 
 
 def reference_held(cards: Sequence[Card]) -> frozenset[B]:
     """Every category the seven cards hold."""
     assert len(cards) == 7 and len(set(cards)) == 7
-    naturals = [c for c in cards if not c.is_joker]
+    naturals = [(c.rank, c.suit) for c in cards if not c.is_joker]
     held: set[B] = set()
     if len(naturals) == 7:
         held |= straight_and_flush_kinds(naturals, None)
