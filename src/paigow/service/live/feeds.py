@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from paigow.service.game.side_offers import read_meter
 from paigow.service.game.table_rows import read_state
 from paigow.service.game.visibility import private_spots, view_event
+from paigow.service.live.hellos import SharedReads
 from paigow.service.live.retries import read_again
 from paigow.service.runtime import Runtime
 from paigow.service.store.bus import ALL, Channel, Kind, Notice
@@ -340,6 +341,8 @@ class FeedHub:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.feeds: dict[int, TableFeed] = {}
+        self.hellos: SharedReads[int, Any] = SharedReads()
+        """The WebSocket hellos' reads of a table, shared by those that arrive together."""
         self._meter_watchers: dict[str, set[TableFeed]] = {}
         """The banks whose meter moved by a delta, each with the feeds told so (to read)."""
         self._meter_task: asyncio.Task[None] | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -84,7 +86,8 @@ async def table_feed(
     unwatch = watch_wallet(rt, viewer.id, viewer.username, queue) if viewer else None
     telemetry.WEBSOCKETS.inc()  # down again in the finally below
     try:
-        snapshot = await asyncio.to_thread(_snapshot, rt, table_id, viewer)
+        shared = await hub.hellos.get(table_id, functools.partial(_table_part, rt))
+        snapshot = _snapshot(shared, viewer)
         if snapshot is None:
             await websocket.send_json(
                 {"type": "error", "detail": f"no table {table_id}", "code": "no-table"}
@@ -135,9 +138,22 @@ async def _drain(websocket: WebSocket) -> None:
                 await websocket.send_json({"type": "pong"})
 
 
-def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str, Any] | None:
-    """The ``hello`` message: the table's public state and its latest round's log, as the
-    viewer may see it."""
+@dataclass(frozen=True)
+class TablePart:
+    """What every viewer's hello at a table shares: its public state and its latest round
+    (the whole log, who wagers on each spot and their names), read once for the hellos that
+    arrive together (:class:`~paigow.service.live.hellos.SharedReads`)."""
+
+    state: dict[str, Any]
+    round: tuple[str, int, str] | None
+    """The latest round's id, number and phase."""
+    events: list[dict[str, Any]]
+    owners: dict[int, int]
+    names: dict[int, str]
+
+
+def _table_part(rt: Runtime, table_id: int) -> TablePart | None:
+    """The table's shared part of a hello (None: no such table), on a worker thread."""
     with rt.db.read() as s:
         table = s.get(GameTable, table_id)
         if table is None:
@@ -149,34 +165,41 @@ def _snapshot(rt: Runtime, table_id: int, viewer: Principal | None) -> dict[str,
             .order_by(RoundRow.number.desc())
             .limit(1)
         ).scalar_one_or_none()
-        round_part = None
-        if row is not None:
-            events = rounds.load_events(Tx(s.connection(), s), row.id)
-            owners = {
-                spot: uid
-                for spot, uid in s.execute(
-                    sa.select(RoundWager.spot, RoundWager.user_id).where(
-                        RoundWager.round_id == row.id
-                    )
-                ).all()
-            }
-            mine = {sp for sp, uid in owners.items() if viewer is not None and uid == viewer.id}
-            names = dict(
-                s.execute(
-                    sa.select(User.id, User.username).where(User.id.in_(owners.values()))
-                ).all()
-            )
-            round_part = {
-                "id": row.id,
-                "number": row.number,
-                "phase": row.phase,
-                "log_length": len(events),
-                "log": view_log(events, mine),
-                "players": {str(sp): names.get(uid) for sp, uid in owners.items()},
-            }
+        if row is None:
+            return TablePart(state, None, [], {}, {})
+        events = rounds.load_events(Tx(s.connection(), s), row.id)
+        owners = {
+            spot: uid
+            for spot, uid in s.execute(
+                sa.select(RoundWager.spot, RoundWager.user_id).where(RoundWager.round_id == row.id)
+            ).all()
+        }
+        names = dict(
+            s.execute(sa.select(User.id, User.username).where(User.id.in_(owners.values()))).all()
+        )
+        return TablePart(state, (row.id, row.number, row.phase), events, owners, names)
+
+
+def _snapshot(part: TablePart | None, viewer: Principal | None) -> dict[str, Any] | None:
+    """The ``hello`` message: the table's public state and its latest round's log, as the
+    viewer may see it (None: no such table)."""
+    if part is None:
+        return None
+    round_part = None
+    if part.round is not None:
+        round_id, number, phase = part.round
+        mine = {sp for sp, uid in part.owners.items() if viewer is not None and uid == viewer.id}
+        round_part = {
+            "id": round_id,
+            "number": number,
+            "phase": phase,
+            "log_length": len(part.events),
+            "log": view_log(part.events, mine),
+            "players": {str(sp): part.names.get(uid) for sp, uid in part.owners.items()},
+        }
     return {
         "type": "hello",
-        "table": state,
+        "table": part.state,
         "viewer": None if viewer is None else {"username": viewer.username, "role": viewer.role},
         "round": round_part,
     }
