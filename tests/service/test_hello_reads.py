@@ -11,7 +11,7 @@ import threading
 from typing import Any
 
 from paigow.service.live.hellos import SharedReads
-from tests.helpers.service import Service
+from tests.helpers.service import Service, run_on_own_loop
 
 
 def test_callers_during_a_read_share_the_next_one_which_begins_after_they_asked() -> None:
@@ -38,7 +38,7 @@ def test_callers_during_a_read_share_the_next_one_which_begins_after_they_asked(
         release.set()
         return await first, list(await asyncio.gather(*later))
 
-    first, later = asyncio.run(main())
+    first, later = run_on_own_loop(main())  # (a browser test's loop may run on this thread)
     assert first == 0
     assert later == [1, 1, 1, 1]  # none got the read that began before it asked
     assert began == [0, 1]  # the four shared one read
@@ -59,7 +59,7 @@ def test_an_error_reaches_every_caller_and_the_next_read_is_fresh() -> None:
         got.append(await reads.get("t", lambda key: 5))
         return got
 
-    got = asyncio.run(main())
+    got = run_on_own_loop(main())
     assert [type(x) for x in got[:3]] == [LookupError] * 3 and got[3] == 5
     assert calls == ["t"]
 

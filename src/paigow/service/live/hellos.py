@@ -32,7 +32,10 @@ class SharedReads(Generic[K, T]):
     ...     return key * 10
     >>> async def main() -> list[int]:
     ...     return list(await asyncio.gather(*(reads.get(7, read) for _ in range(5))))
-    >>> asyncio.run(main()), calls  # five callers before the read began: one read
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> # five callers, all before the read began: one read
+    >>> with ThreadPoolExecutor(1) as loop_thread:  # a thread and an event loop of its own
+    ...     loop_thread.submit(asyncio.run, main()).result(), calls
     ([70, 70, 70, 70, 70], [7])
     """
 
@@ -44,7 +47,8 @@ class SharedReads(Generic[K, T]):
 
     async def get(self, key: K, read: Callable[[K], T]) -> T:
         """``read(key)`` on a worker thread, begun after this call: shared with every other
-        caller for ``key`` waiting when it begins."""
+        caller for ``key`` waiting when it begins (the callers of a key pass the same ``read``:
+        a read is begun with the one at hand)."""
         fut = self._waiting.get(key)
         if fut is None:
             fut = asyncio.get_running_loop().create_future()
