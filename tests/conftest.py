@@ -52,9 +52,7 @@ def one_pricing_process() -> Iterator[None]:
     from paigow.service.process import app
 
     stop = app.shutdown_price_worker
-    app.shutdown_price_worker = lambda: None  # type: ignore[assignment]
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(app, "shutdown_price_worker", lambda: None)
         yield
-    finally:
-        app.shutdown_price_worker = stop  # type: ignore[assignment]
-        stop()
+    stop()
