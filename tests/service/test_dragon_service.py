@@ -411,6 +411,8 @@ def test_a_dragon_round_live_over_http_and_websocket(svc: Any) -> None:
     try:
         hello = spectator.wait_for(lambda m: m["type"] == "hello")
         assert hello["table"]["dragon"] is True
+        for ws in (wa, wb):  # subscribed: what comes after is sent as messages
+            ws.wait_for(lambda m: m["type"] == "hello")
         a.ok(a.wager(table, 1000))
         rid = b.ok(b.wager(table, 2000))["round_id"]
         offers = [

@@ -380,6 +380,9 @@ def test_api_places_side_wagers_posts_offers_and_pushes_the_meter(svc: Any) -> N
     assert '"amount":1300' in text  # the main wager and its side wager
     ws = p.ws(table)
     try:
+        # the feed is subscribed once its hello came (a wager committed before that is in the
+        # hello's log, not sent again as an event)
+        ws.wait_for(lambda m: m.get("type") == "hello")
         r = p.post(
             f"/api/tables/{table}/side-wagers", {"side": {"fortune": 100}, "idempotency_key": "s0"}
         )

@@ -99,6 +99,8 @@ def test_a_face_up_round_shows_the_dealers_setting_before_anyone_sets(svc: Any) 
     try:
         hello = spectator.wait_for(lambda m: m["type"] == "hello")
         assert hello["table"]["face_up"] is True
+        for ws in (wa, wb):  # subscribed: what comes after is sent as messages
+            ws.wait_for(lambda m: m["type"] == "hello")
         a.ok(a.wager(table, 1000))
         rid = b.ok(b.wager(table, 1500))["round_id"]
         ha, hb = a.wait_dealt(table), b.wait_dealt(table)
