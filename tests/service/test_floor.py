@@ -15,7 +15,9 @@ import json
 import random
 import subprocess
 import sys
+import threading
 import time
+import types
 from collections.abc import Iterator
 from concurrent.futures import Future
 from decimal import Decimal
@@ -477,6 +479,56 @@ def test_players_limits_and_self_exclusion(fl_sqlite: Floor) -> None:
     audit = fl.svc.op.get("/api/admin/audit").text.splitlines()
     assert want <= {json.loads(x)["action"] for x in audit}
     assert fl.svc.verify()["ok"]
+
+
+def test_two_processes_needing_one_edge_count_it_once(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers' workers (here two threads: the lock is a file's, per open file) asking at
+    once for a ruleset's exact counts: one counts, the other waits and reads what it saved."""
+    from paigow.analysis import edge as E
+    from paigow.analysis import runner
+
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))
+    kept: dict[str, dict[str, Any]] = {}
+    counted: list[str] = []
+    counting = threading.Event()
+
+    class Spec:  # the full deck's table is not built: the count below stands for it
+        @staticmethod
+        def of(way: HouseWay, wheel: Any) -> Spec:
+            return Spec()
+
+        def open(self) -> None:
+            pass
+
+    def count(spec: Any, run: Any, push: Any) -> Any:
+        counted.append(threading.current_thread().name)
+        counting.set()
+        time.sleep(0.3)  # long enough for the other to ask while this one counts
+        return types.SimpleNamespace(deals=10, win=3, push=4, loss=3)
+
+    def save(spec: Any, result: Any) -> None:
+        kept["standard"] = {"deals": 10, "win": 3, "push": 4, "loss": 3, "optimal": None}
+
+    monkeypatch.setattr(runner, "TableSpec", Spec)
+    monkeypatch.setattr(E, "house_way_edge", count)
+    monkeypatch.setattr(E, "save_result", save)
+    monkeypatch.setattr(edges, "saved_house_way", lambda *a: kept.get("standard"))
+    got: list[dict[str, Any]] = []
+    first = threading.Thread(
+        target=lambda: got.append(edges.compute_edge_counts(STANDARD, "second"))
+    )
+    first.start()
+    assert counting.wait(10)
+    second = threading.Thread(
+        target=lambda: got.append(edges.compute_edge_counts(STANDARD, "second"))
+    )
+    second.start()
+    first.join(10)
+    second.join(10)
+    assert len(counted) == 1 and len(got) == 2
+    assert [(g["deals"], g["win"], g["push"], g["loss"]) for g in got] == [(10, 3, 4, 3)] * 2
 
 
 def test_the_optimal_players_saved_edge_is_shown_beside_the_house_way(tmp_path: Any) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from paigow.analysis.cache_folder import held
 from paigow.analysis.compiled import cache_dir
 from paigow.analysis.edge import is_current, saved_name
 from paigow.commission import Commission
@@ -64,10 +65,16 @@ def compute_edge_counts(
     saved = saved_house_way(cache_dir(), way, wheel, push)
     if saved is not None:
         return saved
-    spec = TableSpec.of(way, Wheel(wheel))
-    spec.open()
-    result = E.house_way_edge(spec, Runner(workers=workers), push=PushRule(push))
-    E.save_result(spec, result)  # the next server (another database) reads it at once
+    # one count at a time on this machine: another server's worker (or a test's) counting the
+    # same ruleset is waited for and its saved result read, not counted again beside it
+    with held(_saved_path(cache_dir(), way, wheel, "house-way", push)):
+        saved = saved_house_way(cache_dir(), way, wheel, push)
+        if saved is not None:
+            return saved
+        spec = TableSpec.of(way, Wheel(wheel))
+        spec.open()
+        result = E.house_way_edge(spec, Runner(workers=workers), push=PushRule(push))
+        E.save_result(spec, result)  # the next server (another database) reads it at once
     return {
         "deals": result.deals,
         "win": result.win,
