@@ -1,9 +1,12 @@
 """A table's feed never loses a meter that moved by a delta (issue 45): the notice is the only
 word that it moved, so a failed read of the meter is tried again, not dropped. And a process
-reads a bank's meter once for all its tables told in a burst, not once a table (issue 46)."""
+reads a bank's meter once for all its tables told in a burst, not once a table, and at most once
+in ``METER_EVERY_S`` however often it moves (issue 46)."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from types import SimpleNamespace
 from typing import Any
 
@@ -87,6 +90,7 @@ def test_a_burst_of_meter_notices_is_one_read_for_every_table(monkeypatch: Any) 
 
 def test_a_notice_during_a_read_is_read_again(monkeypatch: Any) -> None:
     monkeypatch.setattr(feeds, "COALESCE_S", 0)
+    monkeypatch.setattr(feeds, "METER_EVERY_S", 0)
     reads: list[Any] = [(5_000, 3), (5_200, 4)]
     tables: list[TableFeed] = []
     told: list[int] = []
@@ -109,3 +113,39 @@ def test_a_notice_during_a_read_is_read_again(monkeypatch: Any) -> None:
     # table 1's notice came after the first read began: it is read again, after it
     assert got == [[MeterItem("b", 5_000)], [MeterItem("b", 5_200)]]
     assert reads == []  # two reads
+
+
+def test_a_meter_that_keeps_moving_is_read_at_most_once_an_interval(monkeypatch: Any) -> None:
+    """Settlements at the bank's tables every 20 ms for 0.5 s: the process reads the meter at
+    once, then once an interval (0.2 s here), and the last push is the meter's latest."""
+    monkeypatch.setattr(feeds, "COALESCE_S", 0)
+    monkeypatch.setattr(feeds, "METER_EVERY_S", 0.2)
+    meter = [5_000, 0]  # cents, version
+    reads: list[float] = []
+
+    async def reading(fn: Any) -> tuple[int, int]:
+        reads.append(asyncio.get_running_loop().time())
+        return meter[0], meter[1]
+
+    hub = FeedHub(SimpleNamespace(reading=reading))  # type: ignore[arg-type]
+    tables = [TableFeed(hub, t) for t in range(3)]
+
+    async def run() -> list[list[Any]]:
+        queues = [f.subscribe() for f in tables]
+        for n in range(25):
+            meter[0], meter[1] = 5_000 + 100 * (n + 1), n + 1
+            for f in tables:
+                _moved(f, "b")
+            await asyncio.sleep(0.02)
+        while hub._meter_task is not None and not hub._meter_task.done():
+            await hub._meter_task
+        return [[q.get_nowait() for _ in range(q.qsize())] for q in queues]
+
+    got = run_on_own_loop(run())
+    gaps = [b - a for a, b in itertools.pairwise(reads)]
+    assert 2 <= len(reads) <= 5, reads  # 25 moves in 0.5 s: not 25 reads
+    assert all(g >= 0.19 for g in gaps), gaps
+    for pushed in got:  # every table ends on the latest meter, its pushes only climbing
+        assert pushed[-1] == MeterItem("b", 7_500)
+        values = [m.meter for m in pushed]
+        assert values == sorted(set(values)) and len(values) == len(reads)

@@ -35,6 +35,10 @@ from paigow.service.store.unit import Tx
 log = logging.getLogger("paigow.service.live.feeds")
 QUEUE_LIMIT = 2000
 COALESCE_S = 0.005
+METER_EVERY_S = 1.0
+"""A process reads a bank's moving meter, and pushes it to the bank's tables, at most once in
+this many seconds, always its latest (as a casino's meter sign climbs): a settlement at any of
+the bank's tables moves it, so unpaced, every table's viewers would be sent every table's."""
 PHASE_EVENTS = frozenset({"round-started", "dealt", "dealer-set", "round-settled", "voided"})
 ROUND_OVER = frozenset({"round-settled", "voided"})
 
@@ -346,10 +350,13 @@ class FeedHub:
         self._meter_watchers: dict[str, set[TableFeed]] = {}
         """The banks whose meter moved by a delta, each with the feeds told so (to read)."""
         self._meter_task: asyncio.Task[None] | None = None
+        self._meter_read_at: dict[str, float] = {}
+        """When each bank's meter was last read (the loop's clock: :data:`METER_EVERY_S`)."""
 
     def read_meter(self, bank: str, feed: TableFeed) -> None:
         """Read ``bank``'s meter for ``feed`` (a settlement told every table of the bank that
-        it moved): one read for every feed told in a burst of notices, not one a table."""
+        it moved): one read for every feed told in a burst of notices, not one a table, and at
+        most one in :data:`METER_EVERY_S` (the notices meanwhile wait for it)."""
         self._meter_watchers.setdefault(bank, set()).add(feed)
         if self._meter_task is None or self._meter_task.done():
             self._meter_task = asyncio.create_task(self._read_meters(), name="feed-meters")
@@ -357,9 +364,15 @@ class FeedHub:
     async def _read_meters(self) -> None:
         await asyncio.sleep(COALESCE_S)  # let a burst of notices (a table each) become one read
         # a failed read is tried again: nothing else says it moved; a notice that comes during
-        # a read puts its bank back, read again after it
+        # a read (or while a bank waits for its turn) puts its bank back, read after it
+        loop = asyncio.get_running_loop()
         while self._meter_watchers:
-            bank, feeds = self._meter_watchers.popitem()
+            bank = min(self._meter_watchers, key=lambda b: self._meter_read_at.get(b, 0.0))
+            wait = self._meter_read_at.get(bank, 0.0) + METER_EVERY_S - loop.time()
+            if wait > 0:  # read at most once in METER_EVERY_S: the notices meanwhile join it
+                await asyncio.sleep(wait)
+            feeds = self._meter_watchers.pop(bank)
+            self._meter_read_at[bank] = loop.time()
             read = partial(self.rt.reading, partial(read_meter, bank=bank))
             if (got := await read_again(read, f"meter {bank}")) is not None:
                 for feed in feeds:
