@@ -16,8 +16,11 @@ own). SQLite with one process, or PostgreSQL (a fresh schema of 127.0.0.1:5432) 
 
 Log-ins use cheap password hashing (the log-in burst is measured apart, by ``bench_people.py``).
 Goals (issue 51): server p99 under 100 ms for every write and 50 ms for every read.
-The opening (every player's log-in, table read, WebSocket hello and sit, all sent at once) is
-measured apart as well: the servers' CPU for it (a player's share, and that CPU over the
+With ``--open-over SECONDS`` the tables open one after another over that time, as a room's do
+(each table's six players arrive together and play as soon as they are in; no table waits for
+the room, so the tables are not in step); by default every player comes at once and play begins
+when all are in. The opening (every player's log-in, table read, WebSocket hello and sit, all
+sent at once) is measured apart as well: the servers' CPU for it (a player's share, and that CPU over the
 processes: the least time in which the event loops can have answered the whole burst), and
 each step's server p50/p99 over the requests after it.
 """
@@ -59,10 +62,12 @@ def one(
     processes: int,
     profile: tuple[Path, float] | None,
     src: str | None = None,
+    open_over: float = 0.0,
 ) -> dict[str, Any]:
     """One room size on a fresh database and fresh servers; its figures (and, with
     ``profile`` = (folder, seconds), each server's py-spy profile of its first seconds).
-    ``src``: another source tree serves (e.g. main's, to compare under the same load)."""
+    ``src``: another source tree serves (e.g. main's, to compare under the same load);
+    ``open_over``: the tables open one after another over that many seconds (0: at once)."""
     env = bp.server_env(dict(bp.CHEAP_HASH))
     if src:
         env["PYTHONPATH"] = src
@@ -94,6 +99,7 @@ def one(
                 None,
                 on_ready=mark,
                 on_start=lambda: opening.append(sum(bp.cpu_s(s.pid) for s in servers)),
+                open_over=open_over,
             )
         )
         server_cpu = sum(bp.cpu_s(s.pid) for s in servers) - marks[0][0]
@@ -132,6 +138,7 @@ def one(
         "tables": tables,
         "players": tables * 6,
         "rounds": rounds,
+        "open_over_s": open_over,
         "database": database,
         "processes": processes,
         "sit_s": round(tally.login_s, 1),
@@ -181,7 +188,9 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         ]
         out.append(
             f"| {r.get('tree', 'this')} | {r['database']}, {r['processes']} | "
-            f"{r['tables']} x {r['rounds']} | "
+            f"{r['tables']} x {r['rounds']}"
+            + (f", opening over {r['open_over_s']:g} s" if r.get("open_over_s") else "")
+            + " | "
             f"{r['hands_late']} | "
             + " | ".join(cells)
             + f" | {r['server_cpu_s']} / {r['client_cpu_s']} | "
@@ -204,6 +213,14 @@ def main() -> int:
     ap.add_argument("--processes", type=int, help="servers (default: 1 on SQLite, 2 on PostgreSQL)")
     ap.add_argument("--out", metavar="FILE")
     ap.add_argument(
+        "--open-over",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the tables open one after another over this time, as a room's do (default 0: "
+        "every player at once and every table in step, the worst case)",
+    )
+    ap.add_argument(
         "--profile",
         metavar="DIR",
         help="py-spy each server's first --profile-s seconds (the opening) into DIR",
@@ -225,7 +242,9 @@ def main() -> int:
     trees = [tuple(t.split("=", 1)) for t in args.tree] or [("this", "")]
     for t in args.tables:
         for name, src in trees:
-            row = one(t, args.rounds, args.database, processes, profile, src or None)
+            row = one(
+                t, args.rounds, args.database, processes, profile, src or None, args.open_over
+            )
             row["tree"] = name
             rows.append(row)
             print(json.dumps(row), flush=True)

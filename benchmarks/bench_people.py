@@ -302,7 +302,13 @@ class Person:
     async def think(self) -> None:
         await asyncio.sleep(self.rng.uniform(0.5, 3.0))
 
-    async def play(self, rounds: int, until: float | None, ready: asyncio.Barrier | None) -> None:
+    async def play(
+        self, rounds: int, until: float | None, ready: asyncio.Barrier | None, after: float = 0.0
+    ) -> None:
+        """Log in, read the table, watch it, sit and play ``rounds`` (or until ``until``);
+        ``ready``: every player in before any plays; ``after``: arrive that many seconds late."""
+        if after:
+            await asyncio.sleep(after)
         while True:
             status, data = await self.call(
                 "login",
@@ -499,10 +505,14 @@ async def play(
     setting_ms: int = 15000,
     on_ready: Any = None,
     on_start: Any = None,
+    open_over: float = 0.0,
 ) -> tuple[Tally, float]:
     """Set up and play; the tally and the wall seconds of play (log-ins included).
     ``on_start`` is called when the opening begins (every account made), ``on_ready`` when
-    every player is in."""
+    every player is in. ``open_over`` (seconds): the tables open one after another over that
+    time, as a room's do (a table's players arrive together, and each table plays as soon as
+    they are in: no table waits for the room); 0: every player at once, and play begins when
+    all are in (every table in step: the worst case)."""
     tally = Tally()
     # idle keep-alive connections closed before the server's 5 s do (else a request sent on
     # one the server is closing meets "Server disconnected")
@@ -514,9 +524,16 @@ async def play(
         if on_start is not None:
             on_start()
         t0 = time.perf_counter()
-        ready = asyncio.Barrier(len(people) + 1)
-        games = asyncio.gather(*(p.play(rounds, until, ready) for p in people))
-        await ready.wait()
+        if open_over > 0:  # no barrier: each table plays once its own players are in
+            order = {t: i for i, t in enumerate(sorted({p.table for p in people}))}
+            later = open_over / max(1, len(order))
+            games = asyncio.gather(
+                *(p.play(rounds, until, None, order[p.table] * later) for p in people)
+            )
+        else:
+            ready = asyncio.Barrier(len(people) + 1)
+            games = asyncio.gather(*(p.play(rounds, until, ready) for p in people))
+            await ready.wait()
         tally.login_s = time.perf_counter() - t0
         tally.playing = True
         if on_ready is not None:
