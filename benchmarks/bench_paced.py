@@ -18,11 +18,12 @@ Log-ins use cheap password hashing (the log-in burst is measured apart, by ``ben
 Goals (issue 51): server p99 under 100 ms for every write and 50 ms for every read.
 With ``--open-over SECONDS`` the tables open one after another over that time, as a room's do
 (each table's six players arrive together and play as soon as they are in; no table waits for
-the room, so the tables are not in step); by default every player comes at once and play begins
-when all are in. The opening (every player's log-in, table read, WebSocket hello and sit, all
-sent at once) is measured apart as well: the servers' CPU for it (a player's share, and that CPU over the
-processes: the least time in which the event loops can have answered the whole burst), and
-each step's server p50/p99 over the requests after it.
+the room, so the tables are not in step). By default every player comes at once and play begins
+when all are in (every table in step: the worst case), and the opening (every player's log-in,
+table read, WebSocket hello and sit, all sent at once) is measured apart as well: the servers'
+CPU for it (a player's share, and that CPU over the processes: the least time in which the
+event loops can have answered the whole burst), and each step's server p50/p99 over the
+requests after it.
 """
 
 from __future__ import annotations
