@@ -21,7 +21,7 @@ from paigow.service.books import ledger, play_money
 from paigow.service.books.audit import record
 from paigow.service.config import ServiceConfig
 from paigow.service.game import table_rows
-from paigow.service.game.rounds.head import lock_head
+from paigow.service.game.rounds.head import lock_ahead, lock_head
 from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.bus import Kind, notify
@@ -34,17 +34,19 @@ SYSTEM = "dealer"
 
 def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
     """Seat the player on ``spot``: the one way to a seat (the route's, the tests' and the
-    benchmarks'). The table's row is locked once, with its round (:func:`lock_head`). A player
-    not yet seated at an open table is refused (409) without the table's minimum in the wallet
-    (play money at a practice table) or beyond the seats a player may hold (the step's
-    ``max_seats_per_user``); then the table must be open, the spot free and without another
-    player's wager in play."""
+    benchmarks'). The table's row is locked once, with its round (:func:`lock_head`), and the
+    seats' reads go with the lock in one message (:meth:`Tx.ahead`). A player not yet seated at
+    an open table is refused (409) without the table's minimum in the wallet (play money at a
+    practice table) or beyond the seats a player may hold (the step's ``max_seats_per_user``);
+    then the table must be open, the spot free and without another player's wager in play."""
+    params = {"tid": table_id, "uid": user.id, "spot": spot}
+    lock_ahead(tx, table_id)
+    tx.ahead(_SIT_READS, params)
     head = lock_head(tx, table_id)
     table = head.table
-    session = tx.session
-    mine = session.execute(
-        sa.select(Seat).where(Seat.table_id == table_id, Seat.user_id == user.id)
-    ).scalar_one_or_none()
+    found = tx.first(_SIT_READS, params)
+    assert found is not None  # a select of scalars: one row
+    mine, held, holder = found
     if mine is None and head.status == TableStatus.OPEN:
         minimum = int(table.ruleset["min_wager"])
         practice = table.mode == TableMode.PRACTICE  # plays for the player's play money
@@ -57,10 +59,7 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
                 f"{minimum}: it must hold at least the minimum to sit",
                 code="no-money",
             )
-        held = session.execute(
-            sa.select(sa.func.count()).select_from(Seat).where(Seat.user_id == user.id)
-        ).scalar_one()
-        if held >= tx.config.max_seats_per_user:
+        if int(held) >= tx.config.max_seats_per_user:
             raise Conflict(
                 f"you already hold {held} seats, the most one player may hold; leave one first",
                 code="too-many-seats",
@@ -70,21 +69,21 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
     if spot not in table_rows.SPOTS:
         raise Unprocessable("spots are 1..6", code="bad-spot")
     if mine is not None:
-        if mine.spot == spot:
+        if mine == spot:
             return {"table_id": table_id, "spot": spot}
-        raise Conflict(
-            f"you already sit on spot {mine.spot}; leave it first", code="already-seated"
-        )
-    if session.get(Seat, (table_id, spot)) is not None:
+        raise Conflict(f"you already sit on spot {mine}; leave it first", code="already-seated")
+    if holder is not None:
         raise Conflict(f"spot {spot} is taken", code="spot-taken")
     rnd = head.round
     if rnd is not None and rnd.phase not in table_rows.ENDED:
-        busy = session.get(RoundWager, (rnd.id, spot))
-        if busy is not None and busy.user_id != user.id:
+        busy = tx.scalar(_SPOT_WAGER, {"rid": rnd.id, "spot": spot})
+        if busy is not None and busy != user.id:
             raise Conflict(
                 f"spot {spot} still has a wager in play this round; sit after it", code="spot-busy"
             )
-    session.add(Seat(table_id=table_id, spot=spot, user_id=user.id, sat_at=now()))
+    tx.later(
+        _INSERT_SEAT, {"table_id": table_id, "spot": spot, "user_id": user.id, "sat_at": now()}
+    )
     notify(tx, table_id, Kind.TABLE)
     return {"table_id": table_id, "spot": spot}
 
@@ -92,6 +91,35 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
 _SEATS: Final = cast(sa.Table, Seat.__table__)
 _ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
+_SIT_READS: Final = Sql(
+    sa.select(
+        sa.select(_SEATS.c.spot)
+        .where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.user_id == sa.bindparam("uid"))
+        .scalar_subquery(),
+        sa.select(sa.func.count())
+        .select_from(_SEATS)
+        .where(_SEATS.c.user_id == sa.bindparam("uid"))
+        .scalar_subquery(),
+        sa.select(_SEATS.c.user_id)
+        .where(_SEATS.c.table_id == sa.bindparam("tid"), _SEATS.c.spot == sa.bindparam("spot"))
+        .scalar_subquery(),
+    )
+)
+"""What a sit reads, in one statement: the player's spot at the table (if any), how many seats
+the player holds, and who holds the spot asked for (if anyone)."""
+_SPOT_WAGER: Final = Sql(
+    sa.select(_WAGERS.c.user_id).where(
+        _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("spot")
+    )
+)
+_INSERT_SEAT: Final = Sql(
+    sa.insert(_SEATS).values(
+        {
+            n: sa.bindparam(n, type_=_SEATS.c[n].type)
+            for n in ("table_id", "spot", "user_id", "sat_at")
+        }
+    )
+)
 _TOUCH: Final = Sql(
     sa.update(_SEATS)
     .where(_SEATS.c.table_id == sa.bindparam("t"), _SEATS.c.user_id == sa.bindparam("u"))
