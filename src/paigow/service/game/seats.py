@@ -39,7 +39,8 @@ def sit(tx: Tx, table_id: int, user: Principal, spot: int) -> dict[str, Any]:
     an open table is refused (409) without the table's minimum in the wallet (play money at a
     practice table) or beyond the seats a player may hold (the step's ``max_seats_per_user``);
     then the table must be open, the spot free and without another player's wager in play."""
-    params = {"tid": table_id, "uid": user.id, "spot": spot}
+    # a spot outside 1..6 is refused below (bad-spot); its holder is not asked for meanwhile
+    params = {"tid": table_id, "uid": user.id, "spot": spot if spot in table_rows.SPOTS else 0}
     lock_ahead(tx, table_id)
     tx.ahead(_SIT_READS, params)
     head = lock_head(tx, table_id)
