@@ -20,7 +20,6 @@ index (ascending).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -38,6 +37,7 @@ from typing import Any, Final
 import numpy as np
 
 from paigow.analysis import kernels as K
+from paigow.analysis.cache_folder import held
 from paigow.analysis.checkpoint import Checkpoint
 from paigow.analysis.compiled import (
     HANDS,
@@ -488,18 +488,11 @@ class CompiledStrategy:
         data."""
         rate = commission or Commission()
         path = strategy_path(spec, rate, push)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.with_name(path.name + ".lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                if not path.exists():
-                    if not build_missing:
-                        raise CacheError(
-                            f"no compiled strategy at {path}: run `paigow strategy build`"
-                        )
-                    build(spec, runner or Runner(), rate, path, progress, push=push)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with held(path):  # one builder at a time; the others wait and open what it built
+            if not path.exists():
+                if not build_missing:
+                    raise CacheError(f"no compiled strategy at {path}: run `paigow strategy build`")
+                build(spec, runner or Runner(), rate, path, progress, push=push)
         meta = _read_header(path)
         if meta.get("format") != FORMAT_VERSION or meta.get("kernels") != _source_digest():
             raise CacheError(f"{path} was compiled by another version")
