@@ -114,7 +114,10 @@ def test_the_dealer_waits_from_the_table_as_its_step_left_it(
         taken = [s for s in after_deal if s != "look"]
         assert taken == ["look:deal", "look:dealer", "act:settle"], " ".join(dealer_steps)
         assert after_deal.count("look") <= 1, " ".join(dealer_steps)  # (as above)
-        assert "notice:due" not in dealer_steps[dealer_steps.index("look:deal") :]
+        # no step after the wager woke the dealer: the one notice of a due step is the wager's
+        # (the last seated player's), which a slow machine may deliver after the look that
+        # dealt had already seen the wager committed
+        assert dealer_steps.count("notice:due") == 1, " ".join(dealer_steps)
         report = svc.verify()
         assert report["ok"], report
     finally:
