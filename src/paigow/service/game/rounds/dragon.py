@@ -34,11 +34,11 @@ from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
-from paigow.service.game.rounds.log import InconsistentRound, append, gone_spots, load_round
-from paigow.service.game.rounds.wake import Step, wake
+from paigow.service.game.rounds.log import InconsistentRound, gone_spots, load_round
+from paigow.service.game.rounds.projector import Player, project
+from paigow.service.game.rounds.wake import Step
 from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import DragonStatus, TableMode, WagerStatus
-from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundWager, User, now
 from paigow.service.store.dragon_models import RoundDragon
 from paigow.service.store.statements import Sql
@@ -67,17 +67,6 @@ _TURN: Final = Sql(
     .values(
         status=sa.bindparam("d_status", type_=sa.String),
         turn_deadline=sa.bindparam("d_deadline", type_=sa.Float),
-    )
-)
-_ACCEPT: Final = Sql(
-    sa.update(_D)
-    .where(_D.c.round_id == sa.bindparam("rid"))
-    .values(
-        status=WagerStatus.IN_PLAY.value,
-        turn_deadline=None,
-        by_spot=sa.bindparam("d_by", type_=sa.Integer),
-        user_id=sa.bindparam("d_user", type_=sa.Integer),
-        amount=sa.bindparam("d_amount", type_=sa.BigInteger),
     )
 )
 _CLOSE: Final = Sql(
@@ -228,8 +217,7 @@ def time_out(tx: Tx, table_id: int, round_id: str) -> bool:
     new = list(rnd.decline_dragon(turn, "timeout"))
     new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
     tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
-    append(tx, row, rnd, new)
-    notify(tx, table_id, wake(Step.DRAGON, rnd))
+    project(tx, Step.DRAGON, row, rnd, new)
     return True
 
 
@@ -281,20 +269,16 @@ def answer(
         new = list(rnd.decline_dragon(spot))
         new += _decline_gone(rnd, gone_spots(tx, row.id, table_id))
         tx.later(_TURN, {"rid": row.id, **_turn_values(rnd, row, head.table.setting_time_ms)})
+        project(tx, Step.DRAGON, row, rnd, new)
     else:
         player_limits.check_wager(tx, user, amount)  # self-exclusion, the daily loss limit
         new = list(rnd.accept_dragon(spot, amount))
-        account = TableAccounts.of(table_id).wagers
-        memo = f"spot {spot} dragon"
         practice = head.table.mode == TableMode.PRACTICE
         pays = play_money.account_for(tx, user.username, practice)
-        moves = [Movement(wallet(user.username), account, amount, memo)]
-        play_money.post(tx, "wager", moves, practice, reference=row.id)
-        tx.later(_ACCEPT, {"rid": row.id, "d_by": spot, "d_user": user.id, "d_amount": amount})
+        player = Player(user.id, user.username)
+        project(tx, Step.DRAGON, row, rnd, new, player=player, practice=practice)
         out["balance"] = ledger.balance(tx, pays)
         out["play_money"] = practice
-    append(tx, row, rnd, new)
-    notify(tx, table_id, wake(Step.DRAGON, rnd))
     out["turn"] = rnd.dragon_turn
     return out
 

@@ -15,17 +15,16 @@ from paigow.round import Phase, Round, verify_wager_amount
 from paigow.service.accounts import player_limits
 from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import ledger, play_money
-from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head, read_head
-from paigow.service.game.rounds.log import INSERT_WAGER, append, current_row, load_round, new_round
-from paigow.service.game.rounds.side_steps import check_side, place_side
-from paigow.service.game.rounds.wake import Step, wake
+from paigow.service.game.rounds.log import current_row, load_round, new_round
+from paigow.service.game.rounds.projector import Player, project
+from paigow.service.game.rounds.side_steps import check_side, side_events
+from paigow.service.game.rounds.wake import Step
 from paigow.service.game.table_rows import ENDED, table_house_way, table_ruleset
 from paigow.service.http_errors import Conflict, Forbidden, NotFound, Unprocessable
-from paigow.service.statuses import TableMode, TableStatus, WagerStatus
-from paigow.service.store.bus import notify
+from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.db import GameTable, RoundRow, RoundWager, Seat
 from paigow.service.store.floor_models import PlayerLimit
 from paigow.service.store.statements import Sql
@@ -74,6 +73,10 @@ _PLAYER_AT_TABLE: Final = Sql(
 )
 """The player's spot at the table, their wager in the table's current round (if any), how many
 seated players have no wager in it, and whether the player has limits (one statement)."""
+
+
+def _player(user: Principal) -> Player:
+    return Player(user.id, user.username)
 
 
 def wager_ahead(tx: Tx, table_id: int, user: Principal) -> None:
@@ -137,31 +140,21 @@ def place_wager(
     # who holds the spot (an opaque id: Envy never pays a player for their own hands)
     player = str(user.id) if head.table.rules.side_wagers else None
     new = list(rnd.wager(spot, amount, player=player))
-    movements = [
-        Movement(wallet(user.username), TableAccounts.of(table_id).wagers, amount, f"spot {spot}")
-    ]
-    if side_wagers:
-        events, moved = place_side(
-            tx, rnd, row.id, spot, user.id, user.username, table_id, side_wagers
-        )
-        new += events
-        movements += moved
+    new += side_events(rnd, spot, side_wagers)
     account = play_money.account_for(tx, user.username, practice)
-    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
-    tx.later(
-        INSERT_WAGER,
-        {
-            "round_id": row.id,
-            "spot": spot,
-            "user_id": user.id,
-            "amount": amount,
-            "status": WagerStatus.IN_PLAY.value,
-        },
-    )
     opened = row.event_count == 1  # only round-started before this wager
-    append(tx, row, rnd, new, {spot: user.id})
     # idle: the seated players without a wager, this player among them
-    notify(tx, table_id, wake(Step.WAGER, rnd, opened=opened, last=int(idle) <= 1))
+    project(
+        tx,
+        Step.WAGER,
+        row,
+        rnd,
+        new,
+        player=_player(user),
+        practice=practice,
+        opened=opened,
+        last=int(idle) <= 1,
+    )
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -199,14 +192,10 @@ def place_side_wagers(
     if tx.first(_HAS_LIMITS, {"uid": user.id}) is not None:
         player_limits.check_wager(tx, user, sum(side_wagers.values()))
     rnd = load_round(tx, row)
-    new, movements = place_side(
-        tx, rnd, row.id, int(spot), user.id, user.username, table_id, side_wagers
-    )
+    new = side_events(rnd, int(spot), side_wagers)
     practice = head.table.mode == TableMode.PRACTICE
     account = play_money.account_for(tx, user.username, practice)
-    play_money.post(tx, "wager", movements, practice, reference=row.id, actor=user.username)
-    append(tx, row, rnd, new)
-    notify(tx, table_id, wake(Step.SIDE_WAGERS, rnd))
+    project(tx, Step.SIDE_WAGERS, row, rnd, new, player=_player(user), practice=practice)
     return {
         "table_id": table_id,
         "round_id": row.id,
@@ -295,8 +284,7 @@ def _my_setting_round(
 def _hand_set(
     tx: Tx, table_id: int, row: RoundHead, rnd: Round, spot: int, new: Sequence[Event]
 ) -> dict[str, Any]:
-    append(tx, row, rnd, new)
-    notify(tx, table_id, wake(Step.SET, rnd))
+    project(tx, Step.SET, row, rnd, new)
     (e,) = [ev.to_dict() for ev in new if isinstance(ev, HandSet)]
     return {
         "table_id": table_id,
@@ -334,8 +322,7 @@ def leave(tx: Tx, table_id: int, user: Principal) -> dict[str, Any]:
         out = {**out, "dragon_declined": True}
     if not new:
         return out
-    append(tx, row, rnd, new)
-    notify(tx, table_id, wake(Step.LEAVE, rnd))
+    project(tx, Step.LEAVE, row, rnd, new)
     return out
 
 

@@ -1,5 +1,6 @@
 """Side wagers in a round's steps: placing them (with the main wager, or on their own during
-betting), their money at settlement (in the settlement's own transaction: the side wagers'
+betting: the core's events here, their money and records by the round's projector,
+:mod:`paigow.service.game.rounds.projector`), their money at settlement (in the settlement's own transaction: the side wagers'
 accounts, the progressive meters, Envy) and their refund on a void.
 
 Money of a side wager of ``w`` cents at table ``t`` (accounts of :mod:`paigow.service.books.ledger`):
@@ -45,14 +46,6 @@ from paigow.side_wagers import meter_pay, meter_shares
 
 _SIDE: Final = cast(sa.Table, RoundSideWager.__table__)
 _USERS: Final = cast(sa.Table, User.__table__)
-INSERT_SIDE: Final = Sql(
-    sa.insert(_SIDE).values(
-        {
-            n: sa.bindparam(n, type_=_SIDE.c[n].type)
-            for n in ("round_id", "spot", "name", "user_id", "amount", "status", "returned", "envy")
-        }
-    )
-)
 _ROUND_SIDE: Final = Sql(
     sa.select(_SIDE.c.spot, _SIDE.c.name, _USERS.c.username, _SIDE.c.amount, _SIDE.c.status)
     .join(_USERS, _USERS.c.id == _SIDE.c.user_id)
@@ -96,39 +89,13 @@ def check_side(rules: Ruleset, side_wagers: Mapping[str, int]) -> None:
         verify_side_offer(rules, name, amount)
 
 
-def place_side(
-    tx: Tx,
-    rnd: Round,
-    round_id: str,
-    spot: int,
-    user_id: int,
-    username: str,
-    table_id: int,
-    side_wagers: Mapping[str, int],
-) -> tuple[list[Event], list[Movement]]:
-    """Place ``side_wagers`` (name -> cents) on ``spot`` (which holds a main wager): the events
-    and the money's movements (the caller posts them with its own); their records are written."""
+def side_events(rnd: Round, spot: int, side_wagers: Mapping[str, int]) -> list[Event]:
+    """The core's events for ``side_wagers`` (name -> cents) on ``spot`` (which holds a main
+    wager), in the order of their names; the core refuses any (``already-wagered``)."""
     events: list[Event] = []
-    movements: list[Movement] = []
-    account = SideAccounts.of(table_id).wagers
     for name in sorted(side_wagers):
-        amount = side_wagers[name]
-        events += rnd.side_wager(spot, name, amount)  # the core refuses (already-wagered)
-        movements.append(Movement(wallet(username), account, amount, memo=f"spot {spot} {name}"))
-        tx.later(
-            INSERT_SIDE,
-            {
-                "round_id": round_id,
-                "spot": spot,
-                "name": name,
-                "user_id": user_id,
-                "amount": amount,
-                "status": WagerStatus.IN_PLAY.value,
-                "returned": None,
-                "envy": 0,
-            },
-        )
-    return events, movements
+        events += rnd.side_wager(spot, name, side_wagers[name])
+    return events
 
 
 # ------------------------------------------------------------------------------------ settling

@@ -25,12 +25,11 @@ from paigow.service.game.rounds.dragon import (
 from paigow.service.game.rounds.head import Head, RoundHead, lock_head, set_current, set_status
 from paigow.service.game.rounds.log import (
     SYSTEM,
-    InconsistentRound,
-    append,
     gone_spots,
     insert_events,
     load_round,
 )
+from paigow.service.game.rounds.projector import CLOSE_WAGER, WagerRecord, project
 from paigow.service.game.rounds.side_steps import meters_for, refund_side, settle_side, side_rows
 from paigow.service.game.rounds.wake import Step, wake
 from paigow.service.game.table_rows import ENDED
@@ -204,11 +203,10 @@ def deal(tx: Tx, table_id: int, round_id: str, rng: random.Random | None = None)
         row.set(tx, deadline=now() + head.table.setting_time_ms / 1000)
         # the dragon hand offered with the deal (a table that deals it, an empty spot dealt)
         new += offer_at_deal(tx, row, rnd, gone, head.table.setting_time_ms)
-    append(tx, row, rnd, new)
+    project(tx, Step.DEALER, row, rnd, new)
     if rnd.phase is Phase.VOIDED:
         _refund_all(tx, head, row, "irregular deck")
     tx.step.rounds_counted.append((head.table.mode, head.table.rules, "dealt"))
-    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -227,23 +225,12 @@ def dealer_sets(tx: Tx, table_id: int, round_id: str) -> bool:
         new += rnd.time_out(spot)
     if rnd.ruleset.face_up:  # the dealer set face up at the deal: settlement is next
         if new:
-            append(tx, row, rnd, new)
-            notify(tx, table_id, wake(Step.DEALER, rnd))
+            project(tx, Step.DEALER, row, rnd, new)
         return True
     new += rnd.set_dealer()
-    append(tx, row, rnd, new)
     row.set(tx, deadline=None)
-    notify(tx, table_id, wake(Step.DEALER, rnd))
+    project(tx, Step.DEALER, row, rnd, new)
     return True
-
-
-@dataclass(frozen=True)
-class _Wager:
-    spot: int
-    user_id: int
-    username: str
-    amount: int
-    status: str
 
 
 _WAGERS: Final = cast(sa.Table, RoundWager.__table__)
@@ -256,13 +243,6 @@ _ROUND_WAGERS: Final = Sql(
     .where(_WAGERS.c.round_id == sa.bindparam("rid"))
     .order_by(_WAGERS.c.spot)
 )
-_CLOSE_WAGER: Final = Sql(
-    sa.update(_WAGERS)
-    .where(_WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("w_spot"))
-    .values(status=sa.bindparam("w_status"), returned=sa.bindparam("w_returned"))
-)
-
-
 _SETTLES_FROM: Final = (Phase.DEALER.value, Phase.SETTING.value)
 
 
@@ -277,46 +257,24 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
     if not rnd.can_settle():
         return False  # the core's rule: a face-up round settles from setting once all have set
     rules = head.table.rules
-    wagers = {w[0]: _Wager(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
+    wagers = {w[0]: WagerRecord(*w) for w in tx.run(_ROUND_WAGERS, {"rid": row.id})}
     sides = side_rows(tx, row.id) if rnd.side_wagers else {}
     # the table's own rows of its progressive banks (a bank the round may pay from: the bank
     # whole) are locked from here to the commit: what the step reads is read above
     meters = meters_for(tx, table_id, rules, rnd) if rnd.side_wagers else None
     new = rnd.settle({b: m for b, (m, _v) in meters.items()}) if meters else rnd.settle()
-    movements: list[Movement] = []
-    closed: list[dict[str, Any]] = []
-    house = TableAccounts.of(table_id)
-    for spot, result in rnd.results.items():
-        w = wagers.get(spot)
-        if w is None or w.status != WagerStatus.IN_PLAY or w.amount != result.wager:
-            raise InconsistentRound(
-                f"round {row.id} spot {spot}: the wager record does not match the log"
-            )
-        movements += house.settled(wallet(w.username), result, f"spot {spot} {result.outcome}")
-        closed.append(
-            {
-                "rid": row.id,
-                "w_spot": spot,
-                "w_status": WagerStatus.SETTLED.value,
-                "w_returned": result.returned,
-            }
-        )
-    if closed:
-        tx.many(_CLOSE_WAGER, closed, later=True)
+    paid: list[Movement] = []  # the main wagers' money: the projector's, from the events
     if rnd.ruleset.dragon:  # the dragon hand's wager: in the same ledger transaction
-        movements += settle_dragon(tx, table_id, row.id, rnd)
+        paid += settle_dragon(tx, table_id, row.id, rnd)
     if rnd.side_wagers:  # in the same ledger transaction as the main wagers'
         notify(tx, table_id)  # first: the table's notice carries the events, not its meter's
-        movements += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[
-            0
-        ]
-    play_money.post(tx, "settlement", movements, _practice(head), reference=row.id)
+        paid += settle_side(tx, table_id, row.id, rules, new, sides, meters, rnd.meters_after)[0]
     hands: dict[int, SpotSettled | DragonSettled] = dict(rnd.results)
     if rnd.dragon_result is not None:  # a hand of the player who wagered on it
         hands[-rnd.dragon_result.spot] = rnd.dragon_result
     # what ended, for the floor's running totals (its projector, at the step's finish)
     tx.step.ended.append(RoundEnded(head.table, hands, dict(rnd.side_results), dict(rnd.envy)))
-    append(tx, row, rnd, new)
+    project(tx, Step.DEALER, row, rnd, new, practice=_practice(head), wagers=wagers, paid=paid)
     totals = new[-1].to_dict()  # round-settled
     totals.pop("type")
     result_doc = {
@@ -333,7 +291,6 @@ def settle(tx: Tx, table_id: int, round_id: str) -> bool:
         }
     _end(tx, head, row, result_doc)
     tx.step.rounds_counted.append((head.table.mode, rules, "settled"))
-    notify(tx, table_id, wake(Step.DEALER, rnd))
     return True
 
 
@@ -354,7 +311,7 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
     movements = []
     closed: list[dict[str, Any]] = []
     total = 0
-    for w in (_Wager(*r) for r in tx.run(_ROUND_WAGERS, {"rid": row.id})):
+    for w in (WagerRecord(*r) for r in tx.run(_ROUND_WAGERS, {"rid": row.id})):
         if w.status != WagerStatus.IN_PLAY:
             continue
         movements.append(
@@ -375,7 +332,7 @@ def _refund_all(tx: Tx, head: Head, row: RoundHead, reason: str) -> int:
         )
         total += w.amount
     if closed:
-        tx.many(_CLOSE_WAGER, closed, later=True)
+        tx.many(CLOSE_WAGER, closed, later=True)
     if head.table.rules.dragon:  # the dragon wager, returned like a main wager
         dragon_movements, dragon_total = refund_dragon(tx, head.id, row.id)
         movements += dragon_movements
@@ -404,7 +361,7 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
     phase_before = row.phase
     try:
         rnd = load_round(tx, row)
-        append(tx, row, rnd, rnd.void(reason))
+        voided = rnd.void(reason)
     except PaigowError as exc:  # an unreadable log: record the void by hand
         reason = f"{reason}; the log cannot be replayed: {exc}"
         returned = [[r[0], r[3]] for r in tx.run(_ROUND_WAGERS, {"rid": row.id})]
@@ -417,6 +374,9 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
             event["dragon"] = dragon
         insert_events(tx, row.id, row.event_count, [event])
         row.set(tx, event_count=row.event_count + 1, phase=Phase.VOIDED.value)
+        notify(tx, table_id, wake(Step.DEALER, None))  # no round here to tell the rule
+    else:
+        project(tx, Step.DEALER, row, rnd, voided)  # the refunds: from the records, below
     total = _refund_all(tx, head, row, reason)
     record(
         tx.session,
@@ -426,7 +386,6 @@ def void(tx: Tx, table_id: int, round_id: str, reason: str, actor: str = SYSTEM)
         {"table_id": table_id, "phase": phase_before, "reason": reason, "returned_total": total},
     )
     tx.step.rounds_counted.append((head.table.mode, head.table.rules, "voided"))
-    notify(tx, table_id, wake(Step.DEALER, None))  # the log may not replay: no round here
     return True
 
 
