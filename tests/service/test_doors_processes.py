@@ -293,9 +293,8 @@ def test_a_dealer_keeps_its_deadlines_while_the_hash_pool_is_saturated(sqlite_ur
         assert set(codes) <= {200, 503}, sorted(set(codes))
         # every step but one within 250 ms of falling due, and none a second late: a hash on
         # the event loop (0.23 s each here, one after another while the flood lasts) makes
-        # several steps late;
-        # a test machine shared with the suite's other workers may delay one now and then
-        # (once 0.38 s, on a day the machine ran the suite 1.7 times slower)
+        # several steps late; a test machine shared with the suite's other workers may delay
+        # one now and then (once 0.38 s, on a day the machine ran the suite 1.7 times slower)
         shown = [round(x, 3) for x in late]
         assert sorted(late)[-2] < 0.25 and max(late) < 1.0, shown
     finally:
