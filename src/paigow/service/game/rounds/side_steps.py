@@ -1,7 +1,8 @@
 """Side wagers in a round's steps: placing them (with the main wager, or on their own during
 betting: the core's events here, their money and records by the round's projector,
-:mod:`paigow.service.game.rounds.projector`), their money at settlement (in the settlement's own transaction: the side wagers'
-accounts, the progressive meters, Envy) and their refund on a void.
+:mod:`paigow.service.game.rounds.projector`), their money at settlement (in the settlement's
+own transaction: the side wagers' accounts, the progressive meters, Envy) and their refund on
+a void.
 
 Money of a side wager of ``w`` cents at table ``t`` (accounts of :mod:`paigow.service.books.ledger`):
 placed, ``w`` moves from the wallet to ``side-wagers-in-play:table-t``; settled, a progressive
