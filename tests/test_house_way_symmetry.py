@@ -25,6 +25,7 @@ def _strength(way: HouseWay, cards: list[Card]) -> tuple[int, int]:
     return v.high.key, v.low.key
 
 
+@pytest.mark.slow  # 8-10 s each: the full suite's
 @pytest.mark.parametrize("preset", ["standard", "foxwoods"])
 def test_suit_relabelling_keeps_the_strength(preset: str) -> None:
     way = HouseWay.preset(preset)

@@ -139,6 +139,7 @@ def test_the_exact_figures_lie_inside_a_monte_carlo(
 FACE_UP_EXACT = (2_046_094_029_053_608, 2_193_924_130_716_692)
 
 
+@pytest.mark.slow  # 8.5 s: the full suite's
 def test_the_face_up_players_exact_edge_lies_inside_a_monte_carlo(
     compiled: CompiledHouseWay,
 ) -> None:

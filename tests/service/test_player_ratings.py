@@ -152,6 +152,7 @@ def independent_theo(
     return theo(s), theo(house)
 
 
+@pytest.mark.slow  # 10 s: the full suite's
 def test_each_players_exact_and_flat_theoretical_win(staged: Staged, compiled: Any) -> None:
     """Over a played session at a casino table, each player's exact theoretical win by decision
     equals the independent sum of each hand's wager times minus the chosen setting's exact EV
