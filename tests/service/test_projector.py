@@ -13,18 +13,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from paigow.events import DragonAccepted, HandSet, SideWagerPlaced, SpotSettled, WagerPlaced
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.game.rounds.log import InconsistentRound
 from paigow.service.game.rounds.projector import (
     CLOSE_WAGER,
     INSERT_SIDE,
     TAKE_DRAGON,
-    Player,
     WagerRecord,
     derive,
 )
 
 SERVICE = Path(__file__).resolve().parents[2] / "src" / "paigow" / "service"
-ANN = Player(5, "ann")
+ANN = Principal(5, "ann", "player")
 
 
 @given(

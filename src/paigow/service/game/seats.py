@@ -26,7 +26,7 @@ from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import TableMode, TableStatus
 from paigow.service.store.bus import Kind, notify
 from paigow.service.store.db import RoundRow, RoundWager, Seat, User, now
-from paigow.service.store.statements import Sql
+from paigow.service.store.statements import Sql, insert_into
 from paigow.service.store.unit import Tx
 
 SYSTEM = "dealer"
@@ -113,14 +113,7 @@ _SPOT_WAGER: Final = Sql(
         _WAGERS.c.round_id == sa.bindparam("rid"), _WAGERS.c.spot == sa.bindparam("spot")
     )
 )
-_INSERT_SEAT: Final = Sql(
-    sa.insert(_SEATS).values(
-        {
-            n: sa.bindparam(n, type_=_SEATS.c[n].type)
-            for n in ("table_id", "spot", "user_id", "sat_at")
-        }
-    )
-)
+_INSERT_SEAT: Final = insert_into(_SEATS, "table_id", "spot", "user_id", "sat_at")
 _TOUCH: Final = Sql(
     sa.update(_SEATS)
     .where(_SEATS.c.table_id == sa.bindparam("t"), _SEATS.c.user_id == sa.bindparam("u"))

@@ -112,3 +112,9 @@ def _compile(stmt: sa.Executable, dialect: sa.Dialect) -> Compiled:
             out = conv
     defaults = {n: b.effective_value for n, b in c.binds.items() if not b.required}
     return Compiled(str(c), names, json_in, out, defaults)
+
+
+def insert_into(table: sa.Table, *names: str) -> Sql:
+    """``INSERT INTO table (names...) VALUES (:names...)``, each value bound with its column's
+    type."""
+    return Sql(sa.insert(table).values({n: sa.bindparam(n, type_=table.c[n].type) for n in names}))

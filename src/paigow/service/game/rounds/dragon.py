@@ -35,13 +35,13 @@ from paigow.service.books import ledger, play_money
 from paigow.service.books.ledger import Movement, TableAccounts, wallet
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head
 from paigow.service.game.rounds.log import InconsistentRound, gone_spots, load_round
-from paigow.service.game.rounds.projector import Player, project
+from paigow.service.game.rounds.projector import project
 from paigow.service.game.rounds.wake import Step
 from paigow.service.http_errors import Conflict, Unprocessable
 from paigow.service.statuses import DragonStatus, TableMode, WagerStatus
 from paigow.service.store.db import RoundWager, User, now
 from paigow.service.store.dragon_models import RoundDragon
-from paigow.service.store.statements import Sql
+from paigow.service.store.statements import Sql, insert_into
 from paigow.service.store.unit import Tx
 
 _D: Final = cast(sa.Table, RoundDragon.__table__)
@@ -53,9 +53,7 @@ _MY_SPOT: Final = Sql(
     )
 )
 _COLUMNS: Final = ("spot", "status", "turn_deadline", "by_spot", "user_id", "amount", "returned")
-_INSERT: Final = Sql(
-    sa.insert(_D).values({n: sa.bindparam(n, type_=_D.c[n].type) for n in ("round_id", *_COLUMNS)})
-)
+_INSERT: Final = insert_into(_D, "round_id", *_COLUMNS)
 _READ: Final = Sql(
     sa.select(*(_D.c[n] for n in _COLUMNS), _U.c.username)
     .select_from(_D.outerjoin(_U, _U.c.id == _D.c.user_id))
@@ -275,8 +273,7 @@ def answer(
         new = list(rnd.accept_dragon(spot, amount))
         practice = head.table.mode == TableMode.PRACTICE
         pays = play_money.account_for(tx, user.username, practice)
-        player = Player(user.id, user.username)
-        project(tx, Step.DRAGON, row, rnd, new, player=player, practice=practice)
+        project(tx, Step.DRAGON, row, rnd, new, player=user, practice=practice)
         out["balance"] = ledger.balance(tx, pays)
         out["play_money"] = practice
     out["turn"] = rnd.dragon_turn

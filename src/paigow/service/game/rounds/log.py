@@ -15,7 +15,7 @@ from paigow.round import Round
 from paigow.service.game.rounds.head import Head, RoundHead, set_current
 from paigow.service.store.bus import appended
 from paigow.service.store.db import GameTable, RoundEvent, RoundRow, RoundWager, Seat, User, now
-from paigow.service.store.statements import Sql
+from paigow.service.store.statements import Sql, insert_into
 from paigow.service.store.unit import Tx
 
 SYSTEM: Final = "dealer"
@@ -25,11 +25,7 @@ _ROUNDS: Final = cast(sa.Table, RoundRow.__table__)
 _USERS: Final = cast(sa.Table, User.__table__)
 
 
-def _insert(table: sa.Table, *names: str) -> Sql:
-    return Sql(sa.insert(table).values({n: sa.bindparam(n, type_=table.c[n].type) for n in names}))
-
-
-INSERT_WAGER: Final = _insert(_WAGERS, "round_id", "spot", "user_id", "amount", "status")
+INSERT_WAGER: Final = insert_into(_WAGERS, "round_id", "spot", "user_id", "amount", "status")
 
 
 class InconsistentRound(RuntimeError):
@@ -73,7 +69,7 @@ def load_round(tx: Tx, row: RoundRow | RoundHead) -> Round:
     return Round.replay(load_events(tx, row.id))
 
 
-_INSERT_EVENT: Final = _insert(_EVENTS, "round_id", "seq", "type", "data", "created_at")
+_INSERT_EVENT: Final = insert_into(_EVENTS, "round_id", "seq", "type", "data", "created_at")
 
 
 def append(
@@ -112,7 +108,7 @@ def insert_events(tx: Tx, round_id: str, start: int, events: list[dict[str, Any]
     )
 
 
-_INSERT_ROUND: Final = _insert(
+_INSERT_ROUND: Final = insert_into(
     _ROUNDS,
     "id",
     "table_id",

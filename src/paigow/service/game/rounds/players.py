@@ -19,7 +19,7 @@ from paigow.service.game import table_rows
 from paigow.service.game.rounds.dragon import decline_left
 from paigow.service.game.rounds.head import RoundHead, lock_ahead, lock_head, read_head
 from paigow.service.game.rounds.log import current_row, load_round, new_round
-from paigow.service.game.rounds.projector import Player, project
+from paigow.service.game.rounds.projector import project
 from paigow.service.game.rounds.side_steps import check_side, side_events
 from paigow.service.game.rounds.wake import Step
 from paigow.service.game.table_rows import ENDED, table_house_way, table_ruleset
@@ -73,10 +73,6 @@ _PLAYER_AT_TABLE: Final = Sql(
 )
 """The player's spot at the table, their wager in the table's current round (if any), how many
 seated players have no wager in it, and whether the player has limits (one statement)."""
-
-
-def _player(user: Principal) -> Player:
-    return Player(user.id, user.username)
 
 
 def wager_ahead(tx: Tx, table_id: int, user: Principal) -> None:
@@ -150,7 +146,7 @@ def place_wager(
         row,
         rnd,
         new,
-        player=_player(user),
+        player=user,
         practice=practice,
         opened=opened,
         last=int(idle) <= 1,
@@ -195,7 +191,7 @@ def place_side_wagers(
     new = side_events(rnd, int(spot), side_wagers)
     practice = head.table.mode == TableMode.PRACTICE
     account = play_money.account_for(tx, user.username, practice)
-    project(tx, Step.SIDE_WAGERS, row, rnd, new, player=_player(user), practice=practice)
+    project(tx, Step.SIDE_WAGERS, row, rnd, new, player=user, practice=practice)
     return {
         "table_id": table_id,
         "round_id": row.id,

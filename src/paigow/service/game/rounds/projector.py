@@ -38,6 +38,7 @@ from paigow.events import (
     WagerPlaced,
 )
 from paigow.round import Round
+from paigow.service.accounts.auth_tokens import Principal
 from paigow.service.books import play_money
 from paigow.service.books.ledger import Movement, SideAccounts, TableAccounts, wallet
 from paigow.service.game.rounds.head import RoundHead
@@ -48,7 +49,7 @@ from paigow.service.store.bonus_models import RoundSideWager
 from paigow.service.store.bus import notify
 from paigow.service.store.db import RoundWager
 from paigow.service.store.dragon_models import RoundDragon
-from paigow.service.store.statements import Sql
+from paigow.service.store.statements import Sql, insert_into
 from paigow.service.store.unit import Tx
 
 _SIDE: Final = cast(sa.Table, RoundSideWager.__table__)
@@ -60,13 +61,8 @@ CLOSE_WAGER: Final = Sql(
     .values(status=sa.bindparam("w_status"), returned=sa.bindparam("w_returned"))
 )
 """A wager's record closed (settled or returned), with what went back to the player."""
-INSERT_SIDE: Final = Sql(
-    sa.insert(_SIDE).values(
-        {
-            n: sa.bindparam(n, type_=_SIDE.c[n].type)
-            for n in ("round_id", "spot", "name", "user_id", "amount", "status", "returned", "envy")
-        }
-    )
+INSERT_SIDE: Final = insert_into(
+    _SIDE, "round_id", "spot", "name", "user_id", "amount", "status", "returned", "envy"
 )
 """A side wager's record, written when it is placed."""
 TAKE_DRAGON: Final = Sql(
@@ -81,14 +77,6 @@ TAKE_DRAGON: Final = Sql(
     )
 )
 """The dragon hand's record once a player wagers on it (the offer closed)."""
-
-
-@dataclass(frozen=True)
-class Player:
-    """The player whose step places money: their wallet pays, their id goes on the records."""
-
-    user_id: int
-    username: str
 
 
 @dataclass(frozen=True)
@@ -112,20 +100,33 @@ class Derived:
     owners: dict[int, int] = field(default_factory=dict)
     """spot -> user id of the main wagers placed (for the live feeds)."""
 
+    def place(
+        self,
+        who: Principal,
+        account: str,
+        amount: int,
+        memo: str,
+        statement: Sql,
+        record: dict[str, Any],
+    ) -> None:
+        """A wager placed: ``amount`` from ``who``'s wallet to ``account``, and its record."""
+        self.movements.append(Movement(wallet(who.username), account, amount, memo))
+        self.records.append((statement, record))
+
 
 def derive(
     table_id: int,
     round_id: str,
     events: Sequence[Event],
-    player: Player | None = None,
+    player: Principal | None = None,
     wagers: Mapping[int, WagerRecord] | None = None,
 ) -> Derived:
     """The money and records of ``events`` at table ``table_id`` in round ``round_id``: each
     wager placed from ``player``'s wallet, each spot settled against its record in ``wagers``
     (the round's, read by the settlement). No I/O: :func:`project` writes them.
 
-    >>> p = derive(7, "r1", [WagerPlaced(2, 1000), SideWagerPlaced(2, "fortune", 500)],
-    ...            Player(5, "ann"))
+    >>> ann = Principal(5, "ann", "player")
+    >>> p = derive(7, "r1", [WagerPlaced(2, 1000), SideWagerPlaced(2, "fortune", 500)], ann)
     >>> [(m.source, m.target, m.amount, m.memo) for m in p.movements]
     ... # doctest: +NORMALIZE_WHITESPACE
     [('wallet:ann', 'wagers-in-play:table-7', 1000, 'spot 2'),
@@ -148,68 +149,35 @@ def derive(
         match event:
             case WagerPlaced(spot=spot, amount=amount):
                 who = _payer(player, event, round_id)
-                out.movements.append(
-                    Movement(
-                        wallet(who.username),
-                        TableAccounts.of(table_id).wagers,
-                        amount,
-                        f"spot {spot}",
-                    )
-                )
-                out.records.append(
-                    (
-                        INSERT_WAGER,
-                        {
-                            "round_id": round_id,
-                            "spot": spot,
-                            "user_id": who.user_id,
-                            "amount": amount,
-                            "status": WagerStatus.IN_PLAY.value,
-                        },
-                    )
-                )
-                out.owners[spot] = who.user_id
+                record: dict[str, Any] = {
+                    "round_id": round_id,
+                    "spot": spot,
+                    "user_id": who.id,
+                    "amount": amount,
+                    "status": WagerStatus.IN_PLAY.value,
+                }
+                account = TableAccounts.of(table_id).wagers
+                out.place(who, account, amount, f"spot {spot}", INSERT_WAGER, record)
+                out.owners[spot] = who.id
             case SideWagerPlaced(spot=spot, name=name, amount=amount):
                 who = _payer(player, event, round_id)
-                out.movements.append(
-                    Movement(
-                        wallet(who.username),
-                        SideAccounts.of(table_id).wagers,
-                        amount,
-                        f"spot {spot} {name}",
-                    )
-                )
-                out.records.append(
-                    (
-                        INSERT_SIDE,
-                        {
-                            "round_id": round_id,
-                            "spot": spot,
-                            "name": name,
-                            "user_id": who.user_id,
-                            "amount": amount,
-                            "status": WagerStatus.IN_PLAY.value,
-                            "returned": None,
-                            "envy": 0,
-                        },
-                    )
-                )
+                record = {
+                    "round_id": round_id,
+                    "spot": spot,
+                    "name": name,
+                    "user_id": who.id,
+                    "amount": amount,
+                    "status": WagerStatus.IN_PLAY.value,
+                    "returned": None,
+                    "envy": 0,
+                }
+                account = SideAccounts.of(table_id).wagers
+                out.place(who, account, amount, f"spot {spot} {name}", INSERT_SIDE, record)
             case DragonAccepted(spot=spot, amount=amount):
                 who = _payer(player, event, round_id)
-                out.movements.append(
-                    Movement(
-                        wallet(who.username),
-                        TableAccounts.of(table_id).wagers,
-                        amount,
-                        f"spot {spot} dragon",
-                    )
-                )
-                out.records.append(
-                    (
-                        TAKE_DRAGON,
-                        {"rid": round_id, "d_by": spot, "d_user": who.user_id, "d_amount": amount},
-                    )
-                )
+                record = {"rid": round_id, "d_by": spot, "d_user": who.id, "d_amount": amount}
+                account = TableAccounts.of(table_id).wagers
+                out.place(who, account, amount, f"spot {spot} dragon", TAKE_DRAGON, record)
             case SpotSettled(spot=spot, outcome=outcome):
                 w = (wagers or {}).get(spot)
                 if w is None or w.status != WagerStatus.IN_PLAY or w.amount != event.wager:
@@ -234,7 +202,7 @@ def derive(
     return out
 
 
-def _payer(player: Player | None, event: Event, round_id: str) -> Player:
+def _payer(player: Principal | None, event: Event, round_id: str) -> Principal:
     if player is None:
         raise ValueError(f"{event.type} in round {round_id} with no player to pay for it")
     return player
@@ -247,7 +215,7 @@ def project(
     rnd: Round,
     events: Sequence[Event],
     *,
-    player: Player | None = None,
+    player: Principal | None = None,
     practice: bool = False,
     opened: bool = False,
     last: bool = False,
