@@ -28,6 +28,21 @@ os.environ.setdefault("PAIGOW_CACHE_DIR", str(ROOT / ".cache" / "tables"))
 # cannot poison it, and a kernel one worker compiled is read by the other.
 
 
+@pytest.fixture(scope="session", autouse=True)
+def published_counts() -> None:
+    """The standard house way's exact counts over every deal under each push rule, saved in
+    the shared folder as ``paigow edge`` saves them: a server of the suite that shows the
+    floor reads them at once rather than count every deal in its background worker (a minute of
+    two cores, minutes under a push rule, started by any look at the floor). The count itself is
+    the full-deck lane's; the suite checks the same kernel on reduced decks."""
+    from tests.helpers.edges import HOUSE_WAY_COUNTS, save_counts
+
+    folder = Path(os.environ["PAIGOW_CACHE_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    for push in HOUSE_WAY_COUNTS:
+        save_counts(folder, push)
+
+
 @pytest.fixture(scope="session")
 def table_folder() -> Path:
     return Path(os.environ["PAIGOW_CACHE_DIR"])

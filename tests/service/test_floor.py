@@ -43,34 +43,8 @@ from paigow.service.game import rounds, seats, table_rows
 from paigow.service.runtime import Runtime
 from paigow.service.store.db import LedgerEntry, LedgerTransaction, RoundRow, RoundWager
 from paigow.service.store.floor_models import FloorEdge
+from tests.helpers.edges import DEALS, HOUSE_WAY_COUNTS, STANDARD, save_counts, saved_result
 from tests.helpers.service import OPERATOR, Service, run_bots
-
-STANDARD = HouseWay.preset("standard")
-DEALS = 8_250_459_031_214_400
-"""Every deal of two seven-card hands from the 53 cards."""
-HOUSE_WAY_COUNTS = {  # docs/cli.md: `paigow edge [--variant NAME]`, standard house way, every deal
-    "none": (2_358_120_164_000_604, 3_427_552_624_666_108),
-    "queen-high-pai-gow": (2_231_196_776_738_748, 3_556_179_423_924_688),
-    "nine-high-low": (2_255_932_016_236_580, 3_532_017_836_392_976),
-}
-"""(win, push) of house way against house way under each push rule."""
-
-
-def saved_result(push: str = "none") -> dict[str, Any]:
-    """What ``paigow edge`` saves of the standard house way's exact counts under ``push``."""
-    win, pushes = HOUSE_WAY_COUNTS[push]
-    return {
-        "player": "house-way",
-        "deals": DEALS,
-        "win": win,
-        "push": pushes,
-        "loss": DEALS - win - pushes,
-        "house_way": STANDARD.to_dict(),
-        "wheel": "second",
-        "deck": 53,
-        "code": edge_digest("house-way"),
-        **({} if push == "none" else {"push_rule": push}),
-    }
 
 
 @cache
@@ -79,8 +53,7 @@ def standard_counts() -> dict[str, Any]:
     edge`` saved (the published counts above; the count itself is the full-deck lane's, checked
     on reduced decks by the suite: ``tests/test_edge.py``)."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / saved_name(STANDARD, "second", "house-way")
-        path.write_text(json.dumps(saved_result()))
+        save_counts(Path(folder))
         counts = edges.saved_house_way(Path(folder), STANDARD, "second")
     assert counts is not None and counts["win"] == HOUSE_WAY_COUNTS["none"][0]
     return counts
@@ -426,7 +399,10 @@ def test_a_rigged_table_that_pays_the_house_twice_is_flagged(
 
 @pytest.mark.full_deck  # the worker counts every deal (a minute of two cores, cold): the
 # full-deck lane's; the suite runs the worker's job with a stand-in count and from a saved result
-def test_the_theoretical_hold_of_a_preset_equals_the_exact_edge(fl_sqlite: Floor) -> None:
+def test_the_theoretical_hold_of_a_preset_equals_the_exact_edge(
+    fl_sqlite: Floor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAIGOW_CACHE_DIR", str(tmp_path))  # no saved counts: the worker counts
     fl = fl_sqlite
     a = fl.table(seed_edge=False)
     first = fl.row(a)

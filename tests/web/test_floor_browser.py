@@ -1,7 +1,7 @@
-"""The operator's floor in Debian's Chromium at 1366x768 and 375x812: the theoretical hold arrives
-from the background worker, the floor updates live as a round settles, the chart draws, a rigged
-table is flagged (on the page and in the audit log), the report downloads; axe-core finds no
-violation and nothing overflows the viewport. And the player's limits page."""
+"""The operator's floor in Debian's Chromium at 1366x768 and 375x812: the theoretical hold shown
+from the exact counts ``paigow edge`` saved, the floor updates live as a round settles, the chart
+draws, a rigged table is flagged (on the page and in the audit log), the report downloads;
+axe-core finds no violation and nothing overflows the viewport. And the player's limits page."""
 
 from __future__ import annotations
 
@@ -64,9 +64,10 @@ def test_the_floor_page(
     row = page.locator(f"#floor-tables tr[data-table='{table}']")
     expect(row).to_have_attribute("data-rounds", "0", timeout=WAIT)
     expect(row).to_contain_text(name)
-    # the exact theoretical hold comes from the background worker ("computing" until then)
+    # the exact theoretical hold, from the counts `paigow edge` saved (the suite's conftest saves
+    # the published ones; a table still computing: test_edges_browser.py)
     expect(row.locator("[data-field=theoretical] [data-status=ready]")).to_have_count(
-        1, timeout=120_000
+        1, timeout=WAIT
     )
     expect(row.locator("[data-field=theoretical]")).to_contain_text("2.7219%")
     # live: a round settles, the floor and the chart follow without a reload
