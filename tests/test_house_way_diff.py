@@ -52,6 +52,7 @@ def deck_hands() -> list[list[Card]]:
     return [list(h) for deck in DECKS for h in itertools.combinations(parse_cards(deck), 7)]
 
 
+@pytest.mark.slow  # 5-9 s a pair on two busy cores: the full suite's (the quick lane under 3 min)
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=lambda n: n)
 def test_the_rule_pairs_of_reduced_decks_are_the_brute_force_count(a: str, b: str) -> None:
     way_a, way_b = HouseWay.preset(a), HouseWay.preset(b)

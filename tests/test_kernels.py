@@ -101,6 +101,7 @@ def test_best_of_seven_batch_and_category_match_core() -> None:
     assert np.array_equal(cats, K.best7_batch(many, False) >> 25)
 
 
+@pytest.mark.slow  # 4-5 s each on two busy cores: the full suite's (the quick lane under 3 min)
 @pytest.mark.parametrize("preset", ["standard", "foxwoods"])
 def test_house_way_kernel_matches_core(preset: str) -> None:
     way = HouseWay.preset(preset)
