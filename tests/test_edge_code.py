@@ -26,10 +26,11 @@ from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import PushRule, Ruleset
 from paigow.service.floor import edges
+from tests.helpers.edges import HOUSE_WAY_COUNTS
 
 STANDARD = HouseWay.preset("standard")
 DEALS = comb(53, 7) * comb(46, 7)
-WIN, PUSH = 2358120164000604, 3427552624666108
+WIN, PUSH = HOUSE_WAY_COUNTS["none"]
 OTHER_CODE = "0123456789abcdef"
 
 

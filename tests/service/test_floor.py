@@ -798,8 +798,7 @@ def test_the_floors_background_hold_takes_each_tables_push_rule_and_commission(
 
     # what `paigow edge --variant NAME` saves, then the worker's jobs run
     for push in HOUSE_WAY_COUNTS:
-        path = cache / saved_name(HouseWay.preset("standard"), "second", "house-way", push)
-        path.write_text(json.dumps(saved_result(push)))
+        save_counts(cache, push)
     for fn, args, fut in jobs:
         fut.set_result(fn(*args))  # the done callback stores the counts
     assert not worker._running

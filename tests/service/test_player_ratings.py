@@ -28,11 +28,11 @@ from paigow.service.game import rounds, table_rows
 from paigow.service.game.seats import sit
 from paigow.service.runtime import Runtime
 from paigow.setting import all_settings
+from tests.helpers.edges import DEALS, HOUSE_WAY_COUNTS
 from tests.helpers.service import Service
 
 HW = HouseWay.preset("standard")
-DEALS = 8_250_459_031_214_400
-WIN, PUSH = 2_358_120_164_000_604, 3_427_552_624_666_108
+WIN, PUSH = HOUSE_WAY_COUNTS["none"]
 """The exact counts of the standard house way against itself over every deal (the floor's)."""
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.helpers.edges import DEALS, HOUSE_WAY_COUNTS
 from tests.helpers.walks import (
     OPERATOR,
     WAIT,
@@ -30,8 +31,7 @@ SIZES = [
 ]
 
 
-DEALS = 8_250_459_031_214_400
-WIN, PUSH = 2_358_120_164_000_604, 3_427_552_624_666_108
+WIN, PUSH = HOUSE_WAY_COUNTS["none"]
 
 
 def seed_edge(site: Any, table: int) -> None:
