@@ -137,6 +137,21 @@ def test_runs_resume_from_checkpoints(spec: TableSpec, tmp_path: Path) -> None:
     assert (a.win, a.push, a.loss) == (b.win, b.push, b.loss)
 
 
+def test_the_suites_published_counts_are_the_docs_for_every_push_rule() -> None:
+    """The counts the suite saves in place of counting every deal (tests/conftest.py) are those
+    docs/cli.md publishes, one set for each push rule a table can have: a rule without them
+    would start a full-deck count in a test process's background worker at the first look at
+    such a table's floor."""
+    from paigow.ruleset import PushRule
+    from tests.helpers.edges import DEALS
+
+    docs = (Path(__file__).parents[1] / "docs" / "cli.md").read_text("utf-8")
+    assert set(HOUSE_WAY_COUNTS) == {p.value for p in PushRule}
+    for push, (win, pushes) in HOUSE_WAY_COUNTS.items():
+        assert f"{win:,}" in docs and f"{pushes:,}" in docs, push
+        assert win > 0 and pushes > 0 and win + pushes < DEALS
+
+
 def test_foul_rule_on_keys_matches_core() -> None:
     import random
 

@@ -21,6 +21,10 @@ HOUSE_WAY_COUNTS = {  # docs/cli.md: `paigow edge [--variant NAME]`, standard ho
     "none": (2_358_120_164_000_604, 3_427_552_624_666_108),
     "queen-high-pai-gow": (2_231_196_776_738_748, 3_556_179_423_924_688),
     "nine-high-low": (2_255_932_016_236_580, 3_532_017_836_392_976),
+    # face-up's push rule: without it a look at a face-up table's floor (the operator's pages
+    # of the browser walks) started its count in the test process's background worker, minutes
+    # of two cores, niced, until the test process ended
+    "ace-high-pai-gow": (1_879_847_282_188_332, 3_980_427_888_832_384),
 }
 """(win, push) of house way against house way under each push rule."""
 
