@@ -25,7 +25,7 @@ from paigow.cli import app
 from paigow.commission import Commission
 from paigow.ranking import Wheel, evaluate_five, evaluate_two
 from paigow.setting import all_settings, low_outranks_high
-from tests.helpers.edges import HOUSE_WAY_COUNTS
+from tests.helpers.edges import DEALS, HOUSE_WAY_COUNTS
 
 # Reduced decks closed under suit relabelling: all four suits of some ranks (with the joker or not)
 DECKS = {
@@ -143,7 +143,6 @@ def test_the_suites_published_counts_are_the_docs_for_every_push_rule() -> None:
     would start a full-deck count in a test process's background worker at the first look at
     such a table's floor."""
     from paigow.ruleset import PushRule
-    from tests.helpers.edges import DEALS
 
     docs = (Path(__file__).parents[1] / "docs" / "cli.md").read_text("utf-8")
     assert set(HOUSE_WAY_COUNTS) == {p.value for p in PushRule}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-from math import comb
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,14 +21,11 @@ from paigow.analysis import kernels as K
 from paigow.analysis.compiled import cache_path
 from paigow.analysis.par_sheet import exact_edges
 from paigow.commission import Commission
-from paigow.house_way import HouseWay
 from paigow.ranking import Wheel
 from paigow.ruleset import PushRule, Ruleset
 from paigow.service.floor import edges
-from tests.helpers.edges import HOUSE_WAY_COUNTS
+from tests.helpers.edges import DEALS, HOUSE_WAY_COUNTS, STANDARD
 
-STANDARD = HouseWay.preset("standard")
-DEALS = comb(53, 7) * comb(46, 7)
 WIN, PUSH = HOUSE_WAY_COUNTS["none"]
 OTHER_CODE = "0123456789abcdef"
 
