@@ -13,11 +13,6 @@ elif [ "${1:-}" = "--full-deck" ]; then
     lane=(-m "full_deck")
 fi
 cd "$(dirname "$0")/.."
-# Python keeps the compiled bytecode of the project's modules and tests (in __pycache__, ignored
-# by git): a machine that says not to (PYTHONDONTWRITEBYTECODE) made each of the suite's few
-# hundred processes (servers, commands, workers) compile the package again, 7% of the CPU of a
-# subprocess-heavy sample (docs/evidence.md, "Bytecode written once").
-unset PYTHONDONTWRITEBYTECODE
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
