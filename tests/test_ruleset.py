@@ -188,3 +188,30 @@ def test_a_ruleset_travels_to_a_worker_process_as_itself(name: str) -> None:
 
     rules = Ruleset.preset(name, dragon=True)
     assert pickle.loads(pickle.dumps(rules)) == rules
+
+
+def test_a_ruleset_read_again_is_the_same_and_its_record_a_new_copy() -> None:
+    """``from_dict`` keeps what it read (a round's log names its ruleset, pay tables in full, and
+    every replay reads it): the same record, in any key order, gives the same ruleset; another
+    record another one; a bad record is refused every time; and ``to_dict`` hands out a copy a
+    caller may change without changing the ruleset's."""
+    from paigow.bonus.paytable import PayTable
+    from paigow.ruleset import SideWagerOffer
+
+    rules = Ruleset(side_wagers=(SideWagerOffer("fortune", PayTable.load("fortune-a"), 100, 2500),))
+    d = rules.to_dict()
+    first = Ruleset.from_dict(d)
+    assert first == rules
+    assert Ruleset.from_dict(dict(reversed(list(d.items())))) is first
+    assert Ruleset.from_dict(d | {"min_wager": 600}) == rules.with_(min_wager=600)
+    assert Ruleset.from_dict(d | {"min_wager": 600}) is not first
+    for _ in range(2):
+        with pytest.raises(RulesetError, match="min_wager"):
+            Ruleset.from_dict(d | {"min_wager": 600.5})
+    mine = first.to_dict()
+    mine["side_wagers"][0]["table"]["name"] = "changed"
+    mine["min_wager"] = 1
+    assert first.to_dict() == d and rules.to_dict() == d
+    # a record with a value JSON cannot carry is read as before (refused here), not kept
+    with pytest.raises(RulesetError, match="min_wager must be an integer"):
+        Ruleset.from_dict(d | {"min_wager": Fraction(600)})

@@ -105,7 +105,7 @@ _GET_EDGE: Final = Sql(
         _FE.c.ident == sa.bindparam("i")
     )
 )
-_READY: dict[tuple[Any, str], _Edge] = {}
+_READY: dict[tuple[str, str], _Edge] = {}
 """Exact counts known (by database engine and ruleset identity): they never change once ready."""
 
 

@@ -100,7 +100,7 @@ _ADD_HOUSE: Final = Sql(
     .where(_ACCOUNTS.c.name == sa.bindparam("n"))
     .values(balance=_ACCOUNTS.c.balance + sa.bindparam("d", type_=sa.BigInteger))
 )
-_KNOWN: set[tuple[Any, str]] = set()
+_KNOWN: set[tuple[str, str]] = set()
 """Accounts seen to exist (by database engine): accounts are never deleted, so a house account's
 update needs no check again (and may wait to be sent with the step's commit)."""
 

@@ -18,7 +18,6 @@ statement runs when it is asked for, on the cursor (a read sent ahead runs when 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, cast
 
@@ -105,9 +104,7 @@ class Tx:
         self.dialect = connection.dialect
         self._asyncpg = self.dialect.driver == "asyncpg"
         """asyncpg's connection (``pg_driver``): its rows are records, its placeholders ``$n``."""
-        self.database: Any = (
-            _as_psycopg(connection.engine.url) if self._asyncpg else connection.engine.url
-        )
+        self.database: str = database_name(connection.engine.url)
         """Tells this database from others a process may use (a key for caches of what never
         changes in a database: its tables' configurations, accounts seen to exist), whichever
         driver the connection is of."""
@@ -393,7 +390,33 @@ class Tx:
         self.step = StepContext(self.step.rounds, self.step.fresh)
 
 
-@functools.lru_cache(maxsize=64)
+_NAMES: dict[int, tuple[sa.URL, str]] = {}
+"""Engine URL (by identity, with the URL itself) -> :func:`database_name`."""
+
+
+def database_name(url: sa.URL) -> str:
+    """The database an engine's ``url`` names, as a key for the caches of what never changes in
+    a database: the URL as text (password included), the same for its psycopg and asyncpg
+    engines. Remembered per URL object: a URL's own hash renders it as text each time, and the
+    steps look their caches up several times each.
+
+    >>> a = sa.make_url("postgresql+asyncpg://u:pw@h/db")
+    >>> database_name(a) == database_name(sa.make_url("postgresql+psycopg://u:pw@h/db"))
+    True
+    >>> database_name(a) is database_name(a), database_name(sa.make_url("sqlite:///x.db"))
+    (True, 'sqlite:///x.db')
+    """
+    hit = _NAMES.get(id(url))
+    if hit is not None and hit[0] is url:
+        return hit[1]
+    shown = _as_psycopg(url) if url.drivername == "postgresql+asyncpg" else url
+    name = shown.render_as_string(hide_password=False)
+    if len(_NAMES) > 1_000:  # engines come and go in tests: never more than a thousand kept
+        _NAMES.clear()
+    _NAMES[id(url)] = (url, name)
+    return name
+
+
 def _as_psycopg(url: sa.URL) -> sa.URL:
     """The URL of an asyncpg engine as the psycopg engines of the same database have it."""
     return url.set(drivername="postgresql+psycopg")

@@ -60,7 +60,7 @@ class _Configs:
     """Table configurations by database and table id, for every thread of the process."""
 
     def __init__(self) -> None:
-        self._items: dict[tuple[Any, int], TableConfig] = {}
+        self._items: dict[tuple[str, int], TableConfig] = {}
         self._lock = threading.Lock()
 
     def get(self, tx: Tx, table_id: int, created_at: float) -> TableConfig:
