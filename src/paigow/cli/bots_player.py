@@ -48,8 +48,9 @@ class BotConfig:
     """Freeze the garbage collector's view of this process once set up (``paigow bots`` does:
     a full collection's pause would show as the server's latency)."""
     side_wagers: bool = True
-    """The tables offer side wagers (:data:`SIDE_OFFERS`) and the bots place them."""
-    side_rate: float = 0.6
+    """The tables offer side wagers (:data:`SIDE_OFFERS`) and the bots place them (rates:)."""
+    side_rate: float = 0.6  # of the players in a round
+    side_later_rate: float = 0.3  # of those, by their own request after the main wager
     variants: tuple[str, ...] = ()
     """The variants the tables deal in turn (table ``i`` the ``i % len``-th: ``indiana``, ``ez``,
     ``commission-free``, ``face-up``); none: every table under the Indiana rules."""
@@ -327,7 +328,7 @@ class Player:
             for name, o in sorted(offers.items()):
                 if self.rng.random() < 0.7:
                     side[name] = self.rng.randrange(o["min_wager"], o["max_wager"] + 1, 100)
-        later = bool(side) and self.rng.random() < 0.3  # by the separate request
+        later = bool(side) and self.rng.random() < cfg.side_later_rate  # by their own request
         if side and not later:
             body["side"] = side
         deadline = time.monotonic() + cfg.step_timeout_s
@@ -480,8 +481,7 @@ class Player:
         return self.way.set_hand(seven).setting
 
     async def _side_later(self, side: dict[str, int]) -> dict[str, int]:
-        """Place ``side`` by the separate request after the main wager (refused once betting has
-        closed: then none); the side wagers placed."""
+        """Place ``side`` by its own request (none once betting has closed); those placed."""
         stats = self.api.stats
         body = {"side": side, "idempotency_key": secrets.token_hex(12)}
         path = f"/api/tables/{self.tid}/side-wagers"

@@ -396,21 +396,24 @@ _NAMES: dict[int, tuple[sa.URL, str]] = {}
 
 def database_name(url: sa.URL) -> str:
     """The database an engine's ``url`` names, as a key for the caches of what never changes in
-    a database: the URL as text (password included), the same for its psycopg and asyncpg
-    engines. Remembered per URL object: a URL's own hash renders it as text each time, and the
-    steps look their caches up several times each.
+    a database: the URL as text, its password left out (it names no database, and a cache's key
+    holds no secret), the same for its psycopg and asyncpg engines. Remembered per URL object:
+    a URL's own hash renders it as text each time, and the steps look their caches up several
+    times each.
 
     >>> a = sa.make_url("postgresql+asyncpg://u:pw@h/db")
-    >>> database_name(a) == database_name(sa.make_url("postgresql+psycopg://u:pw@h/db"))
+    >>> database_name(a) == database_name(sa.make_url("postgresql+psycopg://u:other@h/db"))
     True
-    >>> database_name(a) is database_name(a), database_name(sa.make_url("sqlite:///x.db"))
-    (True, 'sqlite:///x.db')
+    >>> database_name(a), database_name(a) is database_name(a)
+    ('postgresql+psycopg://u:***@h/db', True)
+    >>> database_name(sa.make_url("postgresql+psycopg://u:pw@h/other")) == database_name(a)
+    False
     """
     hit = _NAMES.get(id(url))
     if hit is not None and hit[0] is url:
         return hit[1]
     shown = _as_psycopg(url) if url.drivername == "postgresql+asyncpg" else url
-    name = shown.render_as_string(hide_password=False)
+    name = shown.render_as_string(hide_password=True)
     if len(_NAMES) > 1_000:  # engines come and go in tests: never more than a thousand kept
         _NAMES.clear()
     _NAMES[id(url)] = (url, name)
