@@ -368,6 +368,25 @@ def stop(s: Served, tree: Path) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- saturated
+def bots_config(s: Served, args: argparse.Namespace, password: str, **changes: Any) -> Any:
+    """The bots of a saturated run against ``s``: ``args.tables`` tables of 6 players,
+    ``args.rounds`` rounds each, seeded by ``args.seed``, the garbage collector frozen once set
+    up; ``changes``: other :class:`BotConfig` settings (``side_wagers=True``, ...)."""
+    from paigow.cli.bots_player import BotConfig
+
+    return BotConfig(
+        url=",".join(s.urls),
+        tables=args.tables,
+        players=6,
+        rounds=args.rounds,
+        operator="bench",
+        operator_password=password,
+        seed=args.seed,
+        freeze_gc=True,
+        **changes,
+    )
+
+
 def saturated(
     tree: Path,
     backend: str,
@@ -382,7 +401,6 @@ def saturated(
 
     from paigow.cli import bots
     from paigow.cli.bots import run_bots
-    from paigow.cli.bots_player import BotConfig
 
     password = secrets.token_urlsafe(12)
     env = {**CHEAP_HASH, "PAIGOW_SQLITE_SYNCHRONOUS": args.sqlite_synchronous, **(variant or {})}
@@ -433,19 +451,7 @@ def saturated(
     bots.Player.play = timed_play  # type: ignore[method-assign]
     try:
         cpu0, own0 = s.cpu_s(), _own_cpu()
-        report = run_bots(
-            BotConfig(
-                url=",".join(s.urls),
-                tables=args.tables,
-                players=6,
-                rounds=args.rounds,
-                operator="bench",
-                operator_password=password,
-                seed=args.seed,
-                freeze_gc=True,
-                side_wagers=side,
-            )
-        )
+        report = run_bots(bots_config(s, args, password, side_wagers=side))
         cpu, own = s.cpu_s() - cpu0, _own_cpu() - own0
         recorded = recorded_a_round(s.urls[0], report["rounds"]) if variant else None
     finally:

@@ -33,7 +33,6 @@ import bench_service as bench
 from _machine import Contention
 
 from paigow.cli.bots import run_bots
-from paigow.cli.bots_player import BotConfig
 
 COLUMNS = {"plain": (False, 0.3), "side": (True, 0.3), "with-main": (True, 0.0)}
 """column -> (side wagers offered, share placed by the separate request)."""
@@ -46,18 +45,7 @@ def one_run(tree: Path, backend: str, column: str, args: argparse.Namespace) -> 
     try:
         cpu0, pg0 = served.cpu_s(), bench.postgres_cpu_s() if backend == "postgresql" else None
         report = run_bots(
-            BotConfig(
-                url=",".join(served.urls),
-                tables=args.tables,
-                players=6,
-                rounds=args.rounds,
-                operator="bench",
-                operator_password=password,
-                seed=args.seed,
-                freeze_gc=True,
-                side_wagers=side,
-                side_later_rate=later,
-            )
+            bench.bots_config(served, args, password, side_wagers=side, side_later_rate=later)
         )
         cpu1, pg1 = served.cpu_s(), bench.postgres_cpu_s() if backend == "postgresql" else None
     finally:
